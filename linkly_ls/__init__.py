@@ -1,0 +1,3 @@
+"""linkly-ls: a local-document knowledge server."""
+
+__version__ = "0.1.0"

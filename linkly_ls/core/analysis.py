@@ -1,0 +1,138 @@
+"""Text statistics shared by indexing and search: words, language, keywords, CJK terms."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+
+from langdetect import DetectorFactory, LangDetectException, detect
+from tantivy import Filter, TextAnalyzerBuilder, Tokenizer
+
+DetectorFactory.seed = 0
+
+_CJK = (
+    "\u3040-\u30ff"  # hiragana, katakana
+    "\u3400-\u4dbf"  # CJK extension A
+    "\u4e00-\u9fff"  # CJK unified ideographs
+    "\uf900-\ufaff"  # compatibility ideographs
+    "\uac00-\ud7af"  # hangul syllables
+)
+CJK_RUN = re.compile(f"[{_CJK}]+")
+_WORD = re.compile(rf"[^\W\d_](?:[\w'’-]*\w)?|[{_CJK}]", re.UNICODE)
+_KEYWORD_TOKEN = re.compile(r"[^\W\d_][\w-]*[^\W_]", re.UNICODE)
+_STEMMER = TextAnalyzerBuilder(Tokenizer.raw()).filter(Filter.lowercase()).filter(Filter.stemmer("english")).build()
+
+STOPWORDS = frozenset(
+    """
+    a about above after again against all also am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each either else etc even ever
+    every few for from further get gets got had has have having he her here hers herself him himself
+    his how however i if in into is it its itself just let like may me might more most much must my
+    myself neither no nor not now of off often on once one only or other our ours ourselves out over
+    own per rather same see seen shall she should since so some such than that the their theirs them
+    themselves then there these they this those though through thus to too two under until up upon us
+    use used uses using very via was we were what when where whether which while who whom whose why
+    will with within without would yet you your yours yourself yourselves new first also example
+    le la les un une des du de d l et en est pour que qui dans sur par pas plus au aux avec ce ces
+    cet cette il elle ils elles nous vous on se sa son ses leur leurs y ne ou mais donc comme être
+    avoir fait faire peut sont été être vos votre notre nos tout tous toutes aussi si
+    der die das den dem des ein eine einer eines einem einen und oder aber ist sind war waren wird
+    werden mit von zu zum zur im in auf für an am als auch bei aus nach nicht es sie er wir ihr ich
+    du man sich so wie wenn dass kann können noch nur schon über unter vor durch um bis hier
+    """.split()
+)
+
+
+def count_words(lines: list[str]) -> int:
+    """Words, counting each CJK character as one word (as word processors do)."""
+    return sum(len(_WORD.findall(line)) for line in lines)
+
+
+def detect_language(lines: list[str]) -> str | None:
+    """ISO 639-1 code of the main language, from a sample of the text; None if unsure."""
+    sample: list[str] = []
+    size = 0
+    step = max(1, len(lines) // 400)
+    for line in lines[::step]:
+        if line.strip():
+            sample.append(line)
+            size += len(line)
+            if size > 6000:
+                break
+    text = " ".join(sample)
+    if len(text) < 20:
+        return None
+    cjk_chars = sum(len(run) for run in CJK_RUN.findall(text))
+    if cjk_chars > len(text) * 0.15:
+        if re.search("[\u3040-\u30ff]", text):
+            return "ja"
+        if re.search("[\uac00-\ud7af]", text):
+            return "ko"
+        return "zh"
+    try:
+        return detect(text)
+    except LangDetectException:
+        return None
+
+
+def cjk_terms(text: str) -> list[str]:
+    """Index terms for CJK text: every character bigram of each CJK run, or the lone character.
+
+    Bigrams make any two-character word findable without a dictionary, which is
+    the failure of tokenizers that keep a whole CJK sentence as one token.
+    """
+    terms: list[str] = []
+    for run in CJK_RUN.findall(text):
+        if len(run) == 1:
+            terms.append(run)
+        else:
+            terms.extend(run[i : i + 2] for i in range(len(run) - 1))
+    return terms
+
+
+def cjk_query_terms(text: str) -> list[str]:
+    """Query terms for CJK text; a single character is also looked up as bigram prefixes elsewhere."""
+    return cjk_terms(text)
+
+
+def has_cjk(text: str) -> bool:
+    return CJK_RUN.search(text) is not None
+
+
+def extract_keywords(title: str, lines: list[str], headings: list[str], limit: int = 8) -> list[str]:
+    """The words that best name what a document is about.
+
+    Frequency of non-stopword terms, with words from the title and headings
+    counted extra; CJK text contributes its most frequent bigrams.
+    """
+    counts: Counter[str] = Counter()
+    forms: defaultdict[str, Counter[str]] = defaultdict(Counter)
+    stems: dict[str, str] = {}
+
+    def add(text: str, weight: int) -> None:
+        for match in _KEYWORD_TOKEN.finditer(text):
+            word = match.group(0)
+            lower = word.lower()
+            if len(lower) < 3 or lower in STOPWORDS or has_cjk(lower):
+                continue
+            key = stems.get(lower)
+            if key is None:
+                key = stems[lower] = (_STEMMER.analyze(lower) or [lower])[0]
+            counts[key] += weight
+            forms[key][lower if word.isupper() and len(word) > 5 else word] += weight
+        for term in cjk_terms(text):
+            if len(term) == 2:
+                counts[term] += weight
+                forms[term][term] += weight
+
+    add(title, 5)
+    for heading in headings:
+        add(heading, 3)
+    budget = 400_000
+    for line in lines:
+        add(line, 1)
+        budget -= len(line)
+        if budget < 0:
+            break
+    ranked = [word for word, count in counts.most_common(limit * 3) if count > 1 or len(counts) < limit]
+    return [forms[key].most_common(1)[0][0] for key in ranked[:limit]]

@@ -1,0 +1,157 @@
+"""Configuration: where the index lives, which libraries exist, and the caps.
+
+The config file is TOML (`LINKLY_CONFIG`, default `$XDG_CONFIG_HOME/linkly-ls/config.toml`):
+
+    [index]
+    data_dir = "~/.local/share/linkly-ls"   # LINKLY_DATA_DIR wins over this
+
+    [limits]
+    max_file_mb = 200
+    max_line_chars = 4000
+    ocr = true
+    ocr_languages = "eng+fra+deu+chi_sim"
+
+    [[library]]
+    name = "research"
+    description = "Papers and reading notes"
+    paths = ["~/papers", "~/notes/reading"]
+    include = ["**/*.pdf", "**/*.md"]     # optional; default: every supported file
+    exclude = ["**/drafts/**"]            # optional; .gitignore and .ignore are honoured too
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from platformdirs import user_config_dir, user_data_dir
+
+from linkly_ls.core.extract.base import ExtractLimits
+
+APP_NAME = "linkly-ls"
+LIBRARY_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._ -]{0,63}$")
+
+
+class ConfigError(Exception):
+    """The configuration file is missing a value or has a wrong one."""
+
+
+@dataclass
+class LibraryConfig:
+    name: str
+    paths: list[Path]
+    description: str = ""
+    include: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Config:
+    data_dir: Path
+    libraries: list[LibraryConfig] = field(default_factory=list)
+    limits: ExtractLimits = field(default_factory=ExtractLimits)
+    source: Path | None = None
+    raw: dict = field(default_factory=dict)
+
+    def section(self, name: str) -> dict:
+        """A top-level table of the config file, for the faces' own settings (e.g. [mcp])."""
+        value = self.raw.get(name, {})
+        return value if isinstance(value, dict) else {}
+
+
+def default_config_path() -> Path:
+    override = os.environ.get("LINKLY_CONFIG")
+    if override:
+        return Path(override).expanduser()
+    return Path(user_config_dir(APP_NAME, appauthor=False)) / "config.toml"
+
+
+def default_data_dir() -> Path:
+    return Path(user_data_dir(APP_NAME, appauthor=False))
+
+
+def validate_library_name(name: str) -> str:
+    if not LIBRARY_NAME_PATTERN.match(name or ""):
+        raise ConfigError(
+            f"library name {name!r} is not valid: use 1-64 letters, digits, '.', '_', '-' or spaces, "
+            "starting with a letter or digit"
+        )
+    return name
+
+
+def load_config(path: Path | None = None) -> Config:
+    """Read the config file (a missing file means defaults) and apply environment overrides."""
+    path = path or default_config_path()
+    raw: dict = {}
+    if path.exists():
+        try:
+            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+            raise ConfigError(f"cannot parse config file {path}: {error}") from error
+        except OSError as error:
+            raise ConfigError(f"cannot read config file {path}: {error.strerror}") from error
+    index_section = raw.get("index", {}) if isinstance(raw.get("index"), dict) else {}
+    data_dir_value = os.environ.get("LINKLY_DATA_DIR") or index_section.get("data_dir")
+    data_dir = Path(data_dir_value).expanduser() if data_dir_value else default_data_dir()
+    return Config(
+        data_dir=data_dir.resolve(),
+        libraries=_parse_libraries(raw.get("library", []), path),
+        limits=_parse_limits(raw.get("limits", {}), path),
+        source=path if path.exists() else None,
+        raw=raw,
+    )
+
+
+def _parse_libraries(entries: object, path: Path) -> list[LibraryConfig]:
+    if not isinstance(entries, list):
+        raise ConfigError(f"{path}: [[library]] must be an array of tables")
+    libraries: list[LibraryConfig] = []
+    seen: set[str] = set()
+    for entry in entries:
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{path}: each [[library]] must be a table")
+        name = validate_library_name(str(entry.get("name", "")))
+        if name in seen:
+            raise ConfigError(f"{path}: library {name!r} is defined twice")
+        seen.add(name)
+        paths = entry.get("paths") or ([entry["path"]] if "path" in entry else [])
+        if not paths or not all(isinstance(p, str) for p in paths):
+            raise ConfigError(f"{path}: library {name!r} needs paths = [\"/some/folder\", ...]")
+        libraries.append(
+            LibraryConfig(
+                name=name,
+                description=str(entry.get("description", "")),
+                paths=[Path(p).expanduser().resolve() for p in paths],
+                include=_string_list(entry.get("include", []), f"library {name!r} include", path),
+                exclude=_string_list(entry.get("exclude", []), f"library {name!r} exclude", path),
+            )
+        )
+    return libraries
+
+
+def _string_list(value: object, what: str, path: Path) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"{path}: {what} must be a list of strings")
+    return list(value)
+
+
+def _parse_limits(section: object, path: Path) -> ExtractLimits:
+    if not isinstance(section, dict):
+        raise ConfigError(f"{path}: [limits] must be a table")
+    defaults = ExtractLimits()
+    try:
+        return ExtractLimits(
+            max_file_bytes=int(float(section.get("max_file_mb", defaults.max_file_bytes / 2**20)) * 2**20),
+            max_line_chars=int(section.get("max_line_chars", defaults.max_line_chars)),
+            max_lines=int(section.get("max_lines", defaults.max_lines)),
+            max_unzipped_bytes=int(
+                float(section.get("max_unzipped_mb", defaults.max_unzipped_bytes / 2**20)) * 2**20
+            ),
+            ocr=bool(section.get("ocr", defaults.ocr)),
+            ocr_languages=str(section.get("ocr_languages", defaults.ocr_languages)),
+        )
+    except (TypeError, ValueError) as error:
+        raise ConfigError(f"{path}: a value in [limits] is not a number: {error}") from error

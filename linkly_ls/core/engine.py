@@ -1,0 +1,110 @@
+"""The engine: the catalog, the keyword index and the indexer behind one object.
+
+Every face (CLI, MCP server, language server) opens one Engine and calls the
+tool functions with it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from linkly_ls.core.catalog import Catalog, LibraryRecord
+from linkly_ls.core.config import Config, ConfigError, load_config, validate_library_name
+from linkly_ls.core.index.keyword import KeywordIndex
+from linkly_ls.core.indexer import Indexer, IndexReport, ProgressCallback
+
+
+class EngineError(Exception):
+    """The index cannot be opened or written (permissions, disk, another writer)."""
+
+
+class Engine:
+    def __init__(self, config: Config | None = None) -> None:
+        self.config = config or load_config()
+        self.data_dir = self.config.data_dir
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            self.catalog = Catalog(self.data_dir / "catalog.sqlite3")
+            self.keyword = KeywordIndex(self.data_dir / "keyword")
+        except (OSError, ValueError) as error:
+            raise EngineError(f"cannot open the index in {self.data_dir}: {error}") from error
+        except Exception as error:  # sqlite3.Error and Tantivy's own errors
+            raise EngineError(f"cannot open the index in {self.data_dir}: {error}") from error
+        self.indexer = Indexer(self.catalog, self.keyword, self.config.limits, self.data_dir)
+        self._sync_config_libraries()
+        self.recover()
+
+    def _sync_config_libraries(self) -> None:
+        for library in self.config.libraries:
+            self.catalog.upsert_library(
+                LibraryRecord(
+                    name=library.name,
+                    description=library.description,
+                    paths=[str(path) for path in library.paths],
+                    include=library.include,
+                    exclude=library.exclude,
+                    origin="config",
+                )
+            )
+
+    def recover(self) -> None:
+        """Finish keyword-index work that an interrupted run left pending."""
+        self.indexer.flush()
+
+    def libraries(self) -> list[LibraryRecord]:
+        return self.catalog.libraries()
+
+    def add_library(self, paths: list[Path], name: str | None = None, description: str = "") -> LibraryRecord:
+        """Register folders (or files) as a library, or add them to an existing one."""
+        resolved = [path.expanduser().resolve() for path in paths]
+        for path in resolved:
+            if not path.exists():
+                raise ConfigError(f"{path} does not exist")
+        name = validate_library_name(name or _library_name_for(resolved[0]))
+        existing = self.catalog.library(name)
+        if existing is not None:
+            merged = list(dict.fromkeys(existing.paths + [str(path) for path in resolved]))
+            existing.paths = merged
+            if description:
+                existing.description = description
+            self.catalog.upsert_library(existing)
+            return existing
+        library = LibraryRecord(name=name, description=description, paths=[str(path) for path in resolved])
+        self.catalog.upsert_library(library)
+        return library
+
+    def index(self, names: list[str] | None = None, progress: ProgressCallback | None = None) -> list[IndexReport]:
+        libraries = self.libraries()
+        if names is not None:
+            unknown = set(names) - {library.name for library in libraries}
+            if unknown:
+                raise ConfigError(f"unknown library: {', '.join(sorted(unknown))}")
+            libraries = [library for library in libraries if library.name in names]
+        return [self.indexer.index_library(library, progress=progress) for library in libraries]
+
+    def index_paths(self, library: LibraryRecord, paths: list[Path]) -> IndexReport:
+        """Re-index just these files of a library (a watcher's batch of changes)."""
+        return self.indexer.index_library(library, only_paths=paths)
+
+    def library_for_path(self, path: Path) -> LibraryRecord | None:
+        best: tuple[int, LibraryRecord] | None = None
+        for library in self.libraries():
+            for root in library.paths:
+                root_path = Path(root)
+                if path == root_path or path.is_relative_to(root_path):
+                    depth = len(root_path.parts)
+                    if best is None or depth > best[0]:
+                        best = (depth, library)
+        return best[1] if best else None
+
+    def close(self) -> None:
+        self.indexer.close()
+        self.keyword.close()
+        self.catalog.close()
+
+
+def _library_name_for(path: Path) -> str:
+    base = path.name if path.is_dir() else path.parent.name
+    cleaned = re.sub(r"[^A-Za-z0-9._ -]+", "-", base).strip("-. ") or "library"
+    return cleaned[:64]

@@ -1,0 +1,143 @@
+"""Turn a file into an ExtractedDocument, choosing the extractor by content.
+
+The file name gives the expected format; the first bytes give the real one.
+When they disagree (a PDF saved as `.docx`, an HTML page saved as `.txt`), the
+real format wins and the document carries a warning saying so.
+"""
+
+from __future__ import annotations
+
+import importlib
+import zipfile
+from pathlib import Path
+
+from linkly_ls.core.document import ExtractedDocument, ExtractionError
+from linkly_ls.core.extract.base import ExtractLimits, cap_lines
+
+#: file suffix -> document type (the `type` that search results and filters use)
+DOC_TYPES: dict[str, str] = {
+    ".md": "md",
+    ".markdown": "md",
+    ".mdx": "mdx",
+    ".txt": "txt",
+    ".text": "txt",
+    ".rst": "txt",
+    ".html": "html",
+    ".htm": "html",
+    ".xhtml": "html",
+    ".pdf": "pdf",
+    ".docx": "docx",
+    ".epub": "epub",
+    ".pptx": "pptx",
+    ".png": "image",
+    ".jpg": "image",
+    ".jpeg": "image",
+    ".bmp": "image",
+    ".webp": "image",
+    ".tif": "image",
+    ".tiff": "image",
+}
+
+#: document type -> module in this package that extracts it
+_MODULES: dict[str, str] = {
+    "md": "markdown",
+    "mdx": "markdown",
+    "txt": "text",
+    "html": "html",
+    "pdf": "pdf",
+    "docx": "docx",
+    "epub": "epub",
+    "pptx": "pptx",
+    "image": "image",
+}
+
+
+def doc_type_for(path: Path) -> str | None:
+    """The document type a file name promises, or None when it is not indexed."""
+    return DOC_TYPES.get(path.suffix.lower())
+
+
+def is_supported(path: Path) -> bool:
+    return doc_type_for(path) is not None
+
+
+def sniff(path: Path) -> str | None:
+    """The real format of a file from its first bytes, when they are telling."""
+    with path.open("rb") as handle:
+        head = handle.read(2048)
+    if head.startswith(b"%PDF-") or b"%PDF-" in head[:1024]:
+        return "pdf"
+    if head.startswith(b"\x89PNG") or head.startswith(b"\xff\xd8\xff") or head.startswith(b"BM"):
+        return "image"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image"
+    if head.startswith(b"PK\x03\x04"):
+        return _sniff_zip(path)
+    stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if stripped.startswith(b"<!doctype html") or stripped.startswith(b"<html"):
+        return "html"
+    return None
+
+
+def _sniff_zip(path: Path) -> str | None:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+            if "mimetype" in names and archive.read("mimetype").strip() == b"application/epub+zip":
+                return "epub"
+    except (zipfile.BadZipFile, OSError, KeyError):
+        return None
+    if "word/document.xml" in names:
+        return "docx"
+    if "ppt/presentation.xml" in names:
+        return "pptx"
+    return None
+
+
+def extract_file(path: Path, limits: ExtractLimits | None = None) -> ExtractedDocument:
+    """Extract one file. Raises ExtractionError with a reason a person can act on."""
+    limits = limits or ExtractLimits()
+    named_type = doc_type_for(path)
+    if named_type is None:
+        raise ExtractionError(f"unsupported file type {path.suffix or '(no extension)'}")
+    try:
+        size = path.stat().st_size
+    except OSError as error:
+        raise ExtractionError(f"cannot read file: {error.strerror or error}") from error
+    if size == 0:
+        raise ExtractionError("empty file (0 bytes)")
+    if size > limits.max_file_bytes:
+        raise ExtractionError(
+            f"file is {size:,} bytes, over the {limits.max_file_bytes:,}-byte limit (max_file_bytes)"
+        )
+    try:
+        real_type = sniff(path)
+    except OSError as error:
+        raise ExtractionError(f"cannot read file: {error.strerror or error}") from error
+    doc_type = named_type
+    notes: list[str] = []
+    if real_type and real_type != named_type and not (
+        real_type == "html" and named_type in ("md", "mdx")
+    ):
+        notes.append(
+            f"content is {real_type.upper()}, not what the {path.suffix} name says; read as {real_type.upper()}"
+        )
+        doc_type = real_type
+    module = importlib.import_module(f"{__name__}.{_MODULES[doc_type]}")
+    try:
+        document: ExtractedDocument = module.extract(path, limits)
+    except ExtractionError:
+        raise
+    except MemoryError as error:
+        raise ExtractionError("ran out of memory while extracting") from error
+    except Exception as error:  # a parser library's own failure on a broken file
+        raise ExtractionError(_describe_failure(doc_type, error)) from error
+    document.doc_type = doc_type if doc_type != "mdx" or named_type == "mdx" else named_type
+    document.warnings[:0] = notes
+    cap_lines(document, limits)
+    return document
+
+
+def _describe_failure(doc_type: str, error: Exception) -> str:
+    detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return f"not a readable {doc_type.upper()} file ({type(error).__name__}: {detail[:200]})"

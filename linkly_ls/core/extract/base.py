@@ -1,0 +1,157 @@
+"""What every extractor shares: size limits, text decoding, titles from names."""
+
+from __future__ import annotations
+
+import codecs
+from dataclasses import dataclass
+from pathlib import Path
+
+from charset_normalizer import from_bytes
+
+from linkly_ls.core.document import ExtractedDocument, ExtractionError, OutlineNode
+
+
+@dataclass(frozen=True)
+class ExtractLimits:
+    """Caps that keep one hostile file from exhausting the indexer.
+
+    Anything cut because of a cap is reported as a warning on the document.
+    """
+
+    max_file_bytes: int = 200 * 1024 * 1024
+    max_line_chars: int = 4000
+    max_lines: int = 2_000_000
+    max_unzipped_bytes: int = 500 * 1024 * 1024
+    ocr: bool = True
+    ocr_languages: str = "eng+fra+deu+chi_sim"
+
+
+def decode_text(data: bytes) -> tuple[str, str]:
+    """Decode bytes of unknown encoding; returns (text, encoding name).
+
+    BOMs decide first (UTF-8, UTF-16, UTF-32), then strict UTF-8, then
+    charset-normalizer, with CP1252 as the last resort (it never fails).
+    Line endings are normalised to "\\n".
+    """
+    for bom, name in (
+        (codecs.BOM_UTF32_LE, "utf-32"),
+        (codecs.BOM_UTF32_BE, "utf-32"),
+        (codecs.BOM_UTF8, "utf-8-sig"),
+        (codecs.BOM_UTF16_LE, "utf-16"),
+        (codecs.BOM_UTF16_BE, "utf-16"),
+    ):
+        if data.startswith(bom):
+            try:
+                return _normalise_newlines(data.decode(name)), name
+            except UnicodeDecodeError:
+                break
+    try:
+        return _normalise_newlines(data.decode("utf-8")), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    matches = from_bytes(data[:200_000])
+    best = matches.best()
+    if best is not None and best.encoding:
+        encoding = best.encoding
+        if _cp1252_fits_as_well(matches, best):
+            encoding = "cp1252"
+        try:
+            return _normalise_newlines(data.decode(encoding)), encoding
+        except (UnicodeDecodeError, LookupError):
+            pass
+    return _normalise_newlines(data.decode("cp1252", errors="replace")), "cp1252"
+
+
+def _cp1252_fits_as_well(matches, best) -> bool:
+    """Prefer Windows-1252 (Western European) when it explains the bytes as well as the best guess.
+
+    charset-normalizer often ranks CP1250 first for French or German Latin-1
+    text, which turns "à" into "ŕ"; ties between single-byte Latin codecs are
+    far more often Western European.
+    """
+    if best.encoding == "cp1252":
+        return False
+    if "cp1252" in (best.could_be_from_charset or []):
+        return True
+    return any(
+        match.encoding == "cp1252" and match.chaos <= best.chaos and match.coherence >= best.coherence
+        for match in matches
+    )
+
+
+def _normalise_newlines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+
+
+def read_bytes(path: Path, limits: ExtractLimits) -> bytes:
+    size = path.stat().st_size
+    if size > limits.max_file_bytes:
+        raise ExtractionError(
+            f"file is {size:,} bytes, over the {limits.max_file_bytes:,}-byte limit (max_file_bytes)"
+        )
+    return path.read_bytes()
+
+
+def title_from_path(path: Path) -> str:
+    return path.stem.replace("_", " ").strip() or path.name
+
+
+def cap_lines(document: ExtractedDocument, limits: ExtractLimits) -> None:
+    """Wrap over-long lines and drop lines past the line cap, saying so.
+
+    Outline ranges and page starts are moved with the lines they point to, so
+    `read`, `grep` and `outline` still agree after wrapping.
+    """
+    width = limits.max_line_chars
+    if any(len(line) > width for line in document.lines):
+        new_number: list[int] = []
+        wrapped: list[str] = []
+        split_count = 0
+        for line in document.lines:
+            new_number.append(len(wrapped) + 1)
+            if len(line) <= width:
+                wrapped.append(line)
+            else:
+                split_count += 1
+                wrapped.extend(_wrap(line, width))
+        new_number.append(len(wrapped) + 1)
+
+        def move(line_no: int) -> int:
+            return new_number[min(max(line_no, 1), len(new_number)) - 1]
+
+        def move_end(line_no: int) -> int:
+            return new_number[min(max(line_no, 1), len(new_number) - 1)] - 1
+
+        _remap_outline(document.outline, move, move_end)
+        document.page_starts = [move(start) for start in document.page_starts]
+        document.lines = wrapped
+        document.warnings.append(
+            f"{split_count} line(s) longer than {width:,} characters were wrapped (max_line_chars)"
+        )
+    if len(document.lines) > limits.max_lines:
+        document.warnings.append(f"text cut at {limits.max_lines:,} lines (max_lines)")
+        document.lines = document.lines[: limits.max_lines]
+        last = max(len(document.lines), 1)
+        _remap_outline(document.outline, lambda n: min(n, last), lambda n: min(n, last))
+        document.page_starts = [start for start in document.page_starts if start <= last]
+
+
+def _remap_outline(nodes: list[OutlineNode], move, move_end) -> None:
+    for node in nodes:
+        node.start_line = move(node.start_line)
+        node.end_line = max(node.start_line, move_end(node.end_line))
+        _remap_outline(node.children, move, move_end)
+
+
+def _wrap(line: str, width: int) -> list[str]:
+    """Wrap at the last space before `width` where there is one, else hard-cut."""
+    pieces: list[str] = []
+    while len(line) > width:
+        cut = line.rfind(" ", width // 2, width)
+        if cut <= 0:
+            cut = width
+        pieces.append(line[:cut].rstrip())
+        line = line[cut:].lstrip()
+    if line:
+        pieces.append(line)
+    return pieces

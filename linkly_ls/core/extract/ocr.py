@@ -1,0 +1,128 @@
+"""Read text in images with the tesseract command-line tool.
+
+Used by the image extractor and for PDF pages that have no text layer. The
+tesseract binary is optional: callers ask `ocr_unavailable_reason()` first and
+index the file by name when OCR cannot run.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shutil
+import subprocess
+from functools import lru_cache
+
+from PIL import Image
+
+from linkly_ls.core.extract.base import ExtractLimits
+
+NO_OCR_ENGINE = (
+    "no OCR engine installed (install Debian's tesseract-ocr package, plus "
+    "tesseract-ocr-fra / -deu / -chi-sim for other languages, to read text in images)"
+)
+OCR_DISABLED = "OCR is turned off (ocr = false in the settings)"
+
+#: seconds one tesseract run may take before it is stopped
+OCR_TIMEOUT = 120
+#: images are scaled down to at most this many pixels before OCR
+MAX_OCR_PIXELS = 40_000_000
+
+_CJK = r"\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u31a0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+_SPACE_BETWEEN_CJK = re.compile(f"(?<=[{_CJK}])[ \\t]+(?=[{_CJK}])")
+
+
+class OcrError(Exception):
+    """Tesseract ran but failed (timeout, crash, unreadable image)."""
+
+
+def tesseract_path() -> str | None:
+    return shutil.which("tesseract")
+
+
+def ocr_unavailable_reason(limits: ExtractLimits) -> str | None:
+    """Why OCR cannot run for these limits, or None when it can."""
+    if not limits.ocr:
+        return OCR_DISABLED
+    if tesseract_path() is None:
+        return NO_OCR_ENGINE
+    return None
+
+
+@lru_cache(maxsize=4)
+def installed_languages(binary: str) -> frozenset[str]:
+    """The language packs tesseract reports with --list-langs (asked once per binary)."""
+    try:
+        result = subprocess.run(
+            [binary, "--list-langs"], capture_output=True, text=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return frozenset()
+    names = (result.stdout + "\n" + result.stderr).splitlines()
+    return frozenset(
+        name.strip() for name in names if name.strip() and " " not in name.strip() and ":" not in name
+    )
+
+
+def choose_languages(requested: str, installed: frozenset[str]) -> str:
+    """The requested `a+b+c` languages that are installed, in order; "eng" when none are."""
+    chosen = [lang for lang in requested.split("+") if lang and lang in installed]
+    return "+".join(chosen) if chosen else "eng"
+
+
+def ocr_image(image: Image.Image, limits: ExtractLimits) -> list[str]:
+    """OCR one image; returns clean text lines (possibly none). Raises OcrError on failure."""
+    binary = tesseract_path()
+    if binary is None:
+        raise OcrError(NO_OCR_ENGINE)
+    languages = choose_languages(limits.ocr_languages, installed_languages(binary))
+    png = _to_png(image)
+    # One thread per run: tesseract's OpenMP threads make it several times slower on small machines.
+    env = dict(os.environ, OMP_THREAD_LIMIT="1")
+    try:
+        result = subprocess.run(
+            [binary, "stdin", "stdout", "-l", languages],
+            input=png,
+            capture_output=True,
+            timeout=OCR_TIMEOUT,
+            env=env,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as error:
+        raise OcrError(f"OCR took longer than {OCR_TIMEOUT} s and was stopped") from error
+    except OSError as error:
+        raise OcrError(f"could not run tesseract: {error}") from error
+    if result.returncode != 0:
+        detail = result.stderr.decode("utf-8", errors="replace").strip().splitlines()
+        raise OcrError(f"tesseract failed: {detail[-1] if detail else f'exit code {result.returncode}'}")
+    return clean_ocr_text(result.stdout.decode("utf-8", errors="replace"))
+
+
+def clean_ocr_text(text: str) -> list[str]:
+    """Normalise OCR output: collapse spaces, drop empty lines, join CJK characters tesseract spaced out."""
+    lines = []
+    for raw in text.replace("\f", "\n").splitlines():
+        line = " ".join(raw.split())
+        line = _SPACE_BETWEEN_CJK.sub("", line)
+        if line:
+            lines.append(line)
+    return lines
+
+
+def _to_png(image: Image.Image) -> bytes:
+    if image.width * image.height > MAX_OCR_PIXELS:
+        scale = (MAX_OCR_PIXELS / (image.width * image.height)) ** 0.5
+        image = image.resize((max(1, int(image.width * scale)), max(1, int(image.height * scale))))
+    if image.mode == "P" and "transparency" in image.info:
+        image = image.convert("RGBA")
+    if "A" in image.getbands():
+        # Transparent pixels are often black underneath; lay the image on white paper.
+        rgba = image.convert("RGBA")
+        image = Image.new("RGB", rgba.size, "white")
+        image.paste(rgba, mask=rgba.getchannel("A"))
+    elif image.mode not in ("L", "RGB"):
+        image = image.convert("RGB")
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()

@@ -1,0 +1,29 @@
+"""Render a tool result as markdown or JSON, with the response metadata every success carries."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from linkly_ls.core.tools.common import utc_now
+
+
+def to_payload(result: Any, now: str | None = None) -> dict[str, Any]:
+    """The JSON form of a result, with `_meta.now`."""
+    payload = result.to_json()
+    payload["_meta"] = {"now": now or utc_now()}
+    return payload
+
+
+def render(result: Any, output_format: str = "markdown", now: str | None = None) -> str:
+    now = now or utc_now()
+    if output_format == "json":
+        return json.dumps(to_payload(result, now), ensure_ascii=False, indent=2)
+    return f"{result.to_markdown()}\n\n---\n[meta] now={now}"
+
+
+def render_error(message: str, output_format: str = "markdown") -> str:
+    """Errors carry no metadata: only the cause."""
+    if output_format == "json":
+        return json.dumps({"error": message}, ensure_ascii=False)
+    return f"Error: {message}"

@@ -1,0 +1,123 @@
+"""Helpers the tools share: argument parsing for ids, dates and path globs, and time stamps."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+from linkly_ls.core.catalog import Catalog, DocumentRecord, LibraryRecord
+from linkly_ls.core.tools.errors import ArgumentError, ToolError
+
+DOC_ID_PATTERN = re.compile(r"^[0-9a-f]{12}$")
+_DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def utc_now() -> str:
+    return iso_utc(datetime.now(UTC).timestamp())
+
+
+def iso_utc(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def check_doc_id(value: str, argument: str = "doc_id") -> str:
+    """Only ids that search handed out are accepted: never a path, never `..`."""
+    if not isinstance(value, str) or not DOC_ID_PATTERN.match(value):
+        raise ArgumentError(
+            f"`{argument}` must be a document id from search results (12 hexadecimal characters, "
+            f"e.g. 3f2a9c01b7de), got {value!r}"
+        )
+    return value
+
+
+def get_document(catalog: Catalog, doc_id: str, argument: str = "doc_id") -> DocumentRecord:
+    record = catalog.get(check_doc_id(doc_id, argument))
+    if record is None:
+        raise ToolError(
+            f"`{argument}` {doc_id!r} is not an indexed document; use an id from search results"
+        )
+    return record
+
+
+def parse_time(value: str | None, argument: str, end_of_day: bool = False) -> float | None:
+    """A bare date (`2024-01-01`, midnight UTC) or RFC 3339 time, as a Unix timestamp.
+
+    For an upper bound, a bare date means the end of that day, so
+    `modified_before=2024-09-30` includes files changed on the 30th.
+    """
+    if value is None or value == "":
+        return None
+    text = value.strip()
+    try:
+        if _DATE_ONLY.match(text):
+            moment = datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=UTC)
+            if end_of_day:
+                moment += timedelta(days=1) - timedelta(microseconds=1)
+            return moment.timestamp()
+        normalised = text.replace("z", "Z").replace("Z", "+00:00")
+        if " " in normalised and "T" not in normalised:
+            normalised = normalised.replace(" ", "T", 1)
+        moment = datetime.fromisoformat(normalised)
+        if moment.tzinfo is None:
+            raise ValueError("no time zone")
+        return moment.timestamp()
+    except ValueError:
+        raise ArgumentError(
+            f"`{argument}` must be a date like 2024-01-01 or an RFC 3339 time like "
+            f"2024-01-01T00:00:00Z, got {value!r}"
+        ) from None
+
+
+def compile_path_glob(pattern: str) -> re.Pattern[str]:
+    """The spec's path_glob: substring match, `*` spans `/`, `?` one character, `[...]` a set,
+    backslash escapes a metacharacter, always case-sensitive."""
+    out: list[str] = []
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\" and index + 1 < len(pattern):
+            out.append(re.escape(pattern[index + 1]))
+            index += 2
+            continue
+        if char == "*":
+            out.append(".*")
+        elif char == "?":
+            out.append(".")
+        elif char == "[":
+            end = pattern.find("]", index + 2)
+            if end == -1:
+                out.append(re.escape(char))
+            else:
+                body = pattern[index + 1 : end]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                index = end
+        else:
+            out.append(re.escape(char))
+        index += 1
+    try:
+        return re.compile("".join(out))
+    except re.error as error:
+        raise ArgumentError(f"`path_glob` {pattern!r} is not a valid pattern: {error}") from None
+
+
+def escape_path_glob(path: str) -> str:
+    """Quote a literal path so path_glob matches it exactly (`*`, `?`, `[` escaped)."""
+    return re.sub(r"([*?\[\\])", r"\\\1", path)
+
+
+def resolve_library(catalog: Catalog, name: str | None) -> LibraryRecord | None:
+    """A library by plain name or `local://name`; None when no restriction was asked for."""
+    if name is None or name == "" or name in ("local://", "local:///"):
+        return None
+    plain = name
+    if plain.startswith("cloud:"):
+        raise ArgumentError("`library`: cloud libraries are not available; only local libraries exist here")
+    if plain.startswith("local://"):
+        plain = plain[len("local://") :].strip("/")
+    library = catalog.library(plain)
+    if library is None:
+        names = ", ".join(lib.name for lib in catalog.libraries()) or "(none yet: run `linkly index PATH`)"
+        raise ArgumentError(f"`library` {name!r} does not exist; available: {names}")
+    return library

@@ -1,0 +1,136 @@
+"""`explore`: a bird's-eye view of a collection: types, folders, and the words it is about."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.tools.common import resolve_library
+from linkly_ls.core.tools.schema import validate
+
+MAX_TREE_DEPTH = 3
+MAX_CHILDREN = 12
+TOP_KEYWORDS = 30
+SOURCES_PER_KEYWORD = 5
+
+
+@dataclass
+class DirectoryNode:
+    path: str
+    file_count: int = 0
+    word_counts: list[int] = field(default_factory=list)
+    children: dict[str, DirectoryNode] = field(default_factory=dict)
+
+    def to_json(self, depth: int = 0) -> dict[str, Any]:
+        children = sorted(self.children.values(), key=lambda node: (-node.file_count, node.path))
+        data: dict[str, Any] = {
+            "path": self.path,
+            "file_count": self.file_count,
+            "median_word_count": int(statistics.median(self.word_counts)) if self.word_counts else 0,
+            "children": [child.to_json(depth + 1) for child in children[:MAX_CHILDREN]]
+            if depth < MAX_TREE_DEPTH
+            else [],
+        }
+        hidden = len(children) - len(data["children"])
+        if hidden > 0:
+            data["more_directories"] = hidden
+        return data
+
+
+@dataclass
+class ExploreResult:
+    scope: str
+    document_count: int
+    doc_types: list[tuple[str, int]]
+    directories: list[dict[str, Any]]
+    keywords: list[dict[str, Any]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "scope": self.scope,
+            "document_count": self.document_count,
+            "doc_types": [{"type": kind, "count": count} for kind, count in self.doc_types],
+            "directories": self.directories,
+            "keywords": self.keywords,
+        }
+
+    def to_markdown(self) -> str:
+        out = [f"## Explore: {self.scope} ({self.document_count} documents)", "", "### Types"]
+        out.extend(f"- {kind}: {count}" for kind, count in self.doc_types)
+        out += ["", "### Folders (files · median words)"]
+
+        def tree(nodes: list[dict[str, Any]], depth: int) -> None:
+            for node in nodes:
+                more = f" (+{node['more_directories']} more folders)" if node.get("more_directories") else ""
+                out.append(
+                    f"{'  ' * depth}- {node['path']} · {node['file_count']} files · "
+                    f"{node['median_word_count']} words{more}"
+                )
+                tree(node["children"], depth + 1)
+
+        tree(self.directories, 0)
+        out += ["", "### Top keywords (documents)"]
+        for keyword in self.keywords:
+            titles = "; ".join(source["title"] for source in keyword["documents"])
+            out.append(f"- **{keyword['keyword']}** ({keyword['count']}): {titles}")
+        return "\n".join(out)
+
+
+def explore(engine: Engine, **arguments: Any) -> ExploreResult:
+    params = validate("explore", arguments)
+    library = resolve_library(engine.catalog, params["library"])
+    libraries = [library] if library else engine.libraries()
+    records = engine.catalog.all_documents(library.name if library else None)
+    types = Counter(record.doc_type for record in records)
+    roots: list[DirectoryNode] = []
+    for lib in libraries:
+        for root in lib.paths:
+            roots.append(DirectoryNode(path=root))
+    for record in records:
+        root = _root_for(record.path, roots)
+        if root is None:
+            continue
+        root.file_count += 1
+        root.word_counts.append(record.word_count)
+        node = root
+        relative = PurePosixPath(record.path).relative_to(root.path).parent.parts
+        for part in relative:
+            child_path = f"{node.path.rstrip('/')}/{part}"
+            node = node.children.setdefault(part, DirectoryNode(path=child_path))
+            node.file_count += 1
+            node.word_counts.append(record.word_count)
+    keyword_docs: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    shown: dict[str, str] = {}
+    for record in records:
+        for keyword in record.keywords:
+            key = keyword.lower()
+            shown.setdefault(key, keyword)
+            keyword_docs[key].append((record.doc_id, record.title))
+    ranked = sorted(keyword_docs.items(), key=lambda item: (-len(item[1]), item[0]))[:TOP_KEYWORDS]
+    return ExploreResult(
+        scope=f"library {library.name}" if library else "all libraries",
+        document_count=len(records),
+        doc_types=sorted(types.items(), key=lambda item: (-item[1], item[0])),
+        directories=[root.to_json() for root in roots if root.file_count],
+        keywords=[
+            {
+                "keyword": shown[key],
+                "count": len(sources),
+                "documents": [{"doc_id": d, "title": t} for d, t in sources[:SOURCES_PER_KEYWORD]],
+            }
+            for key, sources in ranked
+        ],
+    )
+
+
+def _root_for(path: str, roots: list[DirectoryNode]) -> DirectoryNode | None:
+    best = None
+    for root in roots:
+        if path == root.path or path.startswith(root.path.rstrip("/") + "/"):
+            if best is None or len(root.path) > len(best.path):
+                best = root
+    return best

@@ -1,0 +1,97 @@
+"""`find_paths`: which folders a spoken container name ("my Notion notes") really is.
+
+Each path that a pattern matches in a folder segment is bucketed under the
+folder that ends the shallowest match (the path cut at the next `/`);
+matches only in the file name are dropped: this tool finds folders.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.tools.common import escape_path_glob, resolve_library
+from linkly_ls.core.tools.schema import validate
+
+
+@dataclass
+class FolderCandidate:
+    path: str
+    file_count: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "path_glob": escape_path_glob(self.path), "file_count": self.file_count}
+
+
+@dataclass
+class FindPathsResult:
+    patterns: list[str]
+    total_files: int
+    truncated: bool
+    directories: list[FolderCandidate]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "total_files": self.total_files,
+            "truncated": self.truncated,
+            "directories": [directory.to_json() for directory in self.directories],
+        }
+
+    def to_markdown(self) -> str:
+        if not self.directories:
+            return (
+                f"No folder matches {', '.join(self.patterns)}. Matches in file names alone are not listed: "
+                "call `search` directly."
+            )
+        out = [f"## Folders matching {', '.join(self.patterns)}", f"{self.total_files} file(s)", ""]
+        for directory in self.directories:
+            out.append(f"- {directory.path} ({directory.file_count} files) · path_glob: `{escape_path_glob(directory.path)}`")
+        if self.truncated:
+            out.append("\n(more folders matched; raise `limit` to see them)")
+        return "\n".join(out)
+
+
+def _fold(text: str) -> str:
+    """Case-insensitive for ASCII letters only; other scripts match literally."""
+    return "".join(char.lower() if char.isascii() else char for char in text)
+
+
+def bucket_for(path: str, patterns: list[str]) -> str | None:
+    folded = _fold(path)
+    file_start = path.rfind("/") + 1
+    best: int | None = None
+    for pattern in patterns:
+        position = folded.find(pattern)
+        if position != -1 and position < file_start and (best is None or position < best):
+            best = position
+    if best is None:
+        return None
+    end = path.find("/", best)
+    return path[:end] if end != -1 else None
+
+
+def find_paths(engine: Engine, **arguments: Any) -> FindPathsResult:
+    params = validate("find_paths", arguments)
+    patterns = [_fold(pattern) for pattern in params["patterns"]]
+    library = resolve_library(engine.catalog, params["library"])
+    query = "SELECT path FROM documents"
+    rows = (
+        engine.catalog.connect().execute(query + " WHERE library = ?", (library.name,))
+        if library
+        else engine.catalog.connect().execute(query)
+    )
+    buckets: Counter[str] = Counter()
+    for (path,) in rows:
+        bucket = bucket_for(path, patterns)
+        if bucket is not None:
+            buckets[bucket] += 1
+    ranked = sorted(buckets.items(), key=lambda item: (-item[1], item[0]))
+    limit = params["limit"]
+    return FindPathsResult(
+        patterns=params["patterns"],
+        total_files=sum(buckets.values()),
+        truncated=len(ranked) > limit,
+        directories=[FolderCandidate(path=path, file_count=count) for path, count in ranked[:limit]],
+    )

@@ -1,0 +1,64 @@
+"""`list_libraries`: the libraries, what they hold and how complete their index is."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from linkly_ls.core.catalog import LibraryRecord
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.tools.schema import validate
+
+
+@dataclass
+class LibraryInfo:
+    record: LibraryRecord
+    document_count: int
+    failed_count: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.record.name,
+            "description": self.record.description,
+            "paths": self.record.paths,
+            "document_count": self.document_count,
+            "failed_count": self.failed_count,
+            "include": self.record.include,
+            "exclude": self.record.exclude,
+            "source": self.record.origin,
+        }
+
+
+@dataclass
+class LibrariesResult:
+    libraries: list[LibraryInfo]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"libraries": [library.to_json() for library in self.libraries]}
+
+    def to_markdown(self) -> str:
+        if not self.libraries:
+            return "No libraries yet. Add one with `linkly index PATH --library NAME`."
+        out = ["## Libraries", ""]
+        for library in self.libraries:
+            record = library.record
+            failed = f", {library.failed_count} failed" if library.failed_count else ""
+            out.append(f"- **{record.name}**: {library.document_count} documents{failed}")
+            if record.description:
+                out.append(f"  {record.description}")
+            out.append(f"  paths: {', '.join(record.paths)}")
+        return "\n".join(out)
+
+
+def list_libraries(engine: Engine, **arguments: Any) -> LibrariesResult:
+    validate("list_libraries", arguments)
+    counts = engine.catalog.document_counts()
+    failures: dict[str, int] = {}
+    for error in engine.catalog.errors():
+        failures[error.library] = failures.get(error.library, 0) + 1
+    return LibrariesResult(
+        libraries=[
+            LibraryInfo(record=record, document_count=counts.get(record.name, 0), failed_count=failures.get(record.name, 0))
+            for record in engine.libraries()
+        ]
+    )

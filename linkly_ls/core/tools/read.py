@@ -1,0 +1,66 @@
+"""`read`: numbered lines of a document, a page at a time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from linkly_ls.core.catalog import DocumentRecord
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.tools.common import get_document
+from linkly_ls.core.tools.errors import ToolError
+from linkly_ls.core.tools.schema import validate
+
+
+@dataclass
+class ReadResult:
+    record: DocumentRecord
+    offset: int
+    lines: list[tuple[int, str]]
+
+    @property
+    def remaining(self) -> int:
+        last = self.lines[-1][0] if self.lines else self.offset - 1
+        return max(0, self.record.total_lines - last)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "doc_id": self.record.doc_id,
+            "title": self.record.title,
+            "path": self.record.path,
+            "offset": self.offset,
+            "lines": [{"line": number, "text": text} for number, text in self.lines],
+            "total_lines": self.record.total_lines,
+            "remaining_lines": self.remaining,
+            "next_offset": self.lines[-1][0] + 1 if self.remaining else None,
+        }
+        if self.record.text_missing_reason:
+            data["text_missing_reason"] = self.record.text_missing_reason
+        return data
+
+    def to_markdown(self) -> str:
+        width = len(str(self.lines[-1][0])) if self.lines else 1
+        out = [f"{number:>{max(width, 6)}}\t{text}" for number, text in self.lines]
+        if self.record.text_missing_reason:
+            out.append(f"[text missing: {self.record.text_missing_reason}]")
+        if self.remaining:
+            next_offset = self.lines[-1][0] + 1
+            out.append(
+                f"[{self.remaining} more line(s) of {self.record.total_lines}; "
+                f"continue with offset={next_offset}]"
+            )
+        else:
+            out.append(f"[end of document: {self.record.total_lines} lines]")
+        return "\n".join(out)
+
+
+def read(engine: Engine, **arguments: Any) -> ReadResult:
+    params = validate("read", arguments)
+    record = get_document(engine.catalog, params["doc_id"])
+    offset, limit = params["offset"], params["limit"]
+    total = record.total_lines
+    if total and offset > total:
+        raise ToolError(f"`offset` {offset} is past the end; the document has lines 1 to {total}")
+    lines = engine.catalog.lines(record.doc_id)
+    selected = [(number, lines[number - 1]) for number in range(offset, min(offset + limit, total + 1))]
+    return ReadResult(record=record, offset=offset, lines=selected)

@@ -1,0 +1,280 @@
+"""The seven tools' parameters, as JSON Schema, and the validation every face shares.
+
+These schemas are the contract (names, types, defaults, limits); the MCP server
+publishes them as input schemas and the CLI and language server validate with
+them, so a bad argument gets the same clear message everywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from linkly_ls.core.tools.errors import ArgumentError
+
+OUTPUT_FORMAT = {
+    "type": "string",
+    "enum": ["markdown", "json"],
+    "default": "markdown",
+    "description": "Set to `json` for structured JSON output.",
+}
+LIBRARY = {
+    "type": "string",
+    "description": "Restrict to one library: a plain name (or `local://name`). "
+    "Use `list_libraries` to see the available names.",
+}
+
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "search": {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "minLength": 1, "description": "Search keywords or a phrase."},
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 50,
+                "default": 20,
+                "description": "Maximum number of results (1-50).",
+            },
+            "doc_types": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": 'Filter by document type, e.g. ["pdf", "md", "docx", "pptx", "epub"].',
+            },
+            "library": LIBRARY,
+            "path_glob": {
+                "type": "string",
+                "description": "Filter by file path. Substring-matched anywhere in the path (no leading or "
+                "trailing `*` needed); `*` matches any characters including `/`, `?` one character; "
+                "case-sensitive. A full directory path scopes to that directory. Call `find_paths` "
+                "first when the real folder name is unknown.",
+            },
+            "modified_after": {
+                "type": "string",
+                "description": "Inclusive lower bound on modification time: `2024-01-01` (00:00:00Z) or "
+                "RFC 3339 `2024-01-01T00:00:00Z`.",
+            },
+            "modified_before": {
+                "type": "string",
+                "description": "Inclusive upper bound on modification time, same format; a bare date "
+                "includes that whole day.",
+            },
+            "time_sort": {
+                "type": "string",
+                "enum": ["default", "newest", "oldest"],
+                "default": "default",
+                "description": "`default` keeps relevance order; `newest` / `oldest` reorder the selected, "
+                "deduplicated results by modification time.",
+            },
+            "explain": {
+                "type": "boolean",
+                "default": False,
+                "description": "Add per-result ranking details (keyword rank and score, fused score).",
+            },
+            "output_format": OUTPUT_FORMAT,
+        },
+        "required": ["query"],
+        "additionalProperties": False,
+    },
+    "outline": {
+        "type": "object",
+        "properties": {
+            "doc_ids": {
+                "type": "array",
+                "items": {"type": "string"},
+                "minItems": 1,
+                "maxItems": 20,
+                "description": "Document ids (from search results).",
+            },
+            "expand": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": 'Node ids to expand, e.g. ["2", "3.1"]; omit to show all levels.',
+            },
+            "output_format": OUTPUT_FORMAT,
+        },
+        "required": ["doc_ids"],
+        "additionalProperties": False,
+    },
+    "grep": {
+        "type": "object",
+        "properties": {
+            "pattern": {"type": "string", "minLength": 1, "maxLength": 1000, "description": "Regular expression."},
+            "doc_id": {"type": "string", "description": "Document id to search within (from search results)."},
+            "context": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 50,
+                "default": 3,
+                "description": "Lines of context before and after each match.",
+            },
+            "before": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 50,
+                "description": "Lines of context before each match (overrides `context`).",
+            },
+            "after": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 50,
+                "description": "Lines of context after each match (overrides `context`).",
+            },
+            "case_insensitive": {"type": "boolean", "default": False, "description": "Case-insensitive matching."},
+            "output_mode": {
+                "type": "string",
+                "enum": ["content", "count"],
+                "default": "content",
+                "description": "`content` (matching lines with context) or `count` (match count only).",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 100,
+                "default": 20,
+                "description": "Maximum matching lines to return (max 100).",
+            },
+            "offset": {
+                "type": "integer",
+                "minimum": 0,
+                "default": 0,
+                "description": "Number of matches to skip, for paging.",
+            },
+            "output_format": OUTPUT_FORMAT,
+        },
+        "required": ["pattern", "doc_id"],
+        "additionalProperties": False,
+    },
+    "read": {
+        "type": "object",
+        "properties": {
+            "doc_id": {"type": "string", "description": "Document id (from search results)."},
+            "offset": {
+                "type": "integer",
+                "minimum": 1,
+                "default": 1,
+                "description": "Starting line number (from 1).",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 500,
+                "default": 200,
+                "description": "Number of lines to read (max 500).",
+            },
+            "output_format": OUTPUT_FORMAT,
+        },
+        "required": ["doc_id"],
+        "additionalProperties": False,
+    },
+    "list_libraries": {
+        "type": "object",
+        "properties": {"output_format": OUTPUT_FORMAT},
+        "additionalProperties": False,
+    },
+    "explore": {
+        "type": "object",
+        "properties": {"library": LIBRARY, "output_format": OUTPUT_FORMAT},
+        "additionalProperties": False,
+    },
+    "find_paths": {
+        "type": "object",
+        "properties": {
+            "patterns": {
+                "type": "array",
+                "items": {"type": "string", "minLength": 1},
+                "minItems": 1,
+                "maxItems": 50,
+                "description": "Keywords matched as `%keyword%` against file paths, OR-ed; pass several "
+                'variants at once, e.g. ["Notion", "notion-export"]. Case-insensitive for ASCII.',
+            },
+            "library": LIBRARY,
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 50,
+                "default": 10,
+                "description": "Maximum number of candidate folders (max 50).",
+            },
+            "output_format": OUTPUT_FORMAT,
+        },
+        "required": ["patterns"],
+        "additionalProperties": False,
+    },
+}
+
+_TYPE_NAMES = {"string": "a string", "integer": "an integer", "boolean": "true or false", "array": "a list"}
+
+
+def validate(tool: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
+    """Check arguments against the tool's schema; return them with defaults filled in.
+
+    Raises ToolError naming the argument and what it accepts.
+    """
+    schema = SCHEMAS[tool]
+    arguments = dict(arguments or {})
+    properties: dict[str, dict] = schema["properties"]
+    for name in arguments:
+        if name not in properties:
+            raise ArgumentError(f"unknown argument `{name}` for {tool}; accepted: {', '.join(properties)}")
+    for name in schema.get("required", []):
+        if arguments.get(name) is None:
+            raise ArgumentError(f"`{name}` is required for {tool}")
+    result: dict[str, Any] = {}
+    for name, spec in properties.items():
+        value = arguments.get(name)
+        if value is None:
+            result[name] = spec.get("default")
+            continue
+        result[name] = _check(name, value, spec)
+    return result
+
+
+def _check(name: str, value: Any, spec: dict) -> Any:
+    kind = spec["type"]
+    if kind == "integer":
+        if isinstance(value, bool) or not (
+            isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+        ):
+            if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+                value = int(value)
+            else:
+                raise ArgumentError(f"`{name}` must be {_TYPE_NAMES[kind]}{_range(spec)}, got {value!r}")
+        value = int(value)
+        if "minimum" in spec and value < spec["minimum"] or "maximum" in spec and value > spec["maximum"]:
+            raise ArgumentError(f"`{name}` must be {_TYPE_NAMES[kind]}{_range(spec)}, got {value}")
+        return value
+    if kind == "boolean":
+        if not isinstance(value, bool):
+            raise ArgumentError(f"`{name}` must be true or false, got {value!r}")
+        return value
+    if kind == "string":
+        if not isinstance(value, str):
+            raise ArgumentError(f"`{name}` must be a string, got {value!r}")
+        if len(value) < spec.get("minLength", 0) or not value.strip() and spec.get("minLength"):
+            raise ArgumentError(f"`{name}` must not be empty")
+        if "maxLength" in spec and len(value) > spec["maxLength"]:
+            raise ArgumentError(f"`{name}` is too long ({len(value)} characters; at most {spec['maxLength']})")
+        if "enum" in spec and value not in spec["enum"]:
+            raise ArgumentError(f"`{name}` must be one of {', '.join(spec['enum'])}; got {value!r}")
+        return value
+    if kind == "array":
+        if isinstance(value, str):
+            value = [part.strip() for part in value.split(",") if part.strip()]
+        if not isinstance(value, list):
+            raise ArgumentError(f"`{name}` must be a list, got {value!r}")
+        item_spec = spec.get("items", {"type": "string"})
+        items = [_check(f"{name}[{index}]", item, item_spec) for index, item in enumerate(value)]
+        if len(items) < spec.get("minItems", 0):
+            raise ArgumentError(f"`{name}` needs at least {spec['minItems']} item(s)")
+        if "maxItems" in spec and len(items) > spec["maxItems"]:
+            raise ArgumentError(f"`{name}` takes at most {spec['maxItems']} items, got {len(items)}")
+        return items
+    raise ArgumentError(f"`{name}` has an unsupported type")
+
+
+def _range(spec: dict) -> str:
+    if "minimum" in spec and "maximum" in spec:
+        return f" from {spec['minimum']} to {spec['maximum']}"
+    if "minimum" in spec:
+        return f" of at least {spec['minimum']}"
+    return ""

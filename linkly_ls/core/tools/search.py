@@ -1,0 +1,237 @@
+"""`search`: find the documents that best answer a query, with filters and a snippet each."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from linkly_ls.core.catalog import DocumentRecord
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.index.keyword import ChunkHit
+from linkly_ls.core.tools.common import compile_path_glob, iso_utc, parse_time, resolve_library
+from linkly_ls.core.tools.errors import ArgumentError
+from linkly_ls.core.tools.schema import validate
+from linkly_ls.core.tools.snippets import QueryMatcher, best_snippet
+
+CANDIDATE_CHUNKS = 400
+WEAK_RELEVANCE = 0.35
+KNOWN_TYPES = ("md", "mdx", "txt", "html", "pdf", "docx", "epub", "pptx", "image")
+TYPE_ALIASES = {"markdown": "md", "htm": "html", "text": "txt", "png": "image", "jpg": "image", "jpeg": "image"}
+
+
+@dataclass
+class SearchHit:
+    doc_id: str
+    title: str
+    path: str
+    relevance: float
+    word_count: int
+    total_lines: int
+    has_outline: bool
+    modified_at: str
+    keywords: list[str]
+    snippet: str
+    doc_type: str
+    library: str
+    line: int
+    start_line: int
+    end_line: int
+    stale: bool = False
+    text_missing_reason: str | None = None
+    explain: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data = {
+            "doc_id": self.doc_id,
+            "title": self.title,
+            "path": self.path,
+            "relevance": self.relevance,
+            "word_count": self.word_count,
+            "total_lines": self.total_lines,
+            "has_outline": self.has_outline,
+            "modified_at": self.modified_at,
+            "keywords": self.keywords,
+            "snippet": self.snippet,
+            "doc_type": self.doc_type,
+            "library": self.library,
+            "line": self.line,
+            "passage": {"start_line": self.start_line, "end_line": self.end_line},
+            "stale": self.stale,
+        }
+        if self.text_missing_reason:
+            data["text_missing_reason"] = self.text_missing_reason
+        if self.explain is not None:
+            data["explain"] = self.explain
+        return data
+
+
+@dataclass
+class SearchResult:
+    query: str
+    results: list[SearchHit]
+    mode: str = "keyword"
+    mode_reason: str = "no embedding model is configured; keyword search only"
+    miss: bool = False
+    guidance: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "results": [hit.to_json() for hit in self.results],
+            "total": len(self.results),
+            "mode": self.mode,
+            "mode_reason": self.mode_reason,
+            "miss": self.miss,
+        }
+        if self.guidance:
+            data["guidance"] = self.guidance
+        return data
+
+    def to_markdown(self) -> str:
+        out = [f"## Search: {self.query}", f"_{len(self.results)} result(s) · mode: {self.mode} ({self.mode_reason})_", ""]
+        for rank, hit in enumerate(self.results, start=1):
+            flags = " · **stale** (changed on disk since indexed)" if hit.stale else ""
+            out.append(f"### {rank}. {hit.title}")
+            out.append(
+                f"- doc_id: `{hit.doc_id}` · {hit.doc_type} · relevance {hit.relevance:.2f} · "
+                f"{hit.word_count} words · {hit.total_lines} lines · outline: {'yes' if hit.has_outline else 'no'}{flags}"
+            )
+            out.append(f"- path: {hit.path}")
+            out.append(f"- modified: {hit.modified_at} · best passage: lines {hit.start_line}-{hit.end_line}")
+            if hit.keywords:
+                out.append(f"- keywords: {', '.join(hit.keywords)}")
+            if hit.text_missing_reason:
+                out.append(f"- text missing: {hit.text_missing_reason}")
+            if hit.snippet:
+                out.append(f"> {hit.snippet}")
+            if hit.explain:
+                out.append(f"- explain: {hit.explain}")
+            out.append("")
+        if self.miss:
+            out.append("**No strong match.** " + " ".join(self.guidance))
+        return "\n".join(out).rstrip()
+
+
+def allowed_documents(engine: Engine, params: dict[str, Any]) -> list[str] | None:
+    """Doc ids that pass the filters, or None when no filter is set."""
+    library = resolve_library(engine.catalog, params.get("library"))
+    doc_types = [TYPE_ALIASES.get(t.lower().lstrip("."), t.lower().lstrip(".")) for t in params.get("doc_types") or []]
+    for doc_type in doc_types:
+        if doc_type not in KNOWN_TYPES:
+            raise ArgumentError(f"`doc_types` has unknown type {doc_type!r}; known: {', '.join(KNOWN_TYPES)}")
+    after = parse_time(params.get("modified_after"), "modified_after")
+    before = parse_time(params.get("modified_before"), "modified_before", end_of_day=True)
+    if after is not None and before is not None and after > before:
+        raise ArgumentError("`modified_after` is later than `modified_before`; no document can match")
+    glob = compile_path_glob(params["path_glob"]) if params.get("path_glob") else None
+    if library is None and not doc_types and after is None and before is None and glob is None:
+        return None
+    clauses, values = [], []
+    if library is not None:
+        clauses.append("library = ?")
+        values.append(library.name)
+    if doc_types:
+        clauses.append(f"doc_type IN ({','.join('?' * len(doc_types))})")
+        values.extend(doc_types)
+    if after is not None:
+        clauses.append("mtime_ns >= ?")
+        values.append(int(after * 1e9))
+    if before is not None:
+        clauses.append("mtime_ns <= ?")
+        values.append(int(before * 1e9))
+    where = " AND ".join(clauses) or "1"
+    rows = engine.catalog.connect().execute(f"SELECT doc_id, path FROM documents WHERE {where}", values)
+    return [doc_id for doc_id, path in rows if glob is None or glob.search(path)]
+
+
+def search(engine: Engine, **arguments: Any) -> SearchResult:
+    params = validate("search", arguments)
+    query: str = params["query"].strip()
+    limit: int = params["limit"]
+    allowed = allowed_documents(engine, params)
+    hits = engine.keyword.search(query, CANDIDATE_CHUNKS, allowed)
+    best: dict[str, tuple[int, ChunkHit]] = {}
+    for rank, hit in enumerate(hits, start=1):
+        if hit.doc_id not in best:
+            best[hit.doc_id] = (rank, hit)
+    records = engine.catalog.get_many(list(best))
+    matcher = QueryMatcher(query)
+    results: list[SearchHit] = []
+    seen_content: set[str] = set()
+    top_score = hits[0].score if hits else 1.0
+    for doc_id, (rank, hit) in best.items():
+        record = records.get(doc_id)
+        if record is None or record.content_hash in seen_content:
+            continue
+        seen_content.add(record.content_hash)
+        results.append(_make_hit(engine, record, hit, rank, top_score, matcher, params["explain"]))
+        if len(results) >= limit:
+            break
+    if params["time_sort"] != "default":
+        results.sort(key=lambda h: h.modified_at, reverse=params["time_sort"] == "newest")
+    result = SearchResult(query=query, results=results)
+    _add_guidance(result, params)
+    return result
+
+
+def _make_hit(
+    engine: Engine,
+    record: DocumentRecord,
+    hit: ChunkHit,
+    rank: int,
+    top_score: float,
+    matcher: QueryMatcher,
+    explain: bool,
+) -> SearchHit:
+    lines = engine.catalog.lines(record.doc_id)
+    snippet = best_snippet(matcher, lines, hit.start_line, hit.end_line)
+    coverage = snippet.matched_terms / snippet.total_terms if snippet.total_terms else 0.0
+    relevance = round(min(1.0, 0.7 * coverage + 0.3 * (hit.score / top_score if top_score else 0.0)), 4)
+    return SearchHit(
+        doc_id=record.doc_id,
+        title=record.title,
+        path=record.path,
+        relevance=relevance,
+        word_count=record.word_count,
+        total_lines=record.total_lines,
+        has_outline=record.has_outline,
+        modified_at=iso_utc(record.modified_at),
+        keywords=record.keywords,
+        snippet=snippet.text,
+        doc_type=record.doc_type,
+        library=record.library,
+        line=snippet.line,
+        start_line=hit.start_line,
+        end_line=hit.end_line,
+        stale=_is_stale(record),
+        text_missing_reason=record.text_missing_reason,
+        explain={"keyword_rank": rank, "keyword_score": round(hit.score, 4), "fused_score": round(hit.score, 4)}
+        if explain
+        else None,
+    )
+
+
+def _is_stale(record: DocumentRecord) -> bool:
+    """True when the file on disk is not what was indexed (changed, or gone)."""
+    try:
+        stat = os.stat(record.path)
+    except OSError:
+        return True
+    return stat.st_mtime_ns != record.mtime_ns or stat.st_size != record.size
+
+
+def _add_guidance(result: SearchResult, params: dict[str, Any]) -> None:
+    if result.results and max(hit.relevance for hit in result.results) >= WEAK_RELEVANCE:
+        return
+    result.miss = True
+    advice = ["Try other words or synonyms (e.g. 'auth login sign-in'), or fewer words."]
+    if params.get("path_glob") or params.get("library"):
+        advice.append("Widen or drop `path_glob` / `library`; call `find_paths` to discover the real folder names.")
+    else:
+        advice.append("If the user named a folder or app, call `find_paths` to locate it, then pass its `path_glob`.")
+    if params.get("modified_after") or params.get("modified_before"):
+        advice.append("Widen the date window (`modified_after` / `modified_before`).")
+    if params.get("doc_types"):
+        advice.append("Drop the `doc_types` filter.")
+    advice.append("For an exact name, number or phrase inside a known document, use `grep` on its doc_id.")
+    result.guidance = advice

@@ -1,0 +1,127 @@
+"""Find the files of a library: supported types, include/exclude globs, .gitignore and .ignore."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+from linkly_ls.core.extract import is_supported
+
+IGNORE_FILES = (".gitignore", ".ignore")
+ALWAYS_SKIPPED_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".tox"}
+
+
+@dataclass
+class WalkRules:
+    include: list[str]
+    exclude: list[str]
+    skip_dirs: list[Path]
+
+    def __post_init__(self) -> None:
+        self._include = pathspec.GitIgnoreSpec.from_lines(self.include) if self.include else None
+        self._exclude = pathspec.GitIgnoreSpec.from_lines(self.exclude) if self.exclude else None
+
+    def wanted(self, relative: str) -> bool:
+        if self._exclude is not None and self._exclude.match_file(relative):
+            return False
+        return self._include is None or self._include.match_file(relative)
+
+
+def walk_library(root: Path, rules: WalkRules) -> Iterator[Path]:
+    """Yield the supported files under `root`, honouring ignore files found on the way.
+
+    Hidden folders and files are skipped, symlinks are not followed (no loops,
+    no escape from the library), and the index's own folder is never walked.
+    """
+    if root.is_file():
+        if is_supported(root):
+            yield root
+        return
+    skip = {path.resolve() for path in rules.skip_dirs}
+    ignore_stack: list[tuple[str, pathspec.GitIgnoreSpec]] = []
+    for directory, dirnames, filenames in os.walk(root, followlinks=False):
+        current = Path(directory)
+        relative_dir = current.relative_to(root).as_posix()
+        relative_dir = "" if relative_dir == "." else relative_dir + "/"
+        while ignore_stack and not relative_dir.startswith(ignore_stack[-1][0]):
+            ignore_stack.pop()
+        spec = _ignore_spec(current)
+        if spec is not None:
+            ignore_stack.append((relative_dir, spec))
+
+        def ignored(relative: str, is_dir: bool) -> bool:
+            for base, ignore_spec in ignore_stack:
+                inner = relative[len(base) :] + ("/" if is_dir else "")
+                if ignore_spec.match_file(inner):
+                    return True
+            return False
+
+        kept_dirs = []
+        for name in sorted(dirnames):
+            full = current / name
+            if name.startswith(".") or name in ALWAYS_SKIPPED_DIRS or full.is_symlink():
+                continue
+            if full.resolve() in skip or ignored(relative_dir + name, True):
+                continue
+            if rules._exclude is not None and rules._exclude.match_file(relative_dir + name + "/"):
+                continue
+            kept_dirs.append(name)
+        dirnames[:] = kept_dirs
+        for name in sorted(filenames):
+            if name.startswith("."):
+                continue
+            full = current / name
+            relative = relative_dir + name
+            if not is_supported(full) or full.is_symlink():
+                continue
+            if ignored(relative, False) or not rules.wanted(relative):
+                continue
+            yield full
+
+
+def _ignore_spec(directory: Path) -> pathspec.GitIgnoreSpec | None:
+    lines: list[str] = []
+    for name in IGNORE_FILES:
+        candidate = directory / name
+        if candidate.is_file():
+            try:
+                lines.extend(candidate.read_text(encoding="utf-8", errors="replace").splitlines())
+            except OSError:
+                continue
+    return pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+
+
+def is_indexable(path: Path, root: Path, rules: WalkRules) -> bool:
+    """Whether `walk_library(root)` would yield `path` (for single files reported by a watcher)."""
+    if root.is_file():
+        return path == root and is_supported(path)
+    try:
+        relative = path.relative_to(root)
+    except ValueError:
+        return False
+    parts = relative.parts
+    if not parts or not is_supported(path) or path.is_symlink():
+        return False
+    if any(part.startswith(".") or part in ALWAYS_SKIPPED_DIRS for part in parts):
+        return False
+    if any(path.is_relative_to(skipped) for skipped in rules.skip_dirs):
+        return False
+    relative_text = relative.as_posix()
+    if not rules.wanted(relative_text):
+        return False
+    directory = root
+    for depth, part in enumerate(parts):
+        spec = _ignore_spec(directory)
+        if spec is not None:
+            inner = "/".join(parts[depth:])
+            if spec.match_file(inner):
+                return False
+            for ancestor in range(depth + 1, len(parts)):
+                if spec.match_file("/".join(parts[depth:ancestor]) + "/"):
+                    return False
+        directory = directory / part
+    return True

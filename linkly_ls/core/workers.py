@@ -1,0 +1,155 @@
+"""Extraction in worker processes, each task under a time limit and a memory cap.
+
+A file that hangs a parser or makes it allocate without bound costs one worker
+process, which is killed and replaced; the indexer records a clear error for
+that file and goes on with the rest.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+DEFAULT_TIMEOUT_S = 180.0
+DEFAULT_MEMORY_MB = 3072
+
+
+@dataclass
+class TaskOutcome:
+    key: Any
+    value: Any = None
+    error: str | None = None
+
+
+def _worker_main(connection: Connection, function: Callable, memory_mb: int) -> None:
+    try:
+        import resource
+
+        limit = memory_mb * 2**20
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ImportError, ValueError, OSError):
+        pass
+    while True:
+        try:
+            task = connection.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        key, argument = task
+        try:
+            connection.send((key, function(argument), None))
+        except MemoryError:
+            connection.send((key, None, f"ran out of memory (over the {memory_mb} MB cap per file)"))
+        except Exception as error:  # reported per file; the worker lives on
+            connection.send((key, None, f"{type(error).__name__}: {error}"))
+
+
+class _Worker:
+    def __init__(self, context, function: Callable, memory_mb: int) -> None:
+        self.connection, child = context.Pipe()
+        self.process = context.Process(target=_worker_main, args=(child, function, memory_mb), daemon=True)
+        self.process.start()
+        child.close()
+        self.task: tuple[Any, Any] | None = None
+        self.deadline = 0.0
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.join(5)
+        self.connection.close()
+
+
+class WorkerPool:
+    """Runs `function(argument)` for many arguments in `size` processes."""
+
+    def __init__(
+        self,
+        function: Callable,
+        size: int | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        memory_mb: int = DEFAULT_MEMORY_MB,
+    ) -> None:
+        self.function = function
+        self.size = size or max(1, min(os.cpu_count() or 1, 4))
+        self.timeout_s = timeout_s
+        self.memory_mb = memory_mb
+        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        self._context = multiprocessing.get_context(method)
+        self._workers: list[_Worker] = []
+
+    def _spawn(self) -> _Worker:
+        return _Worker(self._context, self.function, self.memory_mb)
+
+    def run(self, tasks: Iterable[tuple[Any, Any]]) -> Iterator[TaskOutcome]:
+        """Yield an outcome per (key, argument) task, in completion order."""
+        pending = list(tasks)
+        pending.reverse()
+        while len(self._workers) < min(self.size, max(len(pending), 1)):
+            self._workers.append(self._spawn())
+        busy: dict[Connection, _Worker] = {}
+        while pending or busy:
+            for index, worker in enumerate(self._workers):
+                if not pending:
+                    break
+                if worker.task is None:
+                    if not worker.process.is_alive():
+                        worker = self._workers[index] = self._spawn()
+                    worker.task = pending.pop()
+                    worker.deadline = time.monotonic() + self.timeout_s
+                    worker.connection.send(worker.task)
+                    busy[worker.connection] = worker
+            nearest = min(worker.deadline for worker in busy.values())
+            ready = wait(list(busy), timeout=max(0.0, nearest - time.monotonic()))
+            for connection in ready:
+                worker = busy.pop(connection)
+                key = worker.task[0]
+                try:
+                    _, value, error = connection.recv()
+                    yield TaskOutcome(key=key, value=value, error=error)
+                except (EOFError, OSError):
+                    yield TaskOutcome(key=key, error=self._death_reason(worker))
+                    self._replace(worker)
+                worker.task = None
+            now = time.monotonic()
+            for connection, worker in list(busy.items()):
+                if worker.deadline <= now:
+                    busy.pop(connection)
+                    key = worker.task[0]
+                    self._replace(worker)
+                    yield TaskOutcome(key=key, error=f"extraction took longer than {self.timeout_s:.0f} s; stopped")
+
+    def _death_reason(self, worker: _Worker) -> str:
+        worker.process.join(1)
+        code = worker.process.exitcode
+        if code is not None and code < 0:
+            return f"the extractor crashed (signal {-code}); the file is probably malformed"
+        return "the extractor process died while reading this file"
+
+    def _replace(self, worker: _Worker) -> None:
+        index = self._workers.index(worker)
+        worker.kill()
+        self._workers[index] = self._spawn()
+
+    def close(self) -> None:
+        for worker in self._workers:
+            try:
+                worker.connection.send(None)
+            except (OSError, ValueError):
+                pass
+        for worker in self._workers:
+            worker.process.join(2)
+            if worker.process.is_alive():
+                worker.kill()
+        self._workers = []
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

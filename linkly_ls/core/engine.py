@@ -7,6 +7,7 @@ tool functions with it.
 from __future__ import annotations
 
 import re
+import threading
 from pathlib import Path
 
 from linkly_ls.core.catalog import Catalog, LibraryRecord
@@ -32,6 +33,8 @@ class Engine:
         except Exception as error:  # sqlite3.Error and Tantivy's own errors
             raise EngineError(f"cannot open the index in {self.data_dir}: {error}") from error
         self.indexer = Indexer(self.catalog, self.keyword, self.config.limits, self.data_dir)
+        #: one writer at a time: indexing runs, watcher batches and recovery take this lock
+        self.write_lock = threading.RLock()
         self._sync_config_libraries()
         self.recover()
 
@@ -50,7 +53,8 @@ class Engine:
 
     def recover(self) -> None:
         """Finish keyword-index work that an interrupted run left pending."""
-        self.indexer.flush()
+        with self.write_lock:
+            self.indexer.flush()
 
     def libraries(self) -> list[LibraryRecord]:
         return self.catalog.libraries()
@@ -81,11 +85,13 @@ class Engine:
             if unknown:
                 raise ConfigError(f"unknown library: {', '.join(sorted(unknown))}")
             libraries = [library for library in libraries if library.name in names]
-        return [self.indexer.index_library(library, progress=progress) for library in libraries]
+        with self.write_lock:
+            return [self.indexer.index_library(library, progress=progress) for library in libraries]
 
     def index_paths(self, library: LibraryRecord, paths: list[Path]) -> IndexReport:
         """Re-index just these files of a library (a watcher's batch of changes)."""
-        return self.indexer.index_library(library, only_paths=paths)
+        with self.write_lock:
+            return self.indexer.index_library(library, only_paths=paths)
 
     def library_for_path(self, path: Path) -> LibraryRecord | None:
         best: tuple[int, LibraryRecord] | None = None

@@ -1,0 +1,87 @@
+"""Images (PNG, JPEG, BMP, WebP, TIFF): the text in them, read by OCR.
+
+Without OCR the document is just the file name, so the image can still be
+found by name, and `text_missing_reason` says why there is no text.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+from PIL import Image, ImageSequence, UnidentifiedImageError
+
+from linkly_ls.core.document import ExtractedDocument, ExtractionError, LineBuilder
+from linkly_ls.core.extract.base import ExtractLimits, title_from_path
+from linkly_ls.core.extract.ocr import OcrError, ocr_image, ocr_unavailable_reason
+
+#: pages of a multi-page TIFF that are read at most
+MAX_IMAGE_FRAMES = 50
+
+
+def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
+    title = title_from_path(path)
+    reason = ocr_unavailable_reason(limits)
+    if reason is not None:
+        return _name_only(path, title, reason, [f"text not read: {reason}"])
+
+    builder = LineBuilder()
+    warnings_out: list[str] = []
+    with _open(path) as image:
+        frames = getattr(image, "n_frames", 1)
+        if frames > MAX_IMAGE_FRAMES:
+            warnings_out.append(f"only the first {MAX_IMAGE_FRAMES} of {frames} image pages were read")
+        for index, frame in enumerate(ImageSequence.Iterator(image)):
+            if index >= MAX_IMAGE_FRAMES:
+                break
+            if frames > 1:
+                builder.page(f"--- page {index + 1} ---")
+            try:
+                lines = ocr_image(_load(frame, path), limits)
+            except OcrError as error:
+                warnings_out.append(f"OCR failed: {error}")
+                continue
+            builder.text("\n".join(lines))
+    lines, outline = builder.finish()
+    if not any(line.strip() and not line.startswith("--- page ") for line in lines):
+        failed = any(warning.startswith("OCR failed") for warning in warnings_out)
+        reason = "OCR could not read this image" if failed else "OCR found no text in this image"
+        return _name_only(path, title, reason, warnings_out or [reason])
+    return ExtractedDocument(
+        lines=lines,
+        title=title,
+        doc_type="image",
+        outline=outline,
+        warnings=warnings_out,
+        page_starts=builder.page_starts,
+    )
+
+
+def _name_only(path: Path, title: str, reason: str, warnings_out: list[str]) -> ExtractedDocument:
+    return ExtractedDocument(
+        lines=[path.name],
+        title=title,
+        doc_type="image",
+        warnings=warnings_out,
+        text_missing_reason=reason,
+    )
+
+
+def _open(path: Path) -> Image.Image:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            return Image.open(path)
+    except (UnidentifiedImageError, Image.DecompressionBombError, Image.DecompressionBombWarning) as error:
+        raise ExtractionError(f"not a readable image: {error}") from error
+    except OSError as error:
+        raise ExtractionError(f"not a readable image: {error}") from error
+
+
+def _load(frame: Image.Image, path: Path) -> Image.Image:
+    try:
+        frame.load()
+    except (OSError, ValueError, Image.DecompressionBombError) as error:
+        raise ExtractionError(f"not a readable image ({path.suffix}): {error}") from error
+    return frame
+

@@ -68,7 +68,7 @@ def bucket_for(path: str, patterns: list[str]) -> str | None:
             best = position
     if best is None:
         return None
-    end = path.find("/", best)
+    end = path.find("/", best + 1)
     return path[:end] if end != -1 else None
 
 

@@ -1,0 +1,74 @@
+from pathlib import Path
+
+import pytest
+
+from linkly_ls.core.config import ConfigError, load_config
+
+
+def test_missing_config_means_defaults_and_env_data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("LINKLY_DATA_DIR", str(tmp_path / "data"))
+    config = load_config(tmp_path / "absent.toml")
+    assert config.data_dir == (tmp_path / "data").resolve()
+    assert config.libraries == []
+    assert config.source is None
+
+
+def test_default_locations_follow_xdg(tmp_path, monkeypatch):
+    monkeypatch.delenv("LINKLY_DATA_DIR", raising=False)
+    monkeypatch.delenv("LINKLY_CONFIG", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    from linkly_ls.core.config import default_config_path
+
+    assert default_config_path() == tmp_path / "xdg-config" / "linkly-ls" / "config.toml"
+    assert load_config(default_config_path()).data_dir == (tmp_path / "xdg-data" / "linkly-ls").resolve()
+
+
+def test_libraries_and_limits_are_read(tmp_path, monkeypatch):
+    monkeypatch.delenv("LINKLY_DATA_DIR", raising=False)
+    path = tmp_path / "config.toml"
+    path.write_text(
+        f"""
+[index]
+data_dir = "{tmp_path / 'idx'}"
+[limits]
+max_file_mb = 5
+ocr = false
+[[library]]
+name = "research"
+description = "Papers"
+paths = ["{tmp_path}"]
+exclude = ["**/drafts/**"]
+""",
+        encoding="utf-8",
+    )
+    config = load_config(path)
+    assert config.data_dir == (tmp_path / "idx").resolve()
+    assert config.limits.max_file_bytes == 5 * 2**20 and config.limits.ocr is False
+    (library,) = config.libraries
+    assert library.name == "research" and library.paths == [tmp_path.resolve()]
+    assert library.exclude == ["**/drafts/**"]
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("[[library]]\nname = 'x'\n", "needs paths"),
+        ("[[library]]\nname = '../evil'\npaths = ['/tmp']\n", "not valid"),
+        ("[[library]]\nname='a'\npaths=['/tmp']\n[[library]]\nname='a'\npaths=['/tmp']\n", "defined twice"),
+        ("this is not toml = = =", "cannot parse"),
+        ("[limits]\nmax_file_mb = 'big'\n", "not a number"),
+    ],
+)
+def test_bad_config_gives_a_clear_error(tmp_path, body, message):
+    path = tmp_path / "config.toml"
+    path.write_text(body, encoding="utf-8")
+    with pytest.raises(ConfigError, match=message):
+        load_config(path)
+
+
+def test_library_path_list_expands_user(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    path = tmp_path / "c.toml"
+    path.write_text("[[library]]\nname='home'\npaths=['~/notes']\n", encoding="utf-8")
+    assert load_config(path).libraries[0].paths == [Path(tmp_path / "notes").resolve()]

@@ -78,11 +78,3 @@ def corpus_index(corpus_copy: Path, tmp_path_factory: pytest.TempPathFactory) ->
 @pytest.fixture(scope="session")
 def corpus_engine(corpus_index: tuple[Engine, list]) -> Engine:
     return corpus_index[0]
-
-
-def doc_id_of(engine: Engine, relative: str) -> str:
-    """The doc_id of a corpus file given its path relative to the library root."""
-    for record in engine.catalog.all_documents():
-        if record.path.endswith("/" + relative):
-            return record.doc_id
-    raise AssertionError(f"{relative} is not indexed")

@@ -14,6 +14,7 @@ from typing import Any
 from linkly_ls import __version__
 from linkly_ls.core.config import ConfigError, load_config
 from linkly_ls.core.engine import Engine, EngineError
+from linkly_ls.core.index.keyword import IndexBusyError
 from linkly_ls.core.render import render, render_error
 from linkly_ls.core.tools import ArgumentError, ToolError, call_tool
 
@@ -191,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     except ToolError as error:
         print(render_error(str(error), output_format), file=sys.stderr)
         return 1
-    except EngineError as error:
+    except (EngineError, IndexBusyError) as error:
         print(f"linkly: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

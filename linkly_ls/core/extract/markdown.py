@@ -1,0 +1,204 @@
+"""Markdown and MDX: the source lines, minus front matter and MDX/JSX scaffolding.
+
+Lines stay close to the file so a user's line numbers roughly match; headings
+(ATX and setext, found by markdown-it) are rewritten as `## Title` with inline
+markup removed, so the outline title is literally on its line. In MDX,
+`import`/`export` statements and component tags (`<Tabs>`, `<Card title="x">`)
+are dropped while the text between them stays; a tag's title/caption/label
+attribute is kept as a line, since it is text a reader sees.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from linkly_ls.core.document import ExtractedDocument, Heading, LineBuilder
+from linkly_ls.core.extract.base import ExtractLimits, decode_text, read_bytes, title_from_path
+
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+_FRONT_MATTER_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s*(.*)$")
+_COMPONENT_TAG = re.compile(r"</?[A-Z][\w.]*(?:\s+(?:[^<>{}]|\{[^{}]*\})*?)?/?>")
+_FRAGMENT_TAG = re.compile(r"</?>")
+_HTML_TAG = re.compile(r"</?[a-zA-Z][\w:-]*(?:\s+[^<>]*?)?/?>")
+_HTML_COMMENT = re.compile(r"<!--.*?-->")
+_MDX_COMMENT = re.compile(r"\{/\*.*?\*/\}")
+_TEXT_ATTRIBUTE = re.compile(r"""\b(?:title|caption|label)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+_ASIDE = re.compile(r"^\s*:::\s*([\w-]*)\s*(?:\[(.*)\])?\s*$")
+_IMPORT = re.compile(r"^import\s")
+_EXPORT = re.compile(r"^export\s")
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_HEADING_ID = re.compile(r"\s*\{#[^}]*\}\s*$")
+
+
+def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
+    text, _encoding = decode_text(read_bytes(path, limits))
+    source = text.split("\n")
+    fields, body_start = parse_front_matter(source)
+    body = source[body_start:]
+    cleaned = clean_mdx_lines(body, is_mdx=path.suffix.lower() == ".mdx")
+    headings = find_headings(cleaned)
+
+    builder = LineBuilder()
+    skip_until = -1
+    for index, line in enumerate(cleaned):
+        if index < skip_until:
+            continue
+        found = headings.get(index)
+        if found is None:
+            builder.text(line)
+            continue
+        level, title, end = found
+        skip_until = end
+        builder.headings.append(Heading(level=level, title=title, line=builder.next_line))
+        builder.text(f"{'#' * level} {title}")
+    lines, outline = builder.finish()
+
+    title = fields.get("title", "").strip()
+    if not title:
+        ordered = [headings[start] for start in sorted(headings)]
+        first_h1 = next((found[1] for found in ordered if found[0] == 1), "")
+        title = first_h1 or (ordered[0][1] if ordered else "") or title_from_path(path)
+    return ExtractedDocument(lines=lines, title=title, doc_type="md", outline=outline)
+
+
+def parse_front_matter(lines: list[str]) -> tuple[dict[str, str], int]:
+    """Top-level `key: value` pairs of a YAML front matter block, and the index of the first body line.
+
+    Only scalars are read (quoted, plain or `>`/`|` block scalars); nested
+    structures are skipped. Without front matter the result is ({}, 0).
+    """
+    if not lines or lines[0].strip() != "---":
+        return {}, 0
+    end = next(
+        (index for index in range(1, min(len(lines), 500)) if lines[index].strip() in ("---", "...")),
+        None,
+    )
+    if end is None:
+        return {}, 0
+    fields: dict[str, str] = {}
+    index = 1
+    while index < end:
+        match = _FRONT_MATTER_KEY.match(lines[index])
+        index += 1
+        if not match:
+            continue
+        key, value = match.group(1), match.group(2).strip()
+        if value[:1] in (">", "|"):
+            block = []
+            while index < end and (not lines[index].strip() or lines[index][:1] in (" ", "\t")):
+                block.append(lines[index].strip())
+                index += 1
+            value = " ".join(part for part in block if part)
+        elif len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        fields.setdefault(key, value)
+    if not fields:
+        return {}, 0
+    return fields, end + 1
+
+
+def clean_mdx_lines(lines: list[str], is_mdx: bool) -> list[str]:
+    """Blank out scaffolding lines (one output line per input line, so positions still match)."""
+    cleaned: list[str] = []
+    fence: str | None = None
+    skip_until: str | None = None
+    for line in lines:
+        if fence is not None:
+            cleaned.append(line)
+            if line.strip().startswith(fence) and not line.strip()[len(fence):].strip():
+                fence = None
+            continue
+        if skip_until is not None:
+            cleaned.append("")
+            if _statement_ends(line, skip_until):
+                skip_until = None
+            continue
+        opening = _FENCE.match(line)
+        if opening:
+            fence = opening.group(1)
+            cleaned.append(line)
+            continue
+        if is_mdx and (_IMPORT.match(line) or _EXPORT.match(line)):
+            cleaned.append("")
+            if not _statement_ends(line, "import" if line.startswith("import") else "export"):
+                skip_until = "import" if line.startswith("import") else "export"
+            continue
+        if "<!--" in line and "-->" not in line:
+            cleaned.append(line[: line.index("<!--")].rstrip())
+            skip_until = "comment"
+            continue
+        cleaned.append(_clean_line(line))
+    return cleaned
+
+
+def _statement_ends(line: str, kind: str) -> bool:
+    stripped = line.rstrip()
+    if kind == "comment":
+        return "-->" in line
+    if kind == "import":
+        return bool(re.search(r"""(from\s*['"][^'"]*['"]|^import\s*['"][^'"]*['"])\s*;?$""", stripped))
+    return stripped.endswith((";", "}", ")", "]")) or not stripped
+
+
+def _clean_line(line: str) -> str:
+    aside = _ASIDE.match(line)
+    if aside:
+        return aside.group(2) or ""
+    if line.lstrip().startswith("<") and not line.lstrip().startswith("<http"):
+        # A block-level tag line: attributes may hold backticks, so no code-span split here.
+        return _HTML_TAG.sub("", _strip_markup(line)).rstrip()
+    parts = []
+    position = 0
+    for code in _CODE_SPAN.finditer(line):
+        parts.append(_strip_markup(line[position : code.start()]))
+        parts.append(code.group(0))
+        position = code.end()
+    parts.append(_strip_markup(line[position:]))
+    result = "".join(parts).rstrip()
+    return result if result.strip() else ""
+
+
+def _strip_markup(segment: str) -> str:
+    """Remove comments and component tags from a piece of a line outside code spans."""
+    segment = _HTML_COMMENT.sub("", segment)
+    segment = _MDX_COMMENT.sub("", segment)
+
+    def keep_text_attribute(match: re.Match[str]) -> str:
+        attribute = _TEXT_ATTRIBUTE.search(match.group(0))
+        if attribute and not match.group(0).startswith("</"):
+            return attribute.group(1) if attribute.group(1) is not None else attribute.group(2)
+        return ""
+
+    segment = _COMPONENT_TAG.sub(keep_text_attribute, segment)
+    return _FRAGMENT_TAG.sub("", segment)
+
+
+def find_headings(lines: list[str]) -> dict[int, tuple[int, str, int]]:
+    """Map the 0-based line where each heading starts to (level, plain title, end line exclusive)."""
+    parser = MarkdownIt("commonmark")
+    tokens = parser.parse("\n".join(lines))
+    headings: dict[int, tuple[int, str, int]] = {}
+    for index, token in enumerate(tokens):
+        if token.type != "heading_open" or not token.map or index + 1 >= len(tokens):
+            continue
+        title = _HEADING_ID.sub("", _plain_text(tokens[index + 1].children or []))
+        title = " ".join(title.split())
+        if title:
+            headings[token.map[0]] = (int(token.tag[1]), title, token.map[1])
+    return headings
+
+
+def _plain_text(children: list[Token]) -> str:
+    parts: list[str] = []
+    for child in children:
+        if child.type in ("text", "code_inline"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+        elif child.children:
+            parts.append(_plain_text(child.children))
+    return "".join(parts)

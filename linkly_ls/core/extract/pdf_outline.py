@@ -1,0 +1,215 @@
+"""Outlines for PDFs: bookmarks placed on the lines where their titles stand, or headings found by font.
+
+Bookmarks: each entry is looked up only on its own target page; its title is
+matched against the page's lines (case, spacing and punctuation ignored), and
+the bookmark's target point breaks ties and places entries whose title is not
+on the page (wrong or generic bookmark titles).
+
+Without bookmarks: lines clearly larger than the body text, or bold and
+short, are headings; distinct sizes become levels 1-3 (largest first), and
+running headers/footers repeated on many pages are ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+import pymupdf
+
+from linkly_ls.core.document import Heading
+from linkly_ls.core.extract.pdf_text import PdfLine, PdfPage, body_font_size
+
+_NON_WORD = re.compile(r"[\W_]+")
+_DOT_LEADER = re.compile(r"(\.\s?){4,}")
+_DIGITS = re.compile(r"\d")
+
+LARGE_FACTOR = 1.15
+MAX_LEVELS = 3
+MAX_HEADING_WORDS = 12
+
+
+@dataclass
+class Bookmark:
+    level: int
+    title: str
+    page: int | None  # 0-based page index, None when the bookmark has no usable target
+    target_y: float | None  # PDF user-space y of the target point, when given
+
+
+def read_bookmarks(doc: pymupdf.Document) -> list[Bookmark]:
+    """The document's bookmarks in order; targets outside the document become None."""
+    try:
+        toc = doc.get_toc(simple=False)
+    except (RuntimeError, ValueError):
+        return []
+    bookmarks = []
+    for entry in toc:
+        level, title, page_number = entry[0], str(entry[1] or ""), entry[2]
+        details = entry[3] if len(entry) > 3 and isinstance(entry[3], dict) else {}
+        page = page_number - 1 if isinstance(page_number, int) and 1 <= page_number <= doc.page_count else None
+        point = details.get("to")
+        target_y = float(point.y) if page is not None and point is not None and details.get("kind") in (
+            pymupdf.LINK_GOTO, pymupdf.LINK_NAMED
+        ) else None
+        bookmarks.append(Bookmark(level=max(int(level), 1), title=title, page=page, target_y=target_y))
+    return bookmarks
+
+
+def bookmark_headings(bookmarks: list[Bookmark], pages: list[PdfPage]) -> list[Heading]:
+    """One heading per bookmark, in bookmark order, pointing at the line its title stands on."""
+    _fill_missing_pages(bookmarks)
+    by_page: dict[int, list[int]] = defaultdict(list)
+    for index, bookmark in enumerate(bookmarks):
+        if bookmark.page is not None and bookmark.page < len(pages):
+            by_page[bookmark.page].append(index)
+    lines_for: dict[int, int] = {}
+    for page_index, indexes in by_page.items():
+        page = pages[page_index]
+        normalised = [_normalise(line.text) for line in page.lines]
+        for index in indexes:
+            lines_for[index] = _locate(bookmarks[index], page, normalised)
+    first_line = pages[0].marker_line if pages else 1
+    return [
+        Heading(level=bookmark.level, title=bookmark.title, line=lines_for.get(index, first_line))
+        for index, bookmark in enumerate(bookmarks)
+    ]
+
+
+def _fill_missing_pages(bookmarks: list[Bookmark]) -> None:
+    """A bookmark without a target (often a parent entry) starts where the next targeted one does."""
+    following: int | None = None
+    for bookmark in reversed(bookmarks):
+        if bookmark.page is None:
+            bookmark.page = following
+            bookmark.target_y = None
+        else:
+            following = bookmark.page
+    previous: int | None = None
+    for bookmark in bookmarks:
+        if bookmark.page is None:
+            bookmark.page = previous if previous is not None else 0
+        previous = bookmark.page
+
+
+def _locate(bookmark: Bookmark, page: PdfPage, normalised: list[str]) -> int:
+    """The line number where the bookmark's title stands on its page (or its target point, or the page start)."""
+    target = _target_top(bookmark, page)
+    title = _normalise(bookmark.title)
+    best: tuple[int, float, int] | None = None
+    if title:
+        for position, text in enumerate(normalised):
+            rank = _match_rank(title, text, normalised[position + 1] if position + 1 < len(normalised) else "")
+            if rank is None:
+                continue
+            distance = abs(page.lines[position].y0 - target) if target is not None else float(position)
+            candidate = (rank, distance, position)
+            if best is None or candidate < best:
+                best = candidate
+    far = target is not None and best is not None and best[0] > 0 and best[1] > 0.25 * page.height
+    if best is not None and not far:
+        return page.lines[best[2]].number
+    if target is not None and page.lines:
+        below = next((line for line in page.lines if line.y0 >= target - 3), page.lines[-1])
+        return below.number
+    return page.marker_line
+
+
+def _target_top(bookmark: Bookmark, page: PdfPage) -> float | None:
+    if bookmark.target_y is None:
+        return None
+    point = pymupdf.Point(0, bookmark.target_y) * page.transform
+    return point.y if 0 <= point.y <= page.height + 1 else None
+
+
+def _match_rank(title: str, text: str, next_text: str) -> int | None:
+    """0 exact, 1 line starts/ends with the title (numbering, "Chapter 3"), 2 wrapped over two lines, 3 inside."""
+    if not text:
+        return None
+    if text == title:
+        return 0
+    if text.endswith(title) or text.startswith(title):
+        return 1 if len(title) >= 0.3 * len(text) else 3
+    if title.startswith(text) and len(text) >= 4 and (text + next_text).startswith(title):
+        return 2
+    if len(title) >= 6 and title in text:
+        return 3
+    return None
+
+
+def _normalise(text: str) -> str:
+    return _NON_WORD.sub("", text.casefold())
+
+
+def font_headings(pages: list[PdfPage]) -> list[Heading]:
+    """Headings from font size and weight, for PDFs without bookmarks (may be empty)."""
+    body = body_font_size(pages)
+    if body <= 0:
+        return []
+    running = _running_lines(pages)
+    found: list[tuple[PdfLine, str, str]] = []  # (first line, title, style key)
+    for page in pages:
+        previous: tuple[PdfLine, str, str] | None = None
+        for line in page.lines:
+            style = _heading_style(line, body, running)
+            if style is None:
+                previous = None
+                continue
+            if previous is not None and previous[2] == style and previous[0].block == line.block and len(previous[1]) < 150:
+                merged = (previous[0], f"{previous[1]} {line.text}", style)
+                found[-1] = merged
+                previous = merged
+                continue
+            previous = (line, line.text, style)
+            found.append(previous)
+    total_lines = sum(len(page.lines) for page in pages)
+    if not found or len(found) > 0.4 * max(total_lines, 1):
+        return []
+    levels = _levels([style for _line, _title, style in found])
+    limit = min(max(20, 4 * len(pages)), 1500)
+    allowed = MAX_LEVELS
+    while allowed > 1 and sum(1 for _line, _title, style in found if levels[style] <= allowed) > limit:
+        allowed -= 1
+    headings = [
+        Heading(level=levels[style], title=title, line=line.number)
+        for line, title, style in found
+        if levels[style] <= allowed
+    ]
+    return headings if len(headings) <= limit else []
+
+
+def _heading_style(line: PdfLine, body: float, running: set[str]) -> str | None:
+    """"size:<pt>" for a large line, "bold" for a bold body-size line, None for body text."""
+    text = line.text
+    words = text.split()
+    letters = sum(1 for char in text if char.isalpha())
+    if letters < 2 or len(words) > MAX_HEADING_WORDS or len(text) > 120:
+        return None
+    if text.endswith((".", ",", ";")) or _DOT_LEADER.search(text):
+        return None
+    if len(_DIGITS.findall(text)) > letters:
+        return None
+    if _DIGITS.sub("", _normalise(text)) in running:
+        return None
+    if line.size >= LARGE_FACTOR * body:
+        return f"size:{round(line.size * 2) / 2}"
+    if line.bold and line.size >= 0.95 * body and len(words) <= 8:
+        return "bold"
+    return None
+
+
+def _levels(styles: list[str]) -> dict[str, int]:
+    sizes = sorted({float(style[5:]) for style in styles if style.startswith("size:")}, reverse=True)
+    levels = {f"size:{size}": min(rank + 1, MAX_LEVELS) for rank, size in enumerate(sizes)}
+    levels["bold"] = min(len(sizes) + 1, MAX_LEVELS)
+    return levels
+
+
+def _running_lines(pages: list[PdfPage]) -> set[str]:
+    """Texts (digits ignored) that recur on many pages: running headers and footers."""
+    seen: Counter[str] = Counter()
+    for page in pages:
+        seen.update({_DIGITS.sub("", _normalise(line.text)) for line in page.lines})
+    threshold = max(3, int(0.3 * len(pages)))
+    return {text for text, count in seen.items() if count >= threshold and text}

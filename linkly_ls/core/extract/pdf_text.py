@@ -1,0 +1,158 @@
+"""Text lines of one PDF page in reading order, with the font facts outline detection needs.
+
+PyMuPDF's `sort=True` interleaves the columns of a two-column page, so blocks
+are ordered here: on a two-column page each band between full-width blocks is
+read left column first, then right column; other pages are read top to bottom.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import pymupdf
+
+#: keep whitespace, clip to the page; ligatures are expanded (ﬁ -> fi) so search finds the words
+TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
+
+_BOLD_NAME_PARTS = ("bold", "black", "heavy", "semibold", "demi", "cmbx", "cmb10")
+
+
+@dataclass
+class PdfLine:
+    """One visual line of text; `number` is its line in the document once written."""
+
+    text: str
+    y0: float
+    size: float
+    bold: bool
+    block: int
+    number: int = 0
+
+
+@dataclass
+class PdfPage:
+    index: int
+    height: float
+    transform: pymupdf.Matrix
+    lines: list[PdfLine] = field(default_factory=list)
+    marker_line: int = 0
+    ocr_lines: list[str] = field(default_factory=list)
+
+
+def read_page(page: pymupdf.Page) -> PdfPage:
+    result = PdfPage(index=page.number, height=page.rect.height, transform=page.transformation_matrix)
+    blocks = [block for block in page.get_text("dict", flags=TEXT_FLAGS)["blocks"] if block.get("type") == 0]
+    for block_index, block in enumerate(order_blocks(blocks, page.rect.width)):
+        previous: PdfLine | None = None
+        previous_box: tuple[float, float, float, float] | None = None
+        for line in block.get("lines", ()):
+            spans = [span for span in line.get("spans", ()) if span.get("text")]
+            text = "".join(span["text"] for span in spans)
+            if not text.strip():
+                continue
+            box = line["bbox"]
+            if previous is not None and previous_box is not None and _same_baseline(previous_box, box):
+                joiner = "" if previous.text.endswith(" ") or text.startswith(" ") else " "
+                previous.text += joiner + text
+                previous_box = (previous_box[0], previous_box[1], box[2], max(previous_box[3], box[3]))
+                continue
+            size, bold = _dominant_style(spans)
+            previous = PdfLine(text=text, y0=box[1], size=size, bold=bold, block=block_index)
+            previous_box = tuple(box)
+            result.lines.append(previous)
+    for line in result.lines:
+        line.text = " ".join(line.text.split())
+    return result
+
+
+def order_blocks(blocks: list[dict], page_width: float) -> list[dict]:
+    """Reading order: column by column on two-column pages, else top to bottom, left to right."""
+    if len(blocks) < 2:
+        return blocks
+    left_edge = min(block["bbox"][0] for block in blocks)
+    right_edge = max(block["bbox"][2] for block in blocks)
+    middle = (left_edge + right_edge) / 2
+    tolerance = 0.02 * page_width
+
+    def side(block: dict) -> str:
+        in_left = block["bbox"][2] <= middle + tolerance
+        in_right = block["bbox"][0] >= middle - tolerance
+        if in_left and not in_right:
+            return "left"
+        if in_right and not in_left:
+            return "right"
+        return "span"
+
+    sides = [side(block) for block in blocks]
+    if not _is_two_column(blocks, sides):
+        return sorted(blocks, key=lambda block: (round(block["bbox"][1] / 3), block["bbox"][0]))
+    spanning = sorted((block for block, where in zip(blocks, sides) if where == "span"), key=_top)
+    left = sorted((block for block, where in zip(blocks, sides) if where == "left"), key=_top)
+    right = sorted((block for block, where in zip(blocks, sides) if where == "right"), key=_top)
+    ordered: list[dict] = []
+    for separator in spanning:
+        ordered.extend(_take_above(left, _top(separator)))
+        ordered.extend(_take_above(right, _top(separator)))
+        ordered.append(separator)
+    return ordered + left + right
+
+
+def body_font_size(pages: list[PdfPage]) -> float:
+    """The most common font size, weighted by characters."""
+    sizes: Counter[float] = Counter()
+    for page in pages:
+        for line in page.lines:
+            sizes[round(line.size * 2) / 2] += len(line.text)
+    return sizes.most_common(1)[0][0] if sizes else 0.0
+
+
+def _is_two_column(blocks: list[dict], sides: list[str]) -> bool:
+    chars = {"left": 0, "right": 0, "span": 0}
+    counts = Counter(sides)
+    for block, where in zip(blocks, sides):
+        chars[where] += sum(len(span.get("text", "")) for line in block.get("lines", ()) for span in line.get("spans", ()))
+    total = sum(chars.values()) or 1
+    if counts["left"] < 2 or counts["right"] < 2:
+        return False
+    if chars["left"] < 0.2 * total or chars["right"] < 0.2 * total:
+        return False
+    lefts = [block["bbox"] for block, where in zip(blocks, sides) if where == "left"]
+    rights = [block["bbox"] for block, where in zip(blocks, sides) if where == "right"]
+    return any(a[1] < b[3] and b[1] < a[3] for a in lefts for b in rights)
+
+
+def _take_above(blocks: list[dict], limit: float) -> list[dict]:
+    taken = [block for block in blocks if _top(block) < limit]
+    del blocks[: len(taken)]
+    return taken
+
+
+def _top(block: dict) -> float:
+    return block["bbox"][1]
+
+
+def _same_baseline(first: tuple[float, ...], second: tuple[float, ...]) -> bool:
+    """Two line boxes that sit on one visual line, the second to the right of the first."""
+    height = min(first[3] - first[1], second[3] - second[1])
+    if height <= 0:
+        return False
+    overlap = min(first[3], second[3]) - max(first[1], second[1])
+    return overlap >= 0.6 * height and second[0] >= first[2] - 1
+
+
+def _dominant_style(spans: list[dict]) -> tuple[float, bool]:
+    sizes: Counter[float] = Counter()
+    bold_chars = 0
+    total = 0
+    for span in spans:
+        count = len(span["text"].strip())
+        if not count:
+            continue
+        sizes[round(span.get("size", 0.0), 1)] += count
+        total += count
+        font = span.get("font", "").lower()
+        if span.get("flags", 0) & pymupdf.TEXT_FONT_BOLD or any(part in font for part in _BOLD_NAME_PARTS):
+            bold_chars += count
+    size = sizes.most_common(1)[0][0] if sizes else 0.0
+    return size, total > 0 and bold_chars >= 0.8 * total

@@ -1,0 +1,61 @@
+"""`linkly watch` as a user runs it: a saved file becomes searchable, a deleted one goes."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+
+def linkly(env: dict, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "linkly_ls.cli", *args], env=env, capture_output=True, text=True)
+
+
+def found(env: dict, query: str) -> list[str]:
+    result = linkly(env, "search", query, "--json")
+    assert result.returncode == 0, result.stderr
+    return [hit["path"] for hit in json.loads(result.stdout)["results"]]
+
+
+def wait_for(predicate, timeout: float = 15.0) -> float:
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        if predicate():
+            return time.monotonic() - started
+        time.sleep(0.1)
+    raise AssertionError("condition not met in time")
+
+
+@pytest.fixture
+def watching(tmp_path):
+    library = tmp_path / "notes"
+    (library / "sub").mkdir(parents=True)
+    (library / "first.md").write_text("# First\n\nplain words\n", encoding="utf-8")
+    config = tmp_path / "config.toml"
+    config.write_text(f'[[library]]\nname = "notes"\npaths = ["{library}"]\n', encoding="utf-8")
+    env = {**os.environ, "LINKLY_DATA_DIR": str(tmp_path / "data"), "LINKLY_CONFIG": str(config)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "linkly_ls.cli", "watch"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    for line in process.stdout:
+        if line.startswith("watching"):
+            break
+    time.sleep(0.3)
+    yield env, library
+    process.terminate()
+    process.wait(10)
+
+
+def test_saved_file_becomes_searchable_and_deleted_file_disappears(watching):
+    env, library = watching
+    target = library / "sub" / "new-note.md"
+    target.write_text("# Zeppelin\n\nA note about airships and helium.\n", encoding="utf-8")
+    wait_for(lambda: str(target) in found(env, "zeppelin airships"))
+    target.write_text("# Zeppelin\n\nNow about hydrogen instead.\n", encoding="utf-8")
+    wait_for(lambda: str(target) in found(env, "hydrogen"))
+    target.unlink()
+    wait_for(lambda: str(target) not in found(env, "zeppelin"))
+    assert str(library / "first.md") in found(env, "plain words")

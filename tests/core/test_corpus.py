@@ -27,7 +27,10 @@ EXPECTED_FAILURES = {
     "odd/empty.pdf": "empty file",
     "odd/empty-note.md": "empty file",
     "odd/report-truncated.docx": "DOCX",
+    "odd/fhs-3.0-partial-download.pdf": "damaged",
 }
+#: a PDF whose page tree is as broken as its bookmarks: readable or refused, never a hang
+MAY_FAIL = {"odd/cyclic-toc.pdf": "page"}
 
 
 def manifest() -> list[dict[str, str]]:
@@ -46,7 +49,9 @@ def test_every_corpus_file_is_indexed_or_fails_with_its_reason(corpus_index, cor
     for path, word in EXPECTED_FAILURES.items():
         assert path in failed, f"{path} should fail"
         assert word.lower() in failed[path].lower(), failed[path]
-    assert set(failed) - set(EXPECTED_FAILURES) <= {"odd/fhs-3.0-partial-download.pdf"}, failed
+    for path, word in MAY_FAIL.items():
+        assert path not in failed or word in failed[path], failed[path]
+    assert set(failed) - set(MAY_FAIL) == set(EXPECTED_FAILURES), failed
     every = {row["path"] for row in manifest()}
     assert every == indexed | set(failed)
     assert report.failed == len(failed) and report.indexed == len(indexed)

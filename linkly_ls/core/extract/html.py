@@ -4,7 +4,7 @@ Page chrome (scripts, navigation, site headers and footers, Wikipedia and
 Sphinx/DocBook navigation) is removed first; the main content element is
 preferred when the page marks one. Block elements become lines, tables become
 `cell | cell` rows and `pre` keeps its lines. The EPUB extractor reuses
-`parse_html`, `content_root` and `HtmlRenderer` for its chapters.
+`parse_html`, `node_text` and `HtmlRenderer` for its chapters.
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ _PARAGRAPH_TAGS = frozenset(
 )
 _LINE_TAGS = frozenset({"li", "dt", "dd", "figcaption", "summary", "caption", "legend", "tr", "body", "html"})
 _HEADING_TAGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+_BLOCK_TAGS = _PARAGRAPH_TAGS | _LINE_TAGS | _HEADING_TAGS.keys() | {"pre", "table", "br"}
+_WINDOWS_1252_LABELS = frozenset({"iso-8859-1", "iso8859-1", "latin1", "latin-1", "us-ascii", "ascii"})
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([\w.:-]+)|<\?xml[^>]+encoding\s*=\s*["']([\w.:-]+)""", re.I)
 
 
@@ -50,7 +52,7 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
     if root is not None:
         renderer.render(root)
     lines, outline = builder.finish()
-    title = first_h1(builder.headings) or page_title or _first_heading(builder.headings) or title_from_path(path)
+    title = _first_h1(builder.headings) or page_title or _first_heading(builder.headings) or title_from_path(path)
     return ExtractedDocument(lines=lines, title=title, doc_type="html", outline=outline)
 
 
@@ -59,7 +61,9 @@ def decode_html(data: bytes) -> str:
     if not data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
         declared = _CHARSET.search(data[:4096])
         if declared:
-            encoding = (declared.group(1) or declared.group(2)).decode("ascii", "replace")
+            encoding = (declared.group(1) or declared.group(2)).decode("ascii", "replace").lower()
+            if encoding in _WINDOWS_1252_LABELS:
+                encoding = "cp1252"  # as browsers do: these labels all mean windows-1252
             try:
                 return data.decode(encoding).replace("\r\n", "\n")
             except (LookupError, UnicodeDecodeError):
@@ -95,7 +99,7 @@ def content_root(tree: LexborHTMLParser) -> LexborNode | None:
     return body
 
 
-def first_h1(headings: list[Heading]) -> str | None:
+def _first_h1(headings: list[Heading]) -> str | None:
     title = next((heading.title for heading in headings if heading.level == 1), None)
     return title if title and len(title) <= 200 else None
 
@@ -170,6 +174,8 @@ class HtmlRenderer:
                 continue
             if tag in _SKIP_TAGS or tag == "-comment" or tag is None:
                 continue
+            if tag in _BLOCK_TAGS:
+                self._flush()  # text before a block is a line of its own, before the block's anchor
             self._note_anchor(node)
             if tag in _HEADING_TAGS:
                 self._heading(node, _HEADING_TAGS[tag])
@@ -177,11 +183,8 @@ class HtmlRenderer:
                 self._preformatted(node)
             elif tag == "table":
                 self._table(node)
-            elif tag == "br":
-                self._flush()
-            else:
+            elif tag != "br":
                 if tag in _PARAGRAPH_TAGS or tag in _LINE_TAGS:
-                    self._flush()
                     if tag == "li":
                         self._prefix = "- "
                     stack.append((node, True))
@@ -221,7 +224,6 @@ class HtmlRenderer:
             self._prefix = ""
 
     def _heading(self, node: LexborNode, level: int) -> None:
-        self._flush()
         title = node_text(node)
         if not title:
             return
@@ -234,7 +236,6 @@ class HtmlRenderer:
         self.builder.blank()
 
     def _preformatted(self, node: LexborNode) -> None:
-        self._flush()
         self.builder.blank()
         text = node.text(deep=True).strip("\n")
         for line in text.split("\n"):
@@ -245,7 +246,6 @@ class HtmlRenderer:
         self.builder.blank()
 
     def _table(self, node: LexborNode) -> None:
-        self._flush()
         self.builder.blank()
         self._note_inner_anchors(node)
         for row in _table_rows(node):
@@ -255,7 +255,11 @@ class HtmlRenderer:
                     self._write(caption)
                 continue
             cells = [node_text(cell) for cell in row.iter() if cell.tag in ("td", "th")]
-            if any(cells):
+            while cells and not cells[0]:
+                cells.pop(0)  # layout cells (an admonition's icon) would start the row with " | "
+            while cells and not cells[-1]:
+                cells.pop()
+            if cells:
                 self._write(" | ".join(cells))
         self.builder.blank()
 

@@ -21,9 +21,10 @@ from linkly_ls.core.extract.base import ExtractLimits, decode_text, read_bytes, 
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _FRONT_MATTER_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s*(.*)$")
-_COMPONENT_TAG = re.compile(r"</?[A-Z][\w.]*(?:\s+(?:[^<>{}]|\{[^{}]*\})*?)?/?>")
+_ATTRIBUTES = r"""(?:\s+(?:"[^"]*"|'[^']*'|\{[^{}]*\}|[^<>{}"'])*?)?"""
+_COMPONENT_TAG = re.compile(r"</?[A-Z][\w.]*" + _ATTRIBUTES + r"/?>")
 _FRAGMENT_TAG = re.compile(r"</?>")
-_HTML_TAG = re.compile(r"</?[a-zA-Z][\w:-]*(?:\s+[^<>]*?)?/?>")
+_ANY_TAG = re.compile(r"</?[a-zA-Z][\w.:-]*" + _ATTRIBUTES + r"/?>")
 _HTML_COMMENT = re.compile(r"<!--.*?-->")
 _MDX_COMMENT = re.compile(r"\{/\*.*?\*/\}")
 _TEXT_ATTRIBUTE = re.compile(r"""\b(?:title|caption|label)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
@@ -150,31 +151,34 @@ def _clean_line(line: str) -> str:
         return aside.group(2) or ""
     if line.lstrip().startswith("<") and not line.lstrip().startswith("<http"):
         # A block-level tag line: attributes may hold backticks, so no code-span split here.
-        return _HTML_TAG.sub("", _strip_markup(line)).rstrip()
+        return _strip_markup(line, _ANY_TAG).rstrip()
     parts = []
     position = 0
     for code in _CODE_SPAN.finditer(line):
-        parts.append(_strip_markup(line[position : code.start()]))
+        parts.append(_strip_markup(line[position : code.start()], _COMPONENT_TAG))
         parts.append(code.group(0))
         position = code.end()
-    parts.append(_strip_markup(line[position:]))
+    parts.append(_strip_markup(line[position:], _COMPONENT_TAG))
     result = "".join(parts).rstrip()
     return result if result.strip() else ""
 
 
-def _strip_markup(segment: str) -> str:
-    """Remove comments and component tags from a piece of a line outside code spans."""
+def _strip_markup(segment: str, tags: re.Pattern[str]) -> str:
+    """Remove comments and `tags` from a piece of a line; a component's title/caption/label stays as text."""
     segment = _HTML_COMMENT.sub("", segment)
     segment = _MDX_COMMENT.sub("", segment)
-
-    def keep_text_attribute(match: re.Match[str]) -> str:
-        attribute = _TEXT_ATTRIBUTE.search(match.group(0))
-        if attribute and not match.group(0).startswith("</"):
-            return attribute.group(1) if attribute.group(1) is not None else attribute.group(2)
-        return ""
-
-    segment = _COMPONENT_TAG.sub(keep_text_attribute, segment)
+    segment = tags.sub(_component_text, segment)
     return _FRAGMENT_TAG.sub("", segment)
+
+
+def _component_text(match: re.Match[str]) -> str:
+    tag = match.group(0)
+    if tag.startswith("</") or not tag[1].isupper():
+        return ""
+    attribute = _TEXT_ATTRIBUTE.search(tag)
+    if attribute is None:
+        return ""
+    return attribute.group(1) if attribute.group(1) is not None else attribute.group(2)
 
 
 def find_headings(lines: list[str]) -> dict[int, tuple[int, str, int]]:

@@ -22,7 +22,7 @@ NO_OCR_ENGINE = (
     "no OCR engine installed (install Debian's tesseract-ocr package, plus "
     "tesseract-ocr-fra / -deu / -chi-sim for other languages, to read text in images)"
 )
-OCR_DISABLED = "OCR is turned off (ocr = false in the settings)"
+OCR_DISABLED = "OCR is turned off (ocr = false in the [limits] section of the config file)"
 
 #: seconds one tesseract run may take before it is stopped
 OCR_TIMEOUT = 120

@@ -94,22 +94,29 @@ def _fill_missing_pages(bookmarks: list[Bookmark]) -> None:
 
 
 def _locate(bookmark: Bookmark, page: PdfPage, normalised: list[str]) -> int:
-    """The line number where the bookmark's title stands on its page (or its target point, or the page start)."""
+    """The line number where the bookmark's title stands on its page.
+
+    Title matches just below the bookmark's target point win; then the best
+    match anywhere on the page (weak matches only when near the target); then
+    the line at the target point; then the start of the page.
+    """
     target = _target_top(bookmark, page)
     title = _normalise(bookmark.title)
-    best: tuple[int, float, int] | None = None
+    candidates: list[tuple[int, float, int]] = []  # (rank, distance from target, position)
     if title:
         for position, text in enumerate(normalised):
-            rank = _match_rank(title, text, normalised[position + 1] if position + 1 < len(normalised) else "")
-            if rank is None:
-                continue
-            distance = abs(page.lines[position].y0 - target) if target is not None else float(position)
-            candidate = (rank, distance, position)
-            if best is None or candidate < best:
-                best = candidate
-    far = target is not None and best is not None and best[0] > 0 and best[1] > 0.25 * page.height
-    if best is not None and not far:
-        return page.lines[best[2]].number
+            following = normalised[position + 1] if position + 1 < len(normalised) else ""
+            rank = _match_rank(title, text, following)
+            if rank is not None:
+                distance = abs(page.lines[position].y0 - target) if target is not None else float(position)
+                candidates.append((rank, distance, position))
+    if target is not None:
+        window = [c for c in candidates if target - 0.02 * page.height <= page.lines[c[2]].y0 <= target + 0.12 * page.height]
+        if window:
+            return page.lines[min(window)[2]].number
+        candidates = [c for c in candidates if c[0] < 2 or c[1] <= 0.25 * page.height]
+    if candidates:
+        return page.lines[min(candidates)[2]].number
     if target is not None and page.lines:
         below = next((line for line in page.lines if line.y0 >= target - 3), page.lines[-1])
         return below.number
@@ -142,55 +149,57 @@ def _normalise(text: str) -> str:
     return _NON_WORD.sub("", text.casefold())
 
 
-def font_headings(pages: list[PdfPage]) -> list[Heading]:
-    """Headings from font size and weight, for PDFs without bookmarks (may be empty)."""
+def font_headings(pages: list[PdfPage]) -> list[tuple[PdfLine, int]]:
+    """Heading lines and levels from font size and weight, for PDFs without bookmarks (may be empty).
+
+    A heading set over several lines is joined onto its first line (the other
+    lines are emptied), so the whole title stands on the line the outline points to.
+    """
     body = body_font_size(pages)
     if body <= 0:
         return []
     running = _running_lines(pages)
-    found: list[tuple[PdfLine, str, str]] = []  # (first line, title, style key)
+    found: list[tuple[PdfLine, list[PdfLine], str]] = []  # (first line, continuation lines, style)
     for page in pages:
-        previous: tuple[PdfLine, str, str] | None = None
+        previous: tuple[PdfLine, list[PdfLine], str] | None = None
         for line in page.lines:
-            style = _heading_style(line, body, running)
+            repeated = _in_margin(line, page) and _DIGITS.sub("", _normalise(line.text)) in running
+            style = None if repeated else _heading_style(line, body)
             if style is None:
                 previous = None
-                continue
-            if previous is not None and previous[2] == style and previous[0].block == line.block and len(previous[1]) < 150:
-                merged = (previous[0], f"{previous[1]} {line.text}", style)
-                found[-1] = merged
-                previous = merged
-                continue
-            previous = (line, line.text, style)
-            found.append(previous)
+            elif previous and previous[2] == style and previous[0].block == line.block and len(previous[1]) < 2:
+                previous[1].append(line)
+            else:
+                previous = (line, [], style)
+                found.append(previous)
     total_lines = sum(len(page.lines) for page in pages)
     if not found or len(found) > 0.4 * max(total_lines, 1):
         return []
-    levels = _levels([style for _line, _title, style in found])
+    levels = _levels([style for _line, _rest, style in found])
     limit = min(max(20, 4 * len(pages)), 1500)
     allowed = MAX_LEVELS
-    while allowed > 1 and sum(1 for _line, _title, style in found if levels[style] <= allowed) > limit:
+    while allowed > 1 and sum(1 for _line, _rest, style in found if levels[style] <= allowed) > limit:
         allowed -= 1
-    headings = [
-        Heading(level=levels[style], title=title, line=line.number)
-        for line, title, style in found
-        if levels[style] <= allowed
-    ]
-    return headings if len(headings) <= limit else []
+    chosen = [(line, rest, levels[style]) for line, rest, style in found if levels[style] <= allowed]
+    if len(chosen) > limit:
+        return []
+    for line, rest, _level in chosen:
+        for continuation in rest:
+            line.text = f"{line.text} {continuation.text}"
+            continuation.text = ""
+    return [(line, level) for line, _rest, level in chosen]
 
 
-def _heading_style(line: PdfLine, body: float, running: set[str]) -> str | None:
+def _heading_style(line: PdfLine, body: float) -> str | None:
     """"size:<pt>" for a large line, "bold" for a bold body-size line, None for body text."""
     text = line.text
     words = text.split()
     letters = sum(1 for char in text if char.isalpha())
-    if letters < 2 or len(words) > MAX_HEADING_WORDS or len(text) > 120:
+    if letters < 2 or len(words) > MAX_HEADING_WORDS or len(text) > 120 or line.gapped:
         return None
     if text.endswith((".", ",", ";")) or _DOT_LEADER.search(text):
         return None
     if len(_DIGITS.findall(text)) > letters:
-        return None
-    if _DIGITS.sub("", _normalise(text)) in running:
         return None
     if line.size >= LARGE_FACTOR * body:
         return f"size:{round(line.size * 2) / 2}"
@@ -207,9 +216,13 @@ def _levels(styles: list[str]) -> dict[str, int]:
 
 
 def _running_lines(pages: list[PdfPage]) -> set[str]:
-    """Texts (digits ignored) that recur on many pages: running headers and footers."""
+    """Texts (digits ignored) in the top or bottom margin of many pages: running headers and footers."""
     seen: Counter[str] = Counter()
     for page in pages:
-        seen.update({_DIGITS.sub("", _normalise(line.text)) for line in page.lines})
+        seen.update({_DIGITS.sub("", _normalise(line.text)) for line in page.lines if _in_margin(line, page)})
     threshold = max(3, int(0.3 * len(pages)))
     return {text for text, count in seen.items() if count >= threshold and text}
+
+
+def _in_margin(line: PdfLine, page: PdfPage) -> bool:
+    return line.y0 < 0.1 * page.height or line.y0 > 0.88 * page.height

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import pymupdf
 
@@ -27,6 +28,7 @@ class PdfLine:
     size: float
     bold: bool
     block: int
+    gapped: bool = False  # pieces far apart on one baseline: a table row, not running text
     number: int = 0
 
 
@@ -55,6 +57,7 @@ def read_page(page: pymupdf.Page) -> PdfPage:
             if previous is not None and previous_box is not None and _same_baseline(previous_box, box):
                 joiner = "" if previous.text.endswith(" ") or text.startswith(" ") else " "
                 previous.text += joiner + text
+                previous.gapped = previous.gapped or box[0] - previous_box[2] > 1.5 * max(previous.size, 1.0)
                 previous_box = (previous_box[0], previous_box[1], box[2], max(previous_box[3], box[3]))
                 continue
             size, bold = _dominant_style(spans)
@@ -142,17 +145,25 @@ def _same_baseline(first: tuple[float, ...], second: tuple[float, ...]) -> bool:
 
 
 def _dominant_style(spans: list[dict]) -> tuple[float, bool]:
-    sizes: Counter[float] = Counter()
+    """The font size covering most characters, and whether (nearly) all characters are bold."""
+    sizes: dict[float, int] = {}
     bold_chars = 0
     total = 0
     for span in spans:
-        count = len(span["text"].strip())
-        if not count:
+        text = span["text"]
+        count = len(text) - text.count(" ")
+        if count <= 0:
             continue
-        sizes[round(span.get("size", 0.0), 1)] += count
+        size = span.get("size", 0.0)
+        sizes[size] = sizes.get(size, 0) + count
         total += count
-        font = span.get("font", "").lower()
-        if span.get("flags", 0) & pymupdf.TEXT_FONT_BOLD or any(part in font for part in _BOLD_NAME_PARTS):
+        if span.get("flags", 0) & pymupdf.TEXT_FONT_BOLD or _is_bold_font(span.get("font", "")):
             bold_chars += count
-    size = sizes.most_common(1)[0][0] if sizes else 0.0
+    size = round(max(sizes, key=sizes.__getitem__), 1) if sizes else 0.0
     return size, total > 0 and bold_chars >= 0.8 * total
+
+
+@lru_cache(maxsize=512)
+def _is_bold_font(name: str) -> bool:
+    lowered = name.lower()
+    return any(part in lowered for part in _BOLD_NAME_PARTS)

@@ -35,6 +35,8 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
     source_lines: list[str] = []
     page_of_line: list[int] = []
     for number, page in enumerate(pages, start=1):
+        if number > 1 and page.startswith("\n"):
+            page = page[1:]  # the rest of the line the form feed stood on
         page_lines = page.split("\n")
         source_lines.extend(page_lines)
         page_of_line.extend([number] * len(page_lines))

@@ -1,0 +1,163 @@
+"""Word DOCX with python-docx: paragraphs and tables in body order, heading styles as the outline.
+
+A paragraph is a heading when its style is "Heading N" / "Title" or carries an
+outline level (directly or through the styles it is based on), so localised
+and custom heading styles count too. List paragraphs get a "- " prefix and
+table rows become `cell | cell` lines.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import docx
+from docx.document import Document as DocxDocument
+from docx.opc.exceptions import PackageNotFoundError
+from docx.oxml.ns import qn
+from docx.text.paragraph import Paragraph
+
+from linkly_ls.core.document import ExtractedDocument, ExtractionError, LineBuilder
+from linkly_ls.core.extract.base import ExtractLimits, title_from_path
+from linkly_ls.core.extract.zipguard import check_zip
+
+_HEADING_NAME = re.compile(r"^heading\s*([1-9])$", re.I)
+_GENERIC_TITLE = re.compile(r"^(untitled|title|document|microsoft word - .*)$", re.I)
+_MAX_BASED_ON = 10
+
+
+def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
+    check_zip(path, limits, "DOCX")
+    document = _open(path)
+    styles = _style_table(document)
+    builder = LineBuilder()
+    walker = _BodyWalker(document, styles, builder)
+    walker.walk(document.element.body)
+    lines, outline = builder.finish()
+    return ExtractedDocument(
+        lines=lines,
+        title=_title(document, walker, path),
+        doc_type="docx",
+        outline=outline,
+    )
+
+
+def _open(path: Path) -> DocxDocument:
+    try:
+        return docx.Document(str(path))
+    except (PackageNotFoundError, KeyError, ValueError) as error:
+        raise ExtractionError(f"not a readable DOCX file: {error}") from error
+
+
+class _StyleInfo:
+    __slots__ = ("name", "level", "is_list")
+
+    def __init__(self, name: str, level: int | None, is_list: bool) -> None:
+        self.name = name
+        self.level = level
+        self.is_list = is_list
+
+
+def _style_table(document: DocxDocument) -> dict[str, _StyleInfo]:
+    """Paragraph style id -> name, outline level (None for body text) and list-ness."""
+    raw: dict[str, tuple[str, int | None, str | None]] = {}
+    for style in document.styles.element.findall(qn("w:style")):
+        if style.get(qn("w:type")) != "paragraph":
+            continue
+        style_id = style.get(qn("w:styleId")) or ""
+        name_element = style.find(qn("w:name"))
+        name = name_element.get(qn("w:val")) if name_element is not None else style_id
+        based_on = style.find(qn("w:basedOn"))
+        raw[style_id] = (name or style_id, _outline_level(style), based_on.get(qn("w:val")) if based_on is not None else None)
+    table: dict[str, _StyleInfo] = {}
+    for style_id, (name, level, _parent) in raw.items():
+        heading = _HEADING_NAME.match(name)
+        if heading:
+            level = int(heading.group(1))
+        elif name.lower() == "title":
+            level = 1
+        else:
+            parent, steps = raw[style_id][2], 0
+            while level is None and parent in raw and steps < _MAX_BASED_ON:
+                level, parent = raw[parent][1], raw[parent][2]
+                steps += 1
+        table[style_id] = _StyleInfo(name, level, name.lower().startswith("list"))
+    return table
+
+
+def _outline_level(element) -> int | None:
+    """w:pPr/w:outlineLvl as a 1-based level; 9 (body text) and absence give None."""
+    properties = element.find(qn("w:pPr"))
+    found = properties.find(qn("w:outlineLvl")) if properties is not None else None
+    if found is None:
+        return None
+    try:
+        value = int(found.get(qn("w:val")))
+    except (TypeError, ValueError):
+        return None
+    return value + 1 if 0 <= value <= 8 else None
+
+
+class _BodyWalker:
+    """Writes body elements into the builder in document order."""
+
+    def __init__(self, document: DocxDocument, styles: dict[str, _StyleInfo], builder: LineBuilder) -> None:
+        self.document = document
+        self.styles = styles
+        self.builder = builder
+        self.title_paragraph: str | None = None
+
+    def walk(self, container) -> None:
+        for child in container.iterchildren():
+            tag = child.tag
+            if tag == qn("w:p"):
+                self._paragraph(child)
+            elif tag == qn("w:tbl"):
+                self._table(child)
+            elif tag in (qn("w:sdt"), qn("w:customXml")):
+                content = child.find(qn("w:sdtContent"))
+                self.walk(content if content is not None else child)
+
+    def _paragraph(self, element) -> None:
+        text = Paragraph(element, self.document).text
+        if not text.strip():
+            self.builder.blank()
+            return
+        properties = element.find(qn("w:pPr"))
+        style_id = None
+        if properties is not None:
+            style_element = properties.find(qn("w:pStyle"))
+            style_id = style_element.get(qn("w:val")) if style_element is not None else None
+        style = self.styles.get(style_id or "") or self.styles.get("Normal")
+        level = _outline_level(element) or (style.level if style else None)
+        if level is not None and len(text) <= 300:
+            if style is not None and style.name.lower() == "title" and self.title_paragraph is None:
+                self.title_paragraph = " ".join(text.split())
+            self.builder.blank()
+            self.builder.heading(text, min(level, 9))
+            return
+        numbered = properties is not None and properties.find(qn("w:numPr")) is not None
+        self.builder.text(("- " if numbered or (style and style.is_list) else "") + text)
+
+    def _table(self, element) -> None:
+        self.builder.blank()
+        for row in element.iterchildren(qn("w:tr")):
+            cells = []
+            for cell in row.iterchildren(qn("w:tc")):
+                parts = (Paragraph(p, self.document).text for p in cell.iter(qn("w:p")))
+                cells.append(" ".join(" ".join(part.split()) for part in parts if part.strip()))
+            if any(cells):
+                self.builder.text(" | ".join(cells))
+        self.builder.blank()
+
+
+def _title(document: DocxDocument, walker: _BodyWalker, path: Path) -> str:
+    core_title = " ".join((document.core_properties.title or "").split())
+    if core_title and not _GENERIC_TITLE.match(core_title):
+        return core_title
+    if walker.title_paragraph:
+        return walker.title_paragraph
+    first = walker.builder.headings[0] if walker.builder.headings else None
+    if first is not None and first.line <= 20 and len(first.title) <= 200:
+        return first.title
+    return title_from_path(path)

@@ -1,0 +1,143 @@
+"""EPUB: chapters in spine order, the book's own table of contents as the outline.
+
+Each spine document starts with a `--- chapter N: title ---` line and is
+rendered like an HTML page (html.HtmlRenderer). Table-of-contents links are
+resolved to the line of the element their #fragment names, or to the
+chapter's heading, or to the chapter marker. Books without a table of
+contents get their outline from the chapters' h1-h6.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from linkly_ls.core.document import ExtractedDocument, ExtractionError, Heading, LineBuilder
+from linkly_ls.core.extract.base import ExtractLimits, title_from_path
+from linkly_ls.core.extract.epub_package import (
+    EpubFormatError,
+    EpubPackage,
+    TocEntry,
+    read_from_zip,
+    read_with_ebooklib,
+)
+from linkly_ls.core.extract.html import HtmlRenderer, node_text, parse_html
+from linkly_ls.core.extract.zipguard import open_checked_zip
+
+_NON_WORD = re.compile(r"[\W_]+")
+#: numbering that is not text: SiSU's paragraph "object citation numbers" (Debian live-manual)
+_NOISE_SELECTORS = "label.ocn"
+
+
+@dataclass
+class _RenderedChapter:
+    marker_line: int
+    anchors: dict[str, int]
+    heading_lines: list[tuple[int, str]]
+
+
+def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
+    package = _read_package(path, limits)
+    if not package.chapters:
+        raise ExtractionError("not a readable EPUB file: its spine lists no readable chapters")
+    toc = _without_repeats(package.toc)
+    builder = LineBuilder()
+    rendered: dict[str, _RenderedChapter] = {}
+    for number, chapter in enumerate(package.chapters, start=1):
+        tree = parse_html(chapter.data)
+        for noise in tree.css(_NOISE_SELECTORS):
+            noise.decompose()
+        root = tree.body or tree.root
+        builder.page(f"--- chapter {number}: {_chapter_title(chapter.href, toc, tree)} ---")
+        renderer = HtmlRenderer(builder, emit_headings=not toc)
+        if root is not None:
+            renderer.render(root)
+        rendered.setdefault(
+            chapter.href, _RenderedChapter(builder.page_starts[-1], renderer.anchors, renderer.heading_lines)
+        )
+    if toc:
+        builder.headings = _toc_headings(toc, rendered)
+    lines, outline = builder.finish()
+    return ExtractedDocument(
+        lines=lines,
+        title=package.title or title_from_path(path),
+        doc_type="epub",
+        outline=outline,
+        page_starts=builder.page_starts,
+    )
+
+
+def _read_package(path: Path, limits: ExtractLimits) -> EpubPackage:
+    archive = open_checked_zip(path, limits, "EPUB")
+    try:
+        try:
+            return read_with_ebooklib(path)
+        except Exception:  # noqa: BLE001 - ebooklib fails in many ways on real files; the fallback decides
+            return read_from_zip(archive)
+    except EpubFormatError as error:
+        raise ExtractionError(f"not a readable EPUB file: {error}") from error
+    finally:
+        archive.close()
+
+
+def _without_repeats(toc: list[TocEntry]) -> list[TocEntry]:
+    """Drop an entry that repeats its parent's title and target (Sphinx-made NCX files do this)."""
+    kept: list[TocEntry] = []
+    parents: list[TocEntry] = []
+    for entry in toc:
+        while parents and parents[-1].level >= entry.level:
+            parents.pop()
+        parent = parents[-1] if parents else None
+        if not (parent and parent.title == entry.title and parent.href == entry.href):
+            kept.append(entry)
+        parents.append(entry)
+    return kept
+
+
+def _chapter_title(href: str, toc: list[TocEntry], tree) -> str:
+    entries = [entry for entry in toc if _file_of(entry.href) == href and entry.title]
+    if entries:
+        whole = next((entry for entry in entries if "#" not in entry.href), entries[0])
+        return whole.title
+    for selector in ("h1", "h2", "h3", "title"):
+        node = tree.css_first(selector)
+        text = node_text(node) if node is not None else ""
+        if text:
+            return text[:120]
+    return posixpath.basename(href)
+
+
+def _toc_headings(toc: list[TocEntry], rendered: dict[str, _RenderedChapter]) -> list[Heading]:
+    by_basename: dict[str, list[str]] = {}
+    for href in rendered:
+        by_basename.setdefault(posixpath.basename(href), []).append(href)
+    headings: list[Heading] = []
+    for entry in toc:
+        file_path, _, fragment = entry.href.partition("#")
+        chapter = rendered.get(file_path)
+        if chapter is None:  # broken relative links: match the file name when it is unique
+            candidates = by_basename.get(posixpath.basename(file_path), [])
+            chapter = rendered[candidates[0]] if len(candidates) == 1 else None
+        if chapter is None or not entry.title:
+            continue
+        line = chapter.anchors.get(fragment) if fragment else None
+        if line is None:
+            line = _heading_line(chapter, entry.title)
+        headings.append(Heading(level=entry.level, title=entry.title, line=line))
+    return headings
+
+
+def _heading_line(chapter: _RenderedChapter, title: str) -> int:
+    """The chapter heading that reads like the entry's title, else the chapter's marker line."""
+    wanted = _NON_WORD.sub("", title.casefold())
+    for line, text in chapter.heading_lines[:5]:
+        found = _NON_WORD.sub("", text.casefold())
+        if wanted and found and (found == wanted or found.endswith(wanted) or wanted.endswith(found)):
+            return line
+    return chapter.marker_line
+
+
+def _file_of(href: str) -> str:
+    return href.partition("#")[0]

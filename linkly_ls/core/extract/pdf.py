@@ -1,0 +1,205 @@
+"""PDF with PyMuPDF: text per page in reading order, bookmarks or font-detected headings as the outline.
+
+Every page starts with a `--- page N ---` line. Pages without a text layer
+(scans) are read by OCR when tesseract is available; otherwise the page keeps
+its marker and the document says the text is missing and why.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pymupdf
+from PIL import Image
+
+from linkly_ls.core.document import ExtractedDocument, ExtractionError, Heading, LineBuilder
+from linkly_ls.core.extract.base import ExtractLimits, title_from_path
+from linkly_ls.core.extract.ocr import OcrError, ocr_image, ocr_unavailable_reason
+from linkly_ls.core.extract.pdf_outline import bookmark_headings, font_headings, read_bookmarks
+from linkly_ls.core.extract.pdf_text import PdfPage, read_page
+
+#: scanned pages read by OCR in one document at most (OCR takes seconds per page)
+MAX_OCR_PAGES = 100
+OCR_DPI = 300
+
+_GENERIC_TITLE = re.compile(
+    r"^([\d.]+\s*)?(contents|table of contents|inhaltsverzeichnis|sommaire|table des matières|目录|"
+    r"introduction|einleitung|abstract|preface|foreword|index)$",
+    re.I,
+)
+_GENERATOR_TITLE = re.compile(
+    r"^(untitled|title|document|slide \d+|microsoft (word|powerpoint) - .*|adobe photoshop pdf|.*\.(docx?|pdf|tex|dvi|indd|qxd|ps|rtf|odt))$",
+    re.I,
+)
+
+pymupdf.TOOLS.mupdf_display_errors(False)
+pymupdf.TOOLS.mupdf_display_warnings(False)
+
+
+def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
+    doc = _open(path)
+    try:
+        return _extract_open(doc, path, limits)
+    finally:
+        doc.close()
+
+
+def _open(path: Path) -> pymupdf.Document:
+    try:
+        doc = pymupdf.open(path, filetype="pdf")
+    except pymupdf.EmptyFileError as error:
+        raise ExtractionError("empty PDF file (0 bytes)") from error
+    except (pymupdf.FileDataError, RuntimeError, ValueError) as error:
+        raise ExtractionError(
+            "not a readable PDF: the file is damaged or incomplete (an unfinished download?) "
+            "and could not be repaired"
+        ) from error
+    if doc.needs_pass and not doc.authenticate(""):
+        doc.close()
+        raise ExtractionError("password-protected PDF: needs a password to open")
+    return doc
+
+
+def _extract_open(doc: pymupdf.Document, path: Path, limits: ExtractLimits) -> ExtractedDocument:
+    if doc.page_count == 0:
+        reason = "the PDF has no pages that can be read (its page tree is damaged)"
+        return ExtractedDocument(
+            lines=[path.name], title=title_from_path(path), doc_type="pdf", warnings=[reason], text_missing_reason=reason
+        )
+    warnings: list[str] = []
+    if doc.is_repaired:
+        warnings.append("the PDF is damaged; PyMuPDF repaired what it could, so some text may be missing")
+    pages: list[PdfPage] = []
+    unreadable: list[int] = []
+    for number in range(doc.page_count):
+        try:
+            pages.append(read_page(doc[number]))
+        except Exception:  # noqa: BLE001 - MuPDF raises assorted errors on one broken page; keep the rest
+            unreadable.append(number + 1)
+            pages.append(PdfPage(index=number, height=0.0, transform=pymupdf.Matrix(1, 1)))
+    if unreadable:
+        warnings.append(f"{len(unreadable)} page(s) could not be read: {_page_list(unreadable)}")
+
+    missing_reason = _read_scanned_pages(doc, pages, limits, warnings)
+
+    bookmarks = read_bookmarks(doc)
+    detected = [] if bookmarks else font_headings(pages)
+
+    builder = LineBuilder()
+    _write_pages(builder, pages)
+    if bookmarks:
+        builder.headings = bookmark_headings(bookmarks, pages)
+    else:
+        builder.headings = [Heading(level=level, title=line.text, line=line.number) for line, level in detected]
+    lines, outline = builder.finish()
+
+    has_text = any(page.lines or page.ocr_lines for page in pages)
+    return ExtractedDocument(
+        lines=lines,
+        title=_title(doc, pages, bookmarks, path),
+        doc_type="pdf",
+        outline=outline,
+        warnings=warnings,
+        text_missing_reason=None if has_text else (missing_reason or "the PDF contains no text"),
+        page_starts=builder.page_starts,
+    )
+
+
+def _write_pages(builder: LineBuilder, pages: list[PdfPage]) -> None:
+    """Write each page under its marker, a blank line between blocks; note where each line landed."""
+    for page in pages:
+        builder.page(f"--- page {page.index + 1} ---")
+        page.marker_line = builder.page_starts[-1]
+        block = None
+        for line in page.lines:
+            if not line.text:  # the continuation of a heading joined onto its first line
+                continue
+            if block is not None and line.block != block:
+                builder.blank()
+            block = line.block
+            line.number = builder.next_line
+            builder.text(line.text)
+        if page.ocr_lines:
+            builder.text("\n".join(page.ocr_lines))
+
+
+def _read_scanned_pages(
+    doc: pymupdf.Document, pages: list[PdfPage], limits: ExtractLimits, warnings: list[str]
+) -> str | None:
+    """OCR pages that have images but no text layer; returns why text is missing, if it is."""
+    scanned = [page for page in pages if not page.lines and page.height > 0 and _has_images(doc, page.index)]
+    if not scanned:
+        return None
+    reason = ocr_unavailable_reason(limits)
+    if reason is not None:
+        warnings.append(
+            f"{len(scanned)} page(s) are scanned images without a text layer and were not read: {reason}"
+        )
+        return f"scanned pages without a text layer; {reason}"
+    if len(scanned) > MAX_OCR_PAGES:
+        warnings.append(
+            f"only the first {MAX_OCR_PAGES} of {len(scanned)} scanned pages were read by OCR"
+        )
+    failed: list[int] = []
+    for page in scanned[:MAX_OCR_PAGES]:
+        try:
+            page.ocr_lines = ocr_image(_render(doc[page.index]), limits)
+        except OcrError:
+            failed.append(page.index + 1)
+    read = [page.index + 1 for page in scanned[:MAX_OCR_PAGES] if page.ocr_lines]
+    if read:
+        warnings.append(f"text of page(s) {_page_list(read)} was read by OCR and may contain errors")
+    if failed:
+        warnings.append(f"OCR failed on page(s) {_page_list(failed)}")
+    return None if read else "scanned pages without a text layer; OCR found no text"
+
+
+def _has_images(doc: pymupdf.Document, index: int) -> bool:
+    try:
+        return bool(doc[index].get_images(full=False))
+    except (RuntimeError, ValueError):
+        return False
+
+
+def _render(page: pymupdf.Page) -> Image.Image:
+    zoom = OCR_DPI / 72
+    longest = max(page.rect.width, page.rect.height) * zoom
+    if longest > 8000:  # oversized pages: keep the render near 8000 px
+        zoom *= 8000 / longest
+    pixmap = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), colorspace=pymupdf.csGRAY, alpha=False)
+    return Image.frombytes("L", (pixmap.width, pixmap.height), pixmap.samples)
+
+
+def _title(doc: pymupdf.Document, pages: list[PdfPage], bookmarks: list, path: Path) -> str:
+    """Metadata title when it is a real one, else the largest text on page 1, else the first bookmark."""
+    metadata_title = " ".join(((doc.metadata or {}).get("title") or "").split())
+    if metadata_title and not _GENERATOR_TITLE.match(metadata_title) and any(c.isalpha() for c in metadata_title):
+        return metadata_title
+    largest = _largest_text(pages[0]) if pages else None
+    if largest and not _GENERIC_TITLE.match(largest):
+        return largest
+    first = next((" ".join(b.title.split()) for b in bookmarks if b.title.strip()), "")
+    return first if first and not _GENERIC_TITLE.match(first) else title_from_path(path)
+
+
+def _largest_text(page: PdfPage) -> str | None:
+    lines = [line for line in page.lines if line.text]
+    if not lines:
+        return None
+    biggest = max(line.size for line in lines)
+    parts: list[str] = []
+    for line in lines:
+        if abs(line.size - biggest) < 0.5 and (not parts or len(parts) < 3):
+            parts.append(line.text)
+        elif parts:
+            break
+    title = " ".join(parts)
+    if sum(char.isalpha() for char in title) < 3 or len(title) > 200:
+        return None
+    return title
+
+
+def _page_list(numbers: list[int]) -> str:
+    shown = ", ".join(str(number) for number in numbers[:20])
+    return shown + (f" and {len(numbers) - 20} more" if len(numbers) > 20 else "")

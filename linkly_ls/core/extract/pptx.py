@@ -1,0 +1,135 @@
+"""PowerPoint PPTX with python-pptx: one section per slide.
+
+Each slide starts with `--- slide N ---`, then its title (the outline entry,
+"Slide N" when the slide has none), the text of its shapes top-to-bottom and
+left-to-right (groups opened, tables as `cell | cell` rows, chart titles), and
+the speaker notes under a `Notes:` line.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Iterable
+
+import pptx
+from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
+from pptx.exc import PackageNotFoundError
+from pptx.presentation import Presentation
+from pptx.shapes.base import BaseShape
+from pptx.slide import Slide
+
+from linkly_ls.core.document import ExtractedDocument, ExtractionError, Heading, LineBuilder
+from linkly_ls.core.extract.base import ExtractLimits, title_from_path
+from linkly_ls.core.extract.zipguard import check_zip
+
+_GENERIC_TITLE = re.compile(r"^(untitled|title|slide \d+|powerpoint presentation|presentation\d*)$", re.I)
+_MAX_GROUP_DEPTH = 20
+_FURNITURE = frozenset({PP_PLACEHOLDER.SLIDE_NUMBER, PP_PLACEHOLDER.DATE})
+
+
+def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
+    check_zip(path, limits, "PPTX")
+    presentation = _open(path)
+    builder = LineBuilder()
+    first_title: str | None = None
+    for number, slide in enumerate(presentation.slides, start=1):
+        builder.page(f"--- slide {number} ---")
+        title_shape = _title_shape(slide)
+        title = _shape_text(title_shape).strip() if title_shape is not None else ""
+        if title:
+            first_title = first_title or " ".join(title.split())
+        if title:
+            builder.heading(title, 1)
+        else:  # the marker line itself carries the slide number
+            builder.headings.append(Heading(level=1, title=f"Slide {number}", line=builder.page_starts[-1]))
+        for shape in _reading_order(slide.shapes):
+            if title_shape is not None and shape.shape_id == title_shape.shape_id:
+                continue
+            _write_shape(shape, builder, depth=0)
+        notes = _notes(slide)
+        if notes:
+            builder.blank()
+            builder.text("Notes:")
+            builder.text(notes)
+    lines, outline = builder.finish()
+    return ExtractedDocument(
+        lines=lines,
+        title=_title(presentation, first_title, path),
+        doc_type="pptx",
+        outline=outline,
+        page_starts=builder.page_starts,
+    )
+
+
+def _open(path: Path) -> Presentation:
+    try:
+        return pptx.Presentation(str(path))
+    except (PackageNotFoundError, KeyError, ValueError) as error:
+        raise ExtractionError(f"not a readable PPTX file: {error}") from error
+
+
+def _title_shape(slide: Slide) -> BaseShape | None:
+    try:
+        shape = slide.shapes.title
+    except (KeyError, ValueError):
+        return None
+    return shape if shape is not None and getattr(shape, "has_text_frame", False) else None
+
+
+def _reading_order(shapes: Iterable[BaseShape]) -> list[BaseShape]:
+    """Top to bottom, then left to right; shapes without a position keep their order at the end."""
+    return sorted(
+        shapes,
+        key=lambda shape: (
+            shape.top is None,
+            (shape.top or 0) // 100_000,  # rows ~0.1 inch apart read as one row
+            shape.left or 0,
+        ),
+    )
+
+
+def _write_shape(shape: BaseShape, builder: LineBuilder, depth: int) -> None:
+    if shape.is_placeholder and shape.placeholder_format.type in _FURNITURE:
+        return
+    if getattr(shape, "shape_type", None) == MSO_SHAPE_TYPE.GROUP and depth < _MAX_GROUP_DEPTH:
+        for inner in _reading_order(shape.shapes):
+            _write_shape(inner, builder, depth + 1)
+        return
+    if getattr(shape, "has_table", False):
+        builder.blank()
+        for row in shape.table.rows:
+            cells = [" ".join(cell.text.split()) for cell in row.cells]
+            if any(cells):
+                builder.text(" | ".join(cells))
+        builder.blank()
+        return
+    if getattr(shape, "has_chart", False):
+        chart = shape.chart
+        if chart.has_title and chart.chart_title.has_text_frame:
+            builder.text(chart.chart_title.text_frame.text)
+        return
+    text = _shape_text(shape)
+    if text.strip():
+        builder.blank()
+        builder.text(text)
+
+
+def _shape_text(shape: BaseShape) -> str:
+    if not getattr(shape, "has_text_frame", False):
+        return ""
+    return shape.text_frame.text.replace("\v", "\n")
+
+
+def _notes(slide: Slide) -> str:
+    if not slide.has_notes_slide:
+        return ""
+    frame = slide.notes_slide.notes_text_frame
+    return frame.text.strip() if frame is not None else ""
+
+
+def _title(presentation: Presentation, first_title: str | None, path: Path) -> str:
+    core_title = " ".join((presentation.core_properties.title or "").split())
+    if core_title and not _GENERIC_TITLE.match(core_title):
+        return core_title
+    return first_title or title_from_path(path)

@@ -1,0 +1,71 @@
+"""DOCX: body order with tables, heading styles as the outline, titles, broken and oversized files."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from linkly_ls.core.document import ExtractionError
+from linkly_ls.core.extract import extract_file
+from linkly_ls.core.extract.base import ExtractLimits
+
+
+def test_heading_levels_from_styles(extracted, check):
+    document = extracted("documents/misc/outline template.docx")
+    assert [(node.level, node.title) for node in check.flatten(document.outline)] == [
+        (1, "First paragraph"),
+        (2, "Second paragraph"),
+        (3, "Third paragraph"),
+    ]
+    check.outline_points_at_titles(document)
+
+
+def test_large_handbook_has_its_300_headings(extracted, check):
+    document = extracted("documents/work/Chapter 13 Trustee Handbook.docx")
+    nodes = check.flatten(document.outline)
+    assert 290 <= len(nodes) <= 300  # 300 heading paragraphs, a few of them empty
+    assert {node.level for node in nodes} == {1, 2, 3}
+    top = [node.title for node in document.outline]
+    assert top[0] == "CHAPTER 1 – INTRODUCTION"
+    assert len(top) == 14
+    assert document.title == "Chapter 13 Trustee Handbook"  # no core title; first heading comes late
+    check.outline_points_at_titles(document)
+    check.well_formed(document)
+
+
+def test_paragraphs_and_tables_stay_in_body_order(extracted):
+    document = extracted("documents/drafts/AutoGen paper draft.docx")
+    assert document.title == "AutoGen: Enabling Next-Gen LLM Applications via Multi-Agent Conversation"
+    lines = document.lines
+    intro = lines.index("Here is a random table for .docx parsing test purposes:")
+    first_row = lines.index("1 | 2 | 3 | 4 | 5 | 6")
+    image = lines.index("Test Image:")
+    assert intro < first_row < image
+    assert "13 | 14 | 49e168b7-d2ae-407f-a055-2167576f39a1 | 15 | 16 | 17" in lines
+
+
+def test_title_style_and_core_title(extracted, check):
+    document = extracted("documents/work/dpkg cheat sheet.docx")
+    assert document.title == "5.4. Manipulating Packages with dpkg"
+    nodes = check.flatten(document.outline)
+    assert (nodes[0].level, nodes[0].title) == (1, "5.4. Manipulating Packages with dpkg")
+    assert "5.4.5.1. Enabling Multi-Arch" in [node.title for node in nodes]
+
+
+def test_chinese_docx_headings(extracted, check):
+    document = extracted("documents/work/Web 服务器配置笔记.docx")
+    titles = [node.title for node in check.flatten(document.outline)]
+    assert "11.2.1. 安装 Apache" in titles and "11.2.4.1. 需要身份认证" in titles
+    check.outline_points_at_titles(document)
+
+
+def test_truncated_docx_is_a_clear_error(corpus):
+    with pytest.raises(ExtractionError, match="not a readable DOCX file"):
+        extract_file(corpus / "odd/report-truncated.docx")
+
+
+def test_unzipped_size_limit_guards_against_zip_bombs(corpus):
+    limits = replace(ExtractLimits(), max_unzipped_bytes=50_000)
+    with pytest.raises(ExtractionError, match="max_unzipped_bytes"):
+        extract_file(corpus / "documents/misc/outline template.docx", limits)

@@ -1,0 +1,86 @@
+"""HTML pages: main content only, headings as the outline, tables and pre blocks."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def test_docbook_page_without_navigation_chrome(extracted, check):
+    document = extracted("web/debian-handbook/en-US/sect.backup.html")
+    assert document.title == "9.10. Backup"
+    assert [(node.level, node.title) for node in check.flatten(document.outline)] == [
+        (2, "9.10. Backup"),
+        (3, "9.10.1. Backing Up with rsync"),
+        (3, "9.10.2. Restoring Machines without Backups"),
+    ]
+    text = "\n".join(document.lines)
+    assert "Download the ebook" not in text and "Prev" not in document.lines
+    assert "Making backups is one of the main responsibilities of any administrator" in text
+    # inline markup joins into the sentence instead of splitting it
+    assert any("such as amanda, bacula, or BackupPC." in line for line in document.lines)
+
+
+def test_pre_keeps_its_lines_and_indentation(extracted):
+    lines = extracted("web/debian-handbook/en-US/sect.backup.html").lines
+    start = lines.index("bank:")
+    assert lines[start + 1] == "    /backup"
+    assert lines[start + 2] == "exclude:"
+
+
+def test_tables_become_rows_and_the_chapter_toc_is_dropped(extracted):
+    document = extracted("web/debian-reference/ch05.en.html")
+    assert document.title == "Chapter 5. Network setup"
+    rows = [line for line in document.lines if " | " in line]
+    assert len(rows) > 50
+    assert "packages | popcon | size | type | description" in rows
+    assert "isc-dhcp-client | V:218, I:981 | 2857 | config::low-level | DHCP client" in rows
+    assert not any(row.startswith(" | ") for row in rows)
+    assert document.lines.count("5.1. The basic network infrastructure") == 1
+
+
+def test_wikipedia_page_reads_the_article_only(extracted, check):
+    document = extracted("web/saved/Wikipedia - Microsoft.html")
+    assert document.title == "Microsoft"
+    nodes = check.flatten(document.outline)
+    history = next(node for node in nodes if node.title == "History")
+    assert history.level == 2
+    assert history.children[0].title == "1972–1985: Founding"
+    text = "\n".join(document.lines)
+    assert "Founded | April 4, 1975" in text
+    assert "Microsoft Corporation is an American multinational corporation" in text
+    for chrome in ("[edit]", "Jump to content", "From Wikipedia, the free encyclopedia", "Main menu", "Toggle the table of contents"):
+        assert chrome not in text
+
+
+def test_sphinx_page_uses_main_content_and_h1_title(extracted):
+    document = extracted("web/python-3.11-docs/library/pathlib.html")
+    assert document.title == "pathlib — Object-oriented filesystem paths"
+    text = "\n".join(document.lines)
+    assert "¶" not in text
+    assert "Previous topic" not in text and "Quick search" not in text
+    assert ">>> from pathlib import Path" in document.lines
+
+
+@pytest.mark.parametrize(
+    "relative",
+    [
+        "web/debian-handbook/en-US/sect.apt-get.html",
+        "web/debian-handbook/fr-FR/sect.ldap-directory.html",
+        "web/debian-handbook/zh-CN/sect.apt-cache.html",
+        "web/debian-reference/ch05.en.html",
+        "web/python-3.11-docs/howto/logging.html",
+        "web/python-3.11-docs/library/re.html",
+        "web/saved/Wikipedia - Microsoft.html",
+    ],
+)
+def test_outline_points_at_heading_lines(extracted, check, relative):
+    document = extracted(relative)
+    check.outline_points_at_titles(document)
+    check.well_formed(document)
+
+
+def test_non_english_headings(extracted, check):
+    french = extracted("web/debian-handbook/fr-FR/sect.ldap-directory.html")
+    assert "11.7.3.3. Sécuriser les échanges de données LDAP" in [node.title for node in check.flatten(french.outline)]
+    chinese = extracted("web/debian-handbook/zh-CN/sect.dhcp.html")
+    assert [node.title for node in check.flatten(chinese.outline)][1] == "10.8.1. 配置"

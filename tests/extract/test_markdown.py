@@ -1,0 +1,108 @@
+"""Markdown and MDX: front matter, headings, MDX scaffolding, encodings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from linkly_ls.core.document import ExtractionError
+from linkly_ls.core.extract import extract_file
+
+
+def test_front_matter_gives_title_and_stays_out_of_lines(extracted):
+    document = extracted("notes/web-dev/astro-docs/en/getting-started.mdx")
+    assert document.title == "Getting started"
+    assert document.doc_type == "mdx"
+    text = "\n".join(document.lines)
+    assert "i18nReady" not in text and "tableOfContents" not in text
+    assert "Have a question or want to get involved?" in text
+
+
+def test_mdx_imports_and_component_tags_are_dropped_but_their_text_kept(extracted):
+    document = extracted("notes/web-dev/astro-docs/en/getting-started.mdx")
+    stripped = [line.strip() for line in document.lines]
+    assert not any(line.startswith(("import ", "export ")) for line in stripped)
+    assert not any(line.startswith(("<Card", "</Card", "<CardGrid", "</CardGrid", "<ListCard")) for line in stripped)
+    assert "Take a guided tour" in stripped  # the card's title attribute
+    assert any("Explore [Astro starter themes]" in line for line in stripped)  # the card's inner text
+
+
+def test_fenced_code_stays_verbatim_even_with_imports(extracted):
+    document = extracted("notes/web-dev/astro-docs/en/basics/layouts.mdx")
+    assert "import BaseHead from '../components/BaseHead.astro';" in document.lines
+    assert "    <h1>{title}</h1>" in document.lines
+    assert any(line.startswith("```astro") for line in document.lines)
+
+
+def test_atx_headings_nest_by_level(extracted):
+    document = extracted("notes/learning-rust/ch06-02-match.md")
+    assert document.title == "The match Control Flow Construct"
+    top = document.outline
+    assert [(node.level, node.title) for node in top] == [(2, "The match Control Flow Construct")]
+    assert [child.title for child in top[0].children] == [
+        "Patterns That Bind to Values",
+        "The Option<T> match Pattern",
+        "Matches Are Exhaustive",
+        "Catch-All Patterns and the _ Placeholder",
+    ]
+    assert all(child.level == 3 for child in top[0].children)
+
+
+def test_listing_caption_is_kept_as_text(extracted):
+    document = extracted("notes/learning-rust/ch06-02-match.md")
+    assert not any(line.lstrip().startswith(("<Listing", "</Listing")) for line in document.lines)
+    assert "An enum and a `match` expression that has the variants of the enum as its patterns" in document.lines
+    assert "A function that uses a `match` expression on an `Option<i32>`" in document.lines
+
+
+@pytest.mark.parametrize(
+    "relative",
+    [
+        "notes/learning-rust/ch02-00-guessing-game-tutorial.md",
+        "notes/learning-rust/ch04-01-what-is-ownership.md",
+        "notes/web-dev/astro-docs/en/guides/images.mdx",
+        "notes/web-dev/astro-docs/zh-cn/guides/styling.mdx",
+        "odd/crlf-bom-notes.md",
+    ],
+)
+def test_outline_points_at_heading_lines(extracted, check, relative):
+    document = extracted(relative)
+    check.outline_points_at_titles(document)
+    check.well_formed(document)
+
+
+def test_crlf_and_bom_are_normalised(extracted, check):
+    document = extracted("odd/crlf-bom-notes.md")
+    assert document.title == "Storing Keys with Associated Values in Hash Maps"
+    assert not document.lines[0].startswith("\ufeff")
+    assert [(node.level, node.title) for node in check.flatten(document.outline)][:3] == [
+        (2, "Storing Keys with Associated Values in Hash Maps"),
+        (3, "Creating a New Hash Map"),
+        (3, "Accessing Values in a Hash Map"),
+    ]
+    assert len(check.flatten(document.outline)) == 10
+
+
+def test_setext_headings_and_hashes_in_code(tmp_path: Path, check):
+    source = tmp_path / "notes.md"
+    source.write_text(
+        "Release notes\n=============\n\nIntro text.\n\nInstalling\n----------\n\n"
+        "```sh\n# not a heading\nmake install\n```\n\n### Details *here*\n\nBody.\n",
+        encoding="utf-8",
+    )
+    document = extract_file(source)
+    nodes = check.flatten(document.outline)
+    assert [(node.level, node.title) for node in nodes] == [
+        (1, "Release notes"),
+        (2, "Installing"),
+        (3, "Details here"),
+    ]
+    assert document.title == "Release notes"
+    assert "# not a heading" in document.lines
+    check.outline_points_at_titles(document)
+
+
+def test_empty_note_is_a_clear_error(corpus):
+    with pytest.raises(ExtractionError, match="empty file"):
+        extract_file(corpus / "odd/empty-note.md")

@@ -1,0 +1,147 @@
+"""PDF: pages, bookmarks placed on their lines, font-detected outlines, reading order, odd files."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import pymupdf
+import pytest
+
+from linkly_ls.core.document import ExtractionError
+from linkly_ls.core.extract import extract_file
+from linkly_ls.core.extract.base import ExtractLimits
+
+BOOKMARKED = ["papers/latex/pdflatex-outline.pdf", "papers/debian/maint-guide.en.pdf", "books/R/R-intro.pdf"]
+
+
+def page_range(document, page_number: int) -> tuple[int, int]:
+    start = document.page_starts[page_number - 1]
+    end = document.page_starts[page_number] - 1 if page_number < len(document.page_starts) else len(document.lines)
+    return start, end
+
+
+@pytest.mark.parametrize("relative", BOOKMARKED)
+def test_bookmarks_become_the_outline_in_order(extracted, check, corpus, relative):
+    document = extracted(relative)
+    with pymupdf.open(corpus / relative) as pdf:
+        toc = pdf.get_toc()
+        page_count = pdf.page_count
+    nodes = check.flatten(document.outline)
+    assert [(node.level, node.title) for node in nodes] == [(level, " ".join(title.split())) for level, title, _ in toc]
+    assert len(document.page_starts) == page_count
+    for node, (_level, title, page) in zip(nodes, toc):
+        start, end = page_range(document, page)
+        assert start <= node.start_line <= end, f"{title!r} should start on page {page}"
+
+
+@pytest.mark.parametrize("relative", BOOKMARKED)
+def test_bookmarks_point_at_the_line_with_their_title(extracted, check, corpus, relative):
+    document = extracted(relative)
+    with pymupdf.open(corpus / relative) as pdf:
+        toc = pdf.get_toc()
+        page_texts = {page: check.normalise(pdf[page - 1].get_text()) for _level, _title, page in toc}
+    nodes = check.flatten(document.outline)
+    checked = 0
+    for node, (_level, title, page) in zip(nodes, toc):
+        if check.normalise(title) in page_texts[page]:
+            checked += 1
+            assert check.title_on_line(document, node, wrapped=True), (title, document.lines[node.start_line - 1])
+    assert checked >= 0.9 * len(toc)
+
+
+def test_every_page_starts_with_its_marker(extracted):
+    document = extracted("books/R/R-intro.pdf")
+    assert document.title == "An Introduction to R"
+    for number, start in enumerate(document.page_starts, start=1):
+        assert document.lines[start - 1] == f"--- page {number} ---"
+
+
+def test_unbookmarked_pdf_gets_an_outline_from_fonts(extracted, check):
+    document = extracted("papers/standards/fhs-3.0.pdf")
+    assert document.title == "Filesystem Hierarchy Standard"
+    nodes = check.flatten(document.outline)
+    levels = {node.title: node.level for node in nodes}
+    chapters = [node.title for node in document.outline if node.title.startswith("Chapter ")]
+    assert chapters == [
+        "Chapter 1. Introduction",
+        "Chapter 2. The Filesystem",
+        "Chapter 3. The Root Filesystem",
+        "Chapter 4. The /usr Hierarchy",
+        "Chapter 5. The /var Hierarchy",
+        "Chapter 6. Operating System Specific Annex",
+        "Chapter 7. Appendix",
+    ]
+    assert levels["1.1. Purpose"] == 2
+    # a heading set on two lines is one outline entry, on one line
+    assert levels["3.4. /bin : Essential user command binaries (for use by all users)"] == 2
+    assert 40 <= len(nodes) <= 120
+    assert not any("...." in node.title for node in nodes)  # table-of-contents lines are not headings
+    check.outline_points_at_titles(document)
+    check.well_formed(document)
+
+
+def test_two_columns_are_read_column_by_column(extracted, check):
+    document = extracted("papers/latex/multicolumn.pdf")
+    assert document.title == "Two-Column Document with Lorem Ipsum"
+    text = "\n".join(document.lines)
+    left_first = text.index("This is a sample document with two columns filled")
+    left_last = text.index("Nulla malesuada porttitor diam")
+    right_first = text.index("pellentesque ante. Phasellus adipiscing semper elit.")
+    assert left_first < left_last < right_first
+    assert "ﬁ" not in text  # ligatures are expanded so the words can be found
+    assert [node.title for node in check.flatten(document.outline)][0] == "Two-Column Document with Lorem Ipsum"
+
+
+def test_mistitled_bookmarks_use_their_target_point(extracted, check):
+    document = extracted("odd/mistitled-outlines.pdf")
+    nodes = check.flatten(document.outline)
+    assert len(nodes) == 27
+    first_lines = [document.lines[node.start_line - 1] for node in nodes[:5]]
+    assert [node.title for node in nodes[:5]] == ["First", "Second", "Third", "Fourth", "Fifth"]
+    assert first_lines == ["1 Foo", "2 Bar", "3 Baz", "4 Foo", "5 Bar"]
+
+
+def test_cyclic_bookmarks_and_broken_page_tree_give_a_document(corpus):
+    document = extract_file(corpus / "odd/cyclic-toc.pdf")
+    assert document.text_missing_reason and "page" in document.text_missing_reason
+    assert document.lines == ["cyclic-toc.pdf"]
+
+
+@pytest.mark.parametrize("relative", ["odd/locked-statement.pdf", "odd/graph-encrypted.pdf"])
+def test_encrypted_pdfs_say_they_need_a_password(corpus, relative):
+    with pytest.raises(ExtractionError, match="password-protected PDF: needs a password to open"):
+        extract_file(corpus / relative)
+
+
+@pytest.mark.parametrize("relative", ["odd/header-only.pdf", "odd/fhs-3.0-partial-download.pdf"])
+def test_truncated_pdfs_are_a_clear_error(corpus, relative):
+    with pytest.raises(ExtractionError, match="damaged or incomplete"):
+        extract_file(corpus / relative)
+
+
+def test_scanned_pdf_without_ocr_keeps_its_page_and_says_why(corpus):
+    limits = replace(ExtractLimits(), ocr=False)
+    document = extract_file(corpus / "scans/huckleberry-finn-p22.pdf", limits)
+    assert document.lines == ["--- page 1 ---"]
+    assert document.text_missing_reason and "OCR" in document.text_missing_reason
+    assert any("without a text layer" in warning for warning in document.warnings)
+
+
+def test_scanned_french_letter_is_read_by_ocr(extracted):
+    document = extracted("scans/lettre-francais.pdf")
+    text = " ".join(document.lines)
+    for word in ("whisky", "intérieure", "côté", "l'alcôve", "bûches", "l'âtre", "capharnaüm"):
+        assert word in text
+    assert any("OCR" in warning for warning in document.warnings)
+    assert document.text_missing_reason is None
+
+
+def test_the_largest_pdf_is_fast_and_complete(corpus, check):
+    started = time.process_time()  # CPU time: other work on a shared machine does not count
+    document = extract_file(corpus / "books/R/R-fullrefman.pdf")
+    elapsed = time.process_time() - started
+    assert elapsed < 30, f"R-fullrefman.pdf took {elapsed:.1f} s of CPU time"
+    assert len(document.page_starts) == 2415
+    assert len(check.flatten(document.outline)) == 1426
+    assert document.title == "R: A Language and Environment for Statistical Computing"

@@ -1,0 +1,72 @@
+"""PPTX: one section per slide, slide titles as the outline, tables, groups, charts, notes."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from linkly_ls.core.document import ExtractionError
+from linkly_ls.core.extract import extract_file
+from linkly_ls.core.extract.base import ExtractLimits
+
+DECK = "slides/ApacheCon 2008 - Apache Performance Tuning.pptx"
+
+
+def slide_lines(document, number: int) -> list[str]:
+    start = document.page_starts[number - 1]
+    end = document.page_starts[number] - 1 if number < len(document.page_starts) else len(document.lines)
+    return document.lines[start - 1 : end]
+
+
+def test_every_slide_is_a_section_with_a_title(extracted, check):
+    document = extracted(DECK)
+    assert document.title == "Apache Performance Tuning"
+    assert len(document.page_starts) == 48
+    assert len(document.outline) == 48 and all(node.level == 1 for node in document.outline)
+    titles = [node.title for node in document.outline]
+    assert titles[0] == "Apache Performance Tuning"
+    assert titles[3] == "The Silver Bullet" and titles[6] == "No Silver Bullet"
+    assert titles[1] == "Slide 2"  # untitled slide
+    for number, start in enumerate(document.page_starts, start=1):
+        assert document.lines[start - 1] == f"--- slide {number} ---"
+    for node, start in zip(document.outline, document.page_starts):
+        assert start <= node.start_line <= start + 1
+    check.outline_points_at_titles(document)
+    check.well_formed(document)
+
+
+def test_speaker_notes_follow_the_slide_text(extracted):
+    document = extracted(DECK)
+    first = slide_lines(document, 1)
+    notes = first.index("Notes:")
+    assert first[notes + 1] == "Hello crowd, welcome. Introduce self."
+    assert "Part 1: Scaling Up" in first[:notes]
+    third = slide_lines(document, 3)
+    assert "This is a slashdotting." in third[third.index("Notes:") :]
+
+
+def test_tables_groups_and_charts(extracted):
+    document = extracted("slides/AutoGen overview.pptx")
+    assert document.title == "AutoGen: Enabling Next-Gen LLM Applications via Multi-Agent Conversation"
+    table = slide_lines(document, 3)
+    assert "ColA | ColB | ColC | ColD | ColE | ColF" in table
+    assert "7 | 8 | 9 | 1b92870d-e3b5-4e65-8153-919f4ff45592 | 11 | 12" in table
+    assert "a3f6004b-6f4f-4ea8-bee3-3741f4dc385f" in slide_lines(document, 4)  # the chart's title
+    group = slide_lines(document, 5)
+    assert "This is a nested shape with content in 2 shapes" in group and "Sub comment 2" in group
+
+
+def test_generic_core_title_is_ignored(extracted):
+    document = extracted("slides/GSFC Sciences and Exploration Directorate.pptx")
+    assert document.title.startswith("Code 600: Sciences and Exploration Directorate (SED)")
+
+
+def test_slide_titles_from_a_converted_deck(extracted):
+    document = extracted("slides/rust ownership - lunch and learn.pptx")
+    assert [node.title for node in document.outline][2:5] == ["Ownership Rules", "Variable Scope", "The String Type"]
+
+
+def test_unzipped_size_limit(corpus):
+    with pytest.raises(ExtractionError, match="max_unzipped_bytes"):
+        extract_file(corpus / DECK, replace(ExtractLimits(), max_unzipped_bytes=100_000))

@@ -1,0 +1,112 @@
+"""Plain text: encodings, form feeds as pages, conservative heading detection, titles."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from linkly_ls.core.extract import extract_file
+
+
+def test_rfc_outline_has_numbered_sections_and_no_table_of_contents_duplicates(extracted, check):
+    document = extracted("reference/rfc/rfc6455.txt")
+    assert document.title == "The WebSocket Protocol"
+    nodes = check.flatten(document.outline)
+    titles = [node.title for node in nodes]
+    assert titles[:5] == ["Abstract", "Status of This Memo", "Copyright Notice", "Table of Contents", "1. Introduction"]
+    assert titles.count("1. Introduction") == 1  # the table of contents lines are not headings
+    by_title = {node.title: node for node in nodes}
+    assert by_title["1. Introduction"].level == 1
+    assert by_title["1.1. Background"].level == 2
+    assert by_title["4.2.1. Reading the Client's Opening Handshake"].level == 3
+    assert [child.title for child in by_title["5.5. Control Frames"].children] == [
+        "5.5.1. Close",
+        "5.5.2. Ping",
+        "5.5.3. Pong",
+    ]
+    assert "11.3.1. Sec-WebSocket-Key" in titles
+    assert not any("Fette & Melnikov" in title or title.startswith("RFC 6455") for title in titles)
+    check.outline_points_at_titles(document)
+    check.well_formed(document)
+
+
+def test_form_feeds_become_page_markers(extracted):
+    document = extracted("reference/rfc/rfc6455.txt")
+    assert len(document.page_starts) == 72  # 71 form feeds
+    for number, start in enumerate(document.page_starts, start=1):
+        assert document.lines[start - 1] == f"--- page {number} ---"
+    assert document.lines[document.page_starts[1]].startswith("RFC 6455")
+
+
+def test_man_page_sections_and_title(extracted, check):
+    document = extracted("reference/man/ls.1.txt")
+    assert document.title == "ls - list directory contents"
+    assert [(node.level, node.title) for node in check.flatten(document.outline)] == [
+        (1, "NAME"),
+        (1, "SYNOPSIS"),
+        (1, "DESCRIPTION"),
+        (1, "AUTHOR"),
+        (1, "REPORTING BUGS"),
+        (1, "COPYRIGHT"),
+        (1, "SEE ALSO"),
+    ]
+    check.outline_points_at_titles(document)
+    description = document.outline[2]
+    assert any("--almost-all" in line for line in document.lines[description.start_line - 1 : description.end_line])
+
+
+def test_chinese_chapters_and_numbered_sections(extracted, check):
+    document = extracted("reference/debian/debian-reference.zh-cn.txt")
+    assert document.title == "Debian 参考手册"
+    nodes = {" ".join(node.title.split()): node for node in check.flatten(document.outline)}
+    assert nodes["第 1 章 GNU/Linux 教程"].level == 1
+    assert nodes["1.1. 控制台基础"].level == 2
+    assert nodes["1.1.1. shell 提示符"].level == 3
+    assert len(nodes) > 300
+
+
+def test_text_without_clear_headings_gets_no_outline(extracted):
+    document = extracted("reference/debian/social-contract.txt")
+    assert document.outline == []
+    assert any("Debian will remain 100% free" in line for line in document.lines)
+
+
+def test_latin1_cp1252_and_utf16_decode(extracted):
+    french = "\n".join(extracted("odd/notes-fr-latin1.txt").lines)
+    assert "bibliothèque" in french and "à portée" in french and "conçu" in french
+    assert "ŕ" not in french and "\ufffd" not in french
+    german = "\n".join(extracted("odd/tutorial-seiten-cp1252.txt").lines)
+    assert "Füge" in german and "weißt" in german and "„Datei“" in german
+    utf16 = extracted("odd/windows-notes-utf16.txt")
+    assert utf16.title == "Storing UTF-8 Encoded Text with Strings"
+    text = "\n".join(utf16.lines)
+    assert "Rust’s propensity for exposing possible errors" in text
+    assert "\x00" not in text and "\r" not in text and "\ufeff" not in text
+
+
+def test_front_matter_in_a_text_file_gives_the_title(extracted):
+    assert extracted("odd/notes-fr-latin1.txt").title == "Styles et CSS"
+
+
+def test_underlined_headings(tmp_path: Path, check):
+    source = tmp_path / "notes.txt"
+    source.write_text(
+        "Project notes\n=============\n\nSome text here.\n\nSetup\n-----\n\nInstall it.\n\n"
+        "Usage\n-----\n\nRun it.\n",
+        encoding="utf-8",
+    )
+    document = extract_file(source)
+    assert [(node.level, node.title) for node in check.flatten(document.outline)] == [
+        (1, "Project notes"),
+        (2, "Setup"),
+        (2, "Usage"),
+    ]
+    check.outline_points_at_titles(document)
+
+
+def test_long_single_line_is_wrapped_without_losing_words(extracted, corpus):
+    document = extracted("odd/single-line-export.txt")
+    assert len(document.lines) > 10
+    assert all(len(line) <= 4000 for line in document.lines)
+    assert any("wrapped" in warning for warning in document.warnings)
+    original = (corpus / "odd/single-line-export.txt").read_text(encoding="utf-8").split()
+    assert " ".join(document.lines).split() == original

@@ -1,0 +1,7 @@
+"""`python -m linkly_ls` starts the language server (stdio; `--tcp` for debugging)."""
+
+import sys
+
+from linkly_ls.lsp.server import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""One module per language-server feature; each has `register(server)`."""

@@ -1,0 +1,110 @@
+"""Diagnostics on open files: why a document could not be indexed, and what to know about one that was.
+
+A file with an error record (broken, encrypted, too large, ...) gets an Error
+on line 0 saying why; an indexed file gets an Information diagnostic per
+extraction warning (text cut at a cap, content not the format its name says)
+and a Warning when it yielded no text. They are recomputed when a file is
+opened or saved and after every index run, and cleared when it is closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.indexer import IndexReport
+from linkly_ls.lsp.uris import path_from_uri
+
+if TYPE_CHECKING:
+    from linkly_ls.lsp.server import LinklyLanguageServer
+
+SOURCE = "linkly"
+FIRST_LINE = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
+
+
+def diagnostics_for(engine: Engine, uri: str) -> list[types.Diagnostic]:
+    path = path_from_uri(uri)
+    if path is None:
+        return []
+    failure = engine.catalog.error_for(str(path))
+    if failure is not None:
+        return [
+            types.Diagnostic(
+                range=FIRST_LINE,
+                severity=types.DiagnosticSeverity.Error,
+                source=SOURCE,
+                message=f"linkly could not index this file: {failure.message}",
+            )
+        ]
+    record = engine.catalog.by_path(str(path))
+    if record is None:
+        return []
+    found = [
+        types.Diagnostic(
+            range=FIRST_LINE, severity=types.DiagnosticSeverity.Information, source=SOURCE, message=warning
+        )
+        for warning in record.warnings
+    ]
+    if record.text_missing_reason:
+        found.append(
+            types.Diagnostic(
+                range=FIRST_LINE,
+                severity=types.DiagnosticSeverity.Warning,
+                source=SOURCE,
+                message=f"indexed by name only, no text: {record.text_missing_reason}",
+            )
+        )
+    return found
+
+
+class DiagnosticsPublisher:
+    def __init__(self, ls: LinklyLanguageServer) -> None:
+        self.ls = ls
+        #: uris that currently show diagnostics from this server
+        self.shown: set[str] = set()
+
+    async def refresh(self, uris: list[str]) -> None:
+        engine = self.ls.engine
+        if engine is None:
+            return
+        found = await asyncio.to_thread(lambda: {uri: diagnostics_for(engine, uri) for uri in uris})
+        for uri, diagnostics in found.items():
+            if diagnostics or uri in self.shown:
+                self.publish(uri, diagnostics)
+
+    def publish(self, uri: str, diagnostics: list[types.Diagnostic]) -> None:
+        if diagnostics:
+            self.shown.add(uri)
+        else:
+            self.shown.discard(uri)
+        self.ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
+
+    def refresh_open_documents(self, reports: list[IndexReport]) -> None:
+        uris = [uri for uri in self.ls.workspace.text_documents if uri.startswith("file:")]
+        if uris:
+            self.ls.background(self.refresh(uris))
+
+
+def register(server: LinklyLanguageServer) -> None:
+    publisher = DiagnosticsPublisher(server)
+    server.on_indexed.append(publisher.refresh_open_documents)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    async def on_open(ls: LinklyLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+        if await ls.wait_ready() is None:
+            return
+        await publisher.refresh([params.text_document.uri])
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    async def on_save(ls: LinklyLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+        if await ls.wait_ready() is None:
+            return
+        await publisher.refresh([params.text_document.uri])
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def on_close(ls: LinklyLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+        if params.text_document.uri in publisher.shown:
+            publisher.publish(params.text_document.uri, [])

@@ -1,0 +1,404 @@
+"""Keeping the index current while the editor runs.
+
+- On start: index what changed since last time, in a background thread, with
+  `$/progress` reports when the client supports `window.workDoneProgress`.
+- A server-side watcher thread (`watch_libraries`) re-indexes the files that
+  change on disk, whatever the client does.
+- When the client offers dynamic registration of `workspace/didChangeWatchedFiles`,
+  its file events are accepted too; each batch re-indexes only the named paths.
+- `workspace/didChangeWorkspaceFolders`: an added folder becomes a library;
+  `workspace/didChangeConfiguration`: new or changed libraries are indexed.
+- Once the first run is done, chunk embedding for hybrid search starts in
+  the engine's own background thread (none when `embeddingModel` is "none").
+
+Long work runs in daemon threads, never on the event loop, and never keeps
+the process alive after `exit`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from lsprotocol import types
+
+from linkly_ls.core.catalog import LibraryRecord
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.extract import DOC_TYPES
+from linkly_ls.core.indexer import IndexReport
+from linkly_ls.core.watcher import apply_changes, watch_libraries
+from linkly_ls.lsp.engine_setup import add_workspace_folders
+from linkly_ls.lsp.errors import request_failed
+from linkly_ls.lsp.server import LinklyLanguageServer
+from linkly_ls.lsp.settings import ServerSettings
+from linkly_ls.lsp.uris import file_uri, path_from_uri
+
+if TYPE_CHECKING:
+    from linkly_ls.mcp.keeper import IndexStatus, WriterLock
+
+T = TypeVar("T")
+PROGRESS_INTERVAL_S = 0.2
+CLIENT_EVENTS_PAUSE_S = 0.1
+WRITER_RETRY_S = 2.0
+WATCHERS_REGISTRATION_ID = "linkly-watched-files"
+WATCHED_GLOB = "**/*.{" + ",".join(sorted(suffix.lstrip(".") for suffix in DOC_TYPES)) + "}"
+
+
+def run_in_daemon_thread(loop: asyncio.AbstractEventLoop, function: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+    """Like `asyncio.to_thread`, but on a daemon thread: an index run never delays the process exit."""
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    def target() -> None:
+        try:
+            result = function(*args)
+        except BaseException as error:  # handed to the awaiting coroutine
+            loop.call_soon_threadsafe(settle, None, error)
+        else:
+            loop.call_soon_threadsafe(settle, result, None)
+
+    threading.Thread(target=target, name=f"linkly-{getattr(function, '__name__', 'work')}", daemon=True).start()
+    return future
+
+
+class ProgressReporter:
+    """`$/progress` for one run; does nothing when the client did not offer `window.workDoneProgress`."""
+
+    def __init__(self, ls: LinklyLanguageServer, token: str | None) -> None:
+        self.ls = ls
+        self.token = token
+        self._last_report = 0.0
+
+    @classmethod
+    async def begin(cls, ls: LinklyLanguageServer, title: str) -> ProgressReporter:
+        if not ls.client_supports("window.work_done_progress"):
+            return cls(ls, None)
+        token = f"linkly-index-{uuid.uuid4().hex[:8]}"
+        try:
+            await ls.work_done_progress.create_async(token)
+        except Exception:  # the client refused the token: index without progress
+            return cls(ls, None)
+        ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, percentage=0, cancellable=False))
+        return cls(ls, token)
+
+    def for_library(self, library: str) -> Callable[[int, int, str], None] | None:
+        """An indexer progress callback (called on the indexing thread), or None without a token."""
+        if self.token is None:
+            return None
+        token = self.token
+
+        def report(done: int, total: int, path: str) -> None:
+            now = time.monotonic()
+            if done < total and now - self._last_report < PROGRESS_INTERVAL_S:
+                return
+            self._last_report = now
+            value = types.WorkDoneProgressReport(
+                message=f"{library}: {done}/{total} {Path(path).name}", percentage=int(100 * done / max(total, 1))
+            )
+            self.ls.call_soon(self.ls.work_done_progress.report, token, value)
+
+        return report
+
+    def end(self, message: str) -> None:
+        if self.token is not None:
+            self.ls.call_soon(self.ls.work_done_progress.end, self.token, types.WorkDoneProgressEnd(message=message))
+
+
+class IndexingService:
+    """Indexes and watches while this process holds the index's writer lock.
+
+    Several linkly processes may share one index (two editors, `linkly serve`);
+    only the holder of `<data_dir>/writer.lock` writes, the others serve what
+    is indexed and take over when it exits. `lock` and `status` have the shape
+    the MCP sidecar reads from its `keeper`, so its tools add the same
+    "indexing is still running" note.
+    """
+
+    def __init__(self, ls: LinklyLanguageServer) -> None:
+        self.ls = ls
+        #: set by `start()`: importing them loads the MCP package, which must not delay the first answer
+        self.lock: WriterLock | None = None
+        self.status: IndexStatus | None = None
+        #: set once `lock` and `status` exist (the MCP sidecar reads both)
+        self.prepared = asyncio.Event()
+        self._active = 0
+        self._stopped = False
+        self._watcher: threading.Thread | None = None
+        self._watcher_stop = threading.Event()
+        self._client_events: set[Path] = set()
+        self._client_flush: asyncio.Task[None] | None = None
+        self._client_watchers_registered = False
+
+    @property
+    def busy(self) -> bool:
+        return self._active > 0
+
+    @property
+    def writer(self) -> bool:
+        return self.lock is not None and self.lock.held
+
+    @property
+    def indexing(self) -> bool:
+        """An index run is going on, or this writer has not finished its first one."""
+        return self.busy or (self.writer and self.status is not None and not self.status.initial_done)
+
+    def _engine(self) -> Engine:
+        if self.ls.engine is None:
+            raise RuntimeError("the index is not open")
+        return self.ls.engine
+
+    def check_writer(self) -> None:
+        if self.lock is None:
+            raise request_failed("the index is still opening; try again in a moment")
+        if not self.writer:
+            raise request_failed(
+                f"another linkly process{lock_holder(self.lock)} keeps this index current; "
+                "it re-indexes changed files itself"
+            )
+
+    async def _in_background(self, function: Callable[..., T], *args: Any) -> T:
+        self._active += 1
+        try:
+            return await run_in_daemon_thread(asyncio.get_running_loop(), function, *args)
+        finally:
+            self._active -= 1
+
+    async def index(self, names: list[str] | None = None, title: str = "Indexing documents") -> list[IndexReport]:
+        """Index the named libraries (all by default): only what changed is extracted again."""
+        self.check_writer()
+        engine = self._engine()
+        names = names if names is not None else [library.name for library in engine.libraries()]
+        progress = await ProgressReporter.begin(self.ls, title)
+
+        status = self.status
+        assert status is not None  # the writer lock is held, so start() has set it
+
+        def run() -> list[IndexReport]:
+            reports: list[IndexReport] = []
+            for name in names:
+                status.library, status.done, status.total = name, 0, 0
+                report_progress = progress.for_library(name)
+
+                def track(done: int, total: int, path: str, report=report_progress) -> None:
+                    status.done, status.total = done, total
+                    if report is not None:
+                        report(done, total, path)
+
+                reports += engine.index([name], progress=track)
+            return reports
+
+        reports: list[IndexReport] = []
+        try:
+            reports = await self._in_background(run)
+        finally:
+            progress.end("; ".join(report.summary() for report in reports) or "nothing to index")
+        self.after_reports(reports, always_log=True)
+        return reports
+
+    async def apply(self, paths: set[Path]) -> list[IndexReport]:
+        """Re-index just these paths (changed, created or deleted files or folders)."""
+        self.check_writer()
+        reports = await self._in_background(apply_changes, self._engine(), paths)
+        self.after_reports(reports)
+        return reports
+
+    def after_reports(self, reports: list[IndexReport], always_log: bool = False) -> None:
+        for report in reports:
+            for path, message in report.errors:
+                self.ls.log(f"linkly-ls: failed: {path}: {message}", types.MessageType.Warning)
+            if always_log or report.indexed or report.removed or report.failed:
+                self.ls.log(f"linkly-ls: {report.summary()}")
+        for callback in self.ls.on_indexed:
+            callback(reports)
+
+    def start_watcher(self) -> None:
+        """(Re)start the server-side watcher over every library's folders."""
+        self.stop_watcher()
+        engine = self._engine()
+        stop = self._watcher_stop = threading.Event()
+
+        def on_batch(reports: list[IndexReport]) -> None:
+            self.ls.call_soon(self.after_reports, reports)
+
+        def watch() -> None:
+            try:
+                watch_libraries(engine, on_batch=on_batch, stop=stop)
+            except Exception as error:  # a vanished root or an inotify limit: say so, keep serving
+                self.ls.log(f"linkly-ls: the file watcher stopped: {error}", types.MessageType.Warning)
+
+        self._watcher = threading.Thread(target=watch, name="linkly-watcher", daemon=True)
+        self._watcher.start()
+
+    def stop_watcher(self) -> None:
+        self._watcher_stop.set()
+        if self._watcher is not None:
+            self._watcher.join(timeout=2.0)
+            self._watcher = None
+
+    def stop(self) -> None:
+        self._stopped = True
+        self.stop_watcher()
+        if self.lock is not None and not self.busy:
+            self.lock.release()
+
+    def client_changed(self, paths: set[Path]) -> None:
+        """Collect a client's file events for a moment, then re-index them in one batch."""
+        if not self.writer:
+            return
+        self._client_events |= paths
+        if self._client_flush is None or self._client_flush.done():
+            self._client_flush = self.ls.background(self._flush_client_events())
+
+    async def _flush_client_events(self) -> None:
+        await asyncio.sleep(CLIENT_EVENTS_PAUSE_S)
+        while self._client_events:
+            paths, self._client_events = self._client_events, set()
+            await self.apply(paths)
+
+    async def register_client_watchers(self) -> None:
+        """Ask the client to send `workspace/didChangeWatchedFiles` for the libraries' folders."""
+        if not self.ls.client_supports("workspace.did_change_watched_files.dynamic_registration"):
+            return
+        relative = self.ls.client_supports("workspace.did_change_watched_files.relative_pattern_support")
+        watchers = []
+        for library in self._engine().libraries():
+            for root in library.paths:
+                if not Path(root).is_dir():
+                    continue
+                pattern: Any = (
+                    types.RelativePattern(base_uri=file_uri(root), pattern=WATCHED_GLOB)
+                    if relative
+                    else f"{Path(root).as_posix().rstrip('/')}/{WATCHED_GLOB}"
+                )
+                watchers.append(types.FileSystemWatcher(glob_pattern=pattern))
+        if not watchers:
+            return
+        registration = types.Registration(
+            id=WATCHERS_REGISTRATION_ID,
+            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
+        )
+        try:
+            if self._client_watchers_registered:
+                unregistration = types.Unregistration(id=WATCHERS_REGISTRATION_ID, method=registration.method)
+                await self.ls.client_unregister_capability_async(
+                    types.UnregistrationParams(unregisterations=[unregistration])
+                )
+            await self.ls.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
+            self._client_watchers_registered = True
+        except Exception as error:  # the server watcher still keeps the index current
+            self.ls.log(f"linkly-ls: the client refused file watching: {error}", types.MessageType.Warning)
+
+    async def add_folders(self, folders: list[Path]) -> None:
+        names = await asyncio.to_thread(add_workspace_folders, self._engine(), folders, self.ls.log)
+        await self._index_new_libraries(names, "Indexing new workspace folders")
+
+    async def apply_settings(self, old: ServerSettings, new: ServerSettings) -> None:
+        """Settings changed while running: new or changed libraries are indexed at once."""
+        before = {library.name: library for library in old.libraries}
+        changed = [library for library in new.libraries if before.get(library.name) != library]
+        engine = self._engine()
+        for library in changed:
+            record = LibraryRecord(
+                name=library.name,
+                paths=[str(path) for path in library.paths],
+                description=library.description,
+                include=library.include,
+                exclude=library.exclude,
+                origin="config",
+            )
+            await asyncio.to_thread(engine.catalog.upsert_library, record)
+        if new.data_dir != old.data_dir or new.embedding_model != old.embedding_model:
+            self.ls.show("linkly-ls: restart the language server to apply the new dataDir or embeddingModel")
+        await self._index_new_libraries([library.name for library in changed], "Indexing changed libraries")
+
+    async def _index_new_libraries(self, names: list[str], title: str) -> None:
+        if names and self.writer:
+            self.start_watcher()
+            await self.register_client_watchers()
+            await self.index(names, title=title)
+
+    async def start(self) -> None:
+        """After the index is open: become the writer (now or once the current one exits), then index."""
+        keeper = await asyncio.to_thread(importlib.import_module, "linkly_ls.mcp.keeper")
+        self.status = keeper.IndexStatus()
+        self.lock = keeper.WriterLock(self._engine().data_dir)
+        self.prepared.set()
+        announced = False
+        while not self.lock.try_acquire():
+            if not announced:
+                self.ls.log(
+                    f"linkly-ls: another linkly process{lock_holder(self.lock)} keeps this index current; "
+                    "this server reads it and takes over when that process exits"
+                )
+                announced = True
+            await asyncio.sleep(WRITER_RETRY_S)
+            if self._stopped:
+                return
+        self.status.writer = True
+        self.start_watcher()
+        await self.register_client_watchers()
+        try:
+            await self.index(title="Indexing documents")
+        finally:
+            self.status.initial_done = True
+        vectors = getattr(self._engine(), "vectors", None)
+        if vectors is not None:
+            vectors.start()
+
+
+def lock_holder(lock: WriterLock | None) -> str:
+    """The text " (pid N)" naming the process that holds the writer lock, when it wrote its pid."""
+    if lock is None:
+        return ""
+    try:
+        pid = lock.path.read_text(encoding="utf-8").strip()
+    except OSError:
+        return ""
+    return f" (pid {pid})" if pid.isdigit() else ""
+
+
+def register(server: LinklyLanguageServer) -> None:
+    service = server.indexing = IndexingService(server)
+
+    def on_engine_ready(ls: LinklyLanguageServer) -> None:
+        ls.background(service.start())
+
+    server.on_engine_ready.append(on_engine_ready)
+    server.on_stop.append(service.stop)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    async def on_watched_files(ls: LinklyLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+        if await ls.wait_ready() is None:
+            return
+        paths = {path for change in params.changes if (path := path_from_uri(change.uri)) is not None}
+        if paths:
+            service.client_changed(paths)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def on_configuration_changed(ls: LinklyLanguageServer, params: types.DidChangeConfigurationParams) -> None:
+        if await ls.wait_ready() is None:
+            return
+        old, new = await ls.reload_settings(params.settings)
+        await service.apply_settings(old, new)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    async def on_folders_changed(ls: LinklyLanguageServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        if await ls.wait_ready() is None:
+            return
+        added = [path for folder in params.event.added if (path := path_from_uri(folder.uri)) is not None]
+        if added:
+            await service.add_folders(added)

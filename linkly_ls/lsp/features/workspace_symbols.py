@@ -1,0 +1,136 @@
+"""`workspace/symbol`: full-text search over every library, as you type.
+
+Each hit is one SymbolInformation named "title: snippet", at the hit's best
+matching line: in the file itself for text formats (md, mdx, txt, html; the
+line found again in the file by its text, since extraction drops front
+matter, markup and tags), in the document's `linkly:` view otherwise.
+
+Typing sends one request per keystroke. A short pause lets the next keystroke
+supersede a query before any work starts; a query superseded while it runs is
+answered with ContentModified instead of stale results; a cancelled request
+raises CancelledError in the handler. Either way the search thread drops its
+remaining work (the keyword query itself is not interruptible).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcContentModified
+
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.tools import ToolError, call_tool
+from linkly_ls.lsp.features.symbols import UnitCounter
+from linkly_ls.lsp.linemap import SourceFiles, source_line
+from linkly_ls.lsp.uris import TEXT_DOC_TYPES, location_uri
+
+if TYPE_CHECKING:
+    from linkly_ls.lsp.server import LinklyLanguageServer
+
+RESULT_LIMIT = 50
+TYPING_PAUSE_S = 0.05
+NAME_SNIPPET_CHARS = 120
+
+
+class SearchAbandoned(Exception):
+    """The request that asked for this search was cancelled or superseded; its results are not wanted."""
+
+
+def symbol_name(title: str, snippet: str) -> str:
+    text = " ".join(snippet.replace("**", "").split())
+    if len(text) > NAME_SNIPPET_CHARS:
+        text = text[:NAME_SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
+    return f"{title}: {text}" if text else title
+
+
+def hit_range(
+    engine: Engine, sources: SourceFiles, doc_id: str, doc_type: str, path: str, line: int, units: UnitCounter
+) -> types.Range:
+    """The whole line of a hit: in the file itself for text formats, else in the `linkly:` view."""
+    lines = engine.catalog.lines(doc_id)
+    line = min(max(line, 1), max(len(lines), 1))
+    source = sources.get(path) if doc_type in TEXT_DOC_TYPES else None
+    if source is not None:
+        line = source_line(lines, source.normalised, line)
+        lines = source.lines
+    index = line - 1
+    end = units(lines[index]) if index < len(lines) else 0
+    return types.Range(start=types.Position(line=index, character=0), end=types.Position(line=index, character=end))
+
+
+def search_symbols(
+    engine: Engine, sources: SourceFiles, query: str, units: UnitCounter, abandoned: Callable[[], bool]
+) -> list[types.SymbolInformation]:
+    """Run the search tool and turn its hits into symbols, stopping early once `abandoned()`."""
+    if abandoned():
+        raise SearchAbandoned
+    try:
+        result = call_tool(engine, "search", {"query": query, "limit": RESULT_LIMIT})
+    except ToolError:
+        return []
+    symbols: list[types.SymbolInformation] = []
+    for hit in result.results:
+        if abandoned():
+            raise SearchAbandoned
+        symbols.append(
+            types.SymbolInformation(
+                name=symbol_name(hit.title, hit.snippet),
+                kind=types.SymbolKind.File,
+                location=types.Location(
+                    uri=location_uri(hit.doc_id, hit.doc_type, hit.path),
+                    range=hit_range(engine, sources, hit.doc_id, hit.doc_type, hit.path, hit.line, units),
+                ),
+                container_name=f"{hit.library} · {hit.doc_type} · {hit.path}",
+            )
+        )
+    return symbols
+
+
+class WorkspaceSymbolSearch:
+    """Numbers queries so that a newer one marks every older one as stale."""
+
+    def __init__(self) -> None:
+        self.latest = 0
+        self.sources = SourceFiles()
+
+    async def answer(self, ls: LinklyLanguageServer, query: str) -> list[types.SymbolInformation]:
+        if not query.strip():
+            return []
+        engine = await ls.ready_engine()
+        self.latest += 1
+        mine = self.latest
+        await asyncio.sleep(TYPING_PAUSE_S)
+        self._check_current(mine)
+        cancelled = threading.Event()
+
+        def abandoned() -> bool:
+            return cancelled.is_set() or mine != self.latest
+
+        units = ls.workspace.position_codec.client_num_units
+        try:
+            symbols = await asyncio.to_thread(search_symbols, engine, self.sources, query.strip(), units, abandoned)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        except SearchAbandoned:
+            symbols = []
+        self._check_current(mine)
+        return symbols
+
+    def _check_current(self, mine: int) -> None:
+        if mine != self.latest:
+            raise JsonRpcContentModified(message="superseded by a newer query")
+
+
+def register(server: LinklyLanguageServer) -> None:
+    search = WorkspaceSymbolSearch()
+
+    @server.feature(types.WORKSPACE_SYMBOL)
+    async def on_workspace_symbol(
+        ls: LinklyLanguageServer, params: types.WorkspaceSymbolParams
+    ) -> list[types.SymbolInformation]:
+        return await search.answer(ls, params.query)

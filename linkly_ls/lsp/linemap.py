@@ -1,0 +1,132 @@
+"""From the catalog's canonical lines to the lines of the file an editor shows.
+
+The extractors keep text files close to their source but not identical:
+Markdown loses its front matter, folds blank runs and rewrites headings
+without inline markup; HTML becomes its visible text. `read`, `grep` and
+`linkly:` views use the canonical lines; a `file:` location has to point at
+the file's own line, so it is found again by its text.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+from linkly_ls.core.document import Heading, OutlineNode, build_outline
+from linkly_ls.core.extract.base import decode_text
+
+MAX_SOURCE_BYTES = 16 * 2**20
+NEIGHBOURS = 3
+_TAG = re.compile(r"<[^>]*>")
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
+def normalise(text: str) -> str:
+    """Words only, case-folded, without HTML tags or Markdown markup: what survives extraction."""
+    text = html.unescape(_TAG.sub(" ", text)) if "<" in text or "&" in text else text
+    return " ".join(_NOT_WORD.sub(" ", text.casefold()).split())
+
+
+@dataclass
+class SourceText:
+    lines: list[str]
+    normalised: list[str]
+
+
+class SourceFiles:
+    """Lines of recently used files (as read and normalised), keyed by path and modification time."""
+
+    def __init__(self, capacity: int = 64) -> None:
+        self.capacity = capacity
+        self._cache: OrderedDict[tuple[str, int], SourceText] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, path: str) -> SourceText | None:
+        file = Path(path)
+        try:
+            stat = file.stat()
+            if stat.st_size > MAX_SOURCE_BYTES:
+                return None
+            key = (path, stat.st_mtime_ns)
+            with self._lock:
+                cached = self._cache.get(key)
+                if cached is not None:
+                    self._cache.move_to_end(key)
+                    return cached
+            text, _encoding = decode_text(file.read_bytes())
+        except OSError:
+            return None
+        lines = text.split("\n")
+        source = SourceText(lines=lines, normalised=[normalise(line) for line in lines])
+        with self._lock:
+            self._cache[key] = source
+            while len(self._cache) > self.capacity:
+                self._cache.popitem(last=False)
+        return source
+
+
+def source_line(canonical: list[str], source: list[str], line: int) -> int:
+    """The 1-based line of the file (`source`: its normalised lines) holding canonical line `line`.
+
+    Candidates are the file lines containing the line's words; the one whose
+    neighbours above and below also match the canonical ones wins, the nearest to the
+    canonical position breaking ties. Falls back to `line` when nothing matches.
+    """
+    if not canonical or not source:
+        return line
+    index = min(max(line, 1), len(canonical)) - 1
+    anchor = index
+    while anchor > 0 and not normalise(canonical[anchor]):
+        anchor -= 1
+    target = normalise(canonical[anchor])
+    if not target:
+        return line
+    candidates = [j for j, text in enumerate(source) if target in text]
+    if not candidates:
+        return line
+    before = [normalise(text) for text in canonical[max(anchor - NEIGHBOURS, 0) : anchor]]
+    after = [normalise(text) for text in canonical[anchor + 1 : anchor + 1 + NEIGHBOURS]]
+
+    def score(j: int) -> tuple[int, int]:
+        above = source[max(j - 2 * NEIGHBOURS, 0) : j]
+        below = source[j + 1 : j + 1 + 2 * NEIGHBOURS]
+        matched = sum(1 for text in before if text and any(text in near for near in above))
+        matched += sum(1 for text in after if text and any(text in near for near in below))
+        return matched, -abs(j - anchor)
+
+    best = max(candidates, key=score)
+    return min(best + (index - anchor), len(source) - 1) + 1
+
+
+def anchor_outline(nodes: list[OutlineNode], buffer_lines: list[str]) -> list[OutlineNode]:
+    """Re-place an outline on the buffer lines where its titles stand (Markdown markup, HTML source).
+
+    Titles are searched in document order, a line that is just the title
+    (`### The String Type`) before one that mentions it; a title that is
+    not found goes after the previous heading, so order and nesting never break.
+    """
+    flat: list[OutlineNode] = []
+
+    def walk(items: list[OutlineNode]) -> None:
+        for item in items:
+            flat.append(item)
+            walk(item.children)
+
+    walk(nodes)
+    normalised = [normalise(line) for line in buffer_lines]
+    headings: list[Heading] = []
+    cursor = 0
+    for node in flat:
+        title = normalise(node.title)
+        found = next((i for i in range(cursor, len(normalised)) if title and title == normalised[i]), None)
+        if found is None:
+            found = next((i for i in range(cursor, len(normalised)) if title and title in normalised[i]), None)
+        line = found if found is not None else min(cursor, max(len(buffer_lines) - 1, 0))
+        headings.append(Heading(level=node.level, title=node.title, line=line + 1))
+        if found is not None:
+            cursor = found + 1
+    return build_outline(headings, len(buffer_lines))

@@ -1,0 +1,245 @@
+"""The language server object, its settings and its lifecycle; features live in `features/`.
+
+Start-up order matters for the "first answer within a second" promise: on
+`initialized` the existing index is opened at once (requests wait only for
+that), and only then does indexing of what changed start, in the background.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+import threading
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
+
+from linkly_ls import __version__
+from linkly_ls.core.config import ConfigError
+from linkly_ls.core.engine import Engine, EngineError
+from linkly_ls.lsp.engine_setup import SHUTDOWN_WAIT_S, close_engine, open_engine
+from linkly_ls.lsp.errors import request_failed
+from linkly_ls.lsp.settings import ServerSettings, parse_settings
+from linkly_ls.lsp.uris import SCHEME, path_from_uri
+
+if TYPE_CHECKING:
+    from linkly_ls.core.indexer import IndexReport
+    from linkly_ls.lsp.features.indexing import IndexingService
+
+logger = logging.getLogger(__name__)
+CONFIGURATION_TIMEOUT_S = 2.0
+BACKGROUND_GRACE_S = 1.0
+
+
+class LinklyProtocol(LanguageServerProtocol):
+    """Adds what pygls does not advertise by itself: `workspace.textDocumentContent` (LSP 3.18)."""
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams):
+        result = yield from super().lsp_initialize(params)
+        workspace = result.capabilities.workspace or types.WorkspaceOptions()
+        workspace.text_document_content = types.TextDocumentContentOptions(schemes=[SCHEME])
+        result.capabilities.workspace = workspace
+        return result
+
+
+class LinklyLanguageServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("linkly-ls", __version__, protocol_cls=LinklyProtocol)
+        self.settings = ServerSettings()
+        self.initialization_options: Any = None
+        self.engine: Engine | None = None
+        self.startup_error: str | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._ready = asyncio.Event()
+        #: called with the server shortly after the engine is open (indexing, MCP sidecar)
+        self.on_engine_ready: list[Callable[[LinklyLanguageServer], None]] = []
+        #: called on the event loop with the reports of every index run or watcher batch
+        self.on_indexed: list[Callable[[list[IndexReport]], None]] = []
+        #: called on `shutdown`, in reverse order of registration
+        self.on_stop: list[Callable[[], None]] = []
+        self.indexing: IndexingService | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    async def wait_ready(self) -> Engine | None:
+        """The engine once start-up is over, or None when it could not be opened (for notifications)."""
+        await self._ready.wait()
+        return self.engine
+
+    async def ready_engine(self) -> Engine:
+        """The engine, once open; requests that arrive during start-up wait here."""
+        await self._ready.wait()
+        if self.engine is None:
+            raise request_failed(f"linkly-ls could not open its index: {self.startup_error}")
+        return self.engine
+
+    def background(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        """Run a coroutine without awaiting it; its failure is logged, not lost."""
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+
+        def done(finished: asyncio.Task[Any]) -> None:
+            self._tasks.discard(finished)
+            if not finished.cancelled() and finished.exception() is not None:
+                error = finished.exception()
+                logger.error("background task failed", exc_info=error)
+                self.log(f"linkly-ls: {type(error).__name__}: {error}", types.MessageType.Error)
+
+        task.add_done_callback(done)
+        return task
+
+    def call_soon(self, callback: Callable[..., Any], *args: Any) -> None:
+        """Run `callback` on the event loop; safe from any thread (pygls' writer is not thread-safe)."""
+        if self.loop is not None and not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(callback, *args)
+
+    def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        self.call_soon(self.window_log_message, types.LogMessageParams(type=kind, message=message))
+
+    def show(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
+        self.call_soon(self.window_show_message, types.ShowMessageParams(type=kind, message=message))
+
+    def client_supports(self, dotted: str) -> bool:
+        """True when a client capability such as `window.workDoneProgress` is set."""
+        value: Any = self.client_capabilities
+        for name in dotted.split("."):
+            value = getattr(value, name, None)
+            if value is None:
+                return False
+        return bool(value)
+
+    def workspace_folder_paths(self) -> list[Path]:
+        paths = [path_from_uri(folder.uri) for folder in self.workspace.folders.values()]
+        if not paths and self.workspace.root_uri:
+            paths = [path_from_uri(self.workspace.root_uri)]
+        return [path for path in paths if path is not None and path.is_dir()]
+
+    async def start(self) -> None:
+        configuration = await self._pull_configuration()
+        self.settings = parse_settings(self.initialization_options, configuration)
+        for warning in self.settings.warnings:
+            self.show(warning)
+        try:
+            self.engine = await asyncio.to_thread(open_engine, self.settings, self.workspace_folder_paths(), self.log)
+        except (ConfigError, EngineError) as error:
+            self.startup_error = str(error)
+            self.show(f"linkly-ls: {error}", types.MessageType.Error)
+            return
+        finally:
+            self._ready.set()
+        engine = self.engine
+        self.log(
+            f"linkly-ls {__version__}: {engine.catalog.count()} documents in {len(engine.libraries())} "
+            f"libraries; index in {engine.data_dir}"
+        )
+        self.background(self._start_background_work())
+
+    async def _start_background_work(self) -> None:
+        """Indexing and the MCP sidecar start a moment later: importing the MCP SDK and walking the
+        libraries compete for the one interpreter lock with the editor's first requests."""
+        await asyncio.sleep(BACKGROUND_GRACE_S)
+        for callback in self.on_engine_ready:
+            callback(self)
+
+    async def reload_settings(self, pushed: Any = None) -> tuple[ServerSettings, ServerSettings]:
+        """Read the settings again (pulled, or as pushed with didChangeConfiguration); (old, new)."""
+        configuration = await self._pull_configuration() if self.client_supports("workspace.configuration") else pushed
+        old, self.settings = self.settings, parse_settings(self.initialization_options, configuration)
+        for warning in self.settings.warnings:
+            self.show(warning)
+        return old, self.settings
+
+    async def _pull_configuration(self) -> Any:
+        if not self.client_supports("workspace.configuration"):
+            return None
+        params = types.ConfigurationParams(items=[types.ConfigurationItem(section="linkly")])
+        try:
+            answer = await asyncio.wait_for(self.workspace_configuration_async(params), CONFIGURATION_TIMEOUT_S)
+        except Exception as error:  # a client that fails or never answers must not stop the server
+            logger.warning("workspace/configuration failed: %s", error)
+            return None
+        return answer[0] if answer else None
+
+    def stop(self) -> None:
+        for callback in reversed(self.on_stop):
+            try:
+                callback()
+            except Exception:
+                logger.exception("error while stopping")
+        self.on_stop.clear()
+        engine, self.engine = self.engine, None
+        if engine is not None:
+            closer = threading.Thread(target=close_engine, args=(engine,), name="linkly-close", daemon=True)
+            closer.start()
+            closer.join(SHUTDOWN_WAIT_S)
+
+
+def drop_answered_errors(record: logging.LogRecord) -> bool:
+    """pygls logs a traceback for every error answer; ours (a refused URI, a bad argument, a
+    superseded query) are deliberate and already reach the client, so they stay out of stderr."""
+    error = record.exc_info[1] if record.exc_info else None
+    return not isinstance(error, JsonRpcException)
+
+
+def create_server() -> LinklyLanguageServer:
+    from linkly_ls.lsp.features import (
+        commands,
+        diagnostics,
+        indexing,
+        status,
+        symbols,
+        virtual_documents,
+        workspace_symbols,
+    )
+
+    server = LinklyLanguageServer()
+
+    @server.feature(types.INITIALIZE)
+    def on_initialize(ls: LinklyLanguageServer, params: types.InitializeParams) -> None:
+        ls.loop = asyncio.get_running_loop()
+        ls.initialization_options = params.initialization_options
+
+    @server.feature(types.INITIALIZED)
+    async def on_initialized(ls: LinklyLanguageServer, params: types.InitializedParams) -> None:
+        await ls.start()
+
+    @server.feature(types.SHUTDOWN)
+    def on_shutdown(ls: LinklyLanguageServer, params: None) -> None:
+        ls.stop()
+
+    for feature in (symbols, workspace_symbols, virtual_documents, commands, indexing, diagnostics, status):
+        feature.register(server)
+    return server
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="linkly-ls", description="The linkly language server (stdio by default).")
+    parser.add_argument("--version", action="version", version=f"linkly-ls {__version__}")
+    parser.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
+    parser.add_argument("--tcp", action="store_true", help="listen on a TCP port instead, for debugging")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=2087)
+    parser.add_argument("--log-level", default="WARNING", help="logging level on stderr (default WARNING)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(drop_answered_errors)
+    server = create_server()
+    try:
+        if args.tcp:
+            server.start_tcp(args.host, args.port)
+        else:
+            server.start_io()
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

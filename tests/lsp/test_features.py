@@ -1,0 +1,326 @@
+"""Every language-server feature, on a real server, once per client (Neovim 0.11 and VS Code capabilities)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcContentModified, JsonRpcException, JsonRpcRequestCancelled
+from pytest_lsp import client_capabilities
+
+from linkly_ls.lsp.linemap import normalise
+
+from .conftest import Session, has_extractor, session_fixture
+
+session = session_fixture(client_capabilities)
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+OWNERSHIP = "ch04-01-what-is-ownership.md"
+needs_pdf = pytest.mark.skipif(not has_extractor("pdf"), reason="the PDF extractor does not exist yet")
+needs_epub = pytest.mark.skipif(not has_extractor("epub"), reason="the EPUB extractor does not exist yet")
+needs_docx = pytest.mark.skipif(not has_extractor("docx"), reason="the DOCX extractor does not exist yet")
+
+
+def flatten(symbols: list[types.DocumentSymbol]) -> list[types.DocumentSymbol]:
+    out: list[types.DocumentSymbol] = []
+    for symbol in symbols:
+        out.append(symbol)
+        out.extend(flatten(symbol.children or []))
+    return out
+
+
+def flatten_outline(nodes: list[dict]) -> list[dict]:
+    out: list[dict] = []
+    for node in nodes:
+        out.append(node)
+        out.extend(flatten_outline(node.get("children", [])))
+    return out
+
+
+async def open_file(session: Session, path: Path, language: str = "markdown") -> str:
+    uri = path.as_uri()
+    text = path.read_text(encoding="utf-8", errors="replace") if language != "binary" else ""
+    session.client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text)
+        )
+    )
+    return uri
+
+
+async def document_symbols(session: Session, uri: str) -> list[types.DocumentSymbol]:
+    return await session.client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+
+
+async def workspace_symbols(session: Session, query: str) -> list[types.SymbolInformation]:
+    return await session.client.workspace_symbol_async(types.WorkspaceSymbolParams(query=query))
+
+
+async def test_capabilities_advertised(session: Session) -> None:
+    capabilities = session.initialize_result.capabilities
+    assert capabilities.document_symbol_provider
+    assert capabilities.workspace_symbol_provider
+    assert list(capabilities.workspace.text_document_content.schemes) == ["linkly"]
+    assert {
+        "linkly.search",
+        "linkly.grep",
+        "linkly.outline",
+        "linkly.read",
+        "linkly.listLibraries",
+        "linkly.explore",
+        "linkly.findPaths",
+        "linkly.reindex",
+    } <= set(capabilities.execute_command_provider.commands)
+
+
+async def test_settings_libraries_and_workspace_folders(session: Session) -> None:
+    status = await session.status()
+    assert Path(status["data_dir"]) == session.data_dir  # the dataDir setting wins over LINKLY_DATA_DIR
+    assert status["mcp_url"] is None  # mcp.enabled=false from workspace/configuration wins
+    libraries = await session.command("linkly.listLibraries", {})
+    assert {library["name"] for library in libraries["libraries"]} == {"notes", "books", "papers"}
+
+
+async def test_document_symbols_of_an_open_markdown_file(session: Session) -> None:
+    path = session.path(OWNERSHIP)
+    uri = await open_file(session, path)
+    symbols = await document_symbols(session, uri)
+    outline = await session.command("linkly.outline", {"doc_ids": [await session.doc_id(OWNERSHIP)]})
+    titles = [node["title"] for node in flatten_outline(outline["documents"][0]["nodes"])]
+    assert [symbol.name for symbol in flatten(symbols)] == titles
+    assert symbols[0].name == "What Is Ownership?" and symbols[0].kind == types.SymbolKind.Namespace
+    buffer = path.read_text(encoding="utf-8").split("\n")
+    for symbol in flatten(symbols):
+        heading = buffer[symbol.selection_range.start.line]
+        assert "#" in heading and normalise(symbol.name) in normalise(heading), (symbol.name, heading)
+        assert symbol.range.start.line <= symbol.selection_range.start.line <= symbol.range.end.line
+        for child in symbol.children or []:
+            assert symbol.range.start.line <= child.range.start.line <= child.range.end.line <= symbol.range.end.line
+
+
+async def test_document_symbols_of_an_unsaved_buffer(session: Session) -> None:
+    uri = (session.root / "scratch" / "draft.md").as_uri()
+    text = "---\ntitle: draft\n---\n# Plan\n\nintro\n\n## Step one\n\ntext\n\n## Step two\nmore"
+    session.client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="markdown", version=1, text=text)
+        )
+    )
+    symbols = await document_symbols(session, uri)
+    assert [(s.name, s.selection_range.start.line) for s in flatten(symbols)] == [
+        ("Plan", 3),
+        ("Step one", 7),
+        ("Step two", 11),
+    ]
+    assert symbols[0].range.end.line == 12
+
+
+@needs_pdf
+async def test_document_symbols_of_a_pdf_view_are_its_outline(session: Session) -> None:
+    view = await session.request("linkly/uriForPath", {"path": str(session.path("pdflatex-outline.pdf"))})
+    assert re.fullmatch(r"linkly://doc/[0-9a-f]{12}", view["uri"])
+    symbols = flatten(await document_symbols(session, view["uri"]))
+    outline = await session.command("linkly.outline", {"doc_ids": [view["doc_id"]]})
+    nodes = flatten_outline(outline["documents"][0]["nodes"])
+    assert len(nodes) >= 3
+    assert [(s.name, s.range.start.line + 1, s.range.end.line + 1) for s in symbols] == [
+        (node["title"], node["start_line"], node["end_line"]) for node in nodes
+    ]
+
+
+async def test_workspace_symbol_points_into_markdown_files(session: Session) -> None:
+    symbols = await workspace_symbols(session, "ownership")
+    assert symbols and symbols[0].location.uri == session.path(OWNERSHIP).as_uri()
+    for symbol in symbols:
+        assert symbol.location.uri.startswith("file://")
+        line = (
+            Path(symbol.location.uri.removeprefix("file://"))
+            .read_text(encoding="utf-8")
+            .split("\n")[symbol.location.range.start.line]
+        )
+        assert "ownership" in line.lower() or "owner" in line.lower(), (symbol.name, line)
+
+
+@needs_pdf
+async def test_workspace_symbol_points_into_pdf_views(session: Session) -> None:
+    symbols = await workspace_symbols(session, "gefburn")
+    assert symbols and symbols[0].location.uri.startswith("linkly://doc/")
+    text = await session.request("linkly/read", {"uri": symbols[0].location.uri})
+    assert "gefburn" in text["text"].split("\n")[symbols[0].location.range.start.line]
+
+
+async def test_empty_query_is_an_empty_list(session: Session) -> None:
+    assert await workspace_symbols(session, "   ") == []
+
+
+async def test_read_and_text_document_content_serve_the_canonical_lines(session: Session) -> None:
+    doc_id = await session.doc_id(OWNERSHIP)
+    canonical: list[str] = []
+    offset = 1
+    while offset:
+        page = await session.command("linkly.read", {"doc_id": doc_id, "offset": offset, "limit": 500})
+        canonical += [line["text"] for line in page["lines"]]
+        offset = page["next_offset"]
+    whole = await session.request("linkly/read", {"doc_id": doc_id})
+    assert whole["text"] == "\n".join(canonical) and whole["total_lines"] == len(canonical)
+    assert whole["uri"] == f"linkly://doc/{doc_id}" and whole["next_offset"] is None
+    page = await session.request("linkly/read", {"uri": whole["uri"], "offset": 11, "limit": 5})
+    assert page["text"].split("\n") == canonical[10:15] and page["next_offset"] == 16
+    by_path = await session.request("linkly/read", {"path": str(session.path(OWNERSHIP))})
+    assert by_path["doc_id"] == doc_id
+    content = await session.client.workspace_text_document_content_async(
+        types.TextDocumentContentParams(uri=whole["uri"])
+    )
+    assert content.text == whole["text"]
+
+
+@needs_epub
+@needs_docx
+async def test_binary_formats_map_to_their_views(session: Session) -> None:
+    for name, word in (("sample-ebook.epub", "paragraph"), ("dpkg cheat sheet.docx", "dpkg")):
+        view = await session.request("linkly/uriForPath", {"path": str(session.path(name))})
+        read = await session.request("linkly/read", {"uri": view["uri"]})
+        assert word in read["text"] and read["location_uri"] == view["uri"]
+
+
+async def test_unknown_linkly_uris_and_paths_are_refused(session: Session) -> None:
+    for uri in ("linkly://doc/000000000000", "linkly://doc/../../etc/passwd", "linkly://other/abc"):
+        with pytest.raises(JsonRpcException):
+            await session.client.workspace_text_document_content_async(types.TextDocumentContentParams(uri=uri))
+        with pytest.raises(JsonRpcException):
+            await session.request("linkly/read", {"uri": uri})
+    with pytest.raises(JsonRpcException, match="not an indexed document"):
+        await session.request("linkly/read", {"path": "/etc/passwd"})
+
+
+async def test_every_command_returns_the_tools_json(session: Session) -> None:
+    doc_id = await session.doc_id(OWNERSHIP)
+    answers = {
+        "linkly.search": await session.command("linkly.search", {"query": "ownership", "limit": 3}),
+        "linkly.grep": await session.command("linkly.grep", {"pattern": "heap", "doc_id": doc_id, "limit": 2}),
+        "linkly.outline": await session.command("linkly.outline", {"doc_ids": [doc_id]}),
+        "linkly.read": await session.command("linkly.read", {"doc_id": doc_id, "limit": 3}),
+        "linkly.listLibraries": await session.command("linkly.listLibraries"),
+        "linkly.explore": await session.command("linkly.explore", {"library": "notes"}),
+        "linkly.findPaths": await session.command("linkly.findPaths", {"patterns": ["notes"]}),
+        "linkly.reindex": await session.command("linkly.reindex", {"library": "notes"}),
+    }
+    assert all("now" in answer["_meta"] for answer in answers.values())
+    assert answers["linkly.search"]["results"][0]["doc_id"] == doc_id
+    assert answers["linkly.grep"]["matches"] or answers["linkly.grep"].get("total_matches")
+    assert len(answers["linkly.read"]["lines"]) == 3
+    assert answers["linkly.reindex"]["reports"][0]["library"] == "notes"
+    assert answers["linkly.reindex"]["reports"][0]["indexed"] == 0  # nothing changed
+
+
+async def test_command_errors_carry_the_tool_message_only(session: Session) -> None:
+    with pytest.raises(JsonRpcException) as caught:
+        await session.command("linkly.read", {"doc_id": "not-an-id"})
+    assert "`doc_id` must be a document id" in caught.value.message and caught.value.data is None
+    with pytest.raises(JsonRpcException) as caught:
+        await session.command("linkly.read", {"doc_id": "0123456789ab"})
+    assert "is not an indexed document" in caught.value.message
+    with pytest.raises(JsonRpcException, match="does not exist"):
+        await session.command("linkly.reindex", {"library": "nope"})
+
+
+async def test_a_cancelled_workspace_symbol_request_is_answered_as_cancelled(session: Session) -> None:
+    protocol = session.client.protocol
+    pending = asyncio.wrap_future(
+        protocol.send_request(
+            types.WORKSPACE_SYMBOL, types.WorkspaceSymbolParams(query="ownership heap"), msg_id=f"cancel-{session.name}"
+        )
+    )
+    protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=f"cancel-{session.name}"))
+    with pytest.raises(JsonRpcRequestCancelled):
+        await pending
+    assert await workspace_symbols(session, "ownership")
+
+
+async def test_a_superseded_query_gets_no_stale_results(session: Session) -> None:
+    protocol = session.client.protocol
+    older = asyncio.wrap_future(protocol.send_request(types.WORKSPACE_SYMBOL, types.WorkspaceSymbolParams(query="own")))
+    newer = asyncio.wrap_future(
+        protocol.send_request(types.WORKSPACE_SYMBOL, types.WorkspaceSymbolParams(query="ownership"))
+    )
+    with pytest.raises(JsonRpcException) as caught:
+        await older
+    assert caught.value.code == JsonRpcContentModified.CODE
+    assert await newer
+
+
+async def test_a_file_saved_on_disk_is_found_within_seconds(session: Session) -> None:
+    word = f"quixotically{session.name.split('@')[0].replace('-', '')}"
+    path = session.folders["notes"] / "fresh-note.md"
+    path.write_text(f"# Fresh note\n\nA {word} new paragraph.\n", encoding="utf-8")
+    started = time.monotonic()
+    while time.monotonic() - started < 10:
+        symbols = await workspace_symbols(session, word)
+        if symbols:
+            break
+        await asyncio.sleep(0.2)
+    assert symbols, "the new file was not indexed within 10 s"
+    assert symbols[0].location.uri == path.as_uri() and symbols[0].location.range.start.line == 2
+    session.client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=path.as_uri(), type=types.FileChangeType.Changed)]
+        )
+    )
+    assert await workspace_symbols(session, word)
+
+
+async def test_dynamic_watcher_registration_follows_the_client(session: Session) -> None:
+    offers = client_capabilities(session.name).workspace.did_change_watched_files.dynamic_registration
+    registered = [r for r in session.registrations if r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES]
+    assert bool(registered) == bool(offers)
+
+
+async def test_a_broken_file_shows_why_it_failed(session: Session) -> None:
+    uri = await open_file(session, session.path("report-truncated.docx"), language="binary")
+    deadline = time.monotonic() + 5
+    while uri not in session.client.diagnostics and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    (diagnostic,) = session.client.diagnostics[uri]
+    assert diagnostic.range.start.line == 0 and diagnostic.severity == types.DiagnosticSeverity.Error
+    assert "could not index" in diagnostic.message and "ZIP" in diagnostic.message
+
+
+async def wait_for_symbols(session: Session, query: str, timeout: float = 15.0) -> list[types.SymbolInformation]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        symbols = await workspace_symbols(session, query)
+        if symbols:
+            return symbols
+        await asyncio.sleep(0.2)
+    return []
+
+
+async def test_added_workspace_folders_and_libraries_are_indexed(session: Session) -> None:
+    """Runs last: it adds libraries to the server."""
+    folder = session.root / "library" / "extra folder"
+    folder.mkdir()
+    (folder / "extra.md").write_text("# Extra\n\nA zephyrine folder note.\n", encoding="utf-8")
+    session.client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(
+                added=[types.WorkspaceFolder(uri=folder.as_uri(), name="extra folder")], removed=[]
+            )
+        )
+    )
+    assert await wait_for_symbols(session, "zephyrine")
+    configured = session.root / "library" / "configured"
+    configured.mkdir()
+    (configured / "configured.txt").write_text("A borealine configured note.\n", encoding="utf-8")
+    library = {"name": "configured", "paths": [str(configured)]}
+    session.client.set_configuration([library], section="linkly.libraries")
+    session.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    (hit,) = await wait_for_symbols(session, "borealine")
+    assert hit.location.uri == (configured / "configured.txt").as_uri()
+    libraries = await session.command("linkly.listLibraries")
+    assert {"extra folder", "configured"} <= {library["name"] for library in libraries["libraries"]}

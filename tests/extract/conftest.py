@@ -73,12 +73,14 @@ class Checks:
         assert not missing, f"outline entries not on their start line: {missing[:5]}"
 
     @staticmethod
-    def well_formed(document: ExtractedDocument) -> None:
-        """Lines are readable (no trailing spaces, no blank runs) and outline ranges are inside the document."""
+    def well_formed(document: ExtractedDocument, source_lines: bool = False) -> None:
+        """Lines are readable (no trailing spaces; no blank runs unless they are the file's own lines)
+        and outline ranges are inside the document."""
         for line in document.lines:
             assert line == line.rstrip(), f"trailing space in {line!r}"
             assert "\r" not in line and "\f" not in line
-        assert all(not (a == "" and b == "") for a, b in zip(document.lines, document.lines[1:]))
+        if not source_lines:
+            assert all(not (a == "" and b == "") for a, b in zip(document.lines, document.lines[1:]))
         for node in Checks.flatten(document.outline):
             assert 1 <= node.start_line <= node.end_line <= len(document.lines)
 

@@ -69,7 +69,7 @@ def test_listing_caption_is_kept_as_text(extracted):
 def test_outline_points_at_heading_lines(extracted, check, relative):
     document = extracted(relative)
     check.outline_points_at_titles(document)
-    check.well_formed(document)
+    check.well_formed(document, source_lines=True)
 
 
 def test_crlf_and_bom_are_normalised(extracted, check):
@@ -106,3 +106,28 @@ def test_setext_headings_and_hashes_in_code(tmp_path: Path, check):
 def test_empty_note_is_a_clear_error(corpus):
     with pytest.raises(ExtractionError, match="empty file"):
         extract_file(corpus / "odd/empty-note.md")
+
+
+def test_lines_are_the_files_own_lines(corpus):
+    path = corpus / "notes/learning-rust/ch04-01-what-is-ownership.md"
+    from linkly_ls.core.extract import extract_file
+
+    document = extract_file(path)
+    source = path.read_text(encoding="utf-8").splitlines()
+    assert len(document.lines) == len(source)
+    assert document.lines[457] == source[457] == "### Ownership and Functions"
+    differing = [b for a, b in zip(document.lines, source) if a != b.rstrip()]
+    assert differing and all("<" in line or "-->" in line for line in differing), "only tags and comments go"
+    assert "section of Chapter 5" in document.lines[166], "text after a closing comment stays"
+
+
+def test_front_matter_keeps_its_line_count_and_title_values(corpus):
+    from linkly_ls.core.extract import extract_file
+
+    path = corpus / "notes/web-dev/astro-docs/fr/concepts/islands.mdx"
+    document = extract_file(path)
+    source = path.read_text(encoding="utf-8").splitlines()
+    assert len(document.lines) == len(source)
+    assert document.lines[0] == "" and document.lines[1] == "Architecture en îlots"
+    assert document.title == "Architecture en îlots"
+    assert "import" not in document.lines[6] and document.lines[6] == ""

@@ -1,11 +1,12 @@
-"""Markdown and MDX: the source lines, minus front matter and MDX/JSX scaffolding.
+"""Markdown and MDX: the file's own lines, with front matter and MDX/JSX scaffolding blanked.
 
-Lines stay close to the file so a user's line numbers roughly match; headings
-(ATX and setext, found by markdown-it) are rewritten as `## Title` with inline
-markup removed, so the outline title is literally on its line. In MDX,
+Line N of the document is line N of the file, so `read`, `grep` and outline
+ranges point where an editor does. Scaffolding is blanked, never removed:
+front matter keeps only its `title` and `description` values, and in MDX
 `import`/`export` statements and component tags (`<Tabs>`, `<Card title="x">`)
-are dropped while the text between them stays; a tag's title/caption/label
-attribute is kept as a line, since it is text a reader sees.
+become empty while the text between them stays; a tag's title/caption/label
+attribute is kept, since it is text a reader sees. Headings (ATX and setext,
+found by markdown-it) give the outline, with inline markup removed from titles.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from linkly_ls.core.document import ExtractedDocument, Heading, LineBuilder
+from linkly_ls.core.document import ExtractedDocument, Heading, build_outline
 from linkly_ls.core.extract.base import ExtractLimits, decode_text, read_bytes, title_from_path
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
@@ -38,25 +39,17 @@ _HEADING_ID = re.compile(r"\s*\{#[^}]*\}\s*$")
 def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
     text, _encoding = decode_text(read_bytes(path, limits))
     source = text.split("\n")
+    if source and source[-1] == "":
+        source.pop()
     fields, body_start = parse_front_matter(source)
-    body = source[body_start:]
-    cleaned = clean_mdx_lines(body, is_mdx=path.suffix.lower() == ".mdx")
-    headings = find_headings(cleaned)
-
-    builder = LineBuilder()
-    skip_until = -1
-    for index, line in enumerate(cleaned):
-        if index < skip_until:
-            continue
-        found = headings.get(index)
-        if found is None:
-            builder.text(line)
-            continue
-        level, title, end = found
-        skip_until = end
-        builder.headings.append(Heading(level=level, title=title, line=builder.next_line))
-        builder.text(f"{'#' * level} {title}")
-    lines, outline = builder.finish()
+    front = [_front_matter_line(line) for line in source[:body_start]]
+    body = clean_mdx_lines(source[body_start:], is_mdx=path.suffix.lower() == ".mdx")
+    headings = find_headings(body)
+    lines = [line.rstrip() for line in front + body]
+    outline = build_outline(
+        [Heading(level=level, title=title, line=body_start + start + 1) for start, (level, title, _) in sorted(headings.items())],
+        len(lines),
+    )
 
     title = fields.get("title", "").strip()
     if not title:
@@ -64,6 +57,14 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
         first_h1 = next((found[1] for found in ordered if found[0] == 1), "")
         title = first_h1 or (ordered[0][1] if ordered else "") or title_from_path(path)
     return ExtractedDocument(lines=lines, title=title, doc_type="md", outline=outline)
+
+
+def _front_matter_line(line: str) -> str:
+    match = _FRONT_MATTER_KEY.match(line)
+    if match and match.group(1) in ("title", "description"):
+        value = match.group(2).strip()
+        return value[1:-1] if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"" else value
+    return ""
 
 
 def parse_front_matter(lines: list[str]) -> tuple[dict[str, str], int]:
@@ -114,6 +115,10 @@ def clean_mdx_lines(lines: list[str], is_mdx: bool) -> list[str]:
                 fence = None
             continue
         if skip_until is not None:
+            if skip_until == "comment" and "-->" in line:
+                cleaned.append(_clean_line(line[line.index("-->") + 3 :]))
+                skip_until = None
+                continue
             cleaned.append("")
             if _statement_ends(line, skip_until):
                 skip_until = None

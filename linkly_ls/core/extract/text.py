@@ -1,4 +1,4 @@
-"""Plain text: any encoding, form feeds as page breaks, and an outline only where headings are clear.
+"""Plain text: any encoding, the file's own lines, form feeds as page starts, an outline only where headings are clear.
 
 Heading rules are deliberately conservative (a wrong outline is worse than
 none): numbered section lines as in RFCs (`4.2.1.  Reading the Handshake`),
@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from linkly_ls.core.document import ExtractedDocument, Heading, LineBuilder
+from linkly_ls.core.document import ExtractedDocument, Heading, build_outline
 from linkly_ls.core.extract.base import ExtractLimits, decode_text, read_bytes, title_from_path
 from linkly_ls.core.extract.markdown import parse_front_matter
 
@@ -29,37 +29,31 @@ MAX_HEADING_CHARS = 80
 
 
 def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
+    """Line N of the document is line N of the file; a form feed starts a page at its line."""
     text, _encoding = decode_text(read_bytes(path, limits))
-    pages = text.split("\f")
-    builder = LineBuilder()
-    source_lines: list[str] = []
-    page_of_line: list[int] = []
-    for number, page in enumerate(pages, start=1):
-        if number > 1 and page.startswith("\n"):
-            page = page[1:]  # the rest of the line the form feed stood on
-        page_lines = page.split("\n")
-        source_lines.extend(page_lines)
-        page_of_line.extend([number] * len(page_lines))
-
-    headings = find_headings(source_lines)
-    current_page = 1
-    if len(pages) > 1:
-        builder.page("--- page 1 ---")
+    source_lines = text.split("\n")
+    if source_lines and source_lines[-1] == "":
+        source_lines.pop()
+    page_starts: list[int] = []
     for index, line in enumerate(source_lines):
-        if page_of_line[index] != current_page:
-            current_page = page_of_line[index]
-            builder.page(f"--- page {current_page} ---")
-        found = headings.get(index)
-        if found is not None and line.strip():
-            builder.headings.append(Heading(level=found[0], title=found[1], line=builder.next_line))
-        builder.text(line)
-    lines, outline = builder.finish()
+        if "\f" in line:
+            source_lines[index] = line.replace("\f", "")
+            if not page_starts:
+                page_starts.append(1)
+            if index > 0 or line.index("\f") > 0:
+                page_starts.append(index + 1)
+    lines = [line.rstrip() for line in source_lines]
+    headings = find_headings(lines)
+    outline = build_outline(
+        [Heading(level=level, title=title, line=index + 1) for index, (level, title) in sorted(headings.items())],
+        len(lines),
+    )
     return ExtractedDocument(
         lines=lines,
-        title=_title(source_lines, headings, path),
+        title=_title(lines, headings, path),
         doc_type="txt",
         outline=outline,
-        page_starts=builder.page_starts,
+        page_starts=sorted(set(page_starts)),
     )
 
 

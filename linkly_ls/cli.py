@@ -88,9 +88,23 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("paths", nargs="*", type=Path, help="folders or files; none: re-index every library")
     index.add_argument("--library", help="library name (default: the folder's name)")
     index.add_argument("--description", default="")
+    index.add_argument(
+        "--wait",
+        action="store_true",
+        help="also compute every chunk's vector before returning (otherwise `linkly watch`, "
+        "`linkly serve` or the next `--wait` does it; search meanwhile uses keywords for the rest)",
+    )
 
     watch = sub.add_parser("watch", help="index, then keep the index current as files change")
     watch.add_argument("--library", action="append", help="only this library (repeatable)")
+
+    serve = sub.add_parser("serve", help="serve the tools to AI agents over MCP (HTTP), keeping the index current")
+    serve.add_argument("--host", help="address to listen on (default: [mcp] host, 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port (default: [mcp] port, 60606; the next free one if taken)")
+    serve.add_argument("--no-watch", dest="watch", action="store_false", help="index at start but do not watch")
+
+    mcp = sub.add_parser("mcp", help="serve the tools over MCP on stdio (forwards to a running `linkly serve`)")
+    mcp.add_argument("--no-watch", dest="watch", action="store_false", help="never index or watch from this process")
     return parser
 
 
@@ -145,7 +159,22 @@ def run_index(engine: Engine, args: argparse.Namespace) -> int:
         for path, message in report.errors:
             print(f"failed: {path}: {message}")
         print(report.summary())
+    if getattr(args, "wait", False):
+        _embed_all(engine)
     return 0
+
+
+def _embed_all(engine: Engine) -> None:
+    """`index --wait`: compute the vectors of every chunk that lacks one, with a progress bar."""
+    if not engine.vectors.provider.enabled:
+        print("vectors: embeddings are disabled; search is keyword-only")
+        return
+    embedded = engine.vectors.run_until_complete(progress=_progress_printer(), wait_for_model=True)
+    status = engine.vectors.provider.status()
+    if not status.ready:
+        print(f"vectors: none computed ({status.reason}); search is keyword-only")
+        return
+    print(f"vectors: {embedded} document(s) embedded with {status.model}; every chunk has its vector")
 
 
 def run_watch(engine: Engine, args: argparse.Namespace) -> int:
@@ -153,6 +182,7 @@ def run_watch(engine: Engine, args: argparse.Namespace) -> int:
 
     for report in engine.index(args.library, progress=_progress_printer()):
         print(report.summary(), flush=True)
+    engine.vectors.start()
     print("watching for changes (Ctrl-C to stop)", flush=True)
 
     def on_batch(reports: list) -> None:
@@ -169,12 +199,28 @@ def run_watch(engine: Engine, args: argparse.Namespace) -> int:
     return 0
 
 
+def run_mcp(args: argparse.Namespace) -> int:
+    """`serve` and `mcp`: they open the index themselves (and may run for hours)."""
+    from linkly_ls.mcp import run_http_server, run_stdio
+
+    config = load_config(args.config)
+    try:
+        if args.command == "serve":
+            return run_http_server(config, host=args.host, port=args.port, watch=args.watch)
+        return run_stdio(config, watch=args.watch)
+    except OSError as error:
+        print(f"linkly: {error}", file=sys.stderr)
+        return 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     output_format = "json" if getattr(args, "json", False) else "markdown"
     engine: Engine | None = None
     try:
+        if args.command in ("serve", "mcp"):
+            return run_mcp(args)
         engine = Engine(load_config(args.config))
         if args.command == "index":
             return run_index(engine, args)

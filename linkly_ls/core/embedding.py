@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from linkly_ls.core.config import ConfigError
+
 BUNDLED = "bundled"
 DISABLED = "none"
 BUNDLED_MODEL_ID = "linkly/all-MiniLM-L6-v2-int8"
@@ -56,11 +58,14 @@ class EmbeddingSettings:
         elif model.lower() in {"none", "off", "disabled", "false"}:
             model = DISABLED
         threads = section.get("threads")
-        return cls(
-            model=model,
-            batch_size=max(1, int(section.get("batch_size", DEFAULT_BATCH_SIZE))),
-            threads=int(threads) if threads else None,
-        )
+        try:
+            return cls(
+                model=model,
+                batch_size=max(1, int(section.get("batch_size", DEFAULT_BATCH_SIZE))),
+                threads=int(threads) if threads else None,
+            )
+        except (TypeError, ValueError) as error:
+            raise ConfigError(f"[embedding] batch_size and threads must be numbers: {error}") from error
 
 
 @dataclass(frozen=True)
@@ -215,6 +220,12 @@ class EmbeddingProvider:
             if self._configured is not None:
                 return self._configured
         return self._load_bundled()
+
+    def model_ids(self) -> list[str]:
+        """The models whose vectors search may use: the configured one, and the bundled fallback."""
+        if not self.enabled:
+            return []
+        return list(dict.fromkeys([self.settings.model if self.settings.model != BUNDLED else BUNDLED_MODEL_ID, BUNDLED_MODEL_ID]))
 
     def wait_for_download(self, timeout: float | None = None) -> None:
         """Block until a background download (if one runs) has finished or failed."""

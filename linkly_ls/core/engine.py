@@ -12,8 +12,10 @@ from pathlib import Path
 
 from linkly_ls.core.catalog import Catalog, LibraryRecord
 from linkly_ls.core.config import Config, ConfigError, load_config, validate_library_name
+from linkly_ls.core.embedding import EmbeddingSettings
 from linkly_ls.core.index.keyword import IndexBusyError, KeywordIndex
 from linkly_ls.core.indexer import Indexer, IndexReport, ProgressCallback
+from linkly_ls.core.vector_sync import VectorSync
 
 
 class EngineError(Exception):
@@ -33,6 +35,13 @@ class Engine:
         except Exception as error:  # sqlite3.Error and Tantivy's own errors
             raise EngineError(f"cannot open the index in {self.data_dir}: {error}") from error
         self.indexer = Indexer(self.catalog, self.keyword, self.config.limits, self.data_dir)
+        #: chunk vectors for hybrid search; embedding runs only where `vectors.start()` is called
+        self.vectors = VectorSync(
+            self.catalog, self.data_dir, EmbeddingSettings.from_section(self.config.section("embedding"))
+        )
+        self.indexer.after_flush.append(self.vectors.on_keyword_flush)
+        #: how `search` ranks: "auto" (hybrid when vectors exist), or "keyword" / "vector" / "hybrid" for evaluation
+        self.search_mode = "auto"
         #: one writer at a time: indexing runs, watcher batches and recovery take this lock
         self.write_lock = threading.RLock()
         self._sync_config_libraries()
@@ -108,6 +117,7 @@ class Engine:
         return best[1] if best else None
 
     def close(self) -> None:
+        self.vectors.close()
         self.indexer.close()
         self.keyword.close()
         self.catalog.close()

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from usearch.index import Index
 
 from linkly_ls.core.catalog import Catalog
 
@@ -73,6 +72,36 @@ class VectorHit:
     score: float
 
 
+def _usearch():
+    """The usearch Index class, imported late and after onnxruntime.
+
+    usearch's wheel links its own C++ runtime statically; importing onnxruntime
+    *after* it crashes the interpreter (usearch 2.26, onnxruntime 1.32, Linux), so
+    onnxruntime, when installed, is always loaded first.
+    """
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        pass
+    from usearch.index import Index
+
+    return Index
+
+
+def ensure_schema(catalog: Catalog) -> None:
+    with catalog.connect() as db:
+        db.executescript(_SCHEMA)
+
+
+def has_vectors(catalog: Catalog, model_ids: list[str]) -> bool:
+    """Whether any of these models has stored vectors, without loading a model."""
+    marks = ",".join("?" * len(model_ids))
+    row = catalog.connect().execute(
+        f"SELECT 1 FROM vector_docs WHERE model IN ({marks}) AND chunks > 0 LIMIT 1", model_ids
+    ).fetchone()
+    return row is not None
+
+
 def model_slug(model_id: str, dim: int) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", model_id).strip("-") + f"-{dim}"
 
@@ -93,8 +122,7 @@ class VectorIndex:
         self._pending_docs: list[tuple] = []
         self._dirty = False
         self._loaded_stamp: tuple[int, int] | None = None
-        with catalog.connect() as db:
-            db.executescript(_SCHEMA)
+        ensure_schema(catalog)
         self.writable = writer and self._take_writer_lock()
         self.index = self._open()
         self._next_key = 1
@@ -103,18 +131,16 @@ class VectorIndex:
             self._next_key = max(int(row[0] or 0), self._max_key()) + 1
             self.reconcile()
 
-    def _new_index(self) -> Index:
-        return Index(ndim=self.dim, metric="cos", dtype="f16", connectivity=16, expansion_add=128, expansion_search=96)
+    def _new_index(self):
+        return _usearch()(ndim=self.dim, metric="cos", dtype="f16", connectivity=16, expansion_add=128, expansion_search=96)
 
-    def _open(self) -> Index:
+    def _open(self):
         if not self.path.exists():
             self._loaded_stamp = None
             return self._new_index()
         stat = self.path.stat()
         self._loaded_stamp = (stat.st_mtime_ns, stat.st_size)
-        if self.writable:
-            return Index.restore(str(self.path), view=False)
-        return Index.restore(str(self.path), view=True)
+        return _usearch().restore(str(self.path), view=not self.writable)
 
     def _take_writer_lock(self) -> bool:
         if fcntl is None:
@@ -326,14 +352,14 @@ class VectorIndex:
 
     def missing_documents(self, limit: int = 256) -> list[tuple[str, str]]:
         """(doc_id, content_hash) of documents without current vectors: newest day first, then smallest."""
+        pending = {doc_id for _, doc_id, _, _ in self._pending_docs}
         rows = self.catalog.connect().execute(
             "SELECT d.doc_id, d.content_hash FROM documents d LEFT JOIN vector_docs v "
             "ON v.model = ? AND v.doc_id = d.doc_id AND v.content_hash = d.content_hash "
             "WHERE v.doc_id IS NULL ORDER BY d.mtime_ns / 86400000000000 DESC, d.word_count ASC LIMIT ?",
-            (self.model_id, limit),
+            (self.model_id, limit + len(pending)),
         )
-        pending = {doc_id for _, doc_id, _, _ in self._pending_docs}
-        return [(doc_id, content_hash) for doc_id, content_hash in rows if doc_id not in pending]
+        return [(doc_id, content_hash) for doc_id, content_hash in rows if doc_id not in pending][:limit]
 
     def coverage(self) -> dict[str, tuple[int, int]]:
         """library -> (words in documents with current vectors, all words)."""

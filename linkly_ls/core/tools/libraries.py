@@ -15,6 +15,8 @@ class LibraryInfo:
     record: LibraryRecord
     document_count: int
     failed_count: int
+    #: share (0-1) of the library's text whose chunks have vectors; None when embeddings are off
+    vector_coverage: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -23,6 +25,7 @@ class LibraryInfo:
             "paths": self.record.paths,
             "document_count": self.document_count,
             "failed_count": self.failed_count,
+            "vector_coverage": None if self.vector_coverage is None else round(self.vector_coverage, 4),
             "include": self.record.include,
             "exclude": self.record.exclude,
             "source": self.record.origin,
@@ -43,7 +46,8 @@ class LibrariesResult:
         for library in self.libraries:
             record = library.record
             failed = f", {library.failed_count} failed" if library.failed_count else ""
-            out.append(f"- **{record.name}**: {library.document_count} documents{failed}")
+            vectors = "" if library.vector_coverage is None else f", vectors {library.vector_coverage:.0%}"
+            out.append(f"- **{record.name}**: {library.document_count} documents{failed}{vectors}")
             if record.description:
                 out.append(f"  {record.description}")
             out.append(f"  paths: {', '.join(record.paths)}")
@@ -56,9 +60,17 @@ def list_libraries(engine: Engine, **arguments: Any) -> LibrariesResult:
     failures: dict[str, int] = {}
     for error in engine.catalog.errors():
         failures[error.library] = failures.get(error.library, 0) + 1
+    coverage = engine.vectors.coverage()
     return LibrariesResult(
         libraries=[
-            LibraryInfo(record=record, document_count=counts.get(record.name, 0), failed_count=failures.get(record.name, 0))
+            LibraryInfo(
+                record=record,
+                document_count=counts.get(record.name, 0),
+                failed_count=failures.get(record.name, 0),
+                vector_coverage=coverage.get(record.name, 1.0 if counts.get(record.name, 0) == 0 else 0.0)
+                if engine.vectors.provider.enabled
+                else None,
+            )
             for record in engine.libraries()
         ]
     )

@@ -51,7 +51,9 @@ class ReindexResult:
                     "removed": report.removed,
                     "seconds": round(report.seconds, 3),
                     "document_count": self.document_counts.get(report.library, 0),
-                    "errors": [{"path": path, "message": message} for path, message in report.errors[:MAX_LISTED_ERRORS]],
+                    "errors": [
+                        {"path": path, "message": message} for path, message in report.errors[:MAX_LISTED_ERRORS]
+                    ],
                 }
                 for report in self.reports
             ]

@@ -1,10 +1,9 @@
 """From the catalog's canonical lines to the lines of the file an editor shows.
 
-The extractors keep text files close to their source but not identical:
-Markdown loses its front matter, folds blank runs and rewrites headings
-without inline markup; HTML becomes its visible text. `read`, `grep` and
-`linkly:` views use the canonical lines; a `file:` location has to point at
-the file's own line, so it is found again by its text.
+Markdown and text documents keep the file's own lines (scaffolding blanked,
+trailing spaces dropped), so their positions map one to one; HTML becomes its
+visible text, and a file edited since it was indexed has moved lines. For
+those, a `file:` location is found again by the line's text.
 """
 
 from __future__ import annotations
@@ -69,6 +68,14 @@ class SourceFiles:
         return source
 
 
+def same_lines(canonical: list[str], buffer_lines: list[str]) -> bool:
+    """True when the buffer is the indexed text line for line (the usual case for Markdown and text)."""
+    trimmed = [line.rstrip() for line in buffer_lines]
+    while trimmed and trimmed[-1] == "" and len(trimmed) > len(canonical):
+        trimmed.pop()
+    return trimmed == canonical
+
+
 def source_line(canonical: list[str], source: list[str], line: int) -> int:
     """The 1-based line of the file (`source`: its normalised lines) holding canonical line `line`.
 
@@ -79,6 +86,9 @@ def source_line(canonical: list[str], source: list[str], line: int) -> int:
     if not canonical or not source:
         return line
     index = min(max(line, 1), len(canonical)) - 1
+    window = range(max(index - NEIGHBOURS, 0), min(index + NEIGHBOURS + 1, len(canonical)))
+    if all(j < len(source) and normalise(canonical[j]) == source[j] for j in window):
+        return line
     anchor = index
     while anchor > 0 and not normalise(canonical[anchor]):
         anchor -= 1

@@ -31,7 +31,7 @@ from linkly_ls.core.engine import Engine
 from linkly_ls.core.extract import doc_type_for, extract_file
 from linkly_ls.core.extract.base import decode_text
 from linkly_ls.lsp.features.virtual_documents import document_for_uri
-from linkly_ls.lsp.linemap import anchor_outline
+from linkly_ls.lsp.linemap import anchor_outline, same_lines
 from linkly_ls.lsp.uris import TEXT_DOC_TYPES, is_linkly_uri, path_from_uri
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ def extract_buffer(text: str, suffix: str, engine: Engine) -> tuple[list[Outline
             document = extract_file(scratch, engine.config.limits)
         except ExtractionError:
             return [], buffer_lines
-    if document.lines == buffer_lines:
+    if same_lines(document.lines, buffer_lines):
         return document.outline, buffer_lines
     return anchor_outline(document.outline, buffer_lines), buffer_lines
 
@@ -105,7 +105,7 @@ def outline_for(engine: Engine, uri: str, buffer_text: str | None) -> tuple[list
     buffer_lines = buffer_text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if record is not None and content_hash(buffer_text) == record.content_hash:
         indexed = engine.catalog.lines(record.doc_id)
-        if indexed == buffer_lines:
+        if same_lines(indexed, buffer_lines):
             return record.outline, buffer_lines
         return anchor_outline(record.outline, buffer_lines), buffer_lines
     return extract_buffer("\n".join(buffer_lines), path.suffix, engine)

@@ -1,0 +1,286 @@
+"""The HTTP sidecar: MCP over streamable HTTP at `http://127.0.0.1:60606/mcp`.
+
+`start_http_sidecar` runs it in a background thread of any process (the
+language server embeds it); `run_http_server` is `linkly serve`: open the
+index, keep it current, serve until SIGINT/SIGTERM.
+
+Security: loopback by default; Host and Origin headers are checked (DNS
+rebinding); another address is refused unless a bearer token is set, and
+then every request must carry it; request bodies and response text are capped.
+"""
+
+from __future__ import annotations
+
+import errno
+import hmac
+import json
+import logging
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from linkly_ls.core.config import Config, ConfigError
+from linkly_ls.core.engine import Engine
+from linkly_ls.mcp.keeper import IndexKeeper, Keeper, WriterLock
+from linkly_ls.mcp.runtime import RUNTIME_FILE_NAME, live_server, remove_runtime_file, write_runtime_file
+from linkly_ls.mcp.server import LocalBackend, ToolBackend, build_server
+from linkly_ls.mcp.settings import McpSettings, load_mcp_settings
+
+log = logging.getLogger("linkly_ls.mcp")
+
+MCP_PATH = "/mcp"
+PORT_ATTEMPTS = 21  # the configured port and the next 20
+STARTUP_TIMEOUT_S = 15.0
+LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
+LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+_WILDCARD_HOSTS = {"0.0.0.0", "::", ""}
+
+
+class SecurityError(ConfigError):
+    """A setting that would expose the documents: e.g. a network bind without a token."""
+
+
+class PortUnavailableError(OSError):
+    """No port free in the searched range."""
+
+
+class BearerTokenMiddleware:
+    """401 unless `Authorization: Bearer <token>`; compared in constant time."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        supplied = b""
+        for name, value in scope.get("headers", []):
+            if name == b"authorization":
+                supplied = value
+                break
+        if hmac.compare_digest(supplied, self.expected):
+            await self.app(scope, receive, send)
+            return
+        body = json.dumps({"error": "unauthorized: send `Authorization: Bearer <token>` (the [mcp] token)"}).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 401,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"www-authenticate", b'Bearer realm="linkly"'),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+
+def check_bind_is_safe(settings: McpSettings) -> None:
+    if not settings.is_loopback and not settings.token:
+        raise SecurityError(
+            f"refusing to listen on {settings.host}: anyone who can reach it could read your documents. "
+            "Set `token` in [mcp] (or the LINKLY_MCP_TOKEN environment variable) to require "
+            "`Authorization: Bearer <token>`, or listen on 127.0.0.1"
+        )
+
+
+def transport_security(settings: McpSettings) -> TransportSecuritySettings:
+    hosts = list(LOOPBACK_HOSTS)
+    if not settings.is_loopback and settings.host not in _WILDCARD_HOSTS:
+        hosts.append(f"{url_host(settings.host)}:*")
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=hosts + list(settings.allowed_hosts),
+        allowed_origins=LOOPBACK_ORIGINS + list(settings.allowed_origins),
+    )
+
+
+def build_http_app(backend: ToolBackend, settings: McpSettings) -> ASGIApp:
+    server = build_server(backend)
+    app: ASGIApp = server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        transport_security=transport_security(settings),
+        max_request_body_size=settings.max_request_bytes,
+        host=settings.host,
+    )
+    if settings.token:
+        app = BearerTokenMiddleware(app, settings.token)
+    return app
+
+
+def url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def local_url(host: str, port: int) -> str:
+    """The URL a client on this machine uses (a wildcard bind is reached through loopback)."""
+    if host == "::":
+        host = "::1"
+    elif host in _WILDCARD_HOSTS:
+        host = "127.0.0.1"
+    return f"http://{url_host(host)}:{port}{MCP_PATH}"
+
+
+def bind_socket(host: str, port: int, attempts: int = PORT_ATTEMPTS) -> socket.socket:
+    """Bind `port`, or the next free one (up to `attempts` ports); port 0 lets the system choose."""
+    family = socket.getaddrinfo(host.strip("[]") or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0][0]
+    last_error: OSError | None = None
+    for candidate in [0] if port == 0 else range(port, min(port + attempts, 65536)):
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host.strip("[]"), candidate))
+        except OSError as error:
+            sock.close()
+            if error.errno not in (errno.EADDRINUSE, errno.EACCES):
+                raise
+            last_error = error
+            continue
+        sock.set_inheritable(False)
+        return sock
+    raise PortUnavailableError(
+        f"ports {port}-{port + attempts - 1} on {host} are all taken ({last_error}); set another `port` in [mcp]"
+    )
+
+
+@dataclass
+class SidecarHandle:
+    """A running HTTP server in a background thread."""
+
+    url: str
+    host: str
+    port: int
+    server: uvicorn.Server = field(repr=False)
+    thread: threading.Thread = field(repr=False)
+    data_dir: Path | None = field(default=None, repr=False)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout)
+        if self.data_dir is not None:
+            remove_runtime_file(self.data_dir)
+
+    @property
+    def running(self) -> bool:
+        return self.thread.is_alive() and not self.server.should_exit
+
+
+def start_http_sidecar(
+    engine: Engine,
+    settings: McpSettings,
+    keeper: Keeper | None = None,
+    write_runtime: bool = True,
+) -> SidecarHandle:
+    """Serve the tools on `engine` over HTTP from a daemon thread; returns once it accepts connections.
+
+    Raises SecurityError for a network bind without a token, PortUnavailableError
+    when no port is free. With `write_runtime`, `<data_dir>/mcp-server.json`
+    names the address until `stop()` (unless another live server is named there).
+    Without a `keeper`, the caller indexes as it likes; `index_library` then takes
+    the writer lock for the length of its run.
+    """
+    check_bind_is_safe(settings)
+    sock = bind_socket(settings.host, settings.port)
+    port = sock.getsockname()[1]
+    app = build_http_app(LocalBackend(engine, settings, keeper, WriterLock(engine.data_dir)), settings)
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=3,
+        server_header=False,
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="linkly-mcp-http", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            server.should_exit = True
+            sock.close()
+            raise OSError(f"the MCP HTTP server did not start on {settings.host}:{port}")
+        time.sleep(0.01)
+    url = local_url(settings.host, port)
+    handle = SidecarHandle(url=url, host=settings.host, port=port, server=server, thread=thread)
+    if write_runtime:
+        other = live_server(engine.data_dir)
+        if other is None or other.pid == os.getpid():
+            write_runtime_file(engine.data_dir, url, settings.host, port)
+            handle.data_dir = engine.data_dir
+        else:
+            log.warning(
+                "%s already names the server at %s (pid %d); left as it is", RUNTIME_FILE_NAME, other.url, other.pid
+            )
+    return handle
+
+
+def client_config_help(url: str, token: bool) -> str:
+    """Ready-to-paste snippets for common clients."""
+    headers = ' --header "Authorization: Bearer $LINKLY_MCP_TOKEN"' if token else ""
+    entry: dict[str, Any] = {"type": "http", "url": url}
+    if token:
+        entry["headers"] = {"Authorization": "Bearer <your [mcp] token>"}
+    return "\n".join(
+        [
+            "Connect a client:",
+            f"  Claude Code:  claude mcp add --transport http linkly {url}{headers}",
+            "  JSON config (Cursor .cursor/mcp.json, Claude Code .mcp.json):",
+            "    " + json.dumps({"mcpServers": {"linkly": entry}}),
+            "  stdio clients: command `linkly`, args [\"mcp\"] (it forwards to this server)",
+        ]
+    )
+
+
+def run_http_server(config: Config, host: str | None = None, port: int | None = None, watch: bool = True) -> int:
+    """`linkly serve`: index in the background, watch, serve until SIGINT/SIGTERM. Returns the exit status."""
+    settings = load_mcp_settings(config).with_address(host, port)
+    check_bind_is_safe(settings)
+    other = live_server(config.data_dir)
+    if other is not None:
+        print(
+            f"linkly: a server for this index is already running at {other.url} (pid {other.pid}); "
+            "point your client there, or stop it first",
+            file=sys.stderr,
+        )
+        return 1
+    engine = Engine(config)
+    keeper: IndexKeeper | None = None
+    handle: SidecarHandle | None = None
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        keeper = IndexKeeper(engine, watch=watch)
+        handle = start_http_sidecar(engine, settings, keeper)
+        keeper.start()
+        print(f"MCP server listening on {handle.url}", flush=True)
+        if handle.port != settings.port and settings.port:
+            print(f"(port {settings.port} was taken)", flush=True)
+        print(client_config_help(handle.url, bool(settings.token)), flush=True)
+        while not stop.wait(0.5):
+            if not handle.thread.is_alive():
+                print("linkly: the MCP HTTP server stopped unexpectedly", file=sys.stderr, flush=True)
+                return 1
+        return 0
+    finally:
+        if handle is not None:
+            handle.stop()
+        if keeper is not None:
+            keeper.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if keeper is None or not keeper.running:
+            engine.close()

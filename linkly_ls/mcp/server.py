@@ -1,0 +1,277 @@
+"""The MCP server: the seven tools (plus `index_library`) on the SDK's low-level Server.
+
+The low-level Server is used because the tools' input schemas are the
+core's JSON Schemas (`SCHEMAS`), published as they are. A backend answers
+`tools/list` and `tools/call`: `LocalBackend` runs the core tools on an
+Engine; the stdio proxy forwards to a running HTTP server instead.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any, Protocol
+
+import anyio.to_thread
+import mcp_types as types
+from mcp.server.lowlevel import Server
+
+from linkly_ls import __version__
+from linkly_ls.core.config import ConfigError
+from linkly_ls.core.engine import Engine, EngineError
+from linkly_ls.core.render import render, render_error
+from linkly_ls.core.tools import SCHEMAS, ToolError, call_tool
+from linkly_ls.core.tools.common import utc_now
+from linkly_ls.core.tools.reindex import INDEX_LIBRARY_SCHEMA, index_library
+from linkly_ls.mcp.descriptions import DESCRIPTIONS, RESULT_KEYS, SERVER_INSTRUCTIONS, TITLES
+from linkly_ls.mcp.keeper import Keeper, WriterLock
+from linkly_ls.mcp.settings import STATE_CHANGING_TOOLS, McpSettings
+
+log = logging.getLogger("linkly_ls.mcp")
+
+SERVER_NAME = "linkly"
+OUTPUT_FORMATS = ("markdown", "json")
+
+
+class ToolBackend(Protocol):
+    async def list_tools(self) -> list[types.Tool]: ...
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult: ...
+
+
+def input_schema(name: str) -> dict[str, Any]:
+    return INDEX_LIBRARY_SCHEMA if name == "index_library" else SCHEMAS[name]
+
+
+def output_schema(name: str) -> dict[str, Any]:
+    """Permissive: names the top-level keys so clients accept (and show) structured content."""
+    properties: dict[str, Any] = {key: {} for key in RESULT_KEYS[name]}
+    properties["_meta"] = {"type": "object", "properties": {"now": {"type": "string", "format": "date-time"}}}
+    return {"type": "object", "properties": properties}
+
+
+def tool_definitions(settings: McpSettings) -> list[types.Tool]:
+    tools = []
+    for name in settings.exposed_tools():
+        changes_state = name in STATE_CHANGING_TOOLS
+        tools.append(
+            types.Tool(
+                name=name,
+                title=TITLES[name],
+                description=DESCRIPTIONS[name],
+                input_schema=input_schema(name),
+                output_schema=output_schema(name),
+                annotations=types.ToolAnnotations(
+                    title=TITLES[name],
+                    read_only_hint=not changes_state,
+                    destructive_hint=False,
+                    idempotent_hint=True,
+                    open_world_hint=False,
+                ),
+            )
+        )
+    return tools
+
+
+def tool_error(message: str, output_format: str = "markdown") -> types.CallToolResult:
+    """A failed call: the cause only, no metadata (the contract's errors carry no `now`)."""
+    text = render_error(message, output_format if output_format in OUTPUT_FORMATS else "markdown")
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+
+
+class _WithNote:
+    """A result whose markdown ends with a note (e.g. that indexing is still running)."""
+
+    def __init__(self, result: Any, note: str) -> None:
+        self.result = result
+        self.note = note
+
+    def to_json(self) -> dict[str, Any]:
+        return self.result.to_json()
+
+    def to_markdown(self) -> str:
+        return f"{self.result.to_markdown()}\n\n> Note: {self.note}"
+
+
+def success_result(
+    result: Any,
+    output_format: str,
+    max_chars: int,
+    note: str | None = None,
+    extra_meta: dict[str, Any] | None = None,
+) -> types.CallToolResult:
+    """Text (markdown or JSON) plus structured content, both with `_meta.now`, cut to `max_chars`."""
+    now = utc_now()
+    payload = result.to_json()
+    payload["_meta"] = {"now": now, **(extra_meta or {})}
+    if output_format == "json":
+        text = json.dumps(payload, ensure_ascii=False, indent=2)
+    else:
+        text = render(_WithNote(result, note) if note else result, "markdown", now)
+    structured: dict[str, Any] = payload
+    if len(text) > max_chars:
+        text, structured = _truncate(text, output_format, max_chars, now)
+    else:
+        structured_chars = len(json.dumps(payload, ensure_ascii=False))
+        if structured_chars > max_chars:
+            structured = {
+                "truncated": True,
+                "total_chars": structured_chars,
+                "note": f"the structured copy of this answer has {structured_chars} characters, more than this "
+                f"server's limit of {max_chars} (max_response_chars); the text content holds the whole answer",
+                "_meta": {"now": now},
+            }
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)],
+        structured_content=structured,
+        meta={"now": now},
+    )
+
+
+def _truncation_note(total: int, shown: int, max_chars: int) -> str:
+    return (
+        f"[truncated: this response has {total} characters, more than this server's limit of {max_chars} "
+        f"(max_response_chars); {shown} are shown. Ask for less: a smaller `limit`, a later `offset`, "
+        "fewer `doc_ids`, or grep with `output_mode=count` first.]"
+    )
+
+
+def _truncation_stub(total: int, shown: int, max_chars: int, now: str) -> dict[str, Any]:
+    return {
+        "truncated": True,
+        "total_chars": total,
+        "shown_chars": shown,
+        "note": _truncation_note(total, shown, max_chars),
+        "_meta": {"now": now},
+    }
+
+
+def _truncate(text: str, output_format: str, max_chars: int, now: str) -> tuple[str, dict[str, Any]]:
+    """Cut `text` so the whole response text stays within `max_chars`, ending on a line when possible."""
+    total = len(text)
+    envelope = _truncation_stub(total, total, max_chars, now)
+    if output_format == "json":
+        budget = max_chars - len(json.dumps({**envelope, "partial_text": ""}, ensure_ascii=False, indent=2))
+        shown = text[:budget]
+        while len(json.dumps(shown, ensure_ascii=False)) - 2 > budget:
+            shown = shown[: max(0, len(shown) - (len(json.dumps(shown, ensure_ascii=False)) - 2 - budget))]
+        stub = _truncation_stub(total, len(shown), max_chars, now)
+        return json.dumps({**stub, "partial_text": shown}, ensure_ascii=False, indent=2), stub
+    footer = f"\n\n---\n[meta] now={now}"
+    budget = max_chars - len(envelope["note"]) - len(footer) - 2
+    cut = text.rfind("\n", 0, budget)
+    shown = text[: cut if cut > budget // 2 else budget]
+    stub = _truncation_stub(total, len(shown), max_chars, now)
+    return f"{shown}\n\n{stub['note']}{footer}", stub
+
+
+class LocalBackend:
+    """Runs the tools on an Engine in worker threads, so calls from many sessions overlap."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        settings: McpSettings,
+        keeper: Keeper | None = None,
+        writer_lock: WriterLock | None = None,
+    ) -> None:
+        """`keeper`: this process's indexer, if any (an IndexKeeper, or the language server's
+        indexing service); holding its lock makes this process the writer for good.
+        `writer_lock`: without a keeper, taken just for an index_library run; None when the
+        caller coordinates writing itself."""
+        self.engine = engine
+        self.settings = settings
+        self.keeper = keeper
+        self._writer_lock = writer_lock
+        self._tools = tool_definitions(settings)
+        self._names = {tool.name for tool in self._tools}
+
+    @property
+    def writer_lock(self) -> WriterLock | None:
+        """Read at each use: a keeper may take its lock after the server started."""
+        if self.keeper is not None and self.keeper.lock is not None:
+            return self.keeper.lock
+        return self._writer_lock
+
+    async def list_tools(self) -> list[types.Tool]:
+        return list(self._tools)
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        output_format = arguments.get("output_format") or "markdown"
+        if name not in self._names:
+            return tool_error(f"unknown tool {name!r}; tools: {', '.join(sorted(self._names))}")
+        if output_format not in OUTPUT_FORMATS:
+            return tool_error(f"`output_format` must be one of markdown, json; got {output_format!r}")
+        try:
+            return await anyio.to_thread.run_sync(self._call, name, arguments, output_format)
+        except ToolError as error:
+            return tool_error(str(error), output_format)
+        except (ConfigError, EngineError) as error:
+            return tool_error(str(error), output_format)
+        except Exception as error:  # never a traceback to the client: log it, answer in one line
+            log.exception("tool %s failed", name)
+            return tool_error(f"internal error: {type(error).__name__}: {error}", output_format)
+
+    def _call(self, name: str, arguments: dict[str, Any], output_format: str) -> types.CallToolResult:
+        status = self.keeper.status if self.keeper is not None else None
+        if name == "index_library":
+            result = self._index_library({key: value for key, value in arguments.items() if key != "output_format"})
+        else:
+            result = call_tool(self.engine, name, arguments)
+        return success_result(
+            result,
+            output_format,
+            self.settings.max_response_chars,
+            note=status.note() if status else None,
+            extra_meta={"indexing": status.meta()} if status and status.meta() else None,
+        )
+
+    def _index_library(self, arguments: dict[str, Any]) -> Any:
+        """Index only as the writer: another linkly process may be keeping this index."""
+        lock = self.writer_lock
+        if lock is None:
+            return index_library(self.engine, **arguments)
+        taken_now = not lock.held
+        if not lock.try_acquire():
+            holder = _read_lock_holder(lock.path)
+            raise ToolError(
+                f"another linkly process{holder} keeps this index current; it re-indexes changed files "
+                "itself, so there is nothing to do here"
+            )
+        try:
+            return index_library(self.engine, **arguments)
+        finally:
+            if taken_now and lock is self._writer_lock:
+                lock.release()
+
+
+def _read_lock_holder(path: Any) -> str:
+    try:
+        pid = path.read_text(encoding="utf-8").strip()
+    except OSError:
+        return ""
+    return f" (pid {pid})" if pid.isdigit() else ""
+
+
+def build_server(backend: ToolBackend, instructions: str = SERVER_INSTRUCTIONS) -> Server[Any]:
+    """An MCP server whose tools/list and tools/call go to `backend`."""
+
+    async def on_list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=await backend.list_tools())
+
+    async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        try:
+            return await backend.call_tool(params.name, dict(params.arguments or {}))
+        except Exception as error:  # a backend bug must still reach the agent as a tool error
+            log.exception("tool %s failed", params.name)
+            return tool_error(f"internal error: {type(error).__name__}: {error}")
+
+    return Server(
+        SERVER_NAME,
+        version=__version__,
+        title="Linkly local documents",
+        instructions=instructions,
+        on_list_tools=on_list_tools,
+        on_call_tool=on_call_tool,
+    )
+

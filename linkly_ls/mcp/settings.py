@@ -1,0 +1,144 @@
+"""The `[mcp]` table of the config file: where the server listens and what it exposes.
+
+    [mcp]
+    host = "127.0.0.1"          # loopback by default; another address needs `token`
+    port = 60606                # taken? the next free one up to +20 is used
+    tools = ["search", "read"]  # allowlist; default: every tool
+    read_only = false           # true hides the state-changing tools (index_library)
+    token = "..."               # bearer token; LINKLY_MCP_TOKEN wins over this
+    allowed_origins = ["https://my.app"]   # browser origins allowed besides loopback
+    allowed_hosts = ["nas.local:*"]        # Host headers allowed besides loopback
+    max_request_bytes = 1048576
+    max_response_chars = 200000
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from dataclasses import dataclass, field, replace
+
+from linkly_ls.core.config import Config, ConfigError
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 60606
+DEFAULT_MAX_REQUEST_BYTES = 1 << 20
+DEFAULT_MAX_RESPONSE_CHARS = 200_000
+TOKEN_ENVIRONMENT_VARIABLE = "LINKLY_MCP_TOKEN"
+
+#: the read-only tools, in the order an agent should meet them
+READ_TOOLS = ("search", "outline", "grep", "read", "list_libraries", "explore", "find_paths")
+#: tools that change the index; `read_only = true` hides them
+STATE_CHANGING_TOOLS = ("index_library",)
+ALL_TOOLS = READ_TOOLS + STATE_CHANGING_TOOLS
+
+_KNOWN_KEYS = {
+    "host",
+    "port",
+    "tools",
+    "read_only",
+    "token",
+    "allowed_origins",
+    "allowed_hosts",
+    "max_request_bytes",
+    "max_response_chars",
+}
+_LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
+
+
+@dataclass(frozen=True)
+class McpSettings:
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    tools: tuple[str, ...] = ALL_TOOLS
+    read_only: bool = False
+    token: str | None = None
+    allowed_origins: tuple[str, ...] = ()
+    allowed_hosts: tuple[str, ...] = ()
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+    max_response_chars: int = DEFAULT_MAX_RESPONSE_CHARS
+    #: where the settings came from, for error messages
+    source: str = field(default="[mcp]", compare=False)
+
+    def exposed_tools(self) -> list[str]:
+        """The allowlist minus the state-changing tools when read-only, in canonical order."""
+        hidden = set(STATE_CHANGING_TOOLS) if self.read_only else set()
+        return [name for name in ALL_TOOLS if name in self.tools and name not in hidden]
+
+    def with_address(self, host: str | None = None, port: int | None = None) -> McpSettings:
+        """These settings with a command-line host or port in place of the configured one."""
+        return replace(self, host=host or self.host, port=self.port if port is None else _port(port, "--port"))
+
+    @property
+    def is_loopback(self) -> bool:
+        return is_loopback_host(self.host)
+
+
+def is_loopback_host(host: str) -> bool:
+    name = host.strip("[]").lower()
+    if name in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def load_mcp_settings(config: Config) -> McpSettings:
+    """Read and check `[mcp]`; a wrong value raises ConfigError naming the key."""
+    section = config.section("mcp")
+    where = f"{config.source}: [mcp]" if config.source else "[mcp]"
+    unknown = set(section) - _KNOWN_KEYS
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown key(s) {', '.join(sorted(unknown))}; known: {', '.join(sorted(_KNOWN_KEYS))}"
+        )
+    tools = _string_list(section.get("tools", list(ALL_TOOLS)), "tools", where)
+    unknown_tools = [name for name in tools if name not in ALL_TOOLS]
+    if unknown_tools:
+        raise ConfigError(
+            f"{where}: tools lists unknown tool(s) {', '.join(unknown_tools)}; tools: {', '.join(ALL_TOOLS)}"
+        )
+    read_only = section.get("read_only", False)
+    if not isinstance(read_only, bool):
+        raise ConfigError(f"{where}: read_only must be true or false, got {read_only!r}")
+    token = os.environ.get(TOKEN_ENVIRONMENT_VARIABLE) or section.get("token")
+    if token is not None and (not isinstance(token, str) or len(token.strip()) < 16):
+        raise ConfigError(f"{where}: token must be a string of at least 16 characters (e.g. `openssl rand -hex 32`)")
+    host = section.get("host", DEFAULT_HOST)
+    if not isinstance(host, str) or not host.strip():
+        raise ConfigError(f"{where}: host must be an address such as \"127.0.0.1\", got {host!r}")
+    return McpSettings(
+        host=host.strip(),
+        port=_port(section.get("port", DEFAULT_PORT), f"{where}: port"),
+        tools=tuple(tools),
+        read_only=read_only,
+        token=token.strip() if token else None,
+        allowed_origins=tuple(_string_list(section.get("allowed_origins", []), "allowed_origins", where)),
+        allowed_hosts=tuple(_string_list(section.get("allowed_hosts", []), "allowed_hosts", where)),
+        max_request_bytes=_positive(
+            section.get("max_request_bytes", DEFAULT_MAX_REQUEST_BYTES), "max_request_bytes", where
+        ),
+        max_response_chars=_positive(
+            section.get("max_response_chars", DEFAULT_MAX_RESPONSE_CHARS), "max_response_chars", where, minimum=1000
+        ),
+        source=where,
+    )
+
+
+def _port(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 65535:
+        raise ConfigError(f"{what} must be a port number from 1 to 65535, got {value!r}")
+    return value
+
+
+def _positive(value: object, key: str, where: str, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ConfigError(f"{where}: {key} must be an integer of at least {minimum}, got {value!r}")
+    return value
+
+
+def _string_list(value: object, key: str, where: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(item, str) and item for item in value):
+        raise ConfigError(f"{where}: {key} must be a list of strings")
+    return list(value)

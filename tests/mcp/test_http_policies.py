@@ -1,0 +1,65 @@
+"""[mcp] policies on a real server: bearer token, read_only, the tool allowlist, the response cap."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+TOKEN = "test-token-0123456789abcdef"
+POLICY = {"token": TOKEN, "read_only": True, "tools": ["search", "read", "list_libraries", "index_library"], "max_response_chars": 4000}
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+@pytest.fixture(scope="module")
+def guarded(server_factory):
+    return server_factory(POLICY, minimal=True)
+
+
+def test_requests_without_the_token_get_401(guarded) -> None:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    with httpx.Client(timeout=10) as client:
+        missing = client.post(guarded.url, json=body, headers=headers)
+        wrong = client.post(guarded.url, json=body, headers={**headers, "Authorization": f"Bearer {TOKEN[:-1]}x"})
+        get = client.get(guarded.url)
+    for response in (missing, wrong, get):
+        assert response.status_code == 401
+        assert response.headers["www-authenticate"].startswith("Bearer")
+        assert "Authorization: Bearer" in response.json()["error"]
+
+
+async def test_read_only_and_allowlist_shape_the_tool_list(guarded, kit) -> None:
+    async with kit.http_session(guarded.url, AUTH) as session:
+        tools = [tool.name for tool in (await session.list_tools()).tools]
+        assert tools == ["search", "read", "list_libraries"]
+        hidden = await session.call_tool("index_library", {})
+        assert hidden.is_error and "unknown tool 'index_library'" in hidden.content[0].text
+        outside = await session.call_tool("explore", {})
+        assert outside.is_error and "unknown tool 'explore'" in outside.content[0].text
+
+
+async def test_long_responses_are_cut_with_a_note(guarded, kit) -> None:
+    async with kit.http_session(guarded.url, AUTH) as session:
+        found = await session.call_tool("search", {"query": "ownership heap stack", "limit": 1})
+        doc_id = found.structured_content["results"][0]["doc_id"]
+        long = await session.call_tool("read", {"doc_id": doc_id, "limit": 500})
+        assert not long.is_error
+        text = long.content[0].text
+        assert len(text) <= 4000
+        assert "[truncated: this response has" in text and "max_response_chars" in text
+        assert text.endswith(f"[meta] now={long.meta['now']}")
+        assert long.structured_content["truncated"] is True
+        assert long.structured_content["total_chars"] > 4000
+        assert long.structured_content["_meta"]["now"] == long.meta["now"]
+        assert text.startswith("## What Is Ownership?") or "What Is Ownership?" in text[:300]
+
+        as_json = await session.call_tool("read", {"doc_id": doc_id, "limit": 500, "output_format": "json"})
+        wrapper = json.loads(as_json.content[0].text)
+        assert wrapper["truncated"] is True and wrapper["partial_text"].startswith("{")
+        assert len(as_json.content[0].text) <= 4000
+
+        short = await session.call_tool("read", {"doc_id": doc_id, "limit": 5})
+        assert "truncated" not in short.content[0].text
+        assert short.structured_content["lines"][0]["line"] == 1

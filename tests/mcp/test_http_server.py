@@ -1,0 +1,102 @@
+"""`linkly serve` as a process: refusing unsafe binds, finding a free port, the runtime file, shutdown."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+
+import httpx
+
+from linkly_ls.mcp.runtime import read_runtime_file, write_runtime_file
+
+PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def run_serve(home, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "linkly_ls.cli", "serve", *args],
+        env=home.env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_a_network_bind_without_a_token_is_refused(home_factory, kit) -> None:
+    home = home_factory(minimal=True)
+    from_flag = run_serve(home, "--host", "0.0.0.0", "--port", str(kit.free_port()))
+    assert from_flag.returncode == 2
+    assert "refusing to listen on 0.0.0.0" in from_flag.stderr and "token" in from_flag.stderr
+    assert "Traceback" not in from_flag.stderr
+
+    home.mcp = {"host": "0.0.0.0", "port": kit.free_port()}
+    home.write_config()
+    from_config = run_serve(home)
+    assert from_config.returncode == 2 and "refusing to listen on 0.0.0.0" in from_config.stderr
+    assert not home.runtime_file.exists()
+
+
+def test_a_network_bind_with_a_token_requires_it(home_factory, kit) -> None:
+    token = "network-token-0123456789"
+    home = home_factory({"host": "0.0.0.0", "token": token}, minimal=True)
+    server = kit.ServerProcess(home, "--port", str(kit.free_port()), "--no-watch")
+    try:
+        url = server.wait_listening()
+        assert url.startswith("http://127.0.0.1:")
+        with httpx.Client(timeout=10) as client:
+            assert client.post(url, json=PING, headers=HEADERS).status_code == 401
+            initialize = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+            }
+            accepted = client.post(url, json=initialize, headers={**HEADERS, "Authorization": f"Bearer {token}"})
+            assert accepted.status_code == 200
+    finally:
+        assert server.stop() == 0
+
+
+def test_a_taken_port_moves_to_the_next_and_the_runtime_file_says_so(home_factory, kit) -> None:
+    home = home_factory(minimal=True)
+    with socket.socket() as blocker:
+        blocker.bind(("127.0.0.1", 0))
+        blocker.listen()
+        taken = blocker.getsockname()[1]
+        server = kit.ServerProcess(home, "--port", str(taken))
+        try:
+            url = server.wait_listening()
+            port = int(url.rsplit(":", 1)[1].split("/")[0])
+            assert port != taken and taken < port <= taken + 20
+            assert url == f"http://127.0.0.1:{port}/mcp"
+            printed = server.wait_output("stdio clients")
+            assert f"port {taken} was taken" in printed
+            assert f"claude mcp add --transport http linkly {url}" in printed
+            recorded = json.loads(home.runtime_file.read_text())
+            assert recorded["url"] == url and recorded["port"] == port and recorded["host"] == "127.0.0.1"
+            assert recorded["pid"] == server.process.pid and recorded["started_at"].endswith("Z")
+            assert read_runtime_file(home.data_dir).url == url
+
+            second = run_serve(home, "--port", str(kit.free_port()))
+            assert second.returncode == 1
+            assert f"already running at {url} (pid {server.process.pid})" in second.stderr
+            assert json.loads(home.runtime_file.read_text())["pid"] == server.process.pid
+        finally:
+            assert server.stop() == 0
+    assert not home.runtime_file.exists()
+
+
+def test_a_runtime_file_left_by_a_dead_process_is_ignored(tmp_path) -> None:
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(child.stdout)
+    write_runtime_file(tmp_path, "http://127.0.0.1:1/mcp", "127.0.0.1", 1)
+    recorded = json.loads((tmp_path / "mcp-server.json").read_text())
+    assert recorded["pid"] == os.getpid()
+    recorded["pid"] = dead_pid
+    (tmp_path / "mcp-server.json").write_text(json.dumps(recorded))
+    assert read_runtime_file(tmp_path) is None
+    assert read_runtime_file(tmp_path, require_alive=False).pid == dead_pid

@@ -1,0 +1,56 @@
+"""The [mcp] table: defaults, checks with clear messages, and what read_only and tools expose."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from linkly_ls.core.config import ConfigError, load_config
+from linkly_ls.mcp.settings import ALL_TOOLS, load_mcp_settings
+
+
+def settings_from(tmp_path: Path, text: str, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("LINKLY_MCP_TOKEN", raising=False)
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    return load_mcp_settings(load_config(path))
+
+
+def test_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = settings_from(tmp_path, "", monkeypatch)
+    assert (settings.host, settings.port, settings.read_only, settings.token) == ("127.0.0.1", 60606, False, None)
+    assert settings.exposed_tools() == list(ALL_TOOLS)
+    assert settings.max_request_bytes == 1 << 20 and settings.max_response_chars == 200_000
+    assert settings.is_loopback
+
+
+def test_read_only_hides_index_library_and_the_allowlist_keeps_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = settings_from(tmp_path, '[mcp]\nread_only = true\ntools = ["read", "index_library", "search"]\n', monkeypatch)
+    assert settings.exposed_tools() == ["search", "read"]
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ('prot = 1', "unknown key(s) prot"),
+        ('tools = ["search", "rm"]', "unknown tool(s) rm"),
+        ('token = "short"', "at least 16 characters"),
+        ("port = 70000", "port must be a port number"),
+        ('read_only = "yes"', "read_only must be true or false"),
+        ("max_response_chars = 10", "max_response_chars must be an integer of at least 1000"),
+        ('allowed_origins = "https://x"', "allowed_origins must be a list of strings"),
+    ],
+)
+def test_wrong_values_name_the_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, table: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        settings_from(tmp_path, f"[mcp]\n{table}\n", monkeypatch)
+
+
+def test_the_environment_token_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('[mcp]\nhost = "0.0.0.0"\ntoken = "from-the-config-file"\n', encoding="utf-8")
+    monkeypatch.setenv("LINKLY_MCP_TOKEN", "from-the-environment-0123")
+    settings = load_mcp_settings(load_config(path))
+    assert settings.token == "from-the-environment-0123" and not settings.is_loopback
+    assert settings.with_address(host="::1", port=7000).is_loopback

@@ -17,6 +17,7 @@ from linkly_ls.core.config import ConfigError, load_config
 from linkly_ls.core.engine import Engine, EngineError
 from linkly_ls.core.index.keyword import IndexBusyError
 from linkly_ls.core.render import render, render_error
+from linkly_ls.core.writer_lock import WriterLock
 from linkly_ls.core.tools import ArgumentError, ToolError, call_tool
 
 
@@ -147,7 +148,25 @@ def _progress_printer():
     return show
 
 
+class IndexHeldError(Exception):
+    """Another linkly process is the index's writer."""
+
+
+def claim_writer(engine: Engine) -> WriterLock:
+    """Become the index's one writer, or explain which process already is."""
+    lock = WriterLock(engine.data_dir)
+    if not lock.try_acquire():
+        pid = lock.holder_pid()
+        raise IndexHeldError(
+            f"another linkly process{f' (pid {pid})' if pid else ''} (serve, watch or an editor) is writing "
+            "this index and keeps it current itself; stop it first, or ask it to re-index "
+            "(the index_library MCP tool, the linkly.reindex editor command)"
+        )
+    return lock
+
+
 def run_index(engine: Engine, args: argparse.Namespace) -> int:
+    claim_writer(engine)
     if args.paths:
         library = engine.add_library(args.paths, args.library, args.description)
         names = [library.name]
@@ -181,6 +200,7 @@ def _embed_all(engine: Engine) -> None:
 def run_watch(engine: Engine, args: argparse.Namespace) -> int:
     from linkly_ls.core.watcher import watch_libraries
 
+    claim_writer(engine)
     for report in engine.index(args.library, progress=_progress_printer()):
         print(report.summary(), flush=True)
     engine.vectors.start()
@@ -239,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     except ToolError as error:
         print(render_error(str(error), output_format), file=sys.stderr)
         return 1
-    except (EngineError, IndexBusyError) as error:
+    except (EngineError, IndexBusyError, IndexHeldError) as error:
         print(f"linkly: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -19,63 +19,15 @@ from typing import IO, Protocol
 
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.indexer import IndexReport
-
-try:
-    import fcntl
-except ImportError:  # Windows
-    fcntl = None  # type: ignore[assignment]
+from linkly_ls.core.writer_lock import WriterLock
 
 log = logging.getLogger("linkly_ls.mcp")
 
-WRITER_LOCK_NAME = "writer.lock"
 LOCK_RETRY_SECONDS = 1.0
 
 
 class _Stopped(Exception):
     """Raised from the progress callback to end an indexing run early when the process stops."""
-
-
-class WriterLock:
-    """An exclusive, non-blocking, process-wide claim on writing the index in `data_dir`."""
-
-    def __init__(self, data_dir: Path) -> None:
-        self.path = data_dir / WRITER_LOCK_NAME
-        self._handle: IO[str] | None = None
-        self._guard = threading.Lock()
-
-    @property
-    def held(self) -> bool:
-        return self._handle is not None
-
-    def try_acquire(self) -> bool:
-        with self._guard:
-            return self._try_acquire()
-
-    def _try_acquire(self) -> bool:
-        if self._handle is not None:
-            return True
-        if fcntl is None:  # no advisory locks on this platform: the Tantivy writer lock still guards
-            self._handle = open(os.devnull, "w")  # noqa: SIM115 - held until release()
-            return True
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held until release()
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            handle.close()
-            return False
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"{os.getpid()}\n")
-        handle.flush()
-        self._handle = handle
-        return True
-
-    def release(self) -> None:
-        with self._guard:
-            if self._handle is not None:
-                self._handle.close()
-                self._handle = None
 
 
 @dataclass

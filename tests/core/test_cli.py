@@ -100,3 +100,25 @@ def test_unreadable_data_dir_is_a_clear_error(env, tmp_path):
     blocked.write_text("x")
     result = run({**env, "LINKLY_DATA_DIR": str(blocked / "data")}, "list-libraries")
     assert result.returncode == 1 and "cannot open the index" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_second_writer_is_refused_with_the_holder_named(env):
+    from linkly_ls.core.writer_lock import WriterLock
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time; from pathlib import Path; from linkly_ls.core.writer_lock import WriterLock;"
+         "lock = WriterLock(Path(sys.argv[1])); assert lock.try_acquire(); print('held', flush=True); time.sleep(60)",
+         env["LINKLY_DATA_DIR"]],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        result = run(env, "index")
+        assert result.returncode == 1
+        assert f"another linkly process (pid {holder.pid})" in result.stderr
+        assert run(env, "search", "ownership").returncode == 0, "readers are never blocked"
+    finally:
+        holder.kill()
+        holder.wait()
+    assert WriterLock(Path(env["LINKLY_DATA_DIR"])).try_acquire()

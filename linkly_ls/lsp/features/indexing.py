@@ -40,7 +40,8 @@ from linkly_ls.lsp.settings import ServerSettings
 from linkly_ls.lsp.uris import file_uri, path_from_uri
 
 if TYPE_CHECKING:
-    from linkly_ls.mcp.keeper import IndexStatus, WriterLock
+    from linkly_ls.core.writer_lock import WriterLock
+    from linkly_ls.mcp.keeper import IndexStatus
 
 T = TypeVar("T")
 PROGRESS_INTERVAL_S = 0.2
@@ -362,13 +363,8 @@ class IndexingService:
 
 def lock_holder(lock: WriterLock | None) -> str:
     """The text " (pid N)" naming the process that holds the writer lock, when it wrote its pid."""
-    if lock is None:
-        return ""
-    try:
-        pid = lock.path.read_text(encoding="utf-8").strip()
-    except OSError:
-        return ""
-    return f" (pid {pid})" if pid.isdigit() else ""
+    pid = lock.holder_pid() if lock is not None else None
+    return f" (pid {pid})" if pid else ""
 
 
 def register(server: LinklyLanguageServer) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from linkly_ls.core.analysis import CJK_RUN
+from linkly_ls.core.analysis import CJK_RUN, STOPWORDS
 from linkly_ls.core.index.keyword import ANALYZERS
 
 _WORD = re.compile(r"[\w'’-]+", re.UNICODE)
@@ -28,7 +28,7 @@ class QueryMatcher:
         self.groups: list[set[str]] = []
         self.cjk: list[str] = [run for run in CJK_RUN.findall(query)]
         for word in _WORD.findall(query):
-            if CJK_RUN.fullmatch(word):
+            if CJK_RUN.fullmatch(word) or word.lower() in STOPWORDS:
                 continue
             forms = self._forms(word)
             if forms and forms not in self.groups:

@@ -213,16 +213,7 @@ class VectorIndex:
             keys = [row[1] for row in self._pending_rows if row[2] in removed]
             self._pending_rows = [row for row in self._pending_rows if row[2] not in removed]
             self._pending_docs = [row for row in self._pending_docs if row[1] not in removed]
-            db = self.catalog.connect()
-            for start in range(0, len(doc_ids), 500):
-                batch = doc_ids[start : start + 500]
-                marks = ",".join("?" * len(batch))
-                keys.extend(
-                    row[0]
-                    for row in db.execute(
-                        f"SELECT key FROM vector_chunks WHERE model = ? AND doc_id IN ({marks})", [self.model_id, *batch]
-                    )
-                )
+            keys.extend(self._keys_of(doc_ids))
                 with db:
                     db.execute(f"DELETE FROM vector_chunks WHERE model = ? AND doc_id IN ({marks})", [self.model_id, *batch])
                     db.execute(f"DELETE FROM vector_docs WHERE model = ? AND doc_id IN ({marks})", [self.model_id, *batch])

@@ -214,6 +214,10 @@ class VectorIndex:
             self._pending_rows = [row for row in self._pending_rows if row[2] not in removed]
             self._pending_docs = [row for row in self._pending_docs if row[1] not in removed]
             keys.extend(self._keys_of(doc_ids))
+            db = self.catalog.connect()
+            for start in range(0, len(doc_ids), 500):
+                batch = doc_ids[start : start + 500]
+                marks = ",".join("?" * len(batch))
                 with db:
                     db.execute(f"DELETE FROM vector_chunks WHERE model = ? AND doc_id IN ({marks})", [self.model_id, *batch])
                     db.execute(f"DELETE FROM vector_docs WHERE model = ? AND doc_id IN ({marks})", [self.model_id, *batch])

@@ -178,6 +178,8 @@ def run_index(engine: Engine, args: argparse.Namespace) -> int:
     for report in reports:
         for path, message in report.errors:
             print(f"failed: {path}: {message}")
+        for path, warning in report.capped:
+            print(f"capped: {path}: {warning}")
         print(report.summary())
     if getattr(args, "wait", False):
         _embed_all(engine)
@@ -210,6 +212,8 @@ def run_watch(engine: Engine, args: argparse.Namespace) -> int:
         for report in reports:
             for path, message in report.errors:
                 print(f"failed: {path}: {message}", flush=True)
+            for path, warning in report.capped:
+                print(f"capped: {path}: {warning}", flush=True)
             if report.indexed or report.removed or report.failed:
                 print(report.summary(), flush=True)
 

@@ -8,6 +8,10 @@ The config file is TOML (`LINKLY_CONFIG`, default `$XDG_CONFIG_HOME/linkly-ls/co
     [limits]
     max_file_mb = 200
     max_line_chars = 4000
+    max_lines = 2000000
+    max_unzipped_mb = 500                # DOCX/PPTX/EPUB that would unpack to more are refused
+    extract_timeout_s = 180              # per file; a worker still busy after this is killed
+    extract_memory_mb = 3072             # address-space cap of each extraction worker
     ocr = true
     ocr_languages = "eng+fra+deu+chi_sim"
 
@@ -143,7 +147,7 @@ def _parse_limits(section: object, path: Path) -> ExtractLimits:
         raise ConfigError(f"{path}: [limits] must be a table")
     defaults = ExtractLimits()
     try:
-        return ExtractLimits(
+        limits = ExtractLimits(
             max_file_bytes=int(float(section.get("max_file_mb", defaults.max_file_bytes / 2**20)) * 2**20),
             max_line_chars=int(section.get("max_line_chars", defaults.max_line_chars)),
             max_lines=int(section.get("max_lines", defaults.max_lines)),
@@ -152,6 +156,19 @@ def _parse_limits(section: object, path: Path) -> ExtractLimits:
             ),
             ocr=bool(section.get("ocr", defaults.ocr)),
             ocr_languages=str(section.get("ocr_languages", defaults.ocr_languages)),
+            extract_timeout_s=float(section.get("extract_timeout_s", defaults.extract_timeout_s)),
+            extract_memory_mb=int(section.get("extract_memory_mb", defaults.extract_memory_mb)),
         )
     except (TypeError, ValueError) as error:
         raise ConfigError(f"{path}: a value in [limits] is not a number: {error}") from error
+    for key, value in (
+        ("max_file_mb", limits.max_file_bytes),
+        ("max_line_chars", limits.max_line_chars),
+        ("max_lines", limits.max_lines),
+        ("max_unzipped_mb", limits.max_unzipped_bytes),
+        ("extract_timeout_s", limits.extract_timeout_s),
+        ("extract_memory_mb", limits.extract_memory_mb),
+    ):
+        if value <= 0:
+            raise ConfigError(f"{path}: [limits] {key} must be greater than 0")
+    return limits

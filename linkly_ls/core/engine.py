@@ -7,7 +7,10 @@ tool functions with it.
 from __future__ import annotations
 
 import re
+import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from linkly_ls.core.catalog import Catalog, LibraryRecord
@@ -16,6 +19,7 @@ from linkly_ls.core.embedding import EmbeddingSettings
 from linkly_ls.core.index.keyword import IndexBusyError, KeywordIndex
 from linkly_ls.core.indexer import Indexer, IndexReport, ProgressCallback
 from linkly_ls.core.vector_sync import VectorSync
+from linkly_ls.core.writer_lock import WriterLock
 
 
 class EngineError(Exception):
@@ -27,7 +31,7 @@ class Engine:
         self.config = config or load_config()
         self.data_dir = self.config.data_dir
         try:
-            self.data_dir.mkdir(parents=True, exist_ok=True)
+            self.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)  # it holds the text of every document
             self.catalog = Catalog(self.data_dir / "catalog.sqlite3")
             self.keyword = KeywordIndex(self.data_dir / "keyword")
         except (OSError, ValueError) as error:
@@ -44,29 +48,65 @@ class Engine:
         self.search_mode = "auto"
         #: one writer at a time: indexing runs, watcher batches and recovery take this lock
         self.write_lock = threading.RLock()
-        self._sync_config_libraries()
-        self.recover()
+        #: why `recover()` could not finish an interrupted run's work (it is retried by the next writer)
+        self.recovery_problem: str | None = None
+        with self._writing():
+            self._sync_config_libraries()
+            self.recover()
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Turn a failed write (full disk, read-only folder, I/O error) into one clear EngineError.
+
+        SQLite commits or rolls back each transaction whole and Tantivy only ever
+        publishes complete commits, so what was written before the failure stays
+        consistent, and the next run (once there is room) catches up.
+        """
+        try:
+            yield
+        except sqlite3.Error as error:
+            raise EngineError(f"cannot write the index in {self.data_dir}: {error}") from error
+        except OSError as error:
+            raise EngineError(
+                f"cannot write the index in {self.data_dir}: {error.strerror or error}"
+            ) from error
 
     def _sync_config_libraries(self) -> None:
         for library in self.config.libraries:
-            self.catalog.upsert_library(
-                LibraryRecord(
-                    name=library.name,
-                    description=library.description,
-                    paths=[str(path) for path in library.paths],
-                    include=library.include,
-                    exclude=library.exclude,
-                    origin="config",
-                )
+            record = LibraryRecord(
+                name=library.name,
+                description=library.description,
+                paths=[str(path) for path in library.paths],
+                include=library.include,
+                exclude=library.exclude,
+                origin="config",
             )
+            if self.catalog.library(library.name) != record:  # no write when nothing changed: reading works on a full disk
+                self.catalog.upsert_library(record)
 
     def recover(self) -> None:
-        """Finish keyword-index work that an interrupted run left pending."""
-        with self.write_lock:
-            try:
+        """Finish keyword-index work that an interrupted run left pending.
+
+        Only when no other process is the index's writer: that process finishes
+        the work in its own next flush, and a second process flushing beside it
+        could commit an older version of a document after the writer's newer one.
+        """
+        pending, tombstones = self.catalog.pending_keyword_work()
+        if not pending and not tombstones:
+            return
+        lock = WriterLock(self.data_dir)
+        try:
+            if not lock.try_acquire():
+                return
+            with self.write_lock:
                 self.indexer.flush(wait_s=0)
-            except IndexBusyError:
-                pass  # the process holding the writer finishes that work itself
+        except IndexBusyError:
+            pass  # a writer that does not take the writer lock is at work; it flushes this itself
+        except (sqlite3.Error, OSError) as error:
+            # a full disk or a read-only folder: reading still works; the work stays pending for a later writer
+            self.recovery_problem = f"cannot finish interrupted indexing work in {self.data_dir}: {error}"
+        finally:
+            lock.release()
 
     def libraries(self) -> list[LibraryRecord]:
         return self.catalog.libraries()
@@ -97,12 +137,12 @@ class Engine:
             if unknown:
                 raise ConfigError(f"unknown library: {', '.join(sorted(unknown))}")
             libraries = [library for library in libraries if library.name in names]
-        with self.write_lock:
+        with self.write_lock, self._writing():
             return [self.indexer.index_library(library, progress=progress) for library in libraries]
 
     def index_paths(self, library: LibraryRecord, paths: list[Path]) -> IndexReport:
         """Re-index just these files of a library (a watcher's batch of changes)."""
-        with self.write_lock:
+        with self.write_lock, self._writing():
             return self.indexer.index_library(library, only_paths=paths)
 
     def library_for_path(self, path: Path) -> LibraryRecord | None:

@@ -20,6 +20,7 @@ from linkly_ls.core.extract import extract_file
 from linkly_ls.core.extract.base import ExtractLimits
 from linkly_ls.core.index.chunking import Chunk, chunk_document
 from linkly_ls.core.index.keyword import IndexedChunks, KeywordIndex
+from linkly_ls.core.reachability import is_under, keep_message, root_problem, unreadable_problem
 from linkly_ls.core.walker import WalkRules, is_indexable, walk_library
 from linkly_ls.core.workers import WorkerPool
 
@@ -53,6 +54,11 @@ class IndexReport:
     removed: int = 0
     seconds: float = 0.0
     errors: list[tuple[str, str]] = field(default_factory=list)
+    #: (path, warning) for indexed files that a `[limits]` cap cut or wrapped
+    capped: list[tuple[str, str]] = field(default_factory=list)
+    #: the longest one file spent in a worker (extraction, analysis, chunking), and which file
+    slowest_seconds: float = 0.0
+    slowest_path: str = ""
 
     def summary(self) -> str:
         return (
@@ -67,6 +73,12 @@ def hash_file(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def one_line(message: str, limit: int = 500) -> str:
+    """An error message as one line (whitespace runs, newlines included, become one space), clipped."""
+    text = " ".join(message.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _outline_titles(nodes: list[OutlineNode]) -> list[str]:
@@ -116,7 +128,9 @@ class Indexer:
 
     def pool(self) -> WorkerPool:
         if self._pool is None:
-            self._pool = WorkerPool(prepare_file)
+            self._pool = WorkerPool(
+                prepare_file, timeout_s=self.limits.extract_timeout_s, memory_mb=self.limits.extract_memory_mb
+            )
         return self._pool
 
     def close(self) -> None:
@@ -135,13 +149,28 @@ class Indexer:
         report = IndexReport(library=library.name)
         rules = WalkRules(include=library.include, exclude=library.exclude, skip_dirs=[self.data_dir])
         states = self.catalog.file_states(library.name)
-        if only_paths is None:
-            found = self._walk(library, rules)
-            scope = set(states)
-        else:
-            found = [p for p in only_paths if p.is_file() and self._in_library(p, library, rules)]
-            scope = {str(p) for p in only_paths}
         previous_errors = {error.path: error for error in self.catalog.errors(library.name)}
+        unreadable: dict[str, str] = {}
+        for root in library.paths:
+            problem = root_problem(Path(root), states)
+            if problem:
+                unreadable[root] = problem
+        if only_paths is None:
+            found = self._walk(library, rules, unreadable)
+            scope = set(states) | set(previous_errors)
+        else:
+            found = []
+            for path in only_paths:
+                try:
+                    if path.is_file() and self._in_library(path, library, rules):
+                        found.append(path)
+                except OSError as error:  # inside a folder that cannot be read (any more)
+                    unreadable[str(path)] = unreadable_problem(error)
+            scope = {str(p) for p in only_paths}
+        for folder, problem in sorted(unreadable.items()):
+            kept = {path for path in scope if is_under(path, folder)}
+            scope -= kept
+            report.errors.append((folder, keep_message(problem, len(kept & states.keys()))))
         seen: set[str] = set()
         work: list[tuple[str, tuple[str, str | None, ExtractLimits]]] = []
         for path in found:
@@ -174,12 +203,17 @@ class Indexer:
         report.seconds = time.monotonic() - started
         return report
 
-    def _walk(self, library: LibraryRecord, rules: WalkRules) -> list[Path]:
+    def _walk(self, library: LibraryRecord, rules: WalkRules, unreadable: dict[str, str]) -> list[Path]:
+        """The files of the library's roots not in `unreadable`; folders that cannot be listed are added to it."""
+
+        def note(error: OSError) -> None:
+            if error.filename:
+                unreadable[str(error.filename)] = unreadable_problem(error)
+
         files: list[Path] = []
         for root in library.paths:
-            root_path = Path(root)
-            if root_path.exists():
-                files.extend(walk_library(root_path, rules))
+            if root not in unreadable:
+                files.extend(walk_library(Path(root), rules, on_unreadable=note))
         return files
 
     def _in_library(self, path: Path, library: LibraryRecord, rules: WalkRules) -> bool:
@@ -203,8 +237,10 @@ class Indexer:
             done += 1
             path = outcome.key
             prepared: PreparedFile | None = outcome.value
+            if outcome.seconds > report.slowest_seconds:
+                report.slowest_seconds, report.slowest_path = outcome.seconds, path
             if prepared is None or prepared.error:
-                message = (prepared.error if prepared else outcome.error) or "unknown error"
+                message = one_line((prepared.error if prepared else outcome.error) or "unknown error")
                 self._record_error(path, library.name, message, prepared)
                 report.failed += 1
                 report.errors.append((path, message))
@@ -214,6 +250,7 @@ class Indexer:
             else:
                 self._store(prepared, library.name)
                 report.indexed += 1
+                report.capped += [(path, warning) for warning in prepared.document.warnings if "[limits]" in warning]
                 since_flush += 1
             if progress:
                 progress(done, total, path)

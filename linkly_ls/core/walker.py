@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,11 +31,15 @@ class WalkRules:
         return self._include is None or self._include.match_file(relative)
 
 
-def walk_library(root: Path, rules: WalkRules) -> Iterator[Path]:
+def walk_library(
+    root: Path, rules: WalkRules, on_unreadable: Callable[[OSError], None] | None = None
+) -> Iterator[Path]:
     """Yield the supported files under `root`, honouring ignore files found on the way.
 
     Hidden folders and files are skipped, symlinks are not followed (no loops,
     no escape from the library), and the index's own folder is never walked.
+    A folder that cannot be listed is passed to `on_unreadable` (its OSError
+    names it) and skipped.
     """
     if root.is_file():
         if is_supported(root):
@@ -43,7 +47,7 @@ def walk_library(root: Path, rules: WalkRules) -> Iterator[Path]:
         return
     skip = {path.resolve() for path in rules.skip_dirs}
     ignore_stack: list[tuple[str, pathspec.GitIgnoreSpec]] = []
-    for directory, dirnames, filenames in os.walk(root, followlinks=False):
+    for directory, dirnames, filenames in os.walk(root, onerror=on_unreadable, followlinks=False):
         current = Path(directory)
         relative_dir = current.relative_to(root).as_posix()
         relative_dir = "" if relative_dir == "." else relative_dir + "/"

@@ -24,6 +24,8 @@ class TaskOutcome:
     key: Any
     value: Any = None
     error: str | None = None
+    #: wall time from handing the task to a worker until its answer, its death or its timeout
+    seconds: float = 0.0
 
 
 def _worker_main(connection: Connection, function: Callable, memory_mb: int) -> None:
@@ -45,7 +47,9 @@ def _worker_main(connection: Connection, function: Callable, memory_mb: int) -> 
         try:
             connection.send((key, function(argument), None))
         except MemoryError:
-            connection.send((key, None, f"ran out of memory (over the {memory_mb} MB cap per file)"))
+            connection.send(
+                (key, None, f"ran out of memory (over the {memory_mb} MB cap per file, [limits] extract_memory_mb)")
+            )
         except Exception as error:  # reported per file; the worker lives on
             connection.send((key, None, f"{type(error).__name__}: {error}"))
 
@@ -90,6 +94,9 @@ class WorkerPool:
         """Yield an outcome per (key, argument) task, in completion order."""
         pending = list(tasks)
         pending.reverse()
+        for worker in list(self._workers):
+            if worker.task is not None:  # left busy by a run whose consumer stopped early (e.g. disk full)
+                self._replace(worker)
         while len(self._workers) < min(self.size, max(len(pending), 1)):
             self._workers.append(self._spawn())
         busy: dict[Connection, _Worker] = {}
@@ -109,11 +116,12 @@ class WorkerPool:
             for connection in ready:
                 worker = busy.pop(connection)
                 key = worker.task[0]
+                seconds = time.monotonic() - (worker.deadline - self.timeout_s)
                 try:
                     _, value, error = connection.recv()
-                    yield TaskOutcome(key=key, value=value, error=error)
+                    yield TaskOutcome(key=key, value=value, error=error, seconds=seconds)
                 except (EOFError, OSError):
-                    yield TaskOutcome(key=key, error=self._death_reason(worker))
+                    yield TaskOutcome(key=key, error=self._death_reason(worker), seconds=seconds)
                     self._replace(worker)
                 worker.task = None
             now = time.monotonic()
@@ -122,7 +130,11 @@ class WorkerPool:
                     busy.pop(connection)
                     key = worker.task[0]
                     self._replace(worker)
-                    yield TaskOutcome(key=key, error=f"extraction took longer than {self.timeout_s:.0f} s; stopped")
+                    yield TaskOutcome(
+                        key=key,
+                        error=f"extraction took longer than {self.timeout_s:g} s ([limits] extract_timeout_s); stopped",
+                        seconds=self.timeout_s,
+                    )
 
     def _death_reason(self, worker: _Worker) -> str:
         worker.process.join(1)

@@ -40,7 +40,7 @@ def doc_id_from_uri(uri: str) -> str:
     parsed = urlparse(uri)
     if parsed.scheme != SCHEME or parsed.netloc != "doc" or parsed.query or parsed.fragment:
         raise UnknownDocumentUri(f"{uri!r} is not a linkly document URI (expected linkly://doc/<doc_id>)")
-    match = _DOC_PATH.match(parsed.path)
+    match = _DOC_PATH.fullmatch(parsed.path)
     if match is None:
         raise UnknownDocumentUri(f"{uri!r} does not name a document id (12 hexadecimal characters)")
     return match.group(1)

@@ -96,7 +96,7 @@ def test_repeated_entries_and_broken_relative_links(extracted, check):
 
 
 def test_unzipped_size_limit(corpus):
-    with pytest.raises(ExtractionError, match="max_unzipped_bytes"):
+    with pytest.raises(ExtractionError, match="max_unzipped_mb"):
         extract_file(corpus / "books/epub/sample-ebook.epub", replace(ExtractLimits(), max_unzipped_bytes=1000))
 
 

@@ -68,5 +68,5 @@ def test_slide_titles_from_a_converted_deck(extracted):
 
 
 def test_unzipped_size_limit(corpus):
-    with pytest.raises(ExtractionError, match="max_unzipped_bytes"):
+    with pytest.raises(ExtractionError, match="max_unzipped_mb"):
         extract_file(corpus / DECK, replace(ExtractLimits(), max_unzipped_bytes=100_000))

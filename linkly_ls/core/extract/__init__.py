@@ -85,9 +85,10 @@ def _sniff_zip(path: Path) -> str | None:
     try:
         with zipfile.ZipFile(path) as archive:
             names = set(archive.namelist())
-            if "mimetype" in names and archive.read("mimetype").strip() == b"application/epub+zip":
+            marker = archive.getinfo("mimetype") if "mimetype" in names else None
+            if marker and marker.file_size < 1024 and archive.read(marker).strip() == b"application/epub+zip":
                 return "epub"
-    except (zipfile.BadZipFile, OSError, KeyError):
+    except Exception:  # noqa: BLE001 - zipfile fails in many ways on damaged archives; the named type's extractor reports it
         return None
     if "word/document.xml" in names:
         return "docx"
@@ -110,7 +111,7 @@ def extract_file(path: Path, limits: ExtractLimits | None = None) -> ExtractedDo
         raise ExtractionError("empty file (0 bytes)")
     if size > limits.max_file_bytes:
         raise ExtractionError(
-            f"file is {size:,} bytes, over the {limits.max_file_bytes:,}-byte limit (max_file_bytes)"
+            f"file is {size:,} bytes, over the {limits.max_file_bytes:,}-byte limit ([limits] max_file_mb)"
         )
     try:
         real_type = sniff(path)

@@ -24,6 +24,10 @@ class ExtractLimits:
     max_unzipped_bytes: int = 500 * 1024 * 1024
     ocr: bool = True
     ocr_languages: str = "eng+fra+deu+chi_sim"
+    #: a worker still busy with one file after this long is killed and the file gets an error
+    extract_timeout_s: float = 180.0
+    #: address-space cap (RLIMIT_AS) of each extraction worker process
+    extract_memory_mb: int = 3072
 
 
 def decode_text(data: bytes) -> tuple[str, str]:
@@ -87,7 +91,7 @@ def read_bytes(path: Path, limits: ExtractLimits) -> bytes:
     size = path.stat().st_size
     if size > limits.max_file_bytes:
         raise ExtractionError(
-            f"file is {size:,} bytes, over the {limits.max_file_bytes:,}-byte limit (max_file_bytes)"
+            f"file is {size:,} bytes, over the {limits.max_file_bytes:,}-byte limit ([limits] max_file_mb)"
         )
     return path.read_bytes()
 
@@ -126,10 +130,10 @@ def cap_lines(document: ExtractedDocument, limits: ExtractLimits) -> None:
         document.page_starts = [move(start) for start in document.page_starts]
         document.lines = wrapped
         document.warnings.append(
-            f"{split_count} line(s) longer than {width:,} characters were wrapped (max_line_chars)"
+            f"{split_count} line(s) longer than {width:,} characters were wrapped ([limits] max_line_chars)"
         )
     if len(document.lines) > limits.max_lines:
-        document.warnings.append(f"text cut at {limits.max_lines:,} lines (max_lines)")
+        document.warnings.append(f"text cut at {limits.max_lines:,} lines ([limits] max_lines)")
         document.lines = document.lines[: limits.max_lines]
         last = max(len(document.lines), 1)
         _remap_outline(document.outline, lambda n: min(n, last), lambda n: min(n, last))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from linkly_ls.core.document import ExtractedDocument, Heading, LineBuilder
+from linkly_ls.core.document import ExtractedDocument, ExtractionError, Heading, LineBuilder
 from linkly_ls.core.extract.base import ExtractLimits, decode_text, read_bytes, title_from_path
 
 _SKIP_TAGS = frozenset(
@@ -39,6 +39,15 @@ _LINE_TAGS = frozenset({"li", "dt", "dd", "figcaption", "summary", "caption", "l
 _HEADING_TAGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _BLOCK_TAGS = _PARAGRAPH_TAGS | _LINE_TAGS | _HEADING_TAGS.keys() | {"pre", "table", "br"}
 _WINDOWS_1252_LABELS = frozenset({"iso-8859-1", "iso8859-1", "latin1", "latin-1", "us-ascii", "ascii"})
+#: deeper nesting is refused: HTML parsers take time quadratic in the depth (100,000 levels: 15 s per MB)
+MAX_NESTING = 5_000
+_TAG = re.compile(r"<(/?)([A-Za-z][\w:-]*)[^<>]*?(/?)>")
+#: elements without content or closed implicitly by the next sibling: they do not deepen the tree
+_FLAT_TAGS = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track",
+     "wbr", "p", "li", "dt", "dd", "tr", "td", "th", "option", "optgroup", "thead", "tbody", "tfoot",
+     "colgroup", "rb", "rt", "rp", "html", "head", "body"}
+)
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([\w.:-]+)|<\?xml[^>]+encoding\s*=\s*["']([\w.:-]+)""", re.I)
 
 
@@ -72,7 +81,34 @@ def decode_html(data: bytes) -> str:
 
 
 def parse_html(data: bytes | str) -> LexborHTMLParser:
-    return LexborHTMLParser(decode_html(data) if isinstance(data, bytes) else data)
+    text = decode_html(data) if isinstance(data, bytes) else data
+    depth = nesting_depth(text, MAX_NESTING)
+    if depth > MAX_NESTING:
+        raise ExtractionError(
+            f"HTML nests elements more than {MAX_NESTING:,} levels deep; not parsed (that would take minutes)"
+        )
+    return LexborHTMLParser(text)
+
+
+def nesting_depth(text: str, stop_above: int) -> int:
+    """How deep the tags nest, counting only elements that need an end tag (stops once past `stop_above`).
+
+    A linear scan of the tags, not a parse: enough to tell a hostile file from a real page.
+    """
+    depth = deepest = 0
+    for match in _TAG.finditer(text):
+        closing, name, self_closing = match.groups()
+        if self_closing or name.lower() in _FLAT_TAGS:
+            continue
+        if closing:
+            depth = max(depth - 1, 0)
+            continue
+        depth += 1
+        if depth > deepest:
+            deepest = depth
+            if deepest > stop_above:
+                break
+    return deepest
 
 
 def remove_chrome(tree: LexborHTMLParser) -> None:

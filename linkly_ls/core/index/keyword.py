@@ -9,6 +9,7 @@ found even though CJK sentences have no spaces.
 
 from __future__ import annotations
 
+import shutil
 import threading
 import time
 from dataclasses import dataclass
@@ -68,6 +69,10 @@ class IndexBusyError(Exception):
     """Another process holds the index writer (a `linkly watch` or server is indexing)."""
 
 
+class IndexWriteError(OSError):
+    """Tantivy could not write the index (full disk, read-only folder, I/O error); nothing was published."""
+
+
 @dataclass
 class ChunkHit:
     doc_id: str
@@ -121,33 +126,48 @@ class KeywordIndex:
     def replace(self, documents: list[IndexedChunks], deleted: list[str], wait_s: float = 30.0) -> None:
         """Delete and (re)add documents, then commit: readers see all of it or none."""
         with self._lock:
-            writer = self._get_writer(wait_s)
-            for doc_id in deleted:
-                writer.delete_documents_by_term("doc_id", doc_id)
-            for document in documents:
-                writer.delete_documents_by_term("doc_id", document.doc_id)
-                language_field = LANGUAGE_FIELDS.get(document.language or "")
-                for chunk in document.chunks:
-                    fields: dict[str, object] = {
-                        "doc_id": document.doc_id,
-                        "chunk": chunk.number,
-                        "start_line": chunk.start_line,
-                        "end_line": chunk.end_line,
-                        "title": document.title,
-                        "headings": chunk.headings,
-                        "body": chunk.text,
-                        "path": document.path,
-                    }
-                    if language_field:
-                        fields[language_field] = chunk.text
-                    terms = cjk_terms(document.title + "\n" + chunk.text)
-                    if terms:
-                        fields["cjk"] = " ".join(terms)
-                    writer.add_document(tantivy.Document(**fields))
-            writer.commit()
-            writer.wait_merging_threads()
-            self._writer = None
+            try:
+                self._write(documents, deleted, wait_s)
+            except ValueError as error:
+                self._writer = None  # a failed writer is dead: drop it (and its lock) so a later call starts afresh
+                raise IndexWriteError(self._failure(error)) from error
         self.index.reload()
+
+    def _failure(self, error: ValueError) -> str:
+        try:
+            free = f"{shutil.disk_usage(self.directory).free:,} bytes free on its disk"
+        except OSError:
+            free = "free space unknown"
+        detail = " ".join(str(error).split())[:300]
+        return f"the keyword index could not be written ({free}): {detail}"
+
+    def _write(self, documents: list[IndexedChunks], deleted: list[str], wait_s: float) -> None:
+        writer = self._get_writer(wait_s)
+        for doc_id in deleted:
+            writer.delete_documents_by_term("doc_id", doc_id)
+        for document in documents:
+            writer.delete_documents_by_term("doc_id", document.doc_id)
+            language_field = LANGUAGE_FIELDS.get(document.language or "")
+            for chunk in document.chunks:
+                fields: dict[str, object] = {
+                    "doc_id": document.doc_id,
+                    "chunk": chunk.number,
+                    "start_line": chunk.start_line,
+                    "end_line": chunk.end_line,
+                    "title": document.title,
+                    "headings": chunk.headings,
+                    "body": chunk.text,
+                    "path": document.path,
+                }
+                if language_field:
+                    fields[language_field] = chunk.text
+                terms = cjk_terms(document.title + "\n" + chunk.text)
+                if terms:
+                    fields["cjk"] = " ".join(terms)
+                writer.add_document(tantivy.Document(**fields))
+        writer.commit()
+        writer.wait_merging_threads()
+        self._writer = None
 
     def close(self) -> None:
         with self._lock:

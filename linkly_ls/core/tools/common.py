@@ -22,7 +22,7 @@ def iso_utc(timestamp: float) -> str:
 
 def check_doc_id(value: str, argument: str = "doc_id") -> str:
     """Only ids that search handed out are accepted: never a path, never `..`."""
-    if not isinstance(value, str) or not DOC_ID_PATTERN.match(value):
+    if not isinstance(value, str) or not DOC_ID_PATTERN.fullmatch(value):  # `$` alone lets a trailing newline in
         raise ArgumentError(
             f"`{argument}` must be a document id from search results (12 hexadecimal characters, "
             f"e.g. 3f2a9c01b7de), got {value!r}"

@@ -9,6 +9,7 @@ runs under a time budget so a catastrophic pattern cannot stall the server.
 from __future__ import annotations
 
 import bisect
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,10 +99,14 @@ def _clip(text: str) -> str:
 def find_matching_lines(lines: list[str], pattern: regex.Pattern, anchored: bool) -> list[tuple[int, int]]:
     """(first line, last line) of every match, one entry per first line, in order."""
     matched: dict[int, int] = {}
+    deadline = time.monotonic() + TIME_BUDGET_S
     try:
         if anchored:
             for number, line in enumerate(lines, start=1):
-                if pattern.search(line, timeout=TIME_BUDGET_S):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:  # the budget is for the whole document, not for each line
+                    raise TimeoutError
+                if pattern.search(line, timeout=remaining):
                     matched[number] = number
             return list(matched.items())
         text = " ".join(lines)

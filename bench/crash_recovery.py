@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Crash recovery: kill -9 `linkly index` and `linkly watch` at random points, restart, compare.
 
-    /work/venv/bin/python bench/crash_recovery.py                # 20 kill points
-    /work/venv/bin/python bench/crash_recovery.py --kills 5 --json
+    .venv/bin/python bench/crash_recovery.py                # 20 kill points
+    .venv/bin/python bench/crash_recovery.py --kills 5 --json
 
 A library of 38 real corpus files (Markdown, HTML, DOCX, EPUB, PPTX,
 PDF and one broken DOCX) is indexed cleanly once for reference. Then, for

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Fuzz the extractors through the real indexing path: hostile files must fail alone, clearly.
 
-    /work/venv/bin/python bench/fuzz_extract.py              # 1,000 mutants
-    /work/venv/bin/python bench/fuzz_extract.py --quick      # 60 mutants (the test suite's run)
-    /work/venv/bin/python bench/fuzz_extract.py --count 3000 --seed 7 --json
+    .venv/bin/python bench/fuzz_extract.py              # 1,000 mutants
+    .venv/bin/python bench/fuzz_extract.py --quick      # 60 mutants (the test suite's run)
+    .venv/bin/python bench/fuzz_extract.py --count 3000 --seed 7 --json
 
 Derives mutants (see fuzz_mutations.py) from the corpus's PDF, DOCX, EPUB,
 PPTX, HTML and Markdown files (`../shared/corpus` from the repository root,

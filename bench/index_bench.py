@@ -7,9 +7,9 @@ each repetition indexes that copy from an empty index with each tool and
 prints files/s, MB/s, wall and CPU seconds, peak memory of the indexer's
 process tree and the index size on disk, with medians and linkly/recoll ratios.
 
-    /work/venv/bin/python bench/index_bench.py                 # both tools, 3 runs
-    /work/venv/bin/python bench/index_bench.py --runs 5 --incremental
-    /work/venv/bin/python bench/index_bench.py --linkly-only --per-file
+    .venv/bin/python bench/index_bench.py                 # both tools, 3 runs
+    .venv/bin/python bench/index_bench.py --runs 5 --incremental
+    .venv/bin/python bench/index_bench.py --linkly-only --per-file
 
 Each tool runs as a subprocess of a small measuring process that is a Linux
 "child subreaper": linkly's extraction workers live under a forkserver that

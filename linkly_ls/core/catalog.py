@@ -1,8 +1,8 @@
 """The catalog: one SQLite database (WAL) with libraries, documents, their lines and errors.
 
-Document text is stored as zlib-compressed lines, so `read` and `grep` never
-touch the original file (which may have changed or gone) and always see the
-exact lines that were indexed.
+Document text is stored as zlib-compressed blocks of lines (`line_blocks`), so
+`read` and `grep` never touch the original file (which may have changed or
+gone) and always see the exact lines that were indexed.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import json
 import sqlite3
 import threading
 import time
-import zlib
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from linkly_ls.core.document import OutlineNode
+from linkly_ls.core.line_blocks import decode_range, decode_text, encode_lines, is_blocked
+from linkly_ls.core.line_cache import DocumentText, LineCache
 
 SCHEMA_VERSION = 1
 
@@ -133,9 +133,7 @@ class Catalog:
         self.path = path
         self.read_only = read_only
         self._local = threading.local()
-        self._lines_cache: OrderedDict[str, list[str]] = OrderedDict()
-        self._lines_cache_size = 0
-        self._cache_lock = threading.Lock()
+        self._line_cache = LineCache()
         if not read_only:
             with self.connect() as db:
                 db.executescript(_SCHEMA)
@@ -211,7 +209,7 @@ class Catalog:
 
     def put_document(self, record: DocumentRecord, lines: list[str]) -> None:
         """Insert or replace a document; its keyword index entry is then pending."""
-        blob = zlib.compress("\n".join(lines).encode("utf-8", "surrogatepass"), 6)
+        blob = encode_lines(lines)
         with self.connect() as db:
             db.execute("DELETE FROM errors WHERE path = ?", (record.path,))
             db.execute("DELETE FROM tombstones WHERE doc_id = ?", (record.doc_id,))
@@ -311,30 +309,55 @@ class Catalog:
         return self.connect().execute("SELECT COUNT(*) FROM documents").fetchone()[0]
 
     def lines(self, doc_id: str) -> list[str]:
-        """A document's lines, cached (about 64 MB of text at most) for repeated read/grep."""
-        with self._cache_lock:
-            cached = self._lines_cache.get(doc_id)
-            if cached is not None:
-                self._lines_cache.move_to_end(doc_id)
-                return cached
-        row = self.connect().execute("SELECT lines FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
+        """A document's lines (decoded once, then served from the line cache)."""
+        document = self.document_text(doc_id)
+        return document.lines() if document is not None else []
+
+    def document_text(self, doc_id: str) -> DocumentText | None:
+        """A document's whole text, cached while the document's row has the same version."""
+        db = self.connect()
+        version = db.execute(
+            "SELECT indexed_at, content_hash FROM documents WHERE doc_id = ?", (doc_id,)
+        ).fetchone()
+        if version is None:
+            return None
+        cached = self._line_cache.get(doc_id, (version[0], version[1]))
+        if cached is not None:
+            return cached
+        row = db.execute(
+            "SELECT indexed_at, content_hash, lines FROM documents WHERE doc_id = ?", (doc_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        document = DocumentText(decode_text(row[2]), (row[0], row[1]))
+        self._line_cache.put(doc_id, document)
+        return document
+
+    def line_range(self, doc_id: str, first: int, count: int) -> list[str]:
+        """Lines first .. first+count-1 (1-based): from the line cache when the document is
+        there, else decompressing only the blocks that hold them (the cache is not filled)."""
+        db = self.connect()
+        version = db.execute(
+            "SELECT indexed_at, content_hash FROM documents WHERE doc_id = ?", (doc_id,)
+        ).fetchone()
+        if version is None:
+            return []
+        cached = self._line_cache.get(doc_id, (version[0], version[1]))
+        if cached is not None:
+            return cached.line_range(first, count)
+        row = db.execute(
+            "SELECT indexed_at, content_hash, lines FROM documents WHERE doc_id = ?", (doc_id,)
+        ).fetchone()
         if row is None:
             return []
-        text = zlib.decompress(row[0]).decode("utf-8", "surrogatepass")
-        lines = text.split("\n") if text else []
-        with self._cache_lock:
-            self._lines_cache[doc_id] = lines
-            self._lines_cache_size += len(text)
-            while self._lines_cache_size > 64 * 2**20 and len(self._lines_cache) > 1:
-                _, evicted = self._lines_cache.popitem(last=False)
-                self._lines_cache_size -= sum(len(line) + 1 for line in evicted)
-        return lines
+        if is_blocked(row[2]):
+            return decode_range(row[2], first - 1, count)
+        document = DocumentText(decode_text(row[2]), (row[0], row[1]))  # stored before blocks: decode once
+        self._line_cache.put(doc_id, document)
+        return document.line_range(first, count)
 
     def _forget_lines(self, doc_id: str) -> None:
-        with self._cache_lock:
-            evicted = self._lines_cache.pop(doc_id, None)
-            if evicted is not None:
-                self._lines_cache_size -= sum(len(line) + 1 for line in evicted)
+        self._line_cache.forget(doc_id)
 
     # errors
 

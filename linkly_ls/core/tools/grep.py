@@ -2,23 +2,28 @@
 
 The pattern runs over the document's lines joined by newlines turned into
 spaces (offsets unchanged), so a phrase that a PDF broke across two lines
-still matches; patterns with `^` or `$` run line by line instead. Matching
-runs under a time budget so a catastrophic pattern cannot stall the server.
+still matches; patterns with `^` or `$` match line by line instead (in one
+multiline pass over the text when the pattern provably cannot reach past a
+line's end, see `grep_patterns`). Matches are mapped to line numbers through
+the cached line starts. Matching runs under a time budget so a catastrophic
+pattern cannot stall the server.
 """
 
 from __future__ import annotations
 
-import bisect
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import regex
 
 from linkly_ls.core.catalog import DocumentRecord
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.line_cache import DocumentText
 from linkly_ls.core.tools.common import get_document
 from linkly_ls.core.tools.errors import ArgumentError, ToolError
+from linkly_ls.core.tools.grep_patterns import is_literal, line_local_pattern
 from linkly_ls.core.tools.schema import validate
 
 TIME_BUDGET_S = 1.0
@@ -96,38 +101,148 @@ def _clip(text: str) -> str:
     return text if len(text) <= MAX_LINE_CHARS_SHOWN else text[:MAX_LINE_CHARS_SHOWN] + " …"
 
 
-def find_matching_lines(lines: list[str], pattern: regex.Pattern, anchored: bool) -> list[tuple[int, int]]:
-    """(first line, last line) of every match, one entry per first line, in order."""
-    matched: dict[int, int] = {}
-    deadline = time.monotonic() + TIME_BUDGET_S
+@dataclass(frozen=True)
+class LineMatch:
+    """The first match on a line: its first and last line, and offsets of its first and last character
+    (-1 when the match was found line by line)."""
+
+    first: int
+    last: int
+    start: int = -1
+    last_char: int = -1
+
+
+@dataclass
+class LineMatches:
+    """The first match of every line that has one, in order, as parallel arrays."""
+
+    first: np.ndarray
+    last: np.ndarray
+    start: np.ndarray
+    last_char: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.first)
+
+    def page(self, offset: int, limit: int) -> list[LineMatch]:
+        window = slice(offset, offset + limit)
+        return [
+            LineMatch(*values)
+            for values in zip(
+                self.first[window].tolist(),
+                self.last[window].tolist(),
+                self.start[window].tolist(),
+                self.last_char[window].tolist(),
+                strict=True,
+            )
+        ]
+
+
+def find_matching_lines(document: DocumentText, pattern: regex.Pattern, case_insensitive: bool) -> LineMatches:
+    """The first match of every line that has one, in order."""
+    source = pattern.pattern
+    anchored = any(token in source for token in ("^", "$", "\\A", "\\Z"))
     try:
-        if anchored:
-            for number, line in enumerate(lines, start=1):
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:  # the budget is for the whole document, not for each line
-                    raise TimeoutError
-                if pattern.search(line, timeout=remaining):
-                    matched[number] = number
-            return list(matched.items())
-        text = " ".join(lines)
-        starts: list[int] = []
-        position = 0
-        for line in lines:
-            starts.append(position)
-            position += len(line) + 1
-        for found in pattern.finditer(text, timeout=TIME_BUDGET_S):
-            if found.end() == found.start() and not found.group(0):
-                continue
-            first = bisect.bisect_right(starts, found.start())
-            last = bisect.bisect_right(starts, max(found.end() - 1, found.start()))
-            if first not in matched:
-                matched[first] = last
+        if not anchored:
+            return _first_per_line(document, *_spans(document.spaced, pattern, source, case_insensitive))
+        per_line = line_local_pattern(source)
+        if per_line is None:
+            return _matching_lines_one_by_one(document.lines(), pattern)
+        multiline = regex.compile(per_line, pattern.flags | regex.MULTILINE)
+        starts = [found.start() for found in multiline.finditer(document.text, timeout=TIME_BUDGET_S)]
+        return _first_per_line(document, starts, starts)  # empty matches count here, as they do per line
     except TimeoutError:
         raise ToolError(
             f"`pattern` took longer than {TIME_BUDGET_S:.0f} s on this document and was stopped; "
             "simplify it (avoid nested repetition like (a+)+)"
         ) from None
-    return list(matched.items())
+
+
+def _spans(text: str, pattern: regex.Pattern, source: str, case_insensitive: bool) -> tuple[list[int], list[int]]:
+    """Start and end offsets of the non-empty, non-overlapping matches, left to right.
+
+    A plain literal cannot backtrack, so it runs without the time budget (whose
+    check costs about a microsecond per match), and with `str.find` when case
+    matters, which finds exactly the matches `finditer` would.
+    """
+    starts: list[int] = []
+    if is_literal(source) and not case_insensitive:
+        width = len(source)
+        find = text.find
+        position = find(source)
+        while position != -1:
+            starts.append(position)
+            position = find(source, position + width)
+        return starts, [start + width for start in starts]
+    ends: list[int] = []
+    found_all = pattern.finditer(text) if is_literal(source) else pattern.finditer(text, timeout=TIME_BUDGET_S)
+    for found in found_all:
+        start, end = found.span()
+        if start != end:
+            starts.append(start)
+            ends.append(end)
+    return starts, ends
+
+
+def _first_per_line(document: DocumentText, starts: list[int], ends: list[int]) -> LineMatches:
+    """Keep the first match of each line; find the last line of those kept."""
+    first = np.asarray(document.line_numbers(starts), dtype=np.int64)
+    keep = np.ones(len(first), dtype=bool)
+    keep[1:] = first[1:] != first[:-1]
+    kept_starts = np.asarray(starts, dtype=np.int64)[keep]
+    last_chars = np.maximum(np.asarray(ends, dtype=np.int64)[keep] - 1, kept_starts)
+    last = np.asarray(document.line_numbers(last_chars.tolist()), dtype=np.int64)
+    return LineMatches(first[keep], last, kept_starts, last_chars)
+
+
+def _matching_lines_one_by_one(lines: list[str], pattern: regex.Pattern) -> LineMatches:
+    """Each line on its own: for anchored patterns that could see past a line's end."""
+    matched: list[int] = []
+    deadline = time.monotonic() + TIME_BUDGET_S
+    for number, line in enumerate(lines, start=1):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:  # the budget is for the whole document, not for each line
+            raise TimeoutError
+        if pattern.search(line, timeout=remaining):
+            matched.append(number)
+    numbers = np.asarray(matched, dtype=np.int64)
+    unknown = np.full(len(numbers), -1, dtype=np.int64)
+    return LineMatches(numbers, numbers, unknown, unknown)
+
+
+def _grep_match(document: DocumentText, found: LineMatch, before: int, after: int) -> GrepMatch:
+    """The matched line(s) and their context, found from the match's offsets when known."""
+    if found.start < 0:
+        return GrepMatch(
+            line=found.first,
+            text=_clip(" ".join(document.line_range(found.first, found.last - found.first + 1))),
+            end_line=found.last,
+            before=[(n, _clip(document.line(n))) for n in range(max(1, found.first - before), found.first)],
+            after=[(n, _clip(document.line(n))) for n in range(found.last + 1, min(document.line_count, found.last + after) + 1)],
+        )
+    text = document.text
+    first_start, _ = document.line_bounds(found.start)
+    _, last_end = document.line_bounds(found.last_char)
+    preceding: list[tuple[int, str]] = []
+    end = first_start - 1
+    for number in range(found.first - 1, max(1, found.first - before) - 1, -1):
+        start = text.rfind("\n", 0, end) + 1
+        preceding.append((number, _clip(text[start:end])))
+        end = start - 1
+    following: list[tuple[int, str]] = []
+    start = last_end + 1
+    for number in range(found.last + 1, min(document.line_count, found.last + after) + 1):
+        end = text.find("\n", start)
+        end = len(text) if end == -1 else end
+        following.append((number, _clip(text[start:end])))
+        start = end + 1
+    return GrepMatch(
+        line=found.first,
+        text=_clip(document.spaced[first_start:last_end]),
+        end_line=found.last,
+        before=preceding[::-1],
+        after=following,
+    )
 
 
 def grep(engine: Engine, **arguments: Any) -> GrepResult:
@@ -138,24 +253,16 @@ def grep(engine: Engine, **arguments: Any) -> GrepResult:
         pattern = regex.compile(params["pattern"], flags)
     except (regex.error, OverflowError) as error:
         raise ArgumentError(f"`pattern` is not a valid regular expression: {error}") from None
-    anchored = any(token in params["pattern"] for token in ("^", "$", "\\A", "\\Z"))
-    lines = engine.catalog.lines(record.doc_id)
-    found = find_matching_lines(lines, pattern, anchored)
+    document = engine.catalog.document_text(record.doc_id)
+    if document is None:
+        raise ToolError(f"`doc_id` {record.doc_id!r} is not an indexed document; use an id from search results")
+    found = find_matching_lines(document, pattern, params["case_insensitive"])
     before = params["before"] if params["before"] is not None else params["context"]
     after = params["after"] if params["after"] is not None else params["context"]
     offset, limit = params["offset"], params["limit"]
     matches: list[GrepMatch] = []
     if params["output_mode"] == "content":
-        for first, last in found[offset : offset + limit]:
-            matches.append(
-                GrepMatch(
-                    line=first,
-                    text=_clip(" ".join(lines[first - 1 : last])),
-                    end_line=last,
-                    before=[(n, _clip(lines[n - 1])) for n in range(max(1, first - before), first)],
-                    after=[(n, _clip(lines[n - 1])) for n in range(last + 1, min(len(lines), last + after) + 1)],
-                )
-            )
+        matches = [_grep_match(document, line_match, before, after) for line_match in found.page(offset, limit)]
     return GrepResult(
         record=record,
         pattern=params["pattern"],

@@ -1,4 +1,8 @@
-"""`read`: numbered lines of a document, a page at a time."""
+"""`read`: numbered lines of a document, a page at a time.
+
+Only the stored blocks that hold the requested lines are decompressed, unless
+the whole document is already in the line cache (after a `grep`, say).
+"""
 
 from __future__ import annotations
 
@@ -61,6 +65,7 @@ def read(engine: Engine, **arguments: Any) -> ReadResult:
     total = record.total_lines
     if total and offset > total:
         raise ToolError(f"`offset` {offset} is past the end; the document has lines 1 to {total}")
-    lines = engine.catalog.lines(record.doc_id)
-    selected = [(number, lines[number - 1]) for number in range(offset, min(offset + limit, total + 1))]
+    count = max(0, min(offset + limit, total + 1) - offset)
+    lines = engine.catalog.line_range(record.doc_id, offset, count)  # only the blocks that hold them
+    selected = list(zip(range(offset, offset + len(lines)), lines))
     return ReadResult(record=record, offset=offset, lines=selected)

@@ -1,0 +1,101 @@
+"""How a document's lines are stored in the catalog: zlib-compressed blocks of whole lines.
+
+A blob is a small header followed by independent zlib streams, each holding
+about BLOCK_CHARS characters of consecutive lines joined by newlines. `read`
+of a few hundred lines then decompresses one or two blocks instead of the
+whole document; `grep` decompresses them all. Blobs written before blocks
+existed are one zlib stream of all lines joined by newlines; they are read as
+they are (a zlib stream never starts with MAGIC) and become blocks when their
+document is next indexed.
+
+Header: MAGIC, then a little-endian uint32 block count, then per block three
+uint32s: index of its first line (0-based), its number of lines and the size
+of its compressed stream. The streams follow in order.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from dataclasses import dataclass
+
+MAGIC = b"LKLB1\n"
+BLOCK_CHARS = 64 * 1024
+COMPRESSION_LEVEL = 6
+_COUNT = struct.Struct("<I")
+_ENTRY = struct.Struct("<III")
+
+
+@dataclass(frozen=True)
+class Block:
+    first_line: int  # 0-based index of the block's first line
+    line_count: int
+    start: int  # offset of the compressed stream in the blob
+    size: int
+
+
+def encode_lines(lines: list[str]) -> bytes:
+    """A blob holding `lines` in blocks; a newline inside a line splits it, as the old format did."""
+    if "\n".join(lines).count("\n") != max(0, len(lines) - 1):
+        lines = "\n".join(lines).split("\n")
+    entries: list[bytes] = []
+    streams: list[bytes] = []
+    first = 0
+    while first < len(lines):
+        last = first
+        chars = 0
+        while last < len(lines) and (last == first or chars + len(lines[last]) + 1 <= BLOCK_CHARS):
+            chars += len(lines[last]) + 1
+            last += 1
+        text = "\n".join(lines[first:last]).encode("utf-8", "surrogatepass")
+        stream = zlib.compress(text, COMPRESSION_LEVEL)
+        entries.append(_ENTRY.pack(first, last - first, len(stream)))
+        streams.append(stream)
+        first = last
+    return b"".join([MAGIC, _COUNT.pack(len(entries)), *entries, *streams])
+
+
+def is_blocked(blob: bytes) -> bool:
+    return blob.startswith(MAGIC)
+
+
+def blocks(blob: bytes) -> list[Block]:
+    """The block table of a blob in the block format."""
+    (count,) = _COUNT.unpack_from(blob, len(MAGIC))
+    table_start = len(MAGIC) + _COUNT.size
+    position = table_start + count * _ENTRY.size
+    found: list[Block] = []
+    for index in range(count):
+        first_line, line_count, size = _ENTRY.unpack_from(blob, table_start + index * _ENTRY.size)
+        found.append(Block(first_line, line_count, position, size))
+        position += size
+    return found
+
+
+def decode_text(blob: bytes) -> str:
+    """All lines joined by newlines, from either format."""
+    if not blob:
+        return ""
+    if not is_blocked(blob):
+        return zlib.decompress(blob).decode("utf-8", "surrogatepass")
+    parts = [zlib.decompress(blob[block.start : block.start + block.size]) for block in blocks(blob)]
+    return b"\n".join(parts).decode("utf-8", "surrogatepass")
+
+
+def decode_range(blob: bytes, first: int, count: int) -> list[str]:
+    """Lines first .. first+count-1 (0-based), decompressing only the blocks that hold them."""
+    if not blob or count <= 0:
+        return []
+    if not is_blocked(blob):
+        text = zlib.decompress(blob).decode("utf-8", "surrogatepass")
+        return (text.split("\n") if text else [])[first : first + count]
+    selected: list[str] = []
+    end = first + count
+    for block in blocks(blob):
+        block_end = block.first_line + block.line_count
+        if block_end <= first or block.first_line >= end:
+            continue
+        text = zlib.decompress(blob[block.start : block.start + block.size]).decode("utf-8", "surrogatepass")
+        lines = text.split("\n")
+        selected.extend(lines[max(0, first - block.first_line) : end - block.first_line])
+    return selected

@@ -1,0 +1,85 @@
+"""The decoded-text cache: line views, bounds by bytes, versions; the catalog's use of it."""
+
+import zlib
+
+import pytest
+
+from linkly_ls.core.catalog import Catalog, DocumentRecord
+from linkly_ls.core.line_cache import DocumentText, LineCache, line_starts
+
+
+@pytest.mark.parametrize("extra", ["", "é", "€", "\U0001f600", "\udcff"])
+def test_line_starts_and_numbers_for_every_character_width(extra):
+    lines = [f"a{extra}b", "", f"{extra}{extra}", "end"]
+    text = "\n".join(lines)
+    starts = line_starts(text).tolist()
+    assert [text[start:].split("\n")[0] for start in starts] == lines
+    document = DocumentText(text, (1.0, "h"))
+    offsets = [0, 2, len(lines[0]), len(lines[0]) + 1, len(text) - 1]
+    by_counting = document.line_numbers(offsets)
+    assert by_counting == [1, 1, 1, 2, 4]
+    document.starts  # noqa: B018 - builds the index; numbers then come from it
+    assert document.line_numbers(offsets) == by_counting
+    assert [document.line(n) for n in range(1, 5)] == lines
+    assert document.line_range(2, 10) == lines[1:]
+    assert document.line_bounds(len(lines[0]) + 1) == (len(lines[0]) + 1, len(lines[0]) + 1)
+    assert document.spaced == " ".join(lines) and document.line_count == 4
+
+
+def test_empty_text_has_no_lines():
+    document = DocumentText("", (1.0, "h"))
+    assert document.line_count == 0 and document.lines() == [] and document.line_range(1, 5) == []
+
+
+def test_cache_evicts_least_recently_used_by_bytes_and_keeps_the_newest():
+    one, two, three = (DocumentText("x" * 1000, (1.0, "h")) for _ in range(3))
+    cache = LineCache(max_bytes=int(one.nbytes * 2.5))
+    cache.put("one", one)
+    cache.put("two", two)
+    assert cache.get("one", (1.0, "h")) is one  # now most recent
+    cache.put("three", three)
+    assert "two" not in cache and "one" in cache and "three" in cache
+    tiny = LineCache(max_bytes=1)
+    tiny.put("one", one)
+    assert tiny.get("one", (1.0, "h")) is one
+
+
+def test_cache_drops_an_entry_of_another_version():
+    cache = LineCache()
+    cache.put("doc", DocumentText("old", (1.0, "a")))
+    assert cache.get("doc", (2.0, "a")) is None and "doc" not in cache
+
+
+def _record(doc_id: str, indexed_at: float, content_hash: str, lines: list[str]) -> DocumentRecord:
+    return DocumentRecord(
+        doc_id=doc_id, library="lib", path=f"/docs/{doc_id}.txt", doc_type="txt", title=doc_id, size=1,
+        mtime_ns=1, content_hash=content_hash, word_count=1, total_lines=len(lines), has_outline=False,
+        language=None, keywords=[], outline=[], page_starts=[], warnings=[], text_missing_reason=None,
+        indexed_at=indexed_at,
+    )
+
+
+def test_catalog_serves_a_document_reindexed_by_another_process(tmp_path):
+    path = tmp_path / "catalog.sqlite3"
+    reader, writer = Catalog(path), Catalog(path)
+    writer.put_document(_record("aaaaaaaaaaaa", 1.0, "h1", ["old one", "old two"]), ["old one", "old two"])
+    assert reader.lines("aaaaaaaaaaaa") == ["old one", "old two"]
+    assert reader.line_range("aaaaaaaaaaaa", 2, 5) == ["old two"]
+    writer.put_document(_record("aaaaaaaaaaaa", 2.0, "h2", ["new"]), ["new"])
+    assert reader.lines("aaaaaaaaaaaa") == ["new"]
+    assert reader.line_range("aaaaaaaaaaaa", 1, 5) == ["new"]
+    writer.remove_document("aaaaaaaaaaaa")
+    assert reader.lines("aaaaaaaaaaaa") == [] and reader.document_text("aaaaaaaaaaaa") is None
+    assert reader.line_range("aaaaaaaaaaaa", 1, 5) == []
+
+
+def test_catalog_reads_lines_stored_by_older_versions(tmp_path):
+    catalog = Catalog(tmp_path / "catalog.sqlite3")
+    lines = [f"line {n}" for n in range(1, 101)]
+    catalog.put_document(_record("bbbbbbbbbbbb", 1.0, "h", lines), lines)
+    legacy = zlib.compress("\n".join(lines).encode("utf-8"), 6)
+    with catalog.connect() as db:
+        db.execute("UPDATE documents SET lines = ?, indexed_at = 3.0 WHERE doc_id = 'bbbbbbbbbbbb'", (legacy,))
+    assert catalog.line_range("bbbbbbbbbbbb", 99, 5) == ["line 99", "line 100"]
+    assert catalog.lines("bbbbbbbbbbbb") == lines
+    assert catalog.document_text("bbbbbbbbbbbb").line(50) == "line 50"

@@ -15,8 +15,11 @@ of its compressed stream. The streams follow in order.
 
 from __future__ import annotations
 
+import os
 import struct
+import threading
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 MAGIC = b"LKLB1\n"
@@ -24,6 +27,21 @@ BLOCK_CHARS = 64 * 1024
 COMPRESSION_LEVEL = 6
 _COUNT = struct.Struct("<I")
 _ENTRY = struct.Struct("<III")
+#: zlib releases the GIL while it inflates, so a whole document's blocks decompress in parallel
+_PARALLEL_FROM_BLOCKS = 8
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _decompress_all(streams: list[bytes]) -> list[bytes]:
+    global _pool
+    workers = min(4, os.cpu_count() or 1)
+    if workers < 2 or len(streams) < _PARALLEL_FROM_BLOCKS:
+        return [zlib.decompress(stream) for stream in streams]
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="linkly-inflate")
+    return list(_pool.map(zlib.decompress, streams))
 
 
 @dataclass(frozen=True)
@@ -78,7 +96,8 @@ def decode_text(blob: bytes) -> str:
         return ""
     if not is_blocked(blob):
         return zlib.decompress(blob).decode("utf-8", "surrogatepass")
-    parts = [zlib.decompress(blob[block.start : block.start + block.size]) for block in blocks(blob)]
+    view = memoryview(blob)
+    parts = _decompress_all([view[block.start : block.start + block.size] for block in blocks(blob)])
     return b"\n".join(parts).decode("utf-8", "surrogatepass")
 
 

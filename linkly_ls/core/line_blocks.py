@@ -54,22 +54,25 @@ class Block:
 
 def encode_lines(lines: list[str]) -> bytes:
     """A blob holding `lines` in blocks; a newline inside a line splits it, as the old format did."""
-    if "\n".join(lines).count("\n") != max(0, len(lines) - 1):
-        lines = "\n".join(lines).split("\n")
+    text = "\n".join(lines)
     entries: list[bytes] = []
     streams: list[bytes] = []
-    first = 0
-    while first < len(lines):
-        last = first
-        chars = 0
-        while last < len(lines) and (last == first or chars + len(lines[last]) + 1 <= BLOCK_CHARS):
-            chars += len(lines[last]) + 1
-            last += 1
-        text = "\n".join(lines[first:last]).encode("utf-8", "surrogatepass")
-        stream = zlib.compress(text, COMPRESSION_LEVEL)
-        entries.append(_ENTRY.pack(first, last - first, len(stream)))
+    first_line = 0
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start + BLOCK_CHARS)
+        end = len(text) if end == -1 else end
+        chunk = text[start:end]
+        line_count = chunk.count("\n") + 1
+        stream = zlib.compress(chunk.encode("utf-8", "surrogatepass"), COMPRESSION_LEVEL)
+        entries.append(_ENTRY.pack(first_line, line_count, len(stream)))
         streams.append(stream)
-        first = last
+        first_line += line_count
+        start = end + 1
+    if text and start == len(text):  # the last block ended at the final newline: the empty last line
+        stream = zlib.compress(b"", COMPRESSION_LEVEL)
+        entries.append(_ENTRY.pack(first_line, 1, len(stream)))
+        streams.append(stream)
     return b"".join([MAGIC, _COUNT.pack(len(entries)), *entries, *streams])
 
 

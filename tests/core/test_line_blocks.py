@@ -17,12 +17,14 @@ def test_round_trip_across_many_blocks(monkeypatch):
         assert decode_range(blob, first, count) == lines[first : first + count]
 
 
-def test_a_line_longer_than_a_block_is_one_block(monkeypatch):
+def test_lines_longer_than_a_block_and_trailing_empty_lines(monkeypatch):
     monkeypatch.setattr(line_blocks, "BLOCK_CHARS", 10)
-    lines = ["short", "x" * 50, "after"]
-    blob = encode_lines(lines)
-    assert [block.line_count for block in blocks(blob)] == [1, 1, 1]
-    assert decode_range(blob, 1, 2) == lines[1:]
+    for lines in (["short", "x" * 50, "after"], ["x" * 50, ""], ["abcdefghij", ""], ["a", "", ""], ["", "a"]):
+        blob = encode_lines(lines)
+        assert sum(block.line_count for block in blocks(blob)) == len(lines)
+        assert decode_text(blob).split("\n") == lines
+        for first in range(len(lines)):
+            assert decode_range(blob, first, 2) == lines[first : first + 2]
 
 
 def test_newlines_inside_lines_split_them_as_before():

@@ -54,6 +54,7 @@ PATTERNS = [
     r"\AUsage", r"Usage\Z", r"^(?=U)", r"(?<=^)U", "^[]x]", r"^[\s]", "^tab\there", r"^\w+$", "^(?:a+ )+",
     "d$", r"\)$", "^E|^U", r"^[a-c]+", "^caf", "ΣΊΣ", "σίσ", "STRASSE", "€", "\U0001f600", r"\[x\]", "{y}",
     "a+b", r"a\+b", "a.b", r"^\[", "^.*$", r"^(\w)\w*\1?", "^a{1,2}",
+    r"^\s+\w", r"^\W", r"^\D+$", r"\s$", r"^[^\s]+$", r"^[\W]", r"^[^\W\d]+\s", r"^\w+\s+\w+$", r"\W$",
 ]
 
 
@@ -84,6 +85,9 @@ def test_literals():
         (r"^[\d.]+$", r"^[\d.]+$"),
         ("^(?:ab){2,3}$", "^(?:ab){2,3}$"),
         (r"^\S+ \S+$", r"^\S+ \S+$"),
+        (r"^\s*$", r"^[^\S\n]*$"),
+        (r"^\W\D", r"^[^\w\n][^\d\n]"),
+        (r"^[^\s,]+", r"^[^\n\s,]+"),
     ],
 )
 def test_line_local_patterns(pattern, rewritten):
@@ -92,7 +96,7 @@ def test_line_local_patterns(pattern, rewritten):
 
 @pytest.mark.parametrize(
     "pattern",
-    [r"^\s", r"^a\nb", r"\Aa", r"a\Z", "^(?=a)", "(?<=x)^", "(?s)^.", "^[]a]", r"^[\s]", r"^\W", r"^\D",
+    [r"^a\nb", r"\Aa", r"a\Z", "^(?=a)", "(?<=x)^", "(?s)^.", "^[]a]", r"^[\s]", r"^[\W]", r"^[a\D]",
      r"^(a)\1", "^[[:space:]]", r"^\p{L}", "^a{e<=1}", "^(?:abc){e<=1}", "^a\tb", r"^\x0a", r"^[\t-\r]", "^[a"],
 )
 def test_patterns_that_could_reach_past_a_line_are_refused(pattern):

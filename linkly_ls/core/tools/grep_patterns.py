@@ -19,6 +19,8 @@ import re
 _SPECIAL = frozenset(".^$*+?{}[]\\|()#")
 #: escapes that never match a newline: word boundaries, digits, word characters, non-space
 _LINE_LOCAL_ESCAPES = frozenset("bBdwS")
+#: escapes that can match a newline, and what they mean on a single line
+_WITHOUT_NEWLINE = {"s": "[^\\S\\n]", "W": "[^\\w\\n]", "D": "[^\\d\\n]"}
 _QUANTIFIER = re.compile(r"\{\d*(?:,\d*)?\}")
 
 
@@ -33,10 +35,13 @@ def line_local_pattern(pattern: str) -> str | None:
     Accepted: literal characters (no control characters), escaped punctuation,
     `\\b \\B \\d \\w \\S`, `.`, `^`, `$`, `|`, groups `( )` and `(?: )`,
     quantifiers `* + ?` and `{m,n}` (with their lazy/possessive suffixes), and
-    character sets whose members are of the same kinds. A negated set gets a
-    newline added to it, which changes nothing on a single line. Everything
-    else (lookarounds, inline flags, backreferences, `\\s`, `\\W`, `\\D`,
-    `\\A`, `\\Z`, `\\p{..}`, POSIX classes, fuzzy matching) returns None.
+    character sets whose members are of the same kinds. A newline is taken out
+    of what may match where that changes nothing on a single line: `\\s`,
+    `\\W` and `\\D` become `[^\\S\\n]`, `[^\\w\\n]` and `[^\\d\\n]`, a
+    negated set gets a newline added (and may then hold those three too).
+    Everything else (lookarounds, inline flags, backreferences, `\\A`, `\\Z`,
+    `\\p{..}`, POSIX classes, fuzzy matching, `\\s` inside a plain set)
+    returns None.
     """
     out: list[str] = []
     index = 0
@@ -46,6 +51,8 @@ def line_local_pattern(pattern: str) -> str | None:
             return None
         if char == "\\":
             escape = _escape(pattern, index)
+            if escape is None and pattern[index + 1 : index + 2] in _WITHOUT_NEWLINE:
+                escape = _WITHOUT_NEWLINE[pattern[index + 1]]
             if escape is None:
                 return None
             out.append(escape)
@@ -99,6 +106,8 @@ def _character_set(pattern: str, index: int) -> tuple[int, str | None]:
             return position, None
         if char == "\\":
             escape = _escape(pattern, position)
+            if escape is None and negated and pattern[position + 1 : position + 2] in _WITHOUT_NEWLINE:
+                escape = pattern[position : position + 2]  # the set can no longer match a newline
             if escape is None:
                 return position, None
             members.append(escape)

@@ -265,10 +265,18 @@ def run(args: argparse.Namespace, env: dict[str, str], workdir: Path, has_rg: bo
     print(header)
     print("-" * len(header))
     disagreements: list[str] = []
+    from linkly_ls.core.tools import ToolError
+
     for case in GREP_CASES:
-        _, result = _call(engine, "grep", record.doc_id, case.arguments)
-        warm = Timing([_call(engine, "grep", record.doc_id, case.arguments)[0] for _ in range(args.runs)])
-        cold = cold_timing(env, "grep", record.doc_id, case.arguments, args.cold_runs)
+        try:
+            _, result = _call(engine, "grep", record.doc_id, case.arguments)
+            warm = Timing([_call(engine, "grep", record.doc_id, case.arguments)[0] for _ in range(args.runs)])
+            cold = cold_timing(env, "grep", record.doc_id, case.arguments, args.cold_runs)
+        except (ToolError, subprocess.CalledProcessError) as error:
+            message = getattr(error, "stderr", None) or str(error)
+            print(f"{case.name:22} FAILED: {message.strip().splitlines()[-1]}")
+            disagreements.append(f"{case.name}: linkly failed")
+            continue
         row = f"{case.name:22} {result.total_matches:8} | {warm.summary()} | {cold.summary()}"
         if has_rg:
             pattern = case.arguments["pattern"]

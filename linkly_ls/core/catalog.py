@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from linkly_ls.core.document import OutlineNode
-from linkly_ls.core.line_blocks import decode_range, decode_text, encode_lines, is_blocked
+from linkly_ls.core.line_blocks import decode_range, encode_lines, is_blocked
 from linkly_ls.core.line_cache import DocumentText, LineCache
 
 SCHEMA_VERSION = 1
@@ -329,7 +329,7 @@ class Catalog:
         ).fetchone()
         if row is None:
             return None
-        document = DocumentText(decode_text(row[2]), (row[0], row[1]))
+        document = DocumentText.from_blob(row[2], (row[0], row[1]))
         self._line_cache.put(doc_id, document)
         return document
 
@@ -352,7 +352,7 @@ class Catalog:
             return []
         if is_blocked(row[2]):
             return decode_range(row[2], first - 1, count)
-        document = DocumentText(decode_text(row[2]), (row[0], row[1]))  # stored before blocks: decode once
+        document = DocumentText.from_blob(row[2], (row[0], row[1]))  # stored before blocks: decode once
         self._line_cache.put(doc_id, document)
         return document.line_range(first, count)
 

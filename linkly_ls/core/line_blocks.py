@@ -93,15 +93,16 @@ def blocks(blob: bytes) -> list[Block]:
     return found
 
 
-def decode_text(blob: bytes) -> str:
-    """All lines joined by newlines, from either format."""
+def decode_text(blob: bytes) -> tuple[str, int | None]:
+    """All lines joined by newlines, from either format, and how many lines (None: not recorded)."""
     if not blob:
-        return ""
+        return "", 0
     if not is_blocked(blob):
-        return zlib.decompress(blob).decode("utf-8", "surrogatepass")
+        return zlib.decompress(blob).decode("utf-8", "surrogatepass"), None
     view = memoryview(blob)
-    parts = _decompress_all([view[block.start : block.start + block.size] for block in blocks(blob)])
-    return b"\n".join(parts).decode("utf-8", "surrogatepass")
+    table = blocks(blob)
+    parts = _decompress_all([view[block.start : block.start + block.size] for block in table])
+    return b"\n".join(parts).decode("utf-8", "surrogatepass"), sum(block.line_count for block in table)
 
 
 def decode_range(blob: bytes, first: int, count: int) -> list[str]:

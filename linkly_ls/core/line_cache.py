@@ -17,6 +17,8 @@ from collections import OrderedDict
 
 import numpy as np
 
+from linkly_ls.core.line_blocks import decode_text
+
 DEFAULT_MAX_BYTES = 192 * 2**20
 
 TextVersion = tuple[float, str]
@@ -62,14 +64,22 @@ class DocumentText:
     counting newlines, which is cheaper when only a few offsets are asked.
     """
 
-    def __init__(self, text: str, version: TextVersion) -> None:
+    def __init__(self, text: str, version: TextVersion, line_count: int | None = None) -> None:
         self.version = version
         self.text = text
         self.spaced = text.replace("\n", " ")
-        self.line_count = text.count("\n") + 1 if text else 0
+        if line_count is None:
+            line_count = text.count("\n") + 1 if text else 0
+        self.line_count = line_count
         self._starts: np.ndarray | None = None
         self._lines: list[str] | None = None
         self._lines_nbytes = 0
+
+    @classmethod
+    def from_blob(cls, blob: bytes, version: TextVersion) -> DocumentText:
+        """The text of a catalog blob (either storage format)."""
+        text, line_count = decode_text(blob)
+        return cls(text, version, line_count)
 
     @property
     def starts(self) -> np.ndarray:
@@ -110,6 +120,13 @@ class DocumentText:
             previous = offset
             numbers.append(line)
         return numbers
+
+    def later_line_numbers(self, numbers: list[int], offsets: list[int], later: list[int]) -> list[int]:
+        """Line numbers of the `later` offsets, each at or after the offset of known line number."""
+        if self._starts is not None:
+            return self.line_numbers(later)
+        count = self.text.count
+        return [number + count("\n", offset, end) for number, offset, end in zip(numbers, offsets, later, strict=True)]
 
     def line_bounds(self, offset: int) -> tuple[int, int]:
         """(start, end) offsets of the line holding `offset`; the end is its newline or the text's end."""

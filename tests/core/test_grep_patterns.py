@@ -58,11 +58,14 @@ PATTERNS = [
 ]
 
 
+@pytest.mark.parametrize("line_index", [False, True], ids=["counting", "line-starts"])
 @pytest.mark.parametrize("case_insensitive", [False, True])
 @pytest.mark.parametrize("source", PATTERNS)
-def test_same_lines_as_the_reference(source, case_insensitive):
+def test_same_lines_as_the_reference(source, case_insensitive, line_index):
     pattern = regex.compile(source, regex.V0 | (regex.IGNORECASE if case_insensitive else 0))
     document = DocumentText("\n".join(LINES), (1.0, "h"))
+    if line_index:
+        document.starts  # noqa: B018 - line numbers then come from the line starts
     found = find_matching_lines(document, pattern, case_insensitive)
     expected = reference(LINES, pattern)
     assert list(zip(found.first.tolist(), found.last.tolist())) == expected

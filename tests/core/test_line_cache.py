@@ -26,6 +26,14 @@ def test_line_starts_and_numbers_for_every_character_width(extra):
     assert document.spaced == " ".join(lines) and document.line_count == 4
 
 
+def test_from_blob_takes_the_line_count_from_the_blocks():
+    from linkly_ls.core.line_blocks import encode_lines
+
+    for lines in ([], ["one"], ["a", "", "b", ""], [f"l{n}" for n in range(5000)]):
+        document = DocumentText.from_blob(encode_lines(lines), (1.0, "h"))
+        assert document.line_count == len(DocumentText("\n".join(lines), (1.0, "h")).lines()) == len(lines)
+
+
 def test_empty_text_has_no_lines():
     document = DocumentText("", (1.0, "h"))
     assert document.line_count == 0 and document.lines() == [] and document.line_range(1, 5) == []

@@ -191,8 +191,9 @@ def _first_per_line(document: DocumentText, starts: list[int], ends: list[int]) 
     keep[1:] = first[1:] != first[:-1]
     kept_starts = np.asarray(starts, dtype=np.int64)[keep]
     last_chars = np.maximum(np.asarray(ends, dtype=np.int64)[keep] - 1, kept_starts)
-    last = np.asarray(document.line_numbers(last_chars.tolist()), dtype=np.int64)
-    return LineMatches(first[keep], last, kept_starts, last_chars)
+    kept_first = first[keep]
+    last = document.later_line_numbers(kept_first.tolist(), kept_starts.tolist(), last_chars.tolist())
+    return LineMatches(kept_first, np.asarray(last, dtype=np.int64), kept_starts, last_chars)
 
 
 def _matching_lines_one_by_one(lines: list[str], pattern: regex.Pattern) -> LineMatches:

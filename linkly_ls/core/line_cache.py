@@ -60,14 +60,15 @@ class DocumentText:
     `text` has the lines joined by newlines (as stored); `spaced` is the same
     with every newline turned into a space (same offsets), which is what
     `grep` searches so that a phrase broken across lines still matches.
-    Line starts are computed on first use: `grep` finds line numbers by
-    counting newlines, which is cheaper when only a few offsets are asked.
+    `spaced` and the line starts are computed on first use: `grep` finds line
+    numbers by counting newlines, which is cheaper when only a few offsets
+    are asked, and searches a plain word in `text` directly.
     """
 
     def __init__(self, text: str, version: TextVersion, line_count: int | None = None) -> None:
         self.version = version
         self.text = text
-        self.spaced = text.replace("\n", " ")
+        self._spaced: str | None = None
         if line_count is None:
             line_count = text.count("\n") + 1 if text else 0
         self.line_count = line_count
@@ -80,6 +81,12 @@ class DocumentText:
         """The text of a catalog blob (either storage format)."""
         text, line_count = decode_text(blob)
         return cls(text, version, line_count)
+
+    @property
+    def spaced(self) -> str:
+        if self._spaced is None:
+            self._spaced = self.text.replace("\n", " ")
+        return self._spaced
 
     @property
     def starts(self) -> np.ndarray:
@@ -140,7 +147,8 @@ class DocumentText:
 
     @property
     def nbytes(self) -> int:
-        size = sys.getsizeof(self.text) + sys.getsizeof(self.spaced) + self._lines_nbytes
+        size = sys.getsizeof(self.text) + self._lines_nbytes
+        size += sys.getsizeof(self._spaced) if self._spaced is not None else 0
         return size + (self._starts.nbytes if self._starts is not None else 0)
 
 

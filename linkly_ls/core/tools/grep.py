@@ -144,7 +144,10 @@ def find_matching_lines(document: DocumentText, pattern: regex.Pattern, case_ins
     anchored = any(token in source for token in ("^", "$", "\\A", "\\Z"))
     try:
         if not anchored:
-            return _first_per_line(document, *_spans(document.spaced, pattern, source, case_insensitive))
+            # a literal without whitespace never matches where a newline became a space
+            plain = is_literal(source) and not any(char.isspace() for char in source)
+            text = document.text if plain else document.spaced
+            return _first_per_line(document, *_spans(text, pattern, source, case_insensitive))
         per_line = line_local_pattern(source)
         if per_line is None:
             return _matching_lines_one_by_one(document.lines(), pattern)
@@ -239,7 +242,7 @@ def _grep_match(document: DocumentText, found: LineMatch, before: int, after: in
         start = end + 1
     return GrepMatch(
         line=found.first,
-        text=_clip(document.spaced[first_start:last_end]),
+        text=_clip(text[first_start:last_end].replace("\n", " ")),
         end_line=found.last,
         before=preceding[::-1],
         after=following,

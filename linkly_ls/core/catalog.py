@@ -315,46 +315,36 @@ class Catalog:
 
     def document_text(self, doc_id: str) -> DocumentText | None:
         """A document's whole text, cached while the document's row has the same version."""
-        db = self.connect()
-        version = db.execute(
-            "SELECT indexed_at, content_hash FROM documents WHERE doc_id = ?", (doc_id,)
-        ).fetchone()
-        if version is None:
-            return None
-        cached = self._line_cache.get(doc_id, (version[0], version[1]))
-        if cached is not None:
+        cached, stored = self._cached_or_stored(doc_id)
+        if stored is None:
             return cached
-        row = db.execute(
-            "SELECT indexed_at, content_hash, lines FROM documents WHERE doc_id = ?", (doc_id,)
-        ).fetchone()
-        if row is None:
-            return None
-        document = DocumentText.from_blob(row[2], (row[0], row[1]))
+        document = DocumentText.from_blob(stored[1], stored[0])
         self._line_cache.put(doc_id, document)
         return document
 
     def line_range(self, doc_id: str, first: int, count: int) -> list[str]:
         """Lines first .. first+count-1 (1-based): from the line cache when the document is
         there, else decompressing only the blocks that hold them (the cache is not filled)."""
+        cached, stored = self._cached_or_stored(doc_id)
+        if stored is not None and is_blocked(stored[1]):
+            return decode_range(stored[1], first - 1, count)
+        if stored is not None:  # stored before blocks existed: decode the whole text once
+            cached = DocumentText.from_blob(stored[1], stored[0])
+            self._line_cache.put(doc_id, cached)
+        return cached.line_range(first, count) if cached is not None else []
+
+    def _cached_or_stored(self, doc_id: str) -> tuple[DocumentText | None, tuple[tuple[float, str], bytes] | None]:
+        """(the cached text, None) when the cache has the current version, else (None, (version, blob)),
+        or (None, None) when there is no such document."""
         db = self.connect()
-        version = db.execute(
-            "SELECT indexed_at, content_hash FROM documents WHERE doc_id = ?", (doc_id,)
-        ).fetchone()
-        if version is None:
-            return []
-        cached = self._line_cache.get(doc_id, (version[0], version[1]))
-        if cached is not None:
-            return cached.line_range(first, count)
+        row = db.execute("SELECT indexed_at, content_hash FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
+        cached = self._line_cache.get(doc_id, (row[0], row[1])) if row is not None else None
+        if row is None or cached is not None:
+            return cached, None
         row = db.execute(
             "SELECT indexed_at, content_hash, lines FROM documents WHERE doc_id = ?", (doc_id,)
         ).fetchone()
-        if row is None:
-            return []
-        if is_blocked(row[2]):
-            return decode_range(row[2], first - 1, count)
-        document = DocumentText.from_blob(row[2], (row[0], row[1]))  # stored before blocks: decode once
-        self._line_cache.put(doc_id, document)
-        return document.line_range(first, count)
+        return None, (((row[0], row[1]), row[2]) if row is not None else None)
 
     def _forget_lines(self, doc_id: str) -> None:
         self._line_cache.forget(doc_id)

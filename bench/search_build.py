@@ -46,7 +46,7 @@ from linkly_ls.core.indexer import PreparedFile, prepare_file  # noqa: E402
 from linkly_ls.core.workers import WorkerPool  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent.parent / "shared" if (REPO.parent.parent / "shared").is_dir() else REPO.parent / "shared"
+SHARED = REPO.parent / "shared"
 IR_COLLECTIONS = ("cranfield", "medline", "adi")
 CORPUS_SKIP = {"odd", "README.md", "MANIFEST.tsv", ".restore-mtimes.py"}
 LIBRARY = "bench"

@@ -165,17 +165,9 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     limit: int = params["limit"]
     allowed = allowed_documents(engine, params)
     ranking = rank_documents(engine, query, allowed, mode=engine.search_mode)
-    records = engine.catalog.get_many([document.doc_id for document in ranking.documents[: limit * 4 + 50]])
-    picked: list[tuple[RankedDocument, DocumentRecord]] = []
-    seen_content: set[str] = set()
-    for document in ranking.documents:
-        record = records.get(document.doc_id) or engine.catalog.get(document.doc_id)
-        if record is None or record.content_hash in seen_content:
-            continue
-        seen_content.add(record.content_hash)
-        picked.append((document, record))
-        if len(picked) >= limit:
-            break
+    distinct = _distinct_documents(engine, ranking.documents, limit)
+    records = engine.catalog.get_many([document.doc_id for document in distinct])
+    picked = [(document, records[document.doc_id]) for document in distinct if document.doc_id in records]
     cosines = best_cosines(ranking, [document.doc_id for document, _ in picked])
     searcher = engine.keyword.index.searcher()
     scorer = RelevanceScorer(query, lambda term: searcher.doc_freq("body", term), searcher.num_docs)
@@ -191,6 +183,36 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     )
     _add_guidance(result, params)
     return result
+
+
+def _distinct_documents(engine: Engine, documents: list[RankedDocument], limit: int) -> list[RankedDocument]:
+    """The first `limit` ranked documents with distinct content: copies of a file show once.
+
+    Only ids and content hashes are read to decide (in pages, best first); full
+    records, whose outlines can be large, are read for the documents shown.
+    """
+    picked: list[RankedDocument] = []
+    seen_content: set[str] = set()
+    page = limit * 4 + 50
+    db = engine.catalog.connect()
+    for start in range(0, len(documents), page):
+        batch = documents[start : start + page]
+        marks = ",".join("?" * len(batch))
+        hashes = dict(
+            db.execute(
+                f"SELECT doc_id, content_hash FROM documents WHERE doc_id IN ({marks})",
+                [document.doc_id for document in batch],
+            )
+        )
+        for document in batch:
+            content_hash = hashes.get(document.doc_id)
+            if content_hash is None or content_hash in seen_content:
+                continue
+            seen_content.add(content_hash)
+            picked.append(document)
+            if len(picked) >= limit:
+                return picked
+    return picked
 
 
 def _make_hit(

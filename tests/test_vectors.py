@@ -94,6 +94,20 @@ def test_best_chunk_per_document_is_the_exact_scans_first_hit(catalog, tmp_path)
     index.close()
 
 
+def test_coverage_follows_changes_made_through_any_connection(catalog, tmp_path):
+    index = VectorIndex(catalog, tmp_path / "vectors", MODEL, DIM, writer=True)
+    fill(catalog, index, documents=3, chunks_each=1)
+    assert index.coverage() == {"lib": (30, 30)}
+    assert index.coverage() == {"lib": (30, 30)}
+    put_document(catalog, "doc-new", words=5)
+    assert index.coverage() == {"lib": (30, 35)}
+    other = Catalog(catalog.path)
+    put_document(other, "doc-other", words=7)
+    other.close()
+    assert index.coverage() == {"lib": (30, 42)}
+    index.close()
+
+
 def test_add_remove_persist_and_reopen(catalog, tmp_path):
     directory = tmp_path / "vectors"
     index = VectorIndex(catalog, directory, MODEL, DIM, writer=True)

@@ -122,6 +122,8 @@ class VectorIndex:
         self._pending_docs: list[tuple] = []
         self._dirty = False
         self._loaded_stamp: tuple[int, int] | None = None
+        #: (connection, its (data_version, total_changes), coverage) of the last `coverage()`
+        self._coverage: tuple[object, tuple[int, int], dict[str, tuple[int, int]]] | None = None
         ensure_schema(catalog)
         self.writable = writer and self._take_writer_lock()
         self.index = self._open()
@@ -331,14 +333,11 @@ class VectorIndex:
         rows = [row for row, kept in zip(rows, present) if kept]
         matrix /= np.clip(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12, None)
         scores = matrix @ np.asarray(query, dtype=np.float32)
-        best: dict[str, VectorHit] = {}
-        for index in np.argsort(-scores, kind="stable"):
-            row = rows[index]
-            if row[1] not in best:
-                best[row[1]] = VectorHit(*row[1:], score=float(scores[index]))
-                if len(best) == len(doc_ids):
-                    break
-        return best
+        numbers: dict[str, int] = {}
+        documents = np.fromiter((numbers.setdefault(row[1], len(numbers)) for row in rows), dtype=np.int64, count=len(rows))
+        order = np.lexsort((-scores, documents))  # by document, best chunk first (stable: earlier rows win ties)
+        firsts = order[np.concatenate(([True], documents[order][1:] != documents[order][:-1]))]
+        return {rows[i][1]: VectorHit(*rows[i][1:], score=float(scores[i])) for i in firsts}
 
     def _scan(self, query: np.ndarray, keys: list[int], limit: int) -> list[VectorHit]:
         if not keys:
@@ -401,14 +400,27 @@ class VectorIndex:
         return [(doc_id, content_hash) for doc_id, content_hash in rows if doc_id not in pending][:limit]
 
     def coverage(self) -> dict[str, tuple[int, int]]:
-        """library -> (words in documents with current vectors, all words)."""
-        rows = self.catalog.connect().execute(
+        """library -> (words in documents with current vectors, all words).
+
+        Every hybrid search asks (for its `mode_reason`) and the answer needs a pass
+        over all documents, so it is kept until the database changes: SQLite's
+        `data_version` moves when another connection commits, `total_changes` when
+        this thread's own connection does.
+        """
+        db = self.catalog.connect()
+        stamp = (db.execute("PRAGMA data_version").fetchone()[0], db.total_changes)
+        cached = self._coverage
+        if cached is not None and cached[0] is db and cached[1] == stamp:
+            return dict(cached[2])
+        rows = db.execute(
             "SELECT d.library, SUM(CASE WHEN v.doc_id IS NULL THEN 0 ELSE d.word_count END), SUM(d.word_count) "
             "FROM documents d LEFT JOIN vector_docs v "
             "ON v.model = ? AND v.doc_id = d.doc_id AND v.content_hash = d.content_hash GROUP BY d.library",
             (self.model_id,),
         )
-        return {library: (int(done or 0), int(total or 0)) for library, done, total in rows}
+        coverage = {library: (int(done or 0), int(total or 0)) for library, done, total in rows}
+        self._coverage = (db, stamp, coverage)
+        return dict(coverage)
 
     def close(self) -> None:
         with self._lock:

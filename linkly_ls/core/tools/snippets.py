@@ -14,6 +14,7 @@ SNIPPET_LINES = 3
 SNIPPET_CHARS = 320
 #: distinct words whose stems are kept between searches (a few MB)
 FORMS_CACHE_WORDS = 32_768
+_UNSEEN = -1
 
 
 @lru_cache(maxsize=FORMS_CACHE_WORDS)
@@ -47,6 +48,8 @@ class QueryMatcher:
             if forms and forms not in self.groups:
                 self.groups.append(forms)
         self._cache: dict[str, int | None] = {}
+        #: the same answers by the word as written (one dict lookup per word of a passage)
+        self._by_word: dict[str, int | None] = {}
 
     @property
     def total_terms(self) -> int:
@@ -83,8 +86,11 @@ class QueryMatcher:
             return self.mark(text)[1]
         seen: set[int] = set()
         if self.groups:
+            by_word = self._by_word
             for word in _WORD.findall(text):
-                group = self.group_of(word)
+                group = by_word.get(word, _UNSEEN)
+                if group is _UNSEEN:
+                    group = by_word[word] = self.group_of(word)
                 if group is not None:
                     seen.add(group)
         return seen

@@ -155,7 +155,8 @@ def report(name: str, figures: dict, sizes: dict[str, float]) -> list[str]:
         f"open {figures['open_ms']:.0f} ms; peak RSS {figures['peak_rss_mb']:.0f} MB"
         + (f" (goal <= {rss_goal:.0f}: {'PASS' if figures['peak_rss_mb'] <= rss_goal else 'FAIL'})" if rss_goal else ""),
         f"   on disk: catalog {sizes['catalog']:.1f} MB, keyword {sizes['keyword']:.1f} MB, vectors {sizes['vectors']:.1f} MB",
-        f"   {'mode':<8} {'p50':>7} {'p95':>7} {'max':>7} {'cpu p50':>8} {'embed p50':>10} {'embed share':>12}  goal p95",
+        f"   {'mode':<8} {'p50':>7} {'p95':>7} {'max':>7} {'cpu p50':>8} {'cpu p95':>8} {'embed p50':>10} {'embed share':>12}"
+        "  goal p95 (wall)",
     ]
     for mode, goal in (("keyword", keyword_goal), ("hybrid", hybrid_goal)):
         data = figures["modes"][mode]
@@ -165,6 +166,7 @@ def report(name: str, figures: dict, sizes: dict[str, float]) -> list[str]:
         embed_p50 = f"{statistics.median(embed):.1f}" if embed else "-"
         lines.append(
             f"   {mode:<8} {statistics.median(wall):7.1f} {p95:7.1f} {max(wall):7.1f} {statistics.median(data['cpu_ms']):8.1f} "
+            f"{percentile(data['cpu_ms'], 0.95):8.1f} "
             f"{embed_p50:>10} {share:11.0%}   <= {goal:.0f} {'PASS' if p95 <= goal else 'FAIL'}"
             + ("" if data["modes_seen"] == [mode] else f"  (ranked as {','.join(data['modes_seen'])}!)")
         )

@@ -47,6 +47,7 @@ class QueryMatcher:
             forms = set(word_forms(word))
             if forms and forms not in self.groups:
                 self.groups.append(forms)
+        self._query_forms: set[str] = set().union(*self.groups)
         self._cache: dict[str, int | None] = {}
         #: the same answers by the word as written (one dict lookup per word of a passage)
         self._by_word: dict[str, int | None] = {}
@@ -59,7 +60,10 @@ class QueryMatcher:
         key = word.lower()
         if key not in self._cache:
             forms = word_forms(word)
-            self._cache[key] = next((i for i, group in enumerate(self.groups) if group & forms), None)
+            if forms.isdisjoint(self._query_forms):
+                self._cache[key] = None
+            else:
+                self._cache[key] = next((i for i, group in enumerate(self.groups) if group & forms), None)
         return self._cache[key]
 
     def mark(self, text: str) -> tuple[str, set[int]]:

@@ -88,6 +88,13 @@ def _usearch():
     return Index
 
 
+def _cosines(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Rows (normalised here) times the query. `einsum`, not `@`: for one vector, BLAS's threads cost
+    ten times the arithmetic (2.7 ms of CPU for 1,700 chunks against 0.14 ms), more on a busy machine."""
+    matrix /= np.clip(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12, None)
+    return np.einsum("ij,j->i", matrix, np.asarray(query, dtype=np.float32))
+
+
 def ensure_schema(catalog: Catalog) -> None:
     with catalog.connect() as db:
         db.executescript(_SCHEMA)
@@ -331,8 +338,7 @@ class VectorIndex:
             keys = keys[present]
             matrix = np.vstack(self.index.get(keys, dtype=np.float32))
         rows = [row for row, kept in zip(rows, present) if kept]
-        matrix /= np.clip(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12, None)
-        scores = matrix @ np.asarray(query, dtype=np.float32)
+        scores = _cosines(matrix, query)
         numbers: dict[str, int] = {}
         documents = np.fromiter((numbers.setdefault(row[1], len(numbers)) for row in rows), dtype=np.int64, count=len(rows))
         order = np.lexsort((-scores, documents))  # by document, best chunk first (stable: earlier rows win ties)
@@ -347,8 +353,7 @@ class VectorIndex:
             if not present:
                 return []
             matrix = np.vstack(self.index.get(np.asarray(present, dtype=np.uint64), dtype=np.float32))
-        matrix /= np.clip(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12, None)
-        scores = matrix @ np.asarray(query, dtype=np.float32)
+        scores = _cosines(matrix, query)
         order = np.argsort(-scores)[:limit]
         return self._resolve([(present[i], float(scores[i])) for i in order])
 

@@ -306,28 +306,9 @@ class VectorIndex:
         return self._scan(query, keys, limit)
 
     def best_per_document(self, query: np.ndarray, doc_ids: list[str]) -> dict[str, VectorHit]:
-        """Each document's closest chunk, exactly: what `exact_search` ranks first for it.
-
-        One query reads the chunk rows of current vectors, then the best chunk is
-        picked per document; ranking every chunk and resolving each key again cost
-        tens of milliseconds for documents of thousands of chunks.
-        """
-        if not doc_ids or len(self.index) == 0:
-            return {}
-        db = self.catalog.connect()
-        rows: list[tuple] = []
-        for start in range(0, len(doc_ids), 500):
-            batch = doc_ids[start : start + 500]
-            marks = ",".join("?" * len(batch))
-            rows.extend(
-                db.execute(
-                    "SELECT c.key, c.doc_id, c.chunk, c.start_line, c.end_line FROM vector_chunks c "
-                    "JOIN vector_docs v ON v.model = c.model AND v.doc_id = c.doc_id "
-                    "JOIN documents d ON d.doc_id = c.doc_id AND d.content_hash = v.content_hash "
-                    f"WHERE c.model = ? AND c.doc_id IN ({marks})",
-                    [self.model_id, *batch],
-                )
-            )
+        """Each document's closest chunk, exactly (what `exact_search` ranks first for it), from one
+        read of the documents' chunk rows: resolving every key of a long book again cost tens of ms."""
+        rows = self._current_chunks("c.doc_id", doc_ids) if len(self.index) else []
         if not rows:
             return {}
         keys = np.asarray([row[0] for row in rows], dtype=np.uint64)
@@ -335,8 +316,7 @@ class VectorIndex:
             present = np.asarray(self.index.contains(keys), dtype=bool).reshape(-1)
             if not present.any():
                 return {}
-            keys = keys[present]
-            matrix = np.vstack(self.index.get(keys, dtype=np.float32))
+            matrix = np.vstack(self.index.get(keys[present], dtype=np.float32))
         rows = [row for row, kept in zip(rows, present) if kept]
         scores = _cosines(matrix, query)
         numbers: dict[str, int] = {}
@@ -373,23 +353,26 @@ class VectorIndex:
 
     def _resolve(self, found: list[tuple[int, float]]) -> list[VectorHit]:
         """Chunk refs for keys, best first; keys of deleted or since-changed documents are dropped."""
-        if not found:
-            return []
-        db = self.catalog.connect()
-        refs: dict[int, tuple] = {}
-        keys = [key for key, _ in found]
-        for start in range(0, len(keys), 500):
-            batch = keys[start : start + 500]
-            marks = ",".join("?" * len(batch))
-            for row in db.execute(
-                "SELECT c.key, c.doc_id, c.chunk, c.start_line, c.end_line FROM vector_chunks c "
-                "JOIN vector_docs v ON v.model = c.model AND v.doc_id = c.doc_id "
-                "JOIN documents d ON d.doc_id = c.doc_id AND d.content_hash = v.content_hash "
-                f"WHERE c.model = ? AND c.key IN ({marks})",
-                [self.model_id, *batch],
-            ):
-                refs[row[0]] = row[1:]
+        refs = {row[0]: row[1:] for row in self._current_chunks("c.key", [key for key, _ in found])}
         return [VectorHit(*refs[key], score=score) for key, score in found if key in refs]
+
+    def _current_chunks(self, column: str, values: list) -> list[tuple]:
+        """(key, doc_id, chunk, start_line, end_line) of current vectors whose `column` is in `values`."""
+        db = self.catalog.connect()
+        rows: list[tuple] = []
+        for start in range(0, len(values), 500):
+            batch = values[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            rows.extend(
+                db.execute(
+                    "SELECT c.key, c.doc_id, c.chunk, c.start_line, c.end_line FROM vector_chunks c "
+                    "JOIN vector_docs v ON v.model = c.model AND v.doc_id = c.doc_id "
+                    "JOIN documents d ON d.doc_id = c.doc_id AND d.content_hash = v.content_hash "
+                    f"WHERE c.model = ? AND {column} IN ({marks})",
+                    [self.model_id, *batch],
+                )
+            )
+        return rows
 
     # bookkeeping
 
@@ -405,13 +388,9 @@ class VectorIndex:
         return [(doc_id, content_hash) for doc_id, content_hash in rows if doc_id not in pending][:limit]
 
     def coverage(self) -> dict[str, tuple[int, int]]:
-        """library -> (words in documents with current vectors, all words).
-
-        Every hybrid search asks (for its `mode_reason`) and the answer needs a pass
-        over all documents, so it is kept until the database changes: SQLite's
-        `data_version` moves when another connection commits, `total_changes` when
-        this thread's own connection does.
-        """
+        """library -> (words in documents with current vectors, all words). Every hybrid search asks and
+        the answer reads all documents, so it is kept until the database changes: `data_version` moves
+        when another connection commits, `total_changes` when this thread's connection does."""
         db = self.catalog.connect()
         stamp = (db.execute("PRAGMA data_version").fetchone()[0], db.total_changes)
         cached = self._coverage

@@ -320,7 +320,9 @@ class VectorIndex:
         rows = [row for row, kept in zip(rows, present) if kept]
         scores = _cosines(matrix, query)
         numbers: dict[str, int] = {}
-        documents = np.fromiter((numbers.setdefault(row[1], len(numbers)) for row in rows), dtype=np.int64, count=len(rows))
+        documents = np.fromiter(
+            (numbers.setdefault(row[1], len(numbers)) for row in rows), dtype=np.int64, count=len(rows)
+        )
         order = np.lexsort((-scores, documents))  # by document, best chunk first (stable: earlier rows win ties)
         firsts = order[np.concatenate(([True], documents[order][1:] != documents[order][:-1]))]
         return {rows[i][1]: VectorHit(*rows[i][1:], score=float(scores[i])) for i in firsts}

@@ -153,3 +153,23 @@ def test_new_documents_are_found_by_keywords_until_they_have_vectors(tmp_path):
         assert "zebra.md" not in names(after)
     finally:
         engine.close()
+
+
+def test_a_repeated_query_is_embedded_once():
+    import numpy as np
+
+    from linkly_ls.core.tools.ranking import embed_query
+
+    class CountingEmbedder:
+        model_id = "test/counting"
+        calls = 0
+
+        def embed_query(self, text: str):
+            self.calls += 1
+            return np.full(4, float(len(text)), dtype=np.float32)
+
+    embedder = CountingEmbedder()
+    first = embed_query(embedder, "tides and the moon")
+    again = embed_query(embedder, "tides and the moon")
+    other = embed_query(embedder, "spring tides")
+    assert embedder.calls == 2 and np.array_equal(first, again) and not np.array_equal(first, other)

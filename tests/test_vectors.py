@@ -79,6 +79,35 @@ def test_filtered_search_stays_within_the_allowed_documents(catalog, tmp_path):
     index.close()
 
 
+def test_best_chunk_per_document_is_the_exact_scans_first_hit(catalog, tmp_path):
+    index = VectorIndex(catalog, tmp_path / "vectors", MODEL, DIM, writer=True)
+    fill(catalog, index, documents=30, chunks_each=5)
+    query = unit(1, seed=7)[0]
+    wanted = ["doc00003", "doc00010", "doc00029", "doc99999"]
+    expected: dict = {}
+    for hit in index.exact_search(query, 1000, wanted):
+        expected.setdefault(hit.doc_id, hit)
+    assert index.best_per_document(query, wanted) == expected and len(expected) == 3
+    put_document(catalog, "doc00010", content_hash="h2")  # changed since embedded: its vectors are not current
+    assert set(index.best_per_document(query, wanted)) == {"doc00003", "doc00029"}
+    assert index.best_per_document(query, []) == {}
+    index.close()
+
+
+def test_coverage_follows_changes_made_through_any_connection(catalog, tmp_path):
+    index = VectorIndex(catalog, tmp_path / "vectors", MODEL, DIM, writer=True)
+    fill(catalog, index, documents=3, chunks_each=1)
+    assert index.coverage() == {"lib": (30, 30)}
+    assert index.coverage() == {"lib": (30, 30)}
+    put_document(catalog, "doc-new", words=5)
+    assert index.coverage() == {"lib": (30, 35)}
+    other = Catalog(catalog.path)
+    put_document(other, "doc-other", words=7)
+    other.close()
+    assert index.coverage() == {"lib": (30, 42)}
+    index.close()
+
+
 def test_add_remove_persist_and_reopen(catalog, tmp_path):
     directory = tmp_path / "vectors"
     index = VectorIndex(catalog, directory, MODEL, DIM, writer=True)

@@ -76,6 +76,29 @@ def test_search_dedupes_identical_content_and_fills_every_field(engine):
     assert 0 <= data["relevance"] <= 1 and "**" in data["snippet"]
 
 
+def test_many_copies_of_a_file_show_once_and_leave_room_for_other_documents(engine_for, library_dir):
+    for number in range(80):  # more copies than the first page of documents search reads
+        (library_dir / f"copy-{number:02d}.md").write_text("# Tides\n\nSpring tides and neap tides.\n", encoding="utf-8")
+    (library_dir / "other.md").write_text("# Moon\n\nThe moon raises tides.\n", encoding="utf-8")
+    engine = engine_for(library_dir)
+    engine.index()
+    result = call_tool(engine, "search", {"query": "spring neap tides", "limit": 3})
+    names = [Path(hit.path).name for hit in result.results]
+    assert len(names) == 2 and "other.md" in names and names[0].startswith("copy-")
+
+
+def test_snippet_term_matching_agrees_with_marking():
+    from linkly_ls.core.tools.snippets import QueryMatcher, best_snippet
+
+    texts = ["Installing packages: the installer installs one package.", "Paketen installieren", "nothing here", ""]
+    for query in ("installing packages", "Pakete installieren", "软件 package", "the"):
+        matcher = QueryMatcher(query)
+        for text in texts + ["软件包管理 and packages"]:
+            assert matcher.terms_in(text) == matcher.mark(text)[1]
+    snippet = best_snippet(QueryMatcher("installing packages"), texts, 1, 4)
+    assert snippet.line == 1 and snippet.text.startswith("**Installing** **packages**")
+
+
 @pytest.mark.parametrize(
     "glob, expected",
     [

@@ -20,10 +20,13 @@ library is half embedded: hybrid over what has vectors, keyword over the rest.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
 
+from linkly_ls.core.embedding import Embedder
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.index.keyword import ChunkHit
 from linkly_ls.core.index.vectors import VectorHit, VectorIndex
@@ -36,6 +39,11 @@ CONVEX_KEYWORD_WEIGHT = 0.5
 #: "convex" (default) or "rrf"; bench/ir_eval.py --fusion switches it to compare
 FUSION = "convex"
 MODES = ("auto", "keyword", "vector", "hybrid")
+#: query embeddings kept for repeated queries (an assistant retrying with a filter, an editor asking again)
+QUERY_VECTORS_KEPT = 256
+
+_query_vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+_query_vectors_lock = threading.Lock()
 
 
 @dataclass
@@ -96,6 +104,23 @@ def vector_documents(hits: list[VectorHit]) -> dict[str, tuple[int, VectorHit]]:
     return documents
 
 
+def embed_query(embedder: Embedder, query: str) -> np.ndarray:
+    """The query's vector, from a small cache of recent queries (embedding one costs about 10 ms)."""
+    key = (embedder.model_id, query)
+    with _query_vectors_lock:
+        vector = _query_vectors.get(key)
+        if vector is not None:
+            _query_vectors.move_to_end(key)
+            return vector
+    vector = np.asarray(embedder.embed_query(query), dtype=np.float32)
+    vector.flags.writeable = False
+    with _query_vectors_lock:
+        _query_vectors[key] = vector
+        while len(_query_vectors) > QUERY_VECTORS_KEPT:
+            _query_vectors.popitem(last=False)
+    return vector
+
+
 def rank_documents(
     engine: Engine,
     query: str,
@@ -116,7 +141,7 @@ def rank_documents(
     if embedder is None or index is None:
         return _keyword_only(documents, why + "; keyword search only", sync.building(None))
     building = sync.building(index)
-    query_vector = embedder.embed_query(query)
+    query_vector = embed_query(embedder, query)
     vector_hits = index.search(query_vector, vector_chunks, allowed_doc_ids)
     by_vector = vector_documents(vector_hits)
     for doc_id, (rank, hit) in by_vector.items():
@@ -207,8 +232,5 @@ def best_cosines(ranking: Ranking, doc_ids: list[str]) -> dict[str, tuple[float,
     """The best chunk cosine of each document (exact), for relevance and explain."""
     if ranking.vector_index is None or ranking.query_vector is None or not doc_ids:
         return {}
-    best: dict[str, tuple[float, Passage]] = {}
-    for hit in ranking.vector_index.exact_search(ranking.query_vector, 1_000_000, doc_ids):
-        if hit.doc_id not in best:
-            best[hit.doc_id] = (hit.score, Passage(hit.start_line, hit.end_line))
-    return best
+    best = ranking.vector_index.best_per_document(ranking.query_vector, doc_ids)
+    return {doc_id: (hit.score, Passage(hit.start_line, hit.end_line)) for doc_id, hit in best.items()}

@@ -7,11 +7,11 @@ the hits and decides when a search is a miss.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from linkly_ls.core.catalog import DocumentRecord
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.tools.common import compile_path_glob, iso_utc, parse_time, resolve_library
 from linkly_ls.core.tools.errors import ArgumentError
@@ -165,17 +165,9 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     limit: int = params["limit"]
     allowed = allowed_documents(engine, params)
     ranking = rank_documents(engine, query, allowed, mode=engine.search_mode)
-    records = engine.catalog.get_many([document.doc_id for document in ranking.documents[: limit * 4 + 50]])
-    picked: list[tuple[RankedDocument, DocumentRecord]] = []
-    seen_content: set[str] = set()
-    for document in ranking.documents:
-        record = records.get(document.doc_id) or engine.catalog.get(document.doc_id)
-        if record is None or record.content_hash in seen_content:
-            continue
-        seen_content.add(record.content_hash)
-        picked.append((document, record))
-        if len(picked) >= limit:
-            break
+    distinct = _distinct_documents(engine, ranking.documents, limit)
+    records = _shown_documents(engine, [document.doc_id for document in distinct])
+    picked = [(document, records[document.doc_id]) for document in distinct if document.doc_id in records]
     cosines = best_cosines(ranking, [document.doc_id for document, _ in picked])
     searcher = engine.keyword.index.searcher()
     scorer = RelevanceScorer(query, lambda term: searcher.doc_freq("body", term), searcher.num_docs)
@@ -193,10 +185,81 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     return result
 
 
+@dataclass
+class ShownDocument:
+    """What a hit shows of a document's catalog record (a full record also parses its outline, large for books)."""
+
+    doc_id: str
+    library: str
+    path: str
+    doc_type: str
+    title: str
+    size: int
+    mtime_ns: int
+    content_hash: str
+    word_count: int
+    total_lines: int
+    has_outline: bool
+    keywords: list[str]
+    text_missing_reason: str | None
+
+    @property
+    def modified_at(self) -> float:
+        return self.mtime_ns / 1e9
+
+
+def _shown_documents(engine: Engine, doc_ids: list[str]) -> dict[str, ShownDocument]:
+    if not doc_ids:
+        return {}
+    marks = ",".join("?" * len(doc_ids))
+    rows = engine.catalog.connect().execute(
+        "SELECT doc_id, library, path, doc_type, title, size, mtime_ns, content_hash, word_count, total_lines, "
+        f"has_outline, keywords, text_missing_reason FROM documents WHERE doc_id IN ({marks})",
+        doc_ids,
+    )
+    shown: dict[str, ShownDocument] = {}
+    for row in rows:
+        document = ShownDocument(*row)
+        document.has_outline = bool(document.has_outline)
+        document.keywords = json.loads(row[11])
+        shown[document.doc_id] = document
+    return shown
+
+
+def _distinct_documents(engine: Engine, documents: list[RankedDocument], limit: int) -> list[RankedDocument]:
+    """The first `limit` ranked documents with distinct content: copies of a file show once.
+
+    Only ids and content hashes are read to decide (in pages, best first); full
+    records, whose outlines can be large, are read for the documents shown.
+    """
+    picked: list[RankedDocument] = []
+    seen_content: set[str] = set()
+    page = limit * 4 + 50
+    db = engine.catalog.connect()
+    for start in range(0, len(documents), page):
+        batch = documents[start : start + page]
+        marks = ",".join("?" * len(batch))
+        hashes = dict(
+            db.execute(
+                f"SELECT doc_id, content_hash FROM documents WHERE doc_id IN ({marks})",
+                [document.doc_id for document in batch],
+            )
+        )
+        for document in batch:
+            content_hash = hashes.get(document.doc_id)
+            if content_hash is None or content_hash in seen_content:
+                continue
+            seen_content.add(content_hash)
+            picked.append(document)
+            if len(picked) >= limit:
+                return picked
+    return picked
+
+
 def _make_hit(
     engine: Engine,
     document: RankedDocument,
-    record: DocumentRecord,
+    record: ShownDocument,
     cosine: tuple[float, Passage] | None,
     scorer: RelevanceScorer,
     matcher: QueryMatcher,
@@ -256,7 +319,7 @@ def _rounded(value: float | None, digits: int = 4) -> float | None:
     return None if value is None else round(float(value), digits)
 
 
-def _is_stale(record: DocumentRecord) -> bool:
+def _is_stale(record: ShownDocument) -> bool:
     """True when the file on disk is not what was indexed (changed, or gone)."""
     try:
         stat = os.stat(record.path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from linkly_ls.core.analysis import CJK_RUN, STOPWORDS
 from linkly_ls.core.index.keyword import ANALYZERS
@@ -11,6 +12,19 @@ from linkly_ls.core.index.keyword import ANALYZERS
 _WORD = re.compile(r"[\w'’-]+", re.UNICODE)
 SNIPPET_LINES = 3
 SNIPPET_CHARS = 320
+#: distinct words whose stems are kept between searches (a few MB)
+FORMS_CACHE_WORDS = 32_768
+_UNSEEN = -1
+
+
+@lru_cache(maxsize=FORMS_CACHE_WORDS)
+def word_forms(word: str) -> frozenset[str]:
+    """A word's analysed forms in every language indexed. They do not depend on the query, so they are
+    cached across searches: analysing each word of every shown passage was most of a search's time."""
+    forms: set[str] = set()
+    for name in ("lk_en", "lk_fr", "lk_de"):
+        forms.update(ANALYZERS[name].analyze(word))
+    return frozenset(forms)
 
 
 @dataclass
@@ -30,17 +44,13 @@ class QueryMatcher:
         for word in _WORD.findall(query):
             if CJK_RUN.fullmatch(word) or word.lower() in STOPWORDS:
                 continue
-            forms = self._forms(word)
+            forms = set(word_forms(word))
             if forms and forms not in self.groups:
                 self.groups.append(forms)
+        self._query_forms: set[str] = set().union(*self.groups)
         self._cache: dict[str, int | None] = {}
-
-    @staticmethod
-    def _forms(word: str) -> set[str]:
-        forms: set[str] = set()
-        for name in ("lk_en", "lk_fr", "lk_de"):
-            forms.update(ANALYZERS[name].analyze(word))
-        return forms
+        #: the same answers by the word as written (one dict lookup per word of a passage)
+        self._by_word: dict[str, int | None] = {}
 
     @property
     def total_terms(self) -> int:
@@ -49,8 +59,11 @@ class QueryMatcher:
     def group_of(self, word: str) -> int | None:
         key = word.lower()
         if key not in self._cache:
-            forms = self._forms(word)
-            self._cache[key] = next((i for i, group in enumerate(self.groups) if group & forms), None)
+            forms = word_forms(word)
+            if forms.isdisjoint(self._query_forms):
+                self._cache[key] = None
+            else:
+                self._cache[key] = next((i for i, group in enumerate(self.groups) if group & forms), None)
         return self._cache[key]
 
     def mark(self, text: str) -> tuple[str, set[int]]:
@@ -71,6 +84,21 @@ class QueryMatcher:
                 marked = marked.replace(run, f"**{run}**")
         return marked, seen
 
+    def terms_in(self, text: str) -> set[int]:
+        """Which query terms the text holds: `mark(text)[1]` without building the marked text."""
+        if self.cjk:
+            return self.mark(text)[1]
+        seen: set[int] = set()
+        if self.groups:
+            by_word = self._by_word
+            for word in _WORD.findall(text):
+                group = by_word.get(word, _UNSEEN)
+                if group is _UNSEEN:
+                    group = by_word[word] = self.group_of(word)
+                if group is not None:
+                    seen.add(group)
+        return seen
+
 
 def best_snippet(matcher: QueryMatcher, lines: list[str], start_line: int, end_line: int) -> Snippet:
     """The window of up to three lines in [start_line, end_line] that covers the most query terms."""
@@ -78,8 +106,7 @@ def best_snippet(matcher: QueryMatcher, lines: list[str], start_line: int, end_l
     last = min(end_line, len(lines))
     scored: list[tuple[int, set[int]]] = []
     for number in range(first, last + 1):
-        _, seen = matcher.mark(lines[number - 1])
-        scored.append((number, seen))
+        scored.append((number, matcher.terms_in(lines[number - 1])))
     best_line, best_seen, best_score = first, set(), (-1, -1)
     for index, (number, _) in enumerate(scored):
         window = scored[index : index + SNIPPET_LINES]

@@ -100,8 +100,9 @@ class OnnxEmbedder:
         self._inputs = {node.name for node in self._session.get_inputs()}
         self._tokenizer = load_tokenizer(folder)
         self._pad_id = self._tokenizer.token_to_id("[PAD]") or 0
-        #: one model call at a time: two concurrent calls would double the activation memory
-        self._run_lock = threading.Lock()
+        #: one passage batch at a time: two concurrent batches would double the activation memory.
+        #: Queries (one short passage) do not take it, so search never waits for a batch.
+        self._batch_lock = threading.Lock()
 
     def embed_passages(self, texts: Sequence[str], batch_size: int = MAX_BATCH_PASSAGES) -> np.ndarray:
         """Vectors of `texts`, in their order; `batch_size` caps the passages of one model call."""
@@ -111,11 +112,12 @@ class OnnxEmbedder:
         encodings = self._tokenizer.encode_batch(list(texts))
         lengths = [len(encoding.ids) for encoding in encodings]
         for batch in token_batches(lengths, self.batch_tokens, max(1, batch_size)):
-            vectors[batch] = self._run([encodings[i] for i in batch])
+            with self._batch_lock:
+                vectors[batch] = self._run([encodings[i] for i in batch])
         return vectors
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed_passages([text])[0]
+        return self._run([self._tokenizer.encode(text)])[0]
 
     def _run(self, encodings: list) -> np.ndarray:
         width = max(len(encoding.ids) for encoding in encodings)
@@ -129,8 +131,7 @@ class OnnxEmbedder:
             feed["attention_mask"] = mask
         if "token_type_ids" in self._inputs:
             feed["token_type_ids"] = np.zeros_like(ids)
-        with self._run_lock:
-            hidden = self._session.run(None, feed)[0]
+        hidden = self._session.run(None, feed)[0]
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)

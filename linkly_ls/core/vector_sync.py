@@ -35,6 +35,8 @@ from linkly_ls.core.index.vectors import ChunkRef, VectorIndex, ensure_schema, h
 
 ProgressCallback = Callable[[int, int, str], None]
 DOCS_PER_ROUND = 64
+#: a round stops taking documents past this many passages, so vectors become visible (checkpoints) steadily
+PASSAGES_PER_ROUND = 512
 #: passages handed to the embedder at once: it sorts them by length into batches; `close()` waits at most one call
 PASSAGES_PER_CALL = 256
 CHECKPOINT_SECONDS = 5.0
@@ -243,6 +245,8 @@ class VectorSync:
         documents: list[tuple[DocumentRecord, list[Chunk]]] = []
         passages: list[str] = []
         for doc_id, _ in missing:
+            if passages and len(passages) >= PASSAGES_PER_ROUND:
+                break  # the rest stays missing: the next round takes it
             record = records.get(doc_id)
             if record is None:
                 continue

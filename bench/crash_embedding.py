@@ -144,7 +144,8 @@ def vector_rows(data_dir: Path) -> tuple[dict[str, list[tuple[int, int, int, int
             return {}, {}, None
         models = [row[0] for row in db.execute("SELECT DISTINCT model FROM vector_docs")]
         chunks: dict[str, list[tuple[int, int, int, int]]] = {}
-        for model, key, doc_id, chunk, start, end in db.execute("SELECT * FROM vector_chunks"):
+        columns = "model, key, doc_id, chunk, start_line, end_line"
+        for model, key, doc_id, chunk, start, end in db.execute(f"SELECT {columns} FROM vector_chunks"):
             chunks.setdefault(doc_id, []).append((chunk, start, end, key))
         docs = {doc_id: (content_hash, count) for _, doc_id, content_hash, count in db.execute("SELECT * FROM vector_docs")}
         return {d: sorted(c) for d, c in chunks.items()}, docs, (models[0] if models else None)

@@ -6,6 +6,7 @@ import shutil
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from linkly_ls.core.config import Config, LibraryConfig
@@ -173,3 +174,87 @@ def test_a_repeated_query_is_embedded_once():
     again = embed_query(embedder, "tides and the moon")
     other = embed_query(embedder, "spring tides")
     assert embedder.calls == 2 and np.array_equal(first, again) and not np.array_equal(first, other)
+
+
+class CountingEmbedder:
+    """The bundled embedder, counting the passages it is asked to embed."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.model_id, self.dim, self.passages = inner, inner.model_id, inner.dim, 0
+
+    def embed_passages(self, texts, batch_size=16):
+        self.passages += len(texts)
+        return self.inner.embed_passages(texts, batch_size)
+
+    def embed_query(self, text):
+        return self.inner.embed_query(text)
+
+
+def stored_vectors(engine: Engine, doc_id: str) -> np.ndarray:
+    embedder, index, _ = engine.vectors.search_index()
+    keys = index._keys_of([doc_id])
+    rows = engine.catalog.connect().execute(
+        "SELECT key FROM vector_chunks WHERE doc_id = ? ORDER BY chunk", (doc_id,)
+    ).fetchall()
+    assert len(keys) == len(rows) > 0
+    return np.vstack(index.index.get(np.asarray([row[0] for row in rows], dtype=np.uint64), dtype=np.float32))
+
+
+def test_a_copy_of_a_document_reuses_its_vectors_and_ranks_like_the_original(tmp_path, monkeypatch):
+    library = tmp_path / "library"
+    shutil.copytree(FIXTURES / "notes" / "rust", library)
+    for path in library.rglob("*"):
+        path.chmod(path.stat().st_mode | 0o200)
+    engine = open_engine(tmp_path / "data", library)
+    try:
+        counting = CountingEmbedder(engine.vectors.provider.current())
+        monkeypatch.setattr(engine.vectors.provider, "current", lambda: counting)
+        engine.index()
+        engine.vectors.run_until_complete()
+        first = counting.passages
+        assert first > 0 and engine.vectors.state().embedded == first
+        original = library / "ch04-01-what-is-ownership.md"
+        shutil.copyfile(original, library / "ownership-copy.md")
+        engine.index()
+        engine.vectors.run_until_complete()
+        assert counting.passages == first  # the model ran for no passage of the copy
+        state = engine.vectors.state()
+        assert state.embedded == 0 and state.reused > 0
+        ids = {Path(record.path).name: record.doc_id for record in engine.catalog.all_documents()}
+        assert np.array_equal(stored_vectors(engine, ids["ownership-copy.md"]), stored_vectors(engine, ids[original.name]))
+        embedder, index, _ = engine.vectors.search_index()
+        query = embedder.embed_query("rules for how a program manages memory")
+        hits = index.search(query, 10)
+        best = {doc_id: max(h.score for h in hits if h.doc_id == doc_id) for doc_id in {h.doc_id for h in hits}}
+        copy_id, original_id = ids["ownership-copy.md"], ids[original.name]
+        assert {copy_id, original_id} <= set(best) and best[copy_id] == best[original_id]
+        assert [(h.chunk, h.score) for h in hits if h.doc_id == copy_id] == [
+            (h.chunk, h.score) for h in hits if h.doc_id == original_id
+        ]
+    finally:
+        engine.close()
+
+
+def test_an_edited_document_reuses_the_vectors_of_its_unchanged_passages(tmp_path, monkeypatch):
+    library = tmp_path / "library"
+    shutil.copytree(FIXTURES / "notes" / "rust", library)
+    for path in library.rglob("*"):
+        path.chmod(path.stat().st_mode | 0o200)
+    engine = open_engine(tmp_path / "data", library)
+    try:
+        counting = CountingEmbedder(engine.vectors.provider.current())
+        monkeypatch.setattr(engine.vectors.provider, "current", lambda: counting)
+        engine.index()
+        engine.vectors.run_until_complete()
+        target = library / "ch04-01-what-is-ownership.md"
+        with target.open("a", encoding="utf-8") as handle:
+            handle.write("\n\n## Zebra appendix\n\nZebras keep their stripes however ownership moves.\n")
+        engine.index()
+        before = counting.passages
+        assert engine.vectors.run_until_complete() == 1
+        state = engine.vectors.state()
+        assert state.reused > 0 and 0 < state.embedded == counting.passages - before < state.reused
+        engine.search_mode = "vector"
+        assert names(search(engine, "striped animals"))[0] == target.name
+    finally:
+        engine.close()

@@ -170,3 +170,44 @@ def test_reopen_drops_orphans_and_requeues_changed_or_deleted_documents(catalog,
     missing = {doc_id for doc_id, _ in reopened.missing_documents()}
     assert missing == {"crashed", "doc00001"}
     reopened.close()
+
+
+def test_vectors_for_texts_finds_pending_and_committed_vectors_as_stored(catalog, tmp_path):
+    index = VectorIndex(catalog, tmp_path / "vectors", MODEL, DIM, writer=True)
+    vectors = unit(3, seed=5)
+    put_document(catalog, "a")
+    index.add("a", "h1", [ChunkRef("a", 0, 1, 1, text_hash=11), ChunkRef("a", 1, 2, 2, text_hash=-22)], vectors[:2])
+    pending = index.vectors_for_texts([11, -22, 33])
+    assert set(pending) == {11, -22}
+    assert np.allclose(pending[11], vectors[0], atol=1e-3)  # stored as float16
+    index.checkpoint()
+    committed = index.vectors_for_texts([11, -22])
+    assert np.array_equal(committed[-22], pending[-22])
+    put_document(catalog, "b")
+    index.add("b", "h1", [ChunkRef("b", 0, 1, 1, text_hash=11)], committed[11][None, :])
+    index.checkpoint()
+    keys = index._keys_of(["a", "b"])
+    stored = np.vstack(index.index.get(np.asarray(sorted(keys), dtype=np.uint64), dtype=np.float32))
+    assert np.array_equal(stored[0], stored[2])  # re-adding a stored vector stores it unchanged
+    index.remove_documents(["a"])
+    assert set(index.vectors_for_texts([11, -22])) == {11}
+    index.close()
+
+
+def test_an_index_from_before_text_hashes_gets_the_column_and_keeps_its_rows(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "catalog.sqlite3"
+    catalog = Catalog(path)
+    with catalog.connect() as db:
+        db.execute(
+            "CREATE TABLE vector_chunks (model TEXT NOT NULL, key INTEGER NOT NULL, doc_id TEXT NOT NULL, "
+            "chunk INTEGER NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, PRIMARY KEY (model, key))"
+        )
+        db.execute("INSERT INTO vector_chunks VALUES (?, 1, 'a', 0, 1, 1)", (MODEL,))
+    index = VectorIndex(catalog, tmp_path / "vectors", MODEL, DIM, writer=True)
+    columns = {row[1] for row in sqlite3.connect(path).execute("PRAGMA table_info(vector_chunks)")}
+    assert "text_hash" in columns
+    assert index.vectors_for_texts([1, 2]) == {}
+    index.close()
+    catalog.close()

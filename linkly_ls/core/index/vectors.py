@@ -1,8 +1,10 @@
 """The vector index: one usearch HNSW index per embedding model, next to the catalog.
 
 Keys are integer chunk ids; the table `vector_chunks` of the catalog database
-maps each to (doc_id, chunk number, line range), and `vector_docs` records which
-version (content hash) of a document the vectors were computed from.
+maps each to (doc_id, chunk number, line range, hash of the embedded text), and
+`vector_docs` records which version (content hash) of a document the vectors were
+computed from. The text hash lets a passage whose exact text already has a vector
+(a copied or renamed document, an unchanged section of an edited one) reuse it.
 
 Crash safety comes from one ordering rule: rows are committed only *after* the
 index file holding their vectors was saved (atomically: temporary file, then
@@ -39,6 +41,7 @@ CREATE TABLE IF NOT EXISTS vector_chunks (
     chunk INTEGER NOT NULL,
     start_line INTEGER NOT NULL,
     end_line INTEGER NOT NULL,
+    text_hash INTEGER,
     PRIMARY KEY (model, key)
 );
 CREATE INDEX IF NOT EXISTS vector_chunks_doc ON vector_chunks(model, doc_id);
@@ -60,6 +63,8 @@ class ChunkRef:
     chunk: int
     start_line: int
     end_line: int
+    #: 64-bit hash of the text the vector was computed from (None: never reused)
+    text_hash: int | None = None
 
 
 @dataclass
@@ -98,6 +103,10 @@ def _cosines(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
 def ensure_schema(catalog: Catalog) -> None:
     with catalog.connect() as db:
         db.executescript(_SCHEMA)
+        columns = {row[1] for row in db.execute("PRAGMA table_info(vector_chunks)")}
+        if "text_hash" not in columns:  # an index from before text reuse: its rows just never match
+            db.execute("ALTER TABLE vector_chunks ADD COLUMN text_hash INTEGER")
+        db.execute("CREATE INDEX IF NOT EXISTS vector_chunks_text ON vector_chunks(model, text_hash)")
 
 
 def has_vectors(catalog: Catalog, model_ids: list[str]) -> bool:
@@ -206,7 +215,7 @@ class VectorIndex:
             if len(chunks):
                 self.index.add(keys, np.asarray(vectors, dtype=np.float32))
             self._pending_rows.extend(
-                (self.model_id, int(key), doc_id, ref.chunk, ref.start_line, ref.end_line)
+                (self.model_id, int(key), doc_id, ref.chunk, ref.start_line, ref.end_line, ref.text_hash)
                 for key, ref in zip(keys, chunks)
             )
             self._pending_docs.append((self.model_id, doc_id, content_hash, len(chunks)))
@@ -246,7 +255,11 @@ class VectorIndex:
                 os.fsync(handle.fileno())
             os.replace(temporary, self.path)
             with self.catalog.connect() as db:
-                db.executemany("INSERT OR REPLACE INTO vector_chunks VALUES (?,?,?,?,?,?)", self._pending_rows)
+                db.executemany(
+                    "INSERT OR REPLACE INTO vector_chunks (model, key, doc_id, chunk, start_line, end_line, text_hash) "
+                    "VALUES (?,?,?,?,?,?,?)",
+                    self._pending_rows,
+                )
                 db.executemany("INSERT OR REPLACE INTO vector_docs VALUES (?,?,?,?)", self._pending_docs)
             self._pending_rows, self._pending_docs = [], []
             self._dirty = False
@@ -275,6 +288,40 @@ class VectorIndex:
         ]
         self.remove_documents(outdated)
         self.checkpoint()
+
+    def vectors_for_texts(self, text_hashes: list[int]) -> dict[int, np.ndarray]:
+        """text hash -> the stored vector of a chunk with that exact text, for the hashes that have one.
+
+        Writer side: looks at committed rows and at rows added since the last checkpoint.
+        The vector comes back as stored (half precision widened to float32), so adding it
+        again under a new key stores exactly the same vector.
+        """
+        if not text_hashes:
+            return {}
+        wanted = set(text_hashes)
+        key_of: dict[int, int] = {}
+        with self._lock:
+            for row in self._pending_rows:
+                if row[6] in wanted:
+                    key_of.setdefault(row[6], row[1])
+        db = self.catalog.connect()
+        remaining = [value for value in wanted if value not in key_of]
+        for start in range(0, len(remaining), 500):
+            batch = remaining[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            for text_hash, key in db.execute(
+                f"SELECT text_hash, MIN(key) FROM vector_chunks WHERE model = ? AND text_hash IN ({marks}) "
+                "GROUP BY text_hash",
+                [self.model_id, *batch],
+            ):
+                key_of[text_hash] = key
+        with self._lock:
+            present = [(text_hash, key) for text_hash, key in key_of.items() if key in self.index]
+            if not present:
+                return {}
+            stored = self.index.get(np.asarray([key for _, key in present], dtype=np.uint64), dtype=np.float32)
+        matrix = np.vstack(stored).reshape(len(present), self.dim)
+        return {text_hash: matrix[row] for row, (text_hash, _) in enumerate(present)}
 
     # reading
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,11 +22,14 @@ from linkly_ls.core.index.chunking import Chunk, chunk_document
 from linkly_ls.core.index.keyword import IndexedChunks, KeywordIndex
 from linkly_ls.core.reachability import is_under, keep_message, root_problem, unreadable_problem
 from linkly_ls.core.walker import WalkRules, is_indexable, walk_library
-from linkly_ls.core.workers import WorkerPool
+from linkly_ls.core.work_plan import fits_in_process, slowest_first
+from linkly_ls.core.workers import TaskOutcome, WorkerPool
 
 ProgressCallback = Callable[[int, int, str], None]
 FLUSH_EVERY_DOCS = 64
 FLUSH_EVERY_SECONDS = 3.0
+#: modules the workers' fork server loads once for all workers
+WORKER_PRELOAD = ("linkly_ls.core.extract.preload",)
 
 
 @dataclass
@@ -116,6 +119,19 @@ def prepare_file(task: tuple[str, str | None, ExtractLimits]) -> PreparedFile:
     return prepared
 
 
+def _prepare_here(work: list[tuple[str, tuple]]) -> Iterator[TaskOutcome]:
+    """Run `prepare_file` in this process (for a few small plain-text files; see work_plan)."""
+    for key, task in work:
+        started = time.monotonic()
+        outcome = TaskOutcome(key=key)
+        try:
+            outcome.value = prepare_file(task)
+        except Exception as error:  # reported per file, as a worker would
+            outcome.error = f"{type(error).__name__}: {error}"
+        outcome.seconds = time.monotonic() - started
+        yield outcome
+
+
 class Indexer:
     def __init__(self, catalog: Catalog, keyword: KeywordIndex, limits: ExtractLimits, data_dir: Path) -> None:
         self.catalog = catalog
@@ -124,12 +140,17 @@ class Indexer:
         self.data_dir = data_dir
         self._pool: WorkerPool | None = None
         self._chunk_cache: dict[str, IndexedChunks] = {}
+        #: documents read but not yet in the catalog: written in one transaction by the next flush
+        self._unsaved: list[tuple[DocumentRecord, list[str]]] = []
         self.after_flush: list[Callable[[list[str], list[str]], None]] = []
 
     def pool(self) -> WorkerPool:
         if self._pool is None:
             self._pool = WorkerPool(
-                prepare_file, timeout_s=self.limits.extract_timeout_s, memory_mb=self.limits.extract_memory_mb
+                prepare_file,
+                timeout_s=self.limits.extract_timeout_s,
+                memory_mb=self.limits.extract_memory_mb,
+                preload=WORKER_PRELOAD,
             )
         return self._pool
 
@@ -173,6 +194,7 @@ class Indexer:
             report.errors.append((folder, keep_message(problem, len(kept & states.keys()))))
         seen: set[str] = set()
         work: list[tuple[str, tuple[str, str | None, ExtractLimits]]] = []
+        sizes: list[tuple[Path, int]] = []
         for path in found:
             key = str(path)
             seen.add(key)
@@ -192,13 +214,17 @@ class Indexer:
             if owner is not None and owner.library != library.name:
                 continue
             work.append((key, (key, state[3] if state else None, self.limits)))
+            sizes.append((path, stat.st_size))
         deleted = [states[path][0] for path in scope - seen if path in states]
         for doc_id in deleted:
             self.catalog.remove_document(doc_id)
         report.removed = len(deleted)
         for path in set(previous_errors) & (scope - seen):
             self.catalog.remove_error(path)
-        self._run(work, library, states, report, progress)
+        in_process = fits_in_process(sizes)
+        work = [work[index] for index in slowest_first(sizes)]
+        self._run(work, library, states, report, progress, in_process)
+        self.save_read_documents()
         self.flush()
         report.seconds = time.monotonic() - started
         return report
@@ -226,6 +252,7 @@ class Indexer:
         states: dict[str, tuple[str, int, int, str]],
         report: IndexReport,
         progress: ProgressCallback | None,
+        in_process: bool = False,
     ) -> None:
         if not work:
             return
@@ -233,7 +260,8 @@ class Indexer:
         done = 0
         last_flush = time.monotonic()
         since_flush = 0
-        for outcome in self.pool().run(work):
+        outcomes = _prepare_here(work) if in_process else self.pool().run(work)
+        for outcome in outcomes:
             done += 1
             path = outcome.key
             prepared: PreparedFile | None = outcome.value
@@ -255,6 +283,7 @@ class Indexer:
             if progress:
                 progress(done, total, path)
             if since_flush >= FLUSH_EVERY_DOCS or time.monotonic() - last_flush > FLUSH_EVERY_SECONDS:
+                self.save_read_documents()
                 self.flush()
                 since_flush = 0
                 last_flush = time.monotonic()
@@ -293,7 +322,7 @@ class Indexer:
             text_missing_reason=document.text_missing_reason,
             indexed_at=time.time(),
         )
-        self.catalog.put_document(record, document.lines)
+        self._unsaved.append((record, document.lines))
         self._chunk_cache[record.doc_id] = IndexedChunks(
             doc_id=record.doc_id,
             title=record.title,
@@ -302,8 +331,19 @@ class Indexer:
             chunks=prepared.chunks,
         )
 
+    def save_read_documents(self) -> None:
+        """Write the documents read since the last save to the catalog, in one transaction."""
+        unsaved, self._unsaved = self._unsaved, []
+        try:
+            self.catalog.put_documents(unsaved)
+        except Exception:
+            for record, _ in unsaved:  # not in the catalog: the next run reads these files again
+                self._chunk_cache.pop(record.doc_id, None)
+            raise
+
     def flush(self, wait_s: float = 30.0) -> None:
         """Make the keyword index match the catalog: add pending documents, drop tombstones."""
+        self.save_read_documents()
         pending, tombstones = self.catalog.pending_keyword_work()
         if not pending and not tombstones:
             return

@@ -78,13 +78,18 @@ class WorkerPool:
         size: int | None = None,
         timeout_s: float = DEFAULT_TIMEOUT_S,
         memory_mb: int = DEFAULT_MEMORY_MB,
+        preload: tuple[str, ...] = (),
     ) -> None:
+        """`preload`: modules the fork server imports once, so every worker forked from it starts with them."""
         self.function = function
         self.size = size or max(1, min(os.cpu_count() or 1, 4))
         self.timeout_s = timeout_s
         self.memory_mb = memory_mb
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
         self._context = multiprocessing.get_context(method)
+        if method == "forkserver" and preload:
+            # Takes effect only if this process has not started its fork server yet.
+            self._context.set_forkserver_preload(list(preload))
         self._workers: list[_Worker] = []
 
     def _spawn(self) -> _Worker:

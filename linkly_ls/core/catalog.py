@@ -230,6 +230,21 @@ class Catalog:
         for record, _ in documents:
             self._forget_lines(record.doc_id)
 
+    def ocr_pending_paths(self, library: str) -> list[str]:
+        """Paths of a library's documents whose OCR was left for a second pass that has not run yet."""
+        rows = self.connect().execute(
+            "SELECT path FROM documents WHERE library = ? AND warnings LIKE '%\"OCR pending%' ORDER BY path",
+            (library,),
+        )
+        return [row[0] for row in rows]
+
+    def set_warnings(self, doc_id: str, warnings: list[str], text_missing_reason: str | None) -> None:
+        with self.connect() as db:
+            db.execute(
+                "UPDATE documents SET warnings = ?, text_missing_reason = ? WHERE doc_id = ?",
+                (json.dumps(warnings, ensure_ascii=False), text_missing_reason, doc_id),
+            )
+
     def touch_document(self, doc_id: str, mtime_ns: int) -> None:
         """Record a new mtime for a file whose content did not change."""
         with self.connect() as db:

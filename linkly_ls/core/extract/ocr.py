@@ -34,6 +34,8 @@ NO_OCR_ENGINE = (
     "tesseract-ocr-fra / -deu / -chi-sim for other languages, to read text in images)"
 )
 OCR_DISABLED = "OCR is turned off (ocr = false in the [limits] section of the config file)"
+#: how a warning (and text_missing_reason) starts while OCR of the file is left for the second pass
+OCR_PENDING = "OCR pending"
 
 #: seconds one tesseract run may take before it is stopped
 OCR_TIMEOUT = 120
@@ -58,6 +60,11 @@ class OcrError(Exception):
 
 def tesseract_path() -> str | None:
     return shutil.which("tesseract")
+
+
+def ocr_pending(warnings: list[str]) -> bool:
+    """True when a document's warnings say its OCR was left for the second pass."""
+    return any(warning.startswith(OCR_PENDING) for warning in warnings)
 
 
 def ocr_unavailable_reason(limits: ExtractLimits) -> str | None:

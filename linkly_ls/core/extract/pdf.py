@@ -15,7 +15,7 @@ from PIL import Image
 
 from linkly_ls.core.document import ExtractedDocument, ExtractionError, Heading, LineBuilder
 from linkly_ls.core.extract.base import ExtractLimits, title_from_path
-from linkly_ls.core.extract.ocr import OcrError, ocr_image, ocr_unavailable_reason
+from linkly_ls.core.extract.ocr import OCR_PENDING, OcrError, ocr_image, ocr_unavailable_reason
 from linkly_ls.core.extract.pdf_outline import bookmark_headings, font_headings, read_bookmarks
 from linkly_ls.core.extract.pdf_text import PdfPage, read_page
 
@@ -137,6 +137,12 @@ def _read_scanned_pages(
             f"{len(scanned)} page(s) are scanned images without a text layer and were not read: {reason}"
         )
         return f"scanned pages without a text layer; {reason}"
+    if limits.ocr_deferred:
+        warnings.append(
+            f"{OCR_PENDING}: {len(scanned)} scanned page(s) without a text layer are read by OCR "
+            "after the other files are indexed"
+        )
+        return f"{OCR_PENDING}: scanned pages without a text layer are read after the other files"
     if len(scanned) > MAX_OCR_PAGES:
         warnings.append(
             f"only the first {MAX_OCR_PAGES} of {len(scanned)} scanned pages were read by OCR"

@@ -328,6 +328,8 @@ class Linkly:
 
     def env(self, data_dir: Path) -> dict[str, str]:
         env = base_env()
+        if os.environ.get("PYTHONPATH"):  # a working copy on the path: linkly runs that code, as the bench does
+            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
         env["LINKLY_DATA_DIR"] = str(data_dir)
         env["LINKLY_CONFIG"] = str(self.config)
         return env
@@ -859,7 +861,7 @@ def reindex(tool, corpus: Corpus, run: int, tag: str) -> Measurement:
 def per_file_profile(corpus: Corpus, ocr: bool, top: int) -> None:
     """Time linkly's per-file work (extract, then analyse and chunk) in this process, one file at a time."""
     try:
-        from linkly_ls.core import indexer
+        from linkly_ls.core import preparation as indexer
         from linkly_ls.core.extract import is_supported
         from linkly_ls.core.extract.base import ExtractLimits
     except ImportError as error:

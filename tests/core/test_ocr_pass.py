@@ -37,6 +37,13 @@ def test_deferred_extraction_marks_images_and_scanned_pages_pending():
     assert not ocr_pending(text_pdf.warnings) and text_pdf.text_missing_reason is None
 
 
+def test_a_long_text_pdf_with_one_scanned_page_is_not_read_twice():
+    """Its scanned cover is OCR'd in the first pass: cheaper than reading 261 pages again."""
+    corpus = require_corpus()
+    manual = extract_file(corpus / "books/debian/debian-reference.en.pdf", ExtractLimits(ocr_deferred=True))
+    assert not ocr_pending(manual.warnings) and manual.text_missing_reason is None
+
+
 def test_index_reads_pending_files_with_ocr_before_it_returns(library_dir, engine_for):
     copy_scans(library_dir)
     engine = engine_for(library_dir)

@@ -180,7 +180,14 @@ def run_index(engine: Engine, args: argparse.Namespace) -> int:
             print(f"failed: {path}: {message}")
         for path, warning in report.capped:
             print(f"capped: {path}: {warning}")
+        for path, message in report.ocr_errors:
+            print(f"OCR failed: {path}: {message}")
         print(report.summary())
+        if report.ocr_files:
+            print(
+                f"{report.library}: text layers searchable after {report.text_layer_seconds:.1f} s; "
+                f"OCR of {report.ocr_files} file(s) done after {report.seconds:.1f} s"
+            )
     if getattr(args, "wait", False):
         _embed_all(engine)
     return 0

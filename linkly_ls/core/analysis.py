@@ -45,7 +45,7 @@ STOPWORDS = frozenset(
 
 def count_words(lines: list[str]) -> int:
     """Words, counting each CJK character as one word (as word processors do)."""
-    return sum(len(_WORD.findall(line)) for line in lines)
+    return len(_WORD.findall("\n".join(lines)))  # one pass over the text: no word spans a newline
 
 
 def detect_language(lines: list[str]) -> str | None:
@@ -110,29 +110,31 @@ def extract_keywords(title: str, lines: list[str], headings: list[str], limit: i
     stems: dict[str, str] = {}
 
     def add(text: str, weight: int) -> None:
-        for match in _KEYWORD_TOKEN.finditer(text):
-            word = match.group(0)
+        # Each distinct token is looked at once, with its number of occurrences (first-seen order kept).
+        for word, occurrences in Counter(_KEYWORD_TOKEN.findall(text)).items():
             lower = word.lower()
             if len(lower) < 3 or lower in STOPWORDS or has_cjk(lower):
                 continue
             key = stems.get(lower)
             if key is None:
                 key = stems[lower] = (_STEMMER.analyze(lower) or [lower])[0]
-            counts[key] += weight
-            forms[key][lower if word.isupper() and len(word) > 5 else word] += weight
-        for term in cjk_terms(text):
+            counts[key] += weight * occurrences
+            forms[key][lower if word.isupper() and len(word) > 5 else word] += weight * occurrences
+        for term, occurrences in Counter(cjk_terms(text)).items():
             if len(term) == 2:
-                counts[term] += weight
-                forms[term][term] += weight
+                counts[term] += weight * occurrences
+                forms[term][term] += weight * occurrences
 
     add(title, 5)
     for heading in headings:
         add(heading, 3)
     budget = 400_000
-    for line in lines:
-        add(line, 1)
+    taken = 0
+    for line in lines:  # lines up to and including the one that spends the budget
+        taken += 1
         budget -= len(line)
         if budget < 0:
             break
+    add("\n".join(lines[:taken]), 1)
     ranked = [word for word, count in counts.most_common(limit * 3) if count > 1 or len(counts) < limit]
     return [forms[key].most_common(1)[0][0] for key in ranked[:limit]]

@@ -209,36 +209,39 @@ class Catalog:
 
     def put_document(self, record: DocumentRecord, lines: list[str]) -> None:
         """Insert or replace a document; its keyword index entry is then pending."""
-        blob = encode_lines(lines)
+        self.put_documents([(record, lines)])
+
+    def put_documents(self, documents: list[tuple[DocumentRecord, list[str]]]) -> None:
+        """Insert or replace documents in one transaction (one commit, not one per document)."""
+        if not documents:
+            return
+        rows = [_document_row(record, lines) for record, lines in documents]
         with self.connect() as db:
-            db.execute("DELETE FROM errors WHERE path = ?", (record.path,))
-            db.execute("DELETE FROM tombstones WHERE doc_id = ?", (record.doc_id,))
-            db.execute(
+            for record, _ in documents:
+                db.execute("DELETE FROM errors WHERE path = ?", (record.path,))
+                db.execute("DELETE FROM tombstones WHERE doc_id = ?", (record.doc_id,))
+            db.executemany(
                 f"INSERT OR REPLACE INTO documents({_DOC_COLUMNS}, keyword_state, lines) "
                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'pending',?)",
-                (
-                    record.doc_id,
-                    record.library,
-                    record.path,
-                    record.doc_type,
-                    record.title,
-                    record.size,
-                    record.mtime_ns,
-                    record.content_hash,
-                    record.word_count,
-                    record.total_lines,
-                    int(record.has_outline),
-                    record.language,
-                    json.dumps(record.keywords, ensure_ascii=False),
-                    json.dumps([node.to_dict() for node in record.outline], ensure_ascii=False),
-                    json.dumps(record.page_starts),
-                    json.dumps(record.warnings, ensure_ascii=False),
-                    record.text_missing_reason,
-                    record.indexed_at,
-                    blob,
-                ),
+                rows,
             )
-        self._forget_lines(record.doc_id)
+        for record, _ in documents:
+            self._forget_lines(record.doc_id)
+
+    def ocr_pending_paths(self, library: str) -> list[str]:
+        """Paths of a library's documents whose OCR was left for a second pass that has not run yet."""
+        rows = self.connect().execute(
+            "SELECT path FROM documents WHERE library = ? AND warnings LIKE '%\"OCR pending%' ORDER BY path",
+            (library,),
+        )
+        return [row[0] for row in rows]
+
+    def set_warnings(self, doc_id: str, warnings: list[str], text_missing_reason: str | None) -> None:
+        with self.connect() as db:
+            db.execute(
+                "UPDATE documents SET warnings = ?, text_missing_reason = ? WHERE doc_id = ?",
+                (json.dumps(warnings, ensure_ascii=False), text_missing_reason, doc_id),
+            )
 
     def touch_document(self, doc_id: str, mtime_ns: int) -> None:
         """Record a new mtime for a file whose content did not change."""
@@ -376,6 +379,31 @@ class Catalog:
             "SELECT path, library, message, size, mtime_ns FROM errors WHERE path = ?", (path,)
         ).fetchone()
         return ErrorRecord(*row) if row else None
+
+
+def _document_row(record: DocumentRecord, lines: list[str]) -> tuple:
+    blob = encode_lines(lines)
+    return (
+        record.doc_id,
+        record.library,
+        record.path,
+        record.doc_type,
+        record.title,
+        record.size,
+        record.mtime_ns,
+        record.content_hash,
+        record.word_count,
+        record.total_lines,
+        int(record.has_outline),
+        record.language,
+        json.dumps(record.keywords, ensure_ascii=False),
+        json.dumps([node.to_dict() for node in record.outline], ensure_ascii=False),
+        json.dumps(record.page_starts),
+        json.dumps(record.warnings, ensure_ascii=False),
+        record.text_missing_reason,
+        record.indexed_at,
+        blob,
+    )
 
 
 def _record(row: tuple) -> DocumentRecord:

@@ -3,46 +3,39 @@
 A file is unchanged when its size and mtime match the catalog, or when its
 content hash does (then only the mtime is updated). Broken files get one
 clear error each and never stop the run. Files that disappeared are removed.
+
+OCR runs in a second pass: the first pass indexes every file's text layer
+(images by name, scanned pages by their marker, both marked "OCR pending")
+and writes the keyword index, so every file is searchable early; the second
+pass reads the pending files again with OCR. A run stopped before its OCR
+pass leaves the files marked, and the next run reads them.
 """
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from linkly_ls.core.analysis import count_words, detect_language, extract_keywords
 from linkly_ls.core.catalog import Catalog, DocumentRecord, ErrorRecord, LibraryRecord, make_doc_id
-from linkly_ls.core.document import ExtractedDocument, ExtractionError, OutlineNode
-from linkly_ls.core.extract import extract_file
 from linkly_ls.core.extract.base import ExtractLimits
-from linkly_ls.core.index.chunking import Chunk, chunk_document
+from linkly_ls.core.extract.ocr import OCR_PENDING, ocr_pending, ocr_unavailable_reason
+from linkly_ls.core.index.chunking import chunk_document
 from linkly_ls.core.index.keyword import IndexedChunks, KeywordIndex
+from linkly_ls.core.preparation import PreparedFile, one_line, prepare_file, prepare_here
 from linkly_ls.core.reachability import is_under, keep_message, root_problem, unreadable_problem
 from linkly_ls.core.walker import WalkRules, is_indexable, walk_library
+from linkly_ls.core.work_plan import fits_in_process, slowest_first
 from linkly_ls.core.workers import WorkerPool
+
+__all__ = ["IndexReport", "Indexer", "PreparedFile", "prepare_file"]
 
 ProgressCallback = Callable[[int, int, str], None]
 FLUSH_EVERY_DOCS = 64
 FLUSH_EVERY_SECONDS = 3.0
-
-
-@dataclass
-class PreparedFile:
-    """A file read by a worker: its document and derived data, or why it failed."""
-
-    path: str
-    size: int
-    mtime_ns: int
-    content_hash: str
-    unchanged: bool = False
-    document: ExtractedDocument | None = None
-    word_count: int = 0
-    keywords: list[str] = field(default_factory=list)
-    chunks: list[Chunk] = field(default_factory=list)
-    error: str | None = None
+#: modules the workers' fork server loads once for all workers
+WORKER_PRELOAD = ("linkly_ls.core.extract.preload",)
 
 
 @dataclass
@@ -59,61 +52,17 @@ class IndexReport:
     #: the longest one file spent in a worker (extraction, analysis, chunking), and which file
     slowest_seconds: float = 0.0
     slowest_path: str = ""
+    #: seconds until the keyword index held every file's text layer (the OCR pass comes after)
+    text_layer_seconds: float = 0.0
+    #: files read by the OCR pass, and (path, message) for those whose OCR failed
+    ocr_files: int = 0
+    ocr_errors: list[tuple[str, str]] = field(default_factory=list)
 
     def summary(self) -> str:
         return (
             f"{self.library}: {self.indexed} indexed, {self.unchanged} unchanged, {self.failed} failed, "
             f"{self.removed} removed in {self.seconds:.1f} s"
         )
-
-
-def hash_file(path: Path) -> str:
-    digest = hashlib.blake2b(digest_size=16)
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def one_line(message: str, limit: int = 500) -> str:
-    """An error message as one line (whitespace runs, newlines included, become one space), clipped."""
-    text = " ".join(message.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _outline_titles(nodes: list[OutlineNode]) -> list[str]:
-    titles: list[str] = []
-    for node in nodes:
-        titles.append(node.title)
-        titles.extend(_outline_titles(node.children))
-    return titles
-
-
-def prepare_file(task: tuple[str, str | None, ExtractLimits]) -> PreparedFile:
-    """Worker side: hash, and when the content changed, extract, analyse and chunk."""
-    path_text, known_hash, limits = task
-    path = Path(path_text)
-    stat = path.stat()
-    prepared = PreparedFile(path=path_text, size=stat.st_size, mtime_ns=stat.st_mtime_ns, content_hash="")
-    try:
-        prepared.content_hash = hash_file(path)
-    except OSError as error:
-        prepared.error = f"cannot read file: {error.strerror or error}"
-        return prepared
-    if known_hash is not None and known_hash == prepared.content_hash:
-        prepared.unchanged = True
-        return prepared
-    try:
-        document = extract_file(path, limits)
-    except ExtractionError as error:
-        prepared.error = str(error)
-        return prepared
-    document.language = document.language or detect_language(document.lines)
-    prepared.document = document
-    prepared.word_count = count_words(document.lines)
-    prepared.keywords = extract_keywords(document.title, document.lines, _outline_titles(document.outline))
-    prepared.chunks = chunk_document(document.lines, document.outline, document.page_starts)
-    return prepared
 
 
 class Indexer:
@@ -124,12 +73,17 @@ class Indexer:
         self.data_dir = data_dir
         self._pool: WorkerPool | None = None
         self._chunk_cache: dict[str, IndexedChunks] = {}
+        #: documents read but not yet in the catalog: written in one transaction by the next flush
+        self._unsaved: list[tuple[DocumentRecord, list[str]]] = []
         self.after_flush: list[Callable[[list[str], list[str]], None]] = []
 
     def pool(self) -> WorkerPool:
         if self._pool is None:
             self._pool = WorkerPool(
-                prepare_file, timeout_s=self.limits.extract_timeout_s, memory_mb=self.limits.extract_memory_mb
+                prepare_file,
+                timeout_s=self.limits.extract_timeout_s,
+                memory_mb=self.limits.extract_memory_mb,
+                preload=WORKER_PRELOAD,
             )
         return self._pool
 
@@ -173,6 +127,8 @@ class Indexer:
             report.errors.append((folder, keep_message(problem, len(kept & states.keys()))))
         seen: set[str] = set()
         work: list[tuple[str, tuple[str, str | None, ExtractLimits]]] = []
+        sizes: list[tuple[Path, int]] = []
+        first_pass = self._first_pass_limits()
         for path in found:
             key = str(path)
             seen.add(key)
@@ -191,17 +147,50 @@ class Indexer:
             owner = self.catalog.by_path(key) if state is None else None
             if owner is not None and owner.library != library.name:
                 continue
-            work.append((key, (key, state[3] if state else None, self.limits)))
+            work.append((key, (key, state[3] if state else None, first_pass)))
+            sizes.append((path, stat.st_size))
         deleted = [states[path][0] for path in scope - seen if path in states]
         for doc_id in deleted:
             self.catalog.remove_document(doc_id)
         report.removed = len(deleted)
         for path in set(previous_errors) & (scope - seen):
             self.catalog.remove_error(path)
-        self._run(work, library, states, report, progress)
+        in_process = fits_in_process(sizes)
+        work = [work[index] for index in slowest_first(sizes)]
+        ocr_later: list[str] = []
+        self._run(work, library, states, report, progress, in_process, ocr_later)
+        self.save_read_documents()
         self.flush()
+        report.text_layer_seconds = time.monotonic() - started
+        self._ocr_pass(library, ocr_later, report, progress)
         report.seconds = time.monotonic() - started
         return report
+
+    def _first_pass_limits(self) -> ExtractLimits:
+        """The limits of the first pass: OCR left for later whenever OCR can run at all."""
+        if ocr_unavailable_reason(self.limits) is None:
+            return replace(self.limits, ocr_deferred=True)
+        return self.limits
+
+    def _ocr_pass(
+        self, library: LibraryRecord, ocr_later: list[str], report: IndexReport, progress: ProgressCallback | None
+    ) -> None:
+        """Read again, with OCR, the files the first pass (of this run or a stopped one) left pending."""
+        paths = dict.fromkeys(ocr_later)
+        paths.update(dict.fromkeys(self.catalog.ocr_pending_paths(library.name)))
+        files: list[tuple[Path, int]] = []
+        for key in paths:
+            try:
+                files.append((Path(key), Path(key).stat().st_size))
+            except OSError:
+                continue  # gone since: the next run removes it
+        if not files:
+            return
+        work = [(str(files[index][0]), (str(files[index][0]), None, self.limits)) for index in slowest_first(files)]
+        report.ocr_files = len(work)
+        self._run(work, library, {}, report, progress, in_process=False, ocr_later=None)
+        self.save_read_documents()
+        self.flush()
 
     def _walk(self, library: LibraryRecord, rules: WalkRules, unreadable: dict[str, str]) -> list[Path]:
         """The files of the library's roots not in `unreadable`; folders that cannot be listed are added to it."""
@@ -226,20 +215,32 @@ class Indexer:
         states: dict[str, tuple[str, int, int, str]],
         report: IndexReport,
         progress: ProgressCallback | None,
+        in_process: bool = False,
+        ocr_later: list[str] | None = None,
     ) -> None:
+        """Extract `work` and store the results. `ocr_later` collects files left for the OCR pass;
+        None means this is the OCR pass, whose files are already in the catalog by their text layer."""
         if not work:
             return
         total = len(work)
         done = 0
         last_flush = time.monotonic()
         since_flush = 0
-        for outcome in self.pool().run(work):
+        outcomes = prepare_here(work) if in_process else self.pool().run(work)
+        for outcome in outcomes:
             done += 1
             path = outcome.key
             prepared: PreparedFile | None = outcome.value
             if outcome.seconds > report.slowest_seconds:
                 report.slowest_seconds, report.slowest_path = outcome.seconds, path
-            if prepared is None or prepared.error:
+            if ocr_later is None and (prepared is None or prepared.error):
+                message = one_line((prepared.error if prepared else outcome.error) or "unknown error")
+                self._record_ocr_failure(path, message)
+                report.ocr_errors.append((path, message))
+            elif ocr_later is None:
+                self._store(prepared, library.name)
+                since_flush += 1
+            elif prepared is None or prepared.error:
                 message = one_line((prepared.error if prepared else outcome.error) or "unknown error")
                 self._record_error(path, library.name, message, prepared)
                 report.failed += 1
@@ -249,15 +250,30 @@ class Indexer:
                 report.unchanged += 1
             else:
                 self._store(prepared, library.name)
+                if ocr_pending(prepared.document.warnings):
+                    ocr_later.append(path)
                 report.indexed += 1
                 report.capped += [(path, warning) for warning in prepared.document.warnings if "[limits]" in warning]
                 since_flush += 1
             if progress:
                 progress(done, total, path)
             if since_flush >= FLUSH_EVERY_DOCS or time.monotonic() - last_flush > FLUSH_EVERY_SECONDS:
+                self.save_read_documents()
                 self.flush()
                 since_flush = 0
                 last_flush = time.monotonic()
+
+    def _record_ocr_failure(self, path: str, message: str) -> None:
+        """Keep the document as its first pass read it, its "OCR pending" note replaced by the failure."""
+        record = self.catalog.by_path(path)
+        if record is None:
+            return
+        failure = f"OCR failed: {message}"
+        warnings = [failure if warning.startswith(OCR_PENDING) else warning for warning in record.warnings]
+        reason = record.text_missing_reason
+        if reason is not None and reason.startswith(OCR_PENDING):
+            reason = failure
+        self.catalog.set_warnings(record.doc_id, warnings, reason)
 
     def _record_error(self, path: str, library: str, message: str, prepared: PreparedFile | None) -> None:
         try:
@@ -293,7 +309,7 @@ class Indexer:
             text_missing_reason=document.text_missing_reason,
             indexed_at=time.time(),
         )
-        self.catalog.put_document(record, document.lines)
+        self._unsaved.append((record, document.lines))
         self._chunk_cache[record.doc_id] = IndexedChunks(
             doc_id=record.doc_id,
             title=record.title,
@@ -302,8 +318,19 @@ class Indexer:
             chunks=prepared.chunks,
         )
 
+    def save_read_documents(self) -> None:
+        """Write the documents read since the last save to the catalog, in one transaction."""
+        unsaved, self._unsaved = self._unsaved, []
+        try:
+            self.catalog.put_documents(unsaved)
+        except Exception:
+            for record, _ in unsaved:  # not in the catalog: the next run reads these files again
+                self._chunk_cache.pop(record.doc_id, None)
+            raise
+
     def flush(self, wait_s: float = 30.0) -> None:
         """Make the keyword index match the catalog: add pending documents, drop tombstones."""
+        self.save_read_documents()
         pending, tombstones = self.catalog.pending_keyword_work()
         if not pending and not tombstones:
             return

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 MAGIC = b"LKLB1\n"
 BLOCK_CHARS = 64 * 1024
-COMPRESSION_LEVEL = 6
+#: level 1 costs a sixth of level 6's CPU time when indexing, for blobs about a fifth larger
+COMPRESSION_LEVEL = 1
 _COUNT = struct.Struct("<I")
 _ENTRY = struct.Struct("<III")
 #: zlib releases the GIL while it inflates, so a whole document's blocks decompress in parallel

@@ -78,13 +78,18 @@ class WorkerPool:
         size: int | None = None,
         timeout_s: float = DEFAULT_TIMEOUT_S,
         memory_mb: int = DEFAULT_MEMORY_MB,
+        preload: tuple[str, ...] = (),
     ) -> None:
+        """`preload`: modules the fork server imports once, so every worker forked from it starts with them."""
         self.function = function
         self.size = size or max(1, min(os.cpu_count() or 1, 4))
         self.timeout_s = timeout_s
         self.memory_mb = memory_mb
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
         self._context = multiprocessing.get_context(method)
+        if method == "forkserver" and preload:
+            # Takes effect only if this process has not started its fork server yet.
+            self._context.set_forkserver_preload(list(preload))
         self._workers: list[_Worker] = []
 
     def _spawn(self) -> _Worker:
@@ -101,27 +106,19 @@ class WorkerPool:
             self._workers.append(self._spawn())
         busy: dict[Connection, _Worker] = {}
         while pending or busy:
-            for index, worker in enumerate(self._workers):
-                if not pending:
-                    break
-                if worker.task is None:
-                    if not worker.process.is_alive():
-                        worker = self._workers[index] = self._spawn()
-                    worker.task = pending.pop()
-                    worker.deadline = time.monotonic() + self.timeout_s
-                    worker.connection.send(worker.task)
-                    busy[worker.connection] = worker
+            self._dispatch(pending, busy)
             nearest = min(worker.deadline for worker in busy.values())
             ready = wait(list(busy), timeout=max(0.0, nearest - time.monotonic()))
+            finished: list[TaskOutcome] = []
             for connection in ready:
                 worker = busy.pop(connection)
                 key = worker.task[0]
                 seconds = time.monotonic() - (worker.deadline - self.timeout_s)
                 try:
                     _, value, error = connection.recv()
-                    yield TaskOutcome(key=key, value=value, error=error, seconds=seconds)
+                    finished.append(TaskOutcome(key=key, value=value, error=error, seconds=seconds))
                 except (EOFError, OSError):
-                    yield TaskOutcome(key=key, error=self._death_reason(worker), seconds=seconds)
+                    finished.append(TaskOutcome(key=key, error=self._death_reason(worker), seconds=seconds))
                     self._replace(worker)
                 worker.task = None
             now = time.monotonic()
@@ -130,11 +127,30 @@ class WorkerPool:
                     busy.pop(connection)
                     key = worker.task[0]
                     self._replace(worker)
-                    yield TaskOutcome(
-                        key=key,
-                        error=f"extraction took longer than {self.timeout_s:g} s ([limits] extract_timeout_s); stopped",
-                        seconds=self.timeout_s,
+                    finished.append(
+                        TaskOutcome(
+                            key=key,
+                            error=f"extraction took longer than {self.timeout_s:g} s ([limits] extract_timeout_s); stopped",
+                            seconds=self.timeout_s,
+                        )
                     )
+            # Hand out the next tasks before the caller handles these outcomes (which may take a
+            # while, e.g. writing the index), so no worker waits for it.
+            self._dispatch(pending, busy)
+            yield from finished
+
+    def _dispatch(self, pending: list[tuple[Any, Any]], busy: dict[Connection, _Worker]) -> None:
+        """Give each idle worker the next pending task (`pending` is in reverse order)."""
+        for index, worker in enumerate(self._workers):
+            if not pending:
+                return
+            if worker.task is None:
+                if not worker.process.is_alive():
+                    worker = self._workers[index] = self._spawn()
+                worker.task = pending.pop()
+                worker.deadline = time.monotonic() + self.timeout_s
+                worker.connection.send(worker.task)
+                busy[worker.connection] = worker
 
     def _death_reason(self, worker: _Worker) -> str:
         worker.process.join(1)

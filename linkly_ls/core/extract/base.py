@@ -24,6 +24,8 @@ class ExtractLimits:
     max_unzipped_bytes: int = 500 * 1024 * 1024
     ocr: bool = True
     ocr_languages: str = "eng+fra+deu+chi_sim"
+    #: leave OCR for a second pass: images and scanned pages are marked "OCR pending" instead of read
+    ocr_deferred: bool = False
     #: a worker still busy with one file after this long is killed and the file gets an error
     extract_timeout_s: float = 180.0
     #: address-space cap (RLIMIT_AS) of each extraction worker process

@@ -13,7 +13,7 @@ from PIL import Image, ImageSequence, UnidentifiedImageError
 
 from linkly_ls.core.document import ExtractedDocument, ExtractionError, LineBuilder
 from linkly_ls.core.extract.base import ExtractLimits, title_from_path
-from linkly_ls.core.extract.ocr import OcrError, ocr_image, ocr_unavailable_reason
+from linkly_ls.core.extract.ocr import OCR_PENDING, OcrError, ocr_image, ocr_unavailable_reason
 
 #: pages of a multi-page TIFF that are read at most
 MAX_IMAGE_FRAMES = 50
@@ -24,6 +24,9 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
     reason = ocr_unavailable_reason(limits)
     if reason is not None:
         return _name_only(path, title, reason, [f"text not read: {reason}"])
+    if limits.ocr_deferred:
+        pending = f"{OCR_PENDING}: the text in this image is read by OCR after the other files are indexed"
+        return _name_only(path, title, pending, [pending])
 
     builder = LineBuilder()
     warnings_out: list[str] = []

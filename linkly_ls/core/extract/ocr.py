@@ -3,6 +3,14 @@
 Used by the image extractor and for PDF pages that have no text layer. The
 tesseract binary is optional: callers ask `ocr_unavailable_reason()` first and
 index the file by name when OCR cannot run.
+
+Every extra language pack slows tesseract down (eng+fra+deu+chi_sim takes
+about twice as long as eng alone), so an image is first read with the first
+requested language only. That reading is kept when tesseract is confident of
+it and the text is not in another requested language; text in another
+requested language is read again with that language's pack, and text that
+tesseract could not read confidently (another script, such as Chinese read
+with the English model) is read again with every requested language.
 """
 
 from __future__ import annotations
@@ -14,8 +22,11 @@ import shutil
 import subprocess
 from functools import lru_cache
 
+from dataclasses import dataclass
+
 from PIL import Image
 
+from linkly_ls.core.analysis import detect_language
 from linkly_ls.core.extract.base import ExtractLimits
 
 NO_OCR_ENGINE = (
@@ -23,11 +34,21 @@ NO_OCR_ENGINE = (
     "tesseract-ocr-fra / -deu / -chi-sim for other languages, to read text in images)"
 )
 OCR_DISABLED = "OCR is turned off (ocr = false in the [limits] section of the config file)"
+#: how a warning (and text_missing_reason) starts while OCR of the file is left for the second pass
+OCR_PENDING = "OCR pending"
 
 #: seconds one tesseract run may take before it is stopped
 OCR_TIMEOUT = 120
 #: images are scaled down to at most this many pixels before OCR
 MAX_OCR_PIXELS = 40_000_000
+#: mean word confidence (0-100, weighted by characters) above which a one-language reading is kept;
+#: measured with tesseract 5.3: Latin-script pages read with eng score 85-96, Chinese pages 32-41
+CONFIDENT_READING = 70.0
+#: tesseract language pack of a language that `detect_language` reports
+LANGUAGE_PACKS = {
+    "en": "eng", "fr": "fra", "de": "deu", "es": "spa", "it": "ita", "nl": "nld", "pt": "por",
+    "ru": "rus", "zh-cn": "chi_sim", "zh-tw": "chi_tra", "zh": "chi_sim", "ja": "jpn", "ko": "kor",
+}
 
 _CJK = r"\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u31a0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 _SPACE_BETWEEN_CJK = re.compile(f"(?<=[{_CJK}])[ \\t]+(?=[{_CJK}])")
@@ -39,6 +60,11 @@ class OcrError(Exception):
 
 def tesseract_path() -> str | None:
     return shutil.which("tesseract")
+
+
+def ocr_pending(warnings: list[str]) -> bool:
+    """True when a document's warnings say its OCR was left for the second pass."""
+    return any(warning.startswith(OCR_PENDING) for warning in warnings)
 
 
 def ocr_unavailable_reason(limits: ExtractLimits) -> str | None:
@@ -71,19 +97,43 @@ def choose_languages(requested: str, installed: frozenset[str]) -> str:
     return "+".join(chosen) if chosen else "eng"
 
 
+@dataclass
+class OcrReading:
+    """The text tesseract read with some languages, and how sure it was."""
+
+    lines: list[str]
+    languages: str
+    confidence: float
+
+
 def ocr_image(image: Image.Image, limits: ExtractLimits) -> list[str]:
     """OCR one image; returns clean text lines (possibly none). Raises OcrError on failure."""
     binary = tesseract_path()
     if binary is None:
         raise OcrError(NO_OCR_ENGINE)
-    languages = choose_languages(limits.ocr_languages, installed_languages(binary))
-    png = _to_png(image)
+    packs = choose_languages(limits.ocr_languages, installed_languages(binary)).split("+")
+    pixels = _to_pnm(image)
+    first = _read(binary, pixels, packs[0])
+    if len(packs) == 1:
+        return first.lines
+    if first.confidence < CONFIDENT_READING:
+        return _read(binary, pixels, "+".join(packs)).lines
+    language = detect_language(first.lines) if first.lines else None
+    pack = LANGUAGE_PACKS.get(language or "")
+    if pack in packs and pack != packs[0]:
+        again = _read(binary, pixels, pack)
+        return again.lines if again.lines else first.lines
+    return first.lines
+
+
+def _read(binary: str, pixels: bytes, languages: str) -> OcrReading:
+    """One tesseract run over a PNM image, with word confidences (TSV output)."""
     # One thread per run: tesseract's OpenMP threads make it several times slower on small machines.
     env = dict(os.environ, OMP_THREAD_LIMIT="1")
     try:
         result = subprocess.run(
-            [binary, "stdin", "stdout", "-l", languages],
-            input=png,
+            [binary, "stdin", "stdout", "-l", languages, "tsv"],
+            input=pixels,
             capture_output=True,
             timeout=OCR_TIMEOUT,
             env=env,
@@ -96,7 +146,40 @@ def ocr_image(image: Image.Image, limits: ExtractLimits) -> list[str]:
     if result.returncode != 0:
         detail = result.stderr.decode("utf-8", errors="replace").strip().splitlines()
         raise OcrError(f"tesseract failed: {detail[-1] if detail else f'exit code {result.returncode}'}")
-    return clean_ocr_text(result.stdout.decode("utf-8", errors="replace"))
+    return parse_tsv(result.stdout.decode("utf-8", errors="replace"), languages)
+
+
+def parse_tsv(tsv: str, languages: str) -> OcrReading:
+    """Lines (words of one tesseract line joined by spaces) and the character-weighted mean confidence."""
+    lines: list[str] = []
+    current: list[str] = []
+    current_key: tuple[str, ...] | None = None
+    weighted = 0.0
+    characters = 0
+    for row in tsv.splitlines()[1:]:
+        fields = row.split("\t")
+        if len(fields) < 12 or fields[0] != "5" or not fields[11].strip():
+            continue
+        key = tuple(fields[1:5])  # page, block, paragraph, line
+        if key != current_key and current:
+            lines.append(" ".join(current))
+            current = []
+        current_key = key
+        word = fields[11]
+        current.append(word)
+        try:
+            confidence = float(fields[10])
+        except ValueError:
+            continue
+        weighted += max(confidence, 0.0) * len(word)
+        characters += len(word)
+    if current:
+        lines.append(" ".join(current))
+    return OcrReading(
+        lines=clean_ocr_text("\n".join(lines)),
+        languages=languages,
+        confidence=weighted / characters if characters else 0.0,
+    )
 
 
 def clean_ocr_text(text: str) -> list[str]:
@@ -110,7 +193,8 @@ def clean_ocr_text(text: str) -> list[str]:
     return lines
 
 
-def _to_png(image: Image.Image) -> bytes:
+def _to_pnm(image: Image.Image) -> bytes:
+    """The image as grey or RGB PNM: uncompressed, so encoding it costs nothing next to PNG (0.03 s vs 0.26 s for 11 MP)."""
     if image.width * image.height > MAX_OCR_PIXELS:
         scale = (MAX_OCR_PIXELS / (image.width * image.height)) ** 0.5
         image = image.resize((max(1, int(image.width * scale)), max(1, int(image.height * scale))))
@@ -124,5 +208,5 @@ def _to_png(image: Image.Image) -> bytes:
     elif image.mode not in ("L", "RGB"):
         image = image.convert("RGB")
     buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
+    image.save(buffer, format="PPM")
     return buffer.getvalue()

@@ -12,6 +12,7 @@ running headers/footers repeated on many pages are ignored.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -39,22 +40,37 @@ class Bookmark:
 
 
 def read_bookmarks(doc: pymupdf.Document) -> list[Bookmark]:
-    """The document's bookmarks in order; targets outside the document become None."""
+    """The document's bookmarks in order; targets outside the document become None.
+
+    Walks MuPDF's outline directly, which already knows each entry's page and
+    target point: `get_toc(simple=False)` gives the same, but first builds a
+    Python dict of every named destination (1 s for a 2,400-page manual).
+    """
+    bookmarks: list[Bookmark] = []
     try:
-        toc = doc.get_toc(simple=False)
-    except (RuntimeError, ValueError):
+        _walk_outline(doc, doc.outline, 1, bookmarks)
+    except (RuntimeError, ValueError, AttributeError):
         return []
-    bookmarks = []
-    for entry in toc:
-        level, title, page_number = entry[0], str(entry[1] or ""), entry[2]
-        details = entry[3] if len(entry) > 3 and isinstance(entry[3], dict) else {}
-        page = page_number - 1 if isinstance(page_number, int) and 1 <= page_number <= doc.page_count else None
-        point = details.get("to")
-        target_y = float(point.y) if page is not None and point is not None and details.get("kind") in (
-            pymupdf.LINK_GOTO, pymupdf.LINK_NAMED
-        ) else None
-        bookmarks.append(Bookmark(level=max(int(level), 1), title=title, page=page, target_y=target_y))
     return bookmarks
+
+
+def _walk_outline(doc: pymupdf.Document, item: pymupdf.Outline | None, level: int, out: list[Bookmark]) -> None:
+    while item and item.this.m_internal:
+        page: int | None = None
+        target_y: float | None = None
+        if not item.is_external and item.uri:
+            number = item.page
+            if number == -1:
+                number = doc.resolve_link(item.uri)[0]
+            if 0 <= number < doc.page_count:
+                page = number
+                if not math.isnan(item.y):
+                    # the outline's point is in MuPDF page space; Bookmark keeps PDF user space
+                    target_y = float((pymupdf.Point(item.x, item.y) * ~doc[page].transformation_matrix).y)
+        out.append(Bookmark(level=level, title=str(item.title or " "), page=page, target_y=target_y))
+        if item.down:
+            _walk_outline(doc, item.down, level + 1, out)
+        item = item.next
 
 
 def bookmark_headings(bookmarks: list[Bookmark], pages: list[PdfPage]) -> list[Heading]:

@@ -17,6 +17,8 @@ class LibraryInfo:
     failed_count: int
     #: share (0-1) of the library's text whose chunks have vectors; None when embeddings are off
     vector_coverage: float | None = None
+    #: documents indexed by name or text layer whose images or scanned pages still wait for the OCR pass
+    ocr_pending_count: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -25,6 +27,7 @@ class LibraryInfo:
             "paths": self.record.paths,
             "document_count": self.document_count,
             "failed_count": self.failed_count,
+            "ocr_pending_count": self.ocr_pending_count,
             "vector_coverage": None if self.vector_coverage is None else round(self.vector_coverage, 4),
             "include": self.record.include,
             "exclude": self.record.exclude,
@@ -47,7 +50,8 @@ class LibrariesResult:
             record = library.record
             failed = f", {library.failed_count} failed" if library.failed_count else ""
             vectors = "" if library.vector_coverage is None else f", vectors {library.vector_coverage:.0%}"
-            out.append(f"- **{record.name}**: {library.document_count} documents{failed}{vectors}")
+            pending = f", {library.ocr_pending_count} awaiting OCR" if library.ocr_pending_count else ""
+            out.append(f"- **{record.name}**: {library.document_count} documents{failed}{pending}{vectors}")
             if record.description:
                 out.append(f"  {record.description}")
             out.append(f"  paths: {', '.join(record.paths)}")
@@ -67,6 +71,7 @@ def list_libraries(engine: Engine, **arguments: Any) -> LibrariesResult:
                 record=record,
                 document_count=counts.get(record.name, 0),
                 failed_count=failures.get(record.name, 0),
+                ocr_pending_count=len(engine.catalog.ocr_pending_paths(record.name)),
                 vector_coverage=coverage.get(record.name, 1.0 if counts.get(record.name, 0) == 0 else 0.0)
                 if engine.vectors.provider.enabled
                 else None,

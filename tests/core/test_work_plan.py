@@ -1,0 +1,41 @@
+"""Order and place of extraction: slowest files first, a few small text files in-process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from linkly_ls.core import work_plan
+
+
+def test_large_pdfs_and_images_go_first(tmp_path: Path):
+    files = [
+        (tmp_path / "note.md", 4_000),
+        (tmp_path / "manual.pdf", 6_500_000),
+        (tmp_path / "scan.png", 140_000),
+        (tmp_path / "paper.pdf", 250_000),
+    ]
+    order = [files[index][0].name for index in work_plan.slowest_first(files)]
+    assert order == ["manual.pdf", "scan.png", "paper.pdf", "note.md"]
+
+
+def test_a_few_small_text_files_are_read_in_process(tmp_path: Path):
+    notes = []
+    for number in range(3):
+        path = tmp_path / f"n{number}.md"
+        path.write_text("# Note\n\ntext\n", encoding="utf-8")
+        notes.append((path, path.stat().st_size))
+    assert work_plan.fits_in_process(notes)
+    assert not work_plan.fits_in_process([])
+    assert not work_plan.fits_in_process(notes * 3), "more than a handful: workers"
+
+
+def test_anything_else_goes_to_workers(tmp_path: Path):
+    disguised = tmp_path / "really-a.pdf.txt"
+    disguised.write_bytes(b"%PDF-1.7\n" + b"0" * 100)
+    assert not work_plan.fits_in_process([(disguised, disguised.stat().st_size)])
+    big = tmp_path / "big.txt"
+    big.write_text("word " * 300_000, encoding="utf-8")
+    assert not work_plan.fits_in_process([(big, big.stat().st_size)])
+    image = tmp_path / "a.png"
+    image.write_bytes(b"\x89PNG\r\n")
+    assert not work_plan.fits_in_process([(image, image.stat().st_size)])

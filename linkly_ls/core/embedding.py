@@ -25,9 +25,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 from linkly_ls.core.config import ConfigError
 
@@ -86,17 +87,23 @@ class Embedder:
         self._model = model
 
     def embed_passages(self, texts: Sequence[str], batch_size: int = DEFAULT_BATCH_SIZE) -> np.ndarray:
+        import numpy as np  # loaded with the vectors, not with every open index
+
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         vectors = list(self._model.passage_embed(list(texts), batch_size=batch_size))
         return _normalised(np.asarray(vectors, dtype=np.float32))
 
     def embed_query(self, text: str) -> np.ndarray:
+        import numpy as np  # loaded with the vectors, not with every open index
+
         vectors = list(self._model.query_embed([text]))
         return _normalised(np.asarray(vectors, dtype=np.float32))[0]
 
 
 def _normalised(vectors: np.ndarray) -> np.ndarray:
+    import numpy as np  # loaded with the vectors, not with every open index
+
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return vectors / np.clip(norms, 1e-12, None)
 

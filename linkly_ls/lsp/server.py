@@ -135,6 +135,8 @@ class LinklyLanguageServer(LanguageServer):
         finally:
             self._ready.set()
         engine = self.engine
+        # hybrid search once the model is loaded; the first answers rank by keywords instead of waiting for it
+        engine.vectors.load_in_background(delay_s=BACKGROUND_GRACE_S)
         self.log(
             f"linkly-ls {__version__}: {engine.catalog.count()} documents in {len(engine.libraries())} "
             f"libraries; index in {engine.data_dir}"

@@ -21,12 +21,14 @@ library is half embedded: hybrid over what has vectors, keyword over the rest.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.index.keyword import ChunkHit
 from linkly_ls.core.index.vectors import VectorHit, VectorIndex
+
+if TYPE_CHECKING:
+    import numpy as np
 
 RRF_K = 60
 KEYWORD_CANDIDATE_CHUNKS = 400

@@ -62,6 +62,7 @@ class LspProcess:
     command: list[str]
     env: dict[str, str]
     keep_stderr: bool = False
+    cwd: Path | None = None
     process: subprocess.Popen[bytes] = field(init=False)
     spawned: float = field(init=False)
     stderr_lines: list[StderrLine] = field(default_factory=list)
@@ -73,7 +74,8 @@ class LspProcess:
     def __post_init__(self) -> None:
         self.spawned = time.perf_counter()
         self.process = subprocess.Popen(
-            self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env
+            self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env,
+            cwd=self.cwd,
         )
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=self._read_stderr, daemon=True).start()

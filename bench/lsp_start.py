@@ -66,11 +66,17 @@ def process_cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def environment(data_dir: Path, importtime: bool = False) -> dict[str, str]:
+def environment(data_dir: Path, code: Path = REPO, importtime: bool = False) -> dict[str, str]:
+    """The server's environment: this index, no config file, `code`'s linkly_ls first on the path.
+
+    Bytecode caching stays on, as in an installed copy (compiling every module at each
+    start would add a third to the start time).
+    """
     env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["LINKLY_DATA_DIR"] = str(data_dir)
     env["LINKLY_CONFIG"] = str(data_dir.parent / "no-config.toml")
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH", "")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(code), env.get("PYTHONPATH", "")]))
     if importtime:
         env["PYTHONPROFILEIMPORTTIME"] = "1"
     return env
@@ -91,10 +97,11 @@ def build_index(corpus: Path, data_dir: Path) -> None:
 
 
 def start_once(
-    data_dir: Path, corpus: Path, query: str, variant: str, sidecar: bool, importtime: bool = False
+    data_dir: Path, corpus: Path, query: str, variant: str, sidecar: bool, code: Path = REPO, importtime: bool = False
 ) -> tuple[StartTiming, list[StderrLine]]:
     options = {"mcp": {"enabled": sidecar, "port": 0}}
-    server = LspProcess([str(BIN / "linkly-ls")], environment(data_dir, importtime), keep_stderr=importtime)
+    env = environment(data_dir, code, importtime)
+    server = LspProcess([str(BIN / "linkly-ls")], env, keep_stderr=importtime, cwd=data_dir.parent)
     try:
         init_id = server.request("initialize", initialize_params(corpus, options))
         symbol_params = {"query": query}
@@ -173,6 +180,9 @@ def main() -> int:
     parser.add_argument("--sidecar", choices=["on", "off", "both"], default="both")
     parser.add_argument("--top", type=int, default=12, help="rows in the import summary")
     parser.add_argument("--no-importtime", dest="importtime", action="store_false")
+    parser.add_argument(
+        "--code", type=Path, default=REPO, help="run linkly_ls from this working copy (default: this one), to compare"
+    )
     args = parser.parse_args()
     corpus = args.corpus.resolve()
     if not corpus.is_dir():
@@ -185,12 +195,15 @@ def main() -> int:
     data_dir = (args.index or scratch / "data").resolve()
     try:
         build_index(corpus, data_dir)
-        print(f"\nspawn -> initialize result / first non-empty workspace/symbol {args.query!r} (seconds, {args.runs} runs)")
+        code = args.code.resolve()
+        start_once(data_dir, corpus, args.query, "sequential", False, code)  # warm-up: disk cache, bytecode
+        print(f"\nlinkly_ls from {code}")
+        print(f"spawn -> initialize result / first non-empty workspace/symbol {args.query!r} (seconds, {args.runs} runs)")
         for variant in variants:
             for sidecar in sidecars:
                 timings = []
                 for _ in range(args.runs):
-                    timing, _ = start_once(data_dir, corpus, args.query, variant, sidecar)
+                    timing, _ = start_once(data_dir, corpus, args.query, variant, sidecar, code)
                     timings.append(timing)
                 label = f"{variant}, sidecar {'on' if sidecar else 'off'}"
                 print(f"{label:<24} initialize   {describe([t.initialize_s for t in timings])}")
@@ -198,7 +211,7 @@ def main() -> int:
                       f"  (requests needed: max {max(t.answers for t in timings)}; results {timings[-1].results})")
                 print(f"{'':<24} server CPU   {describe([t.cpu_s for t in timings])}  (at the first answer)")
         if args.importtime:
-            timing, lines = start_once(data_dir, corpus, args.query, "sequential", sidecars[0], importtime=True)
+            timing, lines = start_once(data_dir, corpus, args.query, "sequential", sidecars[0], code, importtime=True)
             print(f"\n-X importtime, one sequential run (first answer at {timing.first_answer_s:.3f} s with the "
                   "import profiler on):")
             importtime_summary(lines, args.top)

@@ -133,7 +133,8 @@ class Catalog:
         self.path = path
         self.read_only = read_only
         self._local = threading.local()
-        self._lines_cache: OrderedDict[str, list[str]] = OrderedDict()
+        #: doc_id -> (content hash, lines); the hash is checked on every hit, as another process may have re-indexed it
+        self._lines_cache: OrderedDict[str, tuple[str, list[str]]] = OrderedDict()
         self._lines_cache_size = 0
         self._cache_lock = threading.Lock()
         if not read_only:
@@ -312,21 +313,28 @@ class Catalog:
 
     def lines(self, doc_id: str) -> list[str]:
         """A document's lines, cached (about 64 MB of text at most) for repeated read/grep."""
+        connection = self.connect()
+        current = connection.execute("SELECT content_hash FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
+        if current is None:
+            self._forget_lines(doc_id)
+            return []
         with self._cache_lock:
             cached = self._lines_cache.get(doc_id)
-            if cached is not None:
+            if cached is not None and cached[0] == current[0]:
                 self._lines_cache.move_to_end(doc_id)
-                return cached
-        row = self.connect().execute("SELECT lines FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
+                return cached[1]
+        self._forget_lines(doc_id)
+        row = connection.execute("SELECT content_hash, lines FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
         if row is None:
             return []
-        text = zlib.decompress(row[0]).decode("utf-8", "surrogatepass")
+        text = zlib.decompress(row[1]).decode("utf-8", "surrogatepass")
         lines = text.split("\n") if text else []
         with self._cache_lock:
-            self._lines_cache[doc_id] = lines
-            self._lines_cache_size += len(text)
+            if doc_id not in self._lines_cache:
+                self._lines_cache[doc_id] = (row[0], lines)
+                self._lines_cache_size += len(text)
             while self._lines_cache_size > 64 * 2**20 and len(self._lines_cache) > 1:
-                _, evicted = self._lines_cache.popitem(last=False)
+                _, (_, evicted) = self._lines_cache.popitem(last=False)
                 self._lines_cache_size -= sum(len(line) + 1 for line in evicted)
         return lines
 
@@ -334,7 +342,7 @@ class Catalog:
         with self._cache_lock:
             evicted = self._lines_cache.pop(doc_id, None)
             if evicted is not None:
-                self._lines_cache_size -= sum(len(line) + 1 for line in evicted)
+                self._lines_cache_size -= sum(len(line) + 1 for line in evicted[1])
 
     # errors
 

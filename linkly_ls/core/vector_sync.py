@@ -105,7 +105,8 @@ class VectorSync:
 
         def load() -> None:
             try:
-                if not self._stop.wait(delay_s) and (embedder := self.provider.current()) is not None:
+                embedder = None if self._stop.wait(delay_s) else self.provider.current()
+                if embedder is not None and not self._stop.is_set():
                     self.index_for(embedder)
             except Exception:  # search loads it again and reports why it cannot
                 pass

@@ -11,15 +11,16 @@ from __future__ import annotations
 import bisect
 import time
 from dataclasses import dataclass, field
-from typing import Any
-
-import regex
+from typing import TYPE_CHECKING, Any
 
 from linkly_ls.core.catalog import DocumentRecord
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.tools.common import get_document
 from linkly_ls.core.tools.errors import ArgumentError, ToolError
 from linkly_ls.core.tools.schema import validate
+
+if TYPE_CHECKING:
+    import regex
 
 TIME_BUDGET_S = 1.0
 MAX_LINE_CHARS_SHOWN = 1000
@@ -131,6 +132,8 @@ def find_matching_lines(lines: list[str], pattern: regex.Pattern, anchored: bool
 
 
 def grep(engine: Engine, **arguments: Any) -> GrepResult:
+    import regex  # loaded by the first grep, not by every process that opens the tools
+
     params = validate("grep", arguments)
     record = get_document(engine.catalog, params["doc_id"])
     flags = regex.V0 | (regex.IGNORECASE if params["case_insensitive"] else 0)

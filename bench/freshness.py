@@ -86,11 +86,12 @@ def build_home(root: Path, corpus: Path, vectors: bool) -> tuple[Path, Path, Pat
     return library, data_dir, config
 
 
-def environment(data_dir: Path, config: Path) -> dict[str, str]:
+def environment(data_dir: Path, config: Path, code: Path) -> dict[str, str]:
     env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["LINKLY_DATA_DIR"] = str(data_dir)
     env["LINKLY_CONFIG"] = str(config)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH", "")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(code), env.get("PYTHONPATH", "")]))
     return env
 
 
@@ -273,15 +274,21 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--no-vectors", dest="vectors", action="store_false", help='[embedding] model = "none"')
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    parser.add_argument(
+        "--code", type=Path, default=REPO, help="run linkly_ls from this working copy (default: this one), to compare"
+    )
     args = parser.parse_args()
     if args.saves < 1:
         parser.error("--saves must be at least 1")
     root = Path(tempfile.mkdtemp(prefix="linkly-freshness-"))
     try:
         library, data_dir, config = build_home(root, args.corpus, args.vectors)
-        env = environment(data_dir, config)
+        code = args.code.resolve()
+        sys.path.insert(0, str(code))  # `--via reader` searches with this copy's core
+        env = environment(data_dir, config, code)
         runner = {"mcp": via_mcp, "lsp": via_lsp, "reader": via_reader}[args.via]
         timings = asyncio.run(runner(library, env, args.saves, args.seed))
+        print(f"linkly_ls from {code}")
         print(f"save -> found by search, via {args.via}, vectors {'on' if args.vectors else 'off'} (seconds):")
         report(timings)
     finally:

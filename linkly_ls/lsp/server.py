@@ -3,6 +3,9 @@
 Start-up order matters for the "first answer within a second" promise: on
 `initialized` the existing index is opened at once (requests wait only for
 that), and only then does indexing of what changed start, in the background.
+The embedding model, numpy, the MCP SDK, the watcher and the extractors are
+imported by that background work, not before the first answer: searches made
+before the model is loaded rank by keywords alone.
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@
     /work/venv/bin/python bench/lsp_start.py --index /tmp/idx     # reuse (or build once into) a data dir
     /work/venv/bin/python bench/lsp_start.py --runs 5 --sidecar off --variants sequential
 
-An index of the corpus (default ../shared/corpus, vectors included: `linkly
-index --wait`) is built once in a data dir; then, for every variant and
+An index of the corpus (default ../shared/corpus; `linkly index`, then
+vectors for `--embed-seconds`) is built once in a data dir; then, for every variant and
 sidecar setting, `linkly-ls` is spawned `--runs` times over stdio with the
 corpus as its workspace folder and timed as an editor sees it:
 
@@ -26,6 +26,7 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -82,18 +83,30 @@ def environment(data_dir: Path, code: Path = REPO, importtime: bool = False) -> 
     return env
 
 
-def build_index(corpus: Path, data_dir: Path) -> None:
-    """`linkly index CORPUS --wait` (vectors too), once; an existing catalog is reused as it is."""
+def build_index(corpus: Path, data_dir: Path, embed_s: float) -> None:
+    """`linkly index CORPUS`, then `linkly index --wait` for at most `embed_s` seconds, once.
+
+    Some vectors are enough for what is measured (search is hybrid as soon as any
+    exist, so the first query would need the model); embedding the whole corpus takes
+    tens of CPU-minutes. Interrupted embedding keeps what it computed. An existing
+    catalog is reused as it is.
+    """
     if (data_dir / "catalog.sqlite3").exists():
         print(f"reusing the index in {data_dir}")
         return
-    print(f"indexing {corpus} into {data_dir} (with vectors; a few minutes) ...", flush=True)
+    print(f"indexing {corpus} into {data_dir} ...", flush=True)
     started = time.perf_counter()
-    subprocess.run(
-        [str(BIN / "linkly"), "index", str(corpus), "--library", "corpus", "--wait"],
-        env=environment(data_dir), check=True, stdout=subprocess.DEVNULL,
-    )
-    print(f"indexed in {time.perf_counter() - started:.0f} s")
+    env = environment(data_dir)
+    linkly = str(BIN / "linkly")
+    subprocess.run([linkly, "index", str(corpus), "--library", "corpus"], env=env, check=True, stdout=subprocess.DEVNULL)
+    print(f"indexed in {time.perf_counter() - started:.0f} s; computing vectors for up to {embed_s:.0f} s", flush=True)
+    if embed_s > 0:
+        embedding = subprocess.Popen([linkly, "index", "--wait"], env=env, stdout=subprocess.DEVNULL)
+        try:
+            embedding.wait(embed_s)
+        except subprocess.TimeoutExpired:
+            embedding.send_signal(signal.SIGINT)
+            embedding.wait(120)
 
 
 def start_once(
@@ -175,6 +188,9 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--index", type=Path, help="data dir to reuse (built there first when empty)")
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument(
+        "--embed-seconds", type=float, default=60.0, help="when building: compute vectors this long (0: none)"
+    )
     parser.add_argument("--query", default="kernel", help="workspace/symbol query (must match something)")
     parser.add_argument("--variants", default=",".join(VARIANTS), help="sequential,pipelined")
     parser.add_argument("--sidecar", choices=["on", "off", "both"], default="both")
@@ -194,7 +210,7 @@ def main() -> int:
     scratch = Path(tempfile.mkdtemp(prefix="linkly-lsp-start-"))
     data_dir = (args.index or scratch / "data").resolve()
     try:
-        build_index(corpus, data_dir)
+        build_index(corpus, data_dir, args.embed_seconds)
         code = args.code.resolve()
         start_once(data_dir, corpus, args.query, "sequential", False, code)  # warm-up: disk cache, bytecode
         print(f"\nlinkly_ls from {code}")

@@ -105,8 +105,12 @@ def build_index(corpus: Path, data_dir: Path, embed_s: float) -> None:
         try:
             embedding.wait(embed_s)
         except subprocess.TimeoutExpired:
-            embedding.send_signal(signal.SIGINT)
-            embedding.wait(120)
+            embedding.send_signal(signal.SIGINT)  # Ctrl-C: stops after the model call under way
+            try:
+                embedding.wait(30)
+            except subprocess.TimeoutExpired:  # a long model call: kill it (what it saved stays consistent)
+                embedding.kill()
+                embedding.wait()
 
 
 def start_once(

@@ -287,7 +287,11 @@ def main() -> int:
         sys.path.insert(0, str(code))  # `--via reader` searches with this copy's core
         env = environment(data_dir, config, code)
         runner = {"mcp": via_mcp, "lsp": via_lsp, "reader": via_reader}[args.via]
-        timings = asyncio.run(runner(library, env, args.saves, args.seed))
+        try:
+            timings = asyncio.run(runner(library, env, args.saves, args.seed))
+        except RuntimeError as error:  # not found in time, or the server did not start
+            print(f"freshness: {error}", file=sys.stderr)
+            return 1
         print(f"linkly_ls from {code}")
         print(f"save -> found by search, via {args.via}, vectors {'on' if args.vectors else 'off'} (seconds):")
         report(timings)

@@ -176,13 +176,13 @@ def importtime_summary(lines: list[StderrLine], top: int) -> None:
         return
     total = sum(entry[0] for entry in entries)
     print(f"  {len(entries)} modules imported before the first answer, {total / 1e6:.3f} s of import time")
-    print(f"  top-level imports by cumulative time (s):")
+    print("  top-level imports by cumulative time (s):")
     for self_us, cumulative_us, _, name in sorted((e for e in entries if e[2] == 0), key=lambda e: -e[1])[:top]:
         print(f"    {cumulative_us / 1e6:7.3f}  {name}")
     per_package: dict[str, int] = defaultdict(int)
     for self_us, _, _, name in entries:
         per_package[name.split(".")[0]] += self_us
-    print(f"  self time per package (s):")
+    print("  self time per package (s):")
     for name, self_us in sorted(per_package.items(), key=lambda item: -item[1])[:top]:
         print(f"    {self_us / 1e6:7.3f}  {name}")
 
@@ -204,6 +204,8 @@ def main() -> int:
         "--code", type=Path, default=REPO, help="run linkly_ls from this working copy (default: this one), to compare"
     )
     args = parser.parse_args()
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
     corpus = args.corpus.resolve()
     if not corpus.is_dir():
         parser.error(f"{corpus} is not a folder")
@@ -214,29 +216,36 @@ def main() -> int:
     scratch = Path(tempfile.mkdtemp(prefix="linkly-lsp-start-"))
     data_dir = (args.index or scratch / "data").resolve()
     try:
-        build_index(corpus, data_dir, args.embed_seconds)
-        code = args.code.resolve()
-        start_once(data_dir, corpus, args.query, "sequential", False, code)  # warm-up: disk cache, bytecode
-        print(f"\nlinkly_ls from {code}")
-        print(f"spawn -> initialize result / first non-empty workspace/symbol {args.query!r} (seconds, {args.runs} runs)")
-        for variant in variants:
-            for sidecar in sidecars:
-                timings = []
-                for _ in range(args.runs):
-                    timing, _ = start_once(data_dir, corpus, args.query, variant, sidecar, code)
-                    timings.append(timing)
-                label = f"{variant}, sidecar {'on' if sidecar else 'off'}"
-                print(f"{label:<24} initialize   {describe([t.initialize_s for t in timings])}")
-                print(f"{'':<24} first answer {describe([t.first_answer_s for t in timings])}"
-                      f"  (requests needed: max {max(t.answers for t in timings)}; results {timings[-1].results})")
-                print(f"{'':<24} server CPU   {describe([t.cpu_s for t in timings])}  (at the first answer)")
-        if args.importtime:
-            timing, lines = start_once(data_dir, corpus, args.query, "sequential", sidecars[0], code, importtime=True)
-            print(f"\n-X importtime, one sequential run (first answer at {timing.first_answer_s:.3f} s with the "
-                  "import profiler on):")
-            importtime_summary(lines, args.top)
+        return run(args, corpus, data_dir, variants, sidecars)
+    except (RpcError, subprocess.CalledProcessError) as error:
+        print(f"lsp_start: {error}", file=sys.stderr)
+        return 1
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def run(args: argparse.Namespace, corpus: Path, data_dir: Path, variants: list[str], sidecars: list[bool]) -> int:
+    build_index(corpus, data_dir, args.embed_seconds)
+    code = args.code.resolve()
+    start_once(data_dir, corpus, args.query, "sequential", False, code)  # warm-up: disk cache, bytecode
+    print(f"\nlinkly_ls from {code}")
+    print(f"spawn -> initialize result / first non-empty workspace/symbol {args.query!r} (seconds, {args.runs} runs)")
+    for variant in variants:
+        for sidecar in sidecars:
+            timings = []
+            for _ in range(args.runs):
+                timing, _ = start_once(data_dir, corpus, args.query, variant, sidecar, code)
+                timings.append(timing)
+            label = f"{variant}, sidecar {'on' if sidecar else 'off'}"
+            print(f"{label:<24} initialize   {describe([t.initialize_s for t in timings])}")
+            print(f"{'':<24} first answer {describe([t.first_answer_s for t in timings])}"
+                  f"  (requests needed: max {max(t.answers for t in timings)}; results {timings[-1].results})")
+            print(f"{'':<24} server CPU   {describe([t.cpu_s for t in timings])}  (at the first answer)")
+    if args.importtime:
+        timing, lines = start_once(data_dir, corpus, args.query, "sequential", sidecars[0], code, importtime=True)
+        print(f"\n-X importtime, one sequential run (first answer at {timing.first_answer_s:.3f} s with the "
+              "import profiler on):")
+        importtime_summary(lines, args.top)
     return 0
 
 

@@ -289,7 +289,9 @@ def main() -> int:
         runner = {"mcp": via_mcp, "lsp": via_lsp, "reader": via_reader}[args.via]
         try:
             timings = asyncio.run(runner(library, env, args.saves, args.seed))
-        except RuntimeError as error:  # not found in time, or the server did not start
+        except (RuntimeError, ExceptionGroup) as error:  # not found in time, or the server did not start
+            while isinstance(error, ExceptionGroup):  # raised inside the MCP client's task group
+                error = error.exceptions[0]
             print(f"freshness: {error}", file=sys.stderr)
             return 1
         print(f"linkly_ls from {code}")

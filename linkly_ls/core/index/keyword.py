@@ -132,6 +132,7 @@ class KeywordIndex:
             except ValueError as error:
                 self._writer = None  # a failed writer is dead: drop it (and its lock) so a later call starts afresh
                 raise IndexWriteError(self._failure(error)) from error
+        self._meta_stamp = self._commit_stamp()
         self.index.reload()
 
     def _failure(self, error: ValueError) -> str:

@@ -5,10 +5,8 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 
-from langdetect import DetectorFactory, LangDetectException, detect
 from tantivy import Filter, TextAnalyzerBuilder, Tokenizer
 
-DetectorFactory.seed = 0
 
 _CJK = (
     "\u3040-\u30ff"  # hiragana, katakana
@@ -69,6 +67,9 @@ def detect_language(lines: list[str]) -> str | None:
         if re.search("[\uac00-\ud7af]", text):
             return "ko"
         return "zh"
+    from langdetect import DetectorFactory, LangDetectException, detect  # indexing needs it, searching does not
+
+    DetectorFactory.seed = 0
     try:
         return detect(text)
     except LangDetectException:

@@ -29,9 +29,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 from linkly_ls.core.config import ConfigError
 from linkly_ls.core.onnx_embedder import DEFAULT_BATCH_TOKENS, OnnxEmbedder
@@ -93,6 +94,8 @@ class Embedder:
 
     def embed_passages(self, texts: Sequence[str], batch_size: int = DEFAULT_BATCH_SIZE) -> np.ndarray:
         """Vectors in the order of `texts`; batches hold passages of similar length (less padding)."""
+        import numpy as np  # loaded with the vectors, not with every open index
+
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
@@ -102,6 +105,8 @@ class Embedder:
         return _normalised(vectors)
 
     def embed_query(self, text: str) -> np.ndarray:
+        import numpy as np  # loaded with the vectors, not with every open index
+
         vectors = list(self._model.query_embed([text]))
         return _normalised(np.asarray(vectors, dtype=np.float32))[0]
 
@@ -111,6 +116,8 @@ TextEmbedder = Embedder | OnnxEmbedder
 
 
 def _normalised(vectors: np.ndarray) -> np.ndarray:
+    import numpy as np  # loaded with the vectors, not with every open index
+
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return vectors / np.clip(norms, 1e-12, None)
 

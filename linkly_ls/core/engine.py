@@ -11,15 +11,19 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from linkly_ls.core.catalog import Catalog, LibraryRecord
 from linkly_ls.core.config import Config, ConfigError, load_config, validate_library_name
 from linkly_ls.core.embedding import EmbeddingSettings
 from linkly_ls.core.index.keyword import IndexBusyError, KeywordIndex
-from linkly_ls.core.indexer import Indexer, IndexReport, ProgressCallback
 from linkly_ls.core.vector_sync import VectorSync
 from linkly_ls.core.writer_lock import WriterLock
+
+if TYPE_CHECKING:
+    from linkly_ls.core.indexer import Indexer, IndexReport, ProgressCallback
 
 
 class EngineError(Exception):
@@ -38,12 +42,10 @@ class Engine:
             raise EngineError(f"cannot open the index in {self.data_dir}: {error}") from error
         except Exception as error:  # sqlite3.Error and Tantivy's own errors
             raise EngineError(f"cannot open the index in {self.data_dir}: {error}") from error
-        self.indexer = Indexer(self.catalog, self.keyword, self.config.limits, self.data_dir)
         #: chunk vectors for hybrid search; embedding runs only where `vectors.start()` is called
         self.vectors = VectorSync(
             self.catalog, self.data_dir, EmbeddingSettings.from_section(self.config.section("embedding"))
         )
-        self.indexer.after_flush.append(self.vectors.on_keyword_flush)
         #: how `search` ranks: "auto" (hybrid when vectors exist), or "keyword" / "vector" / "hybrid" for evaluation
         self.search_mode = "auto"
         #: one writer at a time: indexing runs, watcher batches and recovery take this lock
@@ -53,6 +55,15 @@ class Engine:
         with self._writing():
             self._sync_config_libraries()
             self.recover()
+
+    @cached_property
+    def indexer(self) -> Indexer:
+        """Created on first use: opening the index to search it loads no extraction code."""
+        from linkly_ls.core.indexer import Indexer
+
+        indexer = Indexer(self.catalog, self.keyword, self.config.limits, self.data_dir)
+        indexer.after_flush.append(self.vectors.on_keyword_flush)
+        return indexer
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
@@ -158,7 +169,8 @@ class Engine:
 
     def close(self) -> None:
         self.vectors.close()
-        self.indexer.close()
+        if "indexer" in self.__dict__:
+            self.indexer.close()
         self.keyword.close()
         self.catalog.close()
 

@@ -15,9 +15,12 @@ import sys
 import threading
 from collections import OrderedDict
 
-import numpy as np
+from typing import TYPE_CHECKING
 
 from linkly_ls.core.line_blocks import decode_text
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DEFAULT_MAX_BYTES = 192 * 2**20
 
@@ -25,6 +28,8 @@ TextVersion = tuple[float, str]
 
 
 def line_starts(text: str) -> np.ndarray:
+    import numpy as np  # loaded by the first grep or read, not by every process that opens the catalog
+
     """Offset of the first character of every line of `text` (lines split on newlines).
 
     The text is copied once into an array of its own code-point width (1, 2 or
@@ -117,6 +122,8 @@ class DocumentText:
     def line_numbers(self, offsets: list[int]) -> list[int]:
         """The 1-based line number of each of the ascending `offsets` into `text` / `spaced`."""
         if self._starts is not None or len(offsets) > 20_000:
+            import numpy as np
+
             found = np.searchsorted(self.starts, np.asarray(offsets, dtype=np.int64), side="right")
             return found.tolist()
         numbers: list[int] = []

@@ -89,6 +89,9 @@ class VectorSync:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        #: cleared while `load_in_background` loads the model; search meanwhile ranks by keywords alone
+        self._model_loaded = threading.Event()
+        self._model_loaded.set()
         ensure_schema(catalog)
 
     # opening
@@ -112,6 +115,26 @@ class VectorSync:
             self._indexes[embedder.model_id] = candidate
             return candidate
 
+    def load_in_background(self, delay_s: float = 0.0) -> None:
+        """Load the model and vector index on a daemon thread after `delay_s`; until then search
+        answers with keywords alone instead of loading the model itself (a language server's
+        first answers must not wait seconds for it)."""
+        if not self.provider.enabled or not self._model_loaded.is_set():
+            return
+        self._model_loaded.clear()
+
+        def load() -> None:
+            try:
+                embedder = None if self._stop.wait(delay_s) else self.provider.current()
+                if embedder is not None and not self._stop.is_set():
+                    self.index_for(embedder)
+            except Exception:  # search loads it again and reports why it cannot
+                pass
+            finally:
+                self._model_loaded.set()
+
+        threading.Thread(target=load, name="linkly-model-load", daemon=True).start()
+
     def search_index(self) -> tuple[Embedder | None, VectorIndex | None, str]:
         """The embedder and vector index search should use now, or (None, None, why not).
 
@@ -123,6 +146,8 @@ class VectorSync:
             if self.building(None):
                 return None, None, "no vectors yet (embedding is running)"
             return None, None, "no vectors yet (run `linkly index --wait`, or keep `linkly watch` running)"
+        if not self._model_loaded.is_set():
+            return None, None, "the embedding model is still loading"
         embedder = self.provider.current()
         if embedder is None:
             return None, None, self.provider.status().reason
@@ -143,7 +168,7 @@ class VectorSync:
 
     def building(self, index: VectorIndex | None) -> bool:
         """True while vectors are being computed, here or by another process."""
-        if self.state().running or self.provider.downloading():
+        if self.state().running or self.provider.downloading() or not self._model_loaded.is_set():
             return True
         return index is not None and index.writer_active_elsewhere() and bool(index.missing_documents(limit=1))
 

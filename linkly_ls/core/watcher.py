@@ -10,11 +10,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
-
-from watchfiles import watch
+from typing import TYPE_CHECKING
 
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.indexer import IndexReport
+
+if TYPE_CHECKING:
+    from linkly_ls.core.indexer import IndexReport
 
 DEBOUNCE_MS = 150
 
@@ -67,6 +68,8 @@ def watch_libraries(
     default), the libraries are indexed once more as soon as the watches are in
     place, so such a change is picked up then instead of at the next restart.
     """
+    from watchfiles import watch  # imported here: a language server answers its first requests without it
+
     roots = sorted({root for library in engine.libraries() for root in library.paths if _is(Path(root), Path.exists)})
     if not roots:
         return

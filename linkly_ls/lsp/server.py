@@ -3,6 +3,9 @@
 Start-up order matters for the "first answer within a second" promise: on
 `initialized` the existing index is opened at once (requests wait only for
 that), and only then does indexing of what changed start, in the background.
+The embedding model, numpy, the MCP SDK, the watcher and the extractors are
+imported by that background work, not before the first answer: searches made
+before the model is loaded rank by keywords alone.
 """
 
 from __future__ import annotations
@@ -135,6 +138,8 @@ class LinklyLanguageServer(LanguageServer):
         finally:
             self._ready.set()
         engine = self.engine
+        # hybrid search once the model is loaded; the first answers rank by keywords instead of waiting for it
+        engine.vectors.load_in_background(delay_s=BACKGROUND_GRACE_S)
         self.log(
             f"linkly-ls {__version__}: {engine.catalog.count()} documents in {len(engine.libraries())} "
             f"libraries; index in {engine.data_dir}"

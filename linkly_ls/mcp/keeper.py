@@ -10,12 +10,10 @@ writer exits. The lock is released by the kernel if the holder dies.
 from __future__ import annotations
 
 import logging
-import os
 import sys
 import threading
 from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, Protocol
+from typing import Protocol
 
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.indexer import IndexReport

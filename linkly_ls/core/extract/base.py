@@ -6,7 +6,6 @@ import codecs
 from dataclasses import dataclass
 from pathlib import Path
 
-from charset_normalizer import from_bytes
 
 from linkly_ls.core.document import ExtractedDocument, ExtractionError, OutlineNode
 
@@ -55,6 +54,8 @@ def decode_text(data: bytes) -> tuple[str, str]:
         return _normalise_newlines(data.decode("utf-8")), "utf-8"
     except UnicodeDecodeError:
         pass
+    from charset_normalizer import from_bytes  # only for text that is not UTF-8; searching never needs it
+
     matches = from_bytes(data[:200_000])
     best = matches.best()
     if best is not None and best.encoding:

@@ -105,6 +105,7 @@ class KeywordIndex:
             self.index.register_tokenizer(name, analyzer)
         self._writer: tantivy.IndexWriter | None = None
         self._lock = threading.Lock()
+        self._meta_stamp = self._commit_stamp()
 
     def _get_writer(self, wait_s: float) -> tantivy.IndexWriter:
         """The writer, waiting up to `wait_s` while another process holds it."""
@@ -131,6 +132,7 @@ class KeywordIndex:
             except ValueError as error:
                 self._writer = None  # a failed writer is dead: drop it (and its lock) so a later call starts afresh
                 raise IndexWriteError(self._failure(error)) from error
+        self._meta_stamp = self._commit_stamp()
         self.index.reload()
 
     def _failure(self, error: ValueError) -> str:
@@ -173,8 +175,22 @@ class KeywordIndex:
         with self._lock:
             self._writer = None
 
+    def _commit_stamp(self) -> int | None:
+        try:
+            return (self.directory / "meta.json").stat().st_mtime_ns
+        except OSError:
+            return None
+
+    def reload_if_committed(self) -> None:
+        """See another process's commit now rather than at Tantivy's own poll of the folder (about 0.5 s later)."""
+        stamp = self._commit_stamp()
+        if stamp != self._meta_stamp:
+            self._meta_stamp = stamp
+            self.index.reload()
+
     def search(self, query: str, limit: int, allowed_doc_ids: list[str] | None = None) -> list[ChunkHit]:
         """Best chunks for a free-text query (terms OR-ed, BM25), optionally within some documents."""
+        self.reload_if_committed()
         text_query = self.build_query(query)
         if text_query is None or limit <= 0:
             return []

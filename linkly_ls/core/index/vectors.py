@@ -23,8 +23,10 @@ import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 from linkly_ls.core.catalog import Catalog
 
@@ -208,6 +210,8 @@ class VectorIndex:
 
     def add(self, doc_id: str, content_hash: str, chunks: list[ChunkRef], vectors: np.ndarray) -> None:
         """Add a document's chunk vectors; the rows become visible to other processes at `checkpoint()`."""
+        import numpy as np  # loaded with the vectors, not with every open index
+
         assert self.writable, "this process does not hold the vector writer lock"
         with self._lock:
             keys = np.arange(self._next_key, self._next_key + len(chunks), dtype=np.uint64)
@@ -223,6 +227,8 @@ class VectorIndex:
 
     def remove_documents(self, doc_ids: list[str]) -> int:
         """Forget the vectors of these documents (rows first, then the index entries)."""
+        import numpy as np  # loaded with the vectors, not with every open index
+
         assert self.writable, "this process does not hold the vector writer lock"
         if not doc_ids:
             return 0
@@ -271,6 +277,8 @@ class VectorIndex:
         that were deleted or changed since they were embedded (those are then queued
         again, since `stale_or_missing` no longer finds them).
         """
+        import numpy as np  # loaded with the vectors, not with every open index
+
         db = self.catalog.connect()
         known = {row[0] for row in db.execute("SELECT key FROM vector_chunks WHERE model = ?", (self.model_id,))}
         orphans = [int(key) for key in self.index.keys if int(key) not in known] if len(self.index) else []
@@ -327,6 +335,8 @@ class VectorIndex:
 
     def search(self, query: np.ndarray, limit: int, allowed_doc_ids: list[str] | None = None) -> list[VectorHit]:
         """Nearest chunks by cosine similarity (approximate, HNSW), optionally within some documents."""
+        import numpy as np  # loaded with the vectors, not with every open index
+
         if limit <= 0 or len(self.index) == 0:
             return []
         if allowed_doc_ids is not None:
@@ -375,6 +385,8 @@ class VectorIndex:
         return {rows[i][1]: VectorHit(*rows[i][1:], score=float(scores[i])) for i in firsts}
 
     def _scan(self, query: np.ndarray, keys: list[int], limit: int) -> list[VectorHit]:
+        import numpy as np  # loaded with the vectors, not with every open index
+
         if not keys:
             return []
         with self._lock:

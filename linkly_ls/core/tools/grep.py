@@ -13,10 +13,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
-import regex
+from typing import TYPE_CHECKING, Any
 
 from linkly_ls.core.catalog import DocumentRecord
 from linkly_ls.core.engine import Engine
@@ -25,6 +22,10 @@ from linkly_ls.core.tools.common import get_document
 from linkly_ls.core.tools.errors import ArgumentError, ToolError
 from linkly_ls.core.tools.grep_patterns import is_literal, line_local_pattern
 from linkly_ls.core.tools.schema import validate
+
+if TYPE_CHECKING:
+    import numpy as np
+    import regex
 
 TIME_BUDGET_S = 1.0
 MAX_LINE_CHARS_SHOWN = 1000
@@ -140,6 +141,8 @@ class LineMatches:
 
 def find_matching_lines(document: DocumentText, pattern: regex.Pattern, case_insensitive: bool) -> LineMatches:
     """The first match of every line that has one, in order."""
+    import regex
+
     source = pattern.pattern
     anchored = any(token in source for token in ("^", "$", "\\A", "\\Z"))
     try:
@@ -189,6 +192,8 @@ def _spans(text: str, pattern: regex.Pattern, source: str, case_insensitive: boo
 
 def _first_per_line(document: DocumentText, starts: list[int], ends: list[int]) -> LineMatches:
     """Keep the first match of each line; find the last line of those kept."""
+    import numpy as np
+
     first = np.asarray(document.line_numbers(starts), dtype=np.int64)
     keep = np.ones(len(first), dtype=bool)
     keep[1:] = first[1:] != first[:-1]
@@ -201,6 +206,8 @@ def _first_per_line(document: DocumentText, starts: list[int], ends: list[int]) 
 
 def _matching_lines_one_by_one(lines: list[str], pattern: regex.Pattern) -> LineMatches:
     """Each line on its own: for anchored patterns that could see past a line's end."""
+    import numpy as np
+
     matched: list[int] = []
     deadline = time.monotonic() + TIME_BUDGET_S
     for number, line in enumerate(lines, start=1):
@@ -250,6 +257,8 @@ def _grep_match(document: DocumentText, found: LineMatch, before: int, after: in
 
 
 def grep(engine: Engine, **arguments: Any) -> GrepResult:
+    import regex  # loaded by the first grep, not by every process that opens the tools
+
     params = validate("grep", arguments)
     record = get_document(engine.catalog, params["doc_id"])
     flags = regex.V0 | (regex.IGNORECASE if params["case_insensitive"] else 0)

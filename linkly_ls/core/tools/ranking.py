@@ -23,13 +23,15 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from linkly_ls.core.embedding import Embedder
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.index.keyword import ChunkHit
 from linkly_ls.core.index.vectors import VectorHit, VectorIndex
+
+if TYPE_CHECKING:
+    import numpy as np
 
 RRF_K = 60
 KEYWORD_CANDIDATE_CHUNKS = 400

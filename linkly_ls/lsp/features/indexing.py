@@ -31,7 +31,6 @@ from lsprotocol import types
 from linkly_ls.core.catalog import LibraryRecord
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.extract import DOC_TYPES
-from linkly_ls.core.indexer import IndexReport
 from linkly_ls.core.watcher import apply_changes, watch_libraries
 from linkly_ls.lsp.engine_setup import add_workspace_folders
 from linkly_ls.lsp.errors import request_failed
@@ -40,6 +39,7 @@ from linkly_ls.lsp.settings import ServerSettings
 from linkly_ls.lsp.uris import file_uri, path_from_uri
 
 if TYPE_CHECKING:
+    from linkly_ls.core.indexer import IndexReport
     from linkly_ls.core.writer_lock import WriterLock
     from linkly_ls.mcp.keeper import IndexStatus
 

@@ -5,10 +5,11 @@ matching line: in the file itself for text formats (md, mdx, txt, html; the
 line found again in the file by its text, since extraction drops front
 matter, markup and tags), in the document's `linkly:` view otherwise.
 
-Typing sends one request per keystroke. A short pause lets the next keystroke
-supersede a query before any work starts; a query superseded while it runs is
-answered with ContentModified instead of stale results; a cancelled request
-raises CancelledError in the handler. Either way the search thread drops its
+Typing sends one request per keystroke. While typing (a query within a second
+of the previous one), a short pause lets the next keystroke supersede a query
+before any work starts; a first query is answered at once. A query superseded
+while it runs is answered with ContentModified instead of stale results; a
+cancelled request raises CancelledError in the handler. Either way the search thread drops its
 remaining work (the keyword query itself is not interruptible).
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -33,6 +35,8 @@ if TYPE_CHECKING:
 
 RESULT_LIMIT = 50
 TYPING_PAUSE_S = 0.05
+#: a query this soon after the previous one is taken as a keystroke, and pauses for the next
+TYPING_WINDOW_S = 1.0
 NAME_SNIPPET_CHARS = 120
 
 
@@ -96,6 +100,7 @@ class WorkspaceSymbolSearch:
     def __init__(self) -> None:
         self.latest = 0
         self.sources = SourceFiles()
+        self._last_query_at = float("-inf")
 
     async def answer(self, ls: LinklyLanguageServer, query: str) -> list[types.SymbolInformation]:
         if not query.strip():
@@ -103,8 +108,11 @@ class WorkspaceSymbolSearch:
         engine = await ls.ready_engine()
         self.latest += 1
         mine = self.latest
-        await asyncio.sleep(TYPING_PAUSE_S)
-        self._check_current(mine)
+        now = time.monotonic()
+        typing, self._last_query_at = now - self._last_query_at < TYPING_WINDOW_S, now
+        if typing:
+            await asyncio.sleep(TYPING_PAUSE_S)
+            self._check_current(mine)
         cancelled = threading.Event()
 
         def abandoned() -> bool:

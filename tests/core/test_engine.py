@@ -1,0 +1,135 @@
+"""The engine as a second process sees it, and what opening one costs.
+
+A language server beside `linkly serve` (or a second editor) opens the same
+index as a reader: what the writer commits must reach its searches and its
+document text at once. Opening an engine to search loads no extraction code,
+and search does not wait for the embedding model while it loads in the background.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from linkly_ls.core.config import Config, LibraryConfig
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.tools import call_tool
+
+REPO = Path(__file__).resolve().parents[2]
+NOTES = REPO / "fixtures" / "notes" / "rust"
+
+
+def open_engine(data_dir: Path, library: Path, model: str = "none") -> Engine:
+    config = Config(
+        data_dir=data_dir,
+        libraries=[LibraryConfig(name="notes", paths=[library])],
+        raw={"embedding": {"model": model}},
+    )
+    return Engine(config)
+
+
+@pytest.fixture
+def library(tmp_path: Path) -> Path:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for source in sorted(NOTES.glob("*.md"))[:4]:
+        shutil.copy2(source, folder / source.name)
+    return folder
+
+
+def paths_found(engine: Engine, query: str) -> list[str]:
+    return [hit.path for hit in call_tool(engine, "search", {"query": query, "limit": 5}).results]
+
+
+def test_a_reader_sees_the_writers_change_at_once_in_search_and_text(tmp_path, library):
+    writer = open_engine(tmp_path / "data", library)
+    writer.index()
+    reader = open_engine(tmp_path / "data", library)
+    try:
+        target = sorted(library.glob("*.md"))[0]
+        doc_id = writer.catalog.by_path(str(target)).doc_id
+        old_lines = reader.catalog.lines(doc_id)  # now cached in the reader
+        assert paths_found(reader, "zanzibarquokka") == []
+
+        target.write_text(target.read_text(encoding="utf-8") + "\nThe zanzibarquokka paragraph.\n", encoding="utf-8")
+        writer.index_paths(writer.catalog.library("notes"), [target])
+
+        assert paths_found(reader, "zanzibarquokka") == [str(target)]
+        lines = reader.catalog.lines(doc_id)
+        assert lines != old_lines and "The zanzibarquokka paragraph." in lines
+        result = call_tool(reader, "read", {"doc_id": doc_id, "offset": len(lines) - 3, "limit": 5})
+        assert any("zanzibarquokka" in text for _, text in result.lines)
+    finally:
+        reader.close()
+        writer.close()
+
+
+def test_a_deleted_document_has_no_cached_text_left(tmp_path, library):
+    writer = open_engine(tmp_path / "data", library)
+    writer.index()
+    reader = open_engine(tmp_path / "data", library)
+    try:
+        target = sorted(library.glob("*.md"))[0]
+        doc_id = writer.catalog.by_path(str(target)).doc_id
+        assert reader.catalog.lines(doc_id)
+        target.unlink()
+        writer.index_paths(writer.catalog.library("notes"), [target])
+        assert reader.catalog.lines(doc_id) == []
+    finally:
+        reader.close()
+        writer.close()
+
+
+def test_opening_and_searching_loads_no_indexing_or_vector_code(tmp_path, library):
+    engine = open_engine(tmp_path / "data", library)
+    engine.index()
+    engine.close()
+    script = f"""
+import json, sys
+from pathlib import Path
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from test_engine import open_engine, paths_found
+engine = open_engine(Path({str(tmp_path / "data")!r}), Path({str(library)!r}), model="bundled")
+found = paths_found(engine, "ownership")
+heavy = ["linkly_ls.core.indexer", "linkly_ls.core.workers", "watchfiles", "numpy", "fastembed", "usearch", "mcp"]
+print(json.dumps({{"found": len(found), "loaded": [name for name in heavy if name in sys.modules]}}))
+"""
+    output = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=REPO, timeout=120
+    ).stdout
+    answer = json.loads(output.strip().splitlines()[-1])
+    assert answer["found"] > 0
+    assert answer["loaded"] == []  # no vectors exist yet, so no model is loaded either
+
+
+def test_search_ranks_by_keywords_while_the_model_loads_in_the_background(tmp_path, library):
+    engine = open_engine(tmp_path / "data", library, model="bundled")
+    engine.index()
+    engine.vectors.run_until_complete()
+    engine.close()
+
+    waiting = open_engine(tmp_path / "data", library, model="bundled")
+    try:
+        waiting.vectors.load_in_background(delay_s=60)
+        result = call_tool(waiting, "search", {"query": "ownership rules"})
+        assert result.results and result.mode == "keyword"
+        assert "still loading" in result.mode_reason and result.indexing
+    finally:
+        waiting.close()  # ends the wait: closing stops the loader too
+
+    loading = open_engine(tmp_path / "data", library, model="bundled")
+    try:
+        loading.vectors.load_in_background()
+        deadline = time.monotonic() + 120
+        while (result := call_tool(loading, "search", {"query": "ownership rules"})).mode != "hybrid":
+            assert time.monotonic() < deadline, result.mode_reason
+            time.sleep(0.1)
+        assert result.results
+    finally:
+        loading.close()

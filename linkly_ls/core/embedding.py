@@ -34,13 +34,16 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import numpy as np
 
+    from linkly_ls.core.onnx_embedder import OnnxEmbedder
+
 from linkly_ls.core.config import ConfigError
-from linkly_ls.core.onnx_embedder import DEFAULT_BATCH_TOKENS, OnnxEmbedder
 
 BUNDLED = "bundled"
 DISABLED = "none"
 BUNDLED_MODEL_ID = "linkly/all-MiniLM-L6-v2-int8"
 BUNDLED_DIM = 384
+#: default token budget of one model call; peak RSS of the embedding grows with it
+DEFAULT_BATCH_TOKENS = 1024
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
 DEFAULT_BATCH_SIZE = 16
 
@@ -112,7 +115,7 @@ class Embedder:
 
 
 #: what `EmbeddingProvider.current()` returns: both kinds have `model_id`, `dim` and `embed_*`
-TextEmbedder = Embedder | OnnxEmbedder
+TextEmbedder = "Embedder | OnnxEmbedder"
 
 
 def _normalised(vectors: np.ndarray) -> np.ndarray:
@@ -165,6 +168,8 @@ def load_bundled(
     models_dir: Path, threads: int | None = None, batch_tokens: int = DEFAULT_BATCH_TOKENS
 ) -> OnnxEmbedder | None:
     """The bundled MiniLM, loaded from local files only; None when its package is missing."""
+    from linkly_ls.core.onnx_embedder import OnnxEmbedder  # numpy, tokenizers and onnxruntime: only once needed
+
     folder = assemble_bundled_folder(models_dir / "bundled-minilm")
     if folder is None:
         return None

@@ -28,8 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-#: default token budget of one model call; peak RSS of the embedding grows with it
-DEFAULT_BATCH_TOKENS = 1024
+from linkly_ls.core.embedding import DEFAULT_BATCH_TOKENS
+
 #: most passages in one model call, however short they are
 MAX_BATCH_PASSAGES = 64
 

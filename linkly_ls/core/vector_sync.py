@@ -24,14 +24,17 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from linkly_ls.core.catalog import Catalog, DocumentRecord
 from linkly_ls.core.embedding import EmbeddingProvider, EmbeddingSettings
-from linkly_ls.core.embedding import TextEmbedder as Embedder
 from linkly_ls.core.index.chunking import Chunk, chunk_document
 from linkly_ls.core.index.vectors import ChunkRef, VectorIndex, ensure_schema, has_vectors
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from linkly_ls.core.embedding import TextEmbedder as Embedder
 
 ProgressCallback = Callable[[int, int, str], None]
 DOCS_PER_ROUND = 64
@@ -296,6 +299,8 @@ class VectorSync:
 
     def _vectors_for(self, embedder: Embedder, index: VectorIndex, passages: list[str], hashes: list[int]) -> np.ndarray:
         """One vector per passage: stored ones for texts seen before, the model for the rest (each text once)."""
+        import numpy as np  # loaded with the vectors, not with every open index
+
         known = index.vectors_for_texts(list(set(hashes)))
         first_of: dict[int, int] = {}
         for position, value in enumerate(hashes):
@@ -316,6 +321,8 @@ class VectorSync:
         return vectors
 
     def _embed_in_calls(self, embedder: Embedder, passages: list[str]) -> np.ndarray:
+        import numpy as np
+
         vectors = np.zeros((len(passages), embedder.dim), dtype=np.float32)
         for start in range(0, len(passages), PASSAGES_PER_CALL):
             if self._stop.is_set():

@@ -98,6 +98,8 @@ def _usearch():
 def _cosines(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
     """Rows (normalised here) times the query. `einsum`, not `@`: for one vector, BLAS's threads cost
     ten times the arithmetic (2.7 ms of CPU for 1,700 chunks against 0.14 ms), more on a busy machine."""
+    import numpy as np  # loaded with the vectors, not with every open index
+
     matrix /= np.clip(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12, None)
     return np.einsum("ij,j->i", matrix, np.asarray(query, dtype=np.float32))
 
@@ -304,6 +306,8 @@ class VectorIndex:
         The vector comes back as stored (half precision widened to float32), so adding it
         again under a new key stores exactly the same vector.
         """
+        import numpy as np  # loaded with the vectors, not with every open index
+
         if not text_hashes:
             return {}
         wanted = set(text_hashes)
@@ -365,6 +369,8 @@ class VectorIndex:
     def best_per_document(self, query: np.ndarray, doc_ids: list[str]) -> dict[str, VectorHit]:
         """Each document's closest chunk, exactly (what `exact_search` ranks first for it), from one
         read of the documents' chunk rows: resolving every key of a long book again cost tens of ms."""
+        import numpy as np  # loaded with the vectors, not with every open index
+
         rows = self._current_chunks("c.doc_id", doc_ids) if len(self.index) else []
         if not rows:
             return {}

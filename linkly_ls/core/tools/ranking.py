@@ -108,6 +108,8 @@ def vector_documents(hits: list[VectorHit]) -> dict[str, tuple[int, VectorHit]]:
 
 def embed_query(embedder: Embedder, query: str) -> np.ndarray:
     """The query's vector, from a small cache of recent queries (embedding one costs about 10 ms)."""
+    import numpy as np  # loaded with the vectors, not with every open index
+
     key = (embedder.model_id, query)
     with _query_vectors_lock:
         vector = _query_vectors.get(key)

@@ -16,6 +16,7 @@ import pymupdf
 #: keep whitespace, clip to the page; ligatures are expanded (ﬁ -> fi) so search finds the words
 TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
 
+_BOLD_FLAG = pymupdf.TEXT_FONT_BOLD
 _BOLD_NAME_PARTS = ("bold", "black", "heavy", "semibold", "demi", "cmbx", "cmb10")
 
 
@@ -146,6 +147,12 @@ def _same_baseline(first: tuple[float, ...], second: tuple[float, ...]) -> bool:
 
 def _dominant_style(spans: list[dict]) -> tuple[float, bool]:
     """The font size covering most characters, and whether (nearly) all characters are bold."""
+    if len(spans) == 1:  # most lines: one span, no tally needed
+        span = spans[0]
+        text = span["text"]
+        if len(text) - text.count(" ") <= 0:
+            return 0.0, False
+        return round(span.get("size", 0.0), 1), _is_bold(span.get("flags", 0), span.get("font", ""))
     sizes: dict[float, int] = {}
     bold_chars = 0
     total = 0
@@ -157,10 +164,14 @@ def _dominant_style(spans: list[dict]) -> tuple[float, bool]:
         size = span.get("size", 0.0)
         sizes[size] = sizes.get(size, 0) + count
         total += count
-        if span.get("flags", 0) & pymupdf.TEXT_FONT_BOLD or _is_bold_font(span.get("font", "")):
+        if _is_bold(span.get("flags", 0), span.get("font", "")):
             bold_chars += count
     size = round(max(sizes, key=sizes.__getitem__), 1) if sizes else 0.0
     return size, total > 0 and bold_chars >= 0.8 * total
+
+
+def _is_bold(flags: int, font: str) -> bool:
+    return bool(flags & _BOLD_FLAG) or _is_bold_font(font)
 
 
 @lru_cache(maxsize=512)

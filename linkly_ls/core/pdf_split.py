@@ -1,0 +1,188 @@
+"""A long PDF read in page ranges by several workers, then assembled once.
+
+Reading pages (`read_page`) is most of the cost of a PDF; a 2,400-page manual
+in one task keeps one core busy for seconds after the other has run out of
+work. A PDF expected to take long is therefore handed out as a few part
+tasks. Each part opens the PDF, reads its share of the pages (the share is
+fixed by the page count, which only the workers know) and saves them to a
+temporary folder. The part that finds every share saved - the last to
+finish - assembles the document from them, exactly as a whole-file
+extraction does, and returns it; the other parts return nothing. The
+indexing process only hands out the parts and waits for all of them: one
+failed part (a timeout, a crash, the memory cap) is the file's error.
+Each part has the per-file time limit, the assembling part included.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from linkly_ls.core.extract.base import ExtractLimits
+from linkly_ls.core.preparation import PreparedFile, prepare_file
+from linkly_ls.core.work_plan import estimated_seconds
+from linkly_ls.core.workers import TaskOutcome
+
+#: a PDF expected to take at least this long (work_plan's estimate) is read in parts
+SPLIT_MIN_SECONDS = 3.0
+#: expected seconds of one part, and at most this many parts
+SECONDS_PER_PART = 1.5
+MAX_PARTS = 8
+#: a part reads at least this many pages: each part pays for opening the PDF again
+MIN_PAGES_PER_PART = 300
+
+
+@dataclass(frozen=True)
+class PdfPartTask:
+    """Read share `part` of `parts` of a PDF's pages into `folder`; the last part to finish assembles."""
+
+    path: str
+    known_hash: str | None
+    limits: ExtractLimits
+    part: int
+    parts: int
+    folder: str
+
+
+def run_task(task: Any) -> PreparedFile | None:
+    """What the extraction workers run: a whole file, or one part of a long PDF."""
+    if isinstance(task, PdfPartTask):
+        return prepare_pdf_part(task)
+    return prepare_file(task)
+
+
+def page_share(page_count: int, part: int, parts: int) -> tuple[int, int]:
+    """Pages [start, stop) of share `part`; fewer shares than `parts` when the PDF is short, the rest empty."""
+    shares = max(1, min(parts, page_count // MIN_PAGES_PER_PART))
+    if part >= shares:
+        return 0, 0
+    return page_count * part // shares, page_count * (part + 1) // shares
+
+
+def prepare_pdf_part(task: PdfPartTask) -> PreparedFile | None:
+    """Worker side: read this part's pages; assemble and prepare the file when all parts are read."""
+    from linkly_ls.core.extract.pdf import read_pages, open_pdf
+
+    folder = Path(task.folder)
+    reading = None
+    try:
+        doc = open_pdf(Path(task.path))
+    except Exception:  # noqa: BLE001 - not a readable PDF: the assembling part reads the file whole and says why
+        doc = None
+    if doc is not None:
+        try:
+            reading = read_pages(doc, *page_share(doc.page_count, task.part, task.parts))
+        finally:
+            doc.close()
+    saved = folder / f"part-{task.part}.pickle"
+    with open(f"{saved}.tmp", "wb") as handle:
+        pickle.dump(reading, handle, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(f"{saved}.tmp", saved)  # each part saves before it looks, so the last one sees all
+    if not all((folder / f"part-{part}.pickle").exists() for part in range(task.parts)):
+        return None
+    try:
+        os.close(os.open(folder / "assembling", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:  # two parts finished together; the other one assembles
+        return None
+    return prepare_file((task.path, task.known_hash, task.limits), _join(folder, task.parts))
+
+
+def _join(folder: Path, parts: int):
+    """The saved shares as one reading of the whole PDF, or None when a part could not open it."""
+    readings = []
+    for part in range(parts):
+        with open(folder / f"part-{part}.pickle", "rb") as handle:
+            readings.append(pickle.load(handle))
+    if any(reading is None for reading in readings):
+        return None
+    whole = readings[0]
+    for reading in readings[1:]:
+        if reading.pages:
+            whole.pages.extend(reading.pages)
+            whole.unreadable.extend(reading.unreadable)
+    return whole
+
+
+@dataclass
+class _SplitFile:
+    folder: str
+    parts: int
+    outcomes: list[TaskOutcome] = field(default_factory=list)
+
+
+class PdfSplitter:
+    """Indexing-process side: replaces long PDFs' tasks by part tasks, and their outcomes by one per file."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, _SplitFile] = {}
+
+    def split(self, work: list[tuple[str, tuple]], workers: int) -> list[tuple[Any, Any]]:
+        """`work`: (path, (path, known hash, limits)) tasks, slowest first. Nothing is split for one worker."""
+        if workers < 2:
+            return work
+        tasks: list[tuple[Any, Any]] = []
+        for key, task in work:
+            parts = self._parts(Path(key))
+            if parts < 2:
+                tasks.append((key, task))
+                continue
+            folder = tempfile.mkdtemp(prefix="linkly-pdf-parts-")
+            self._files[key] = _SplitFile(folder=folder, parts=parts)
+            path, known_hash, limits = task
+            tasks.extend(
+                ((key, part), PdfPartTask(path, known_hash, limits, part, parts, folder)) for part in range(parts)
+            )
+        return tasks
+
+    def merge(self, outcomes: Iterator[TaskOutcome]) -> Iterator[TaskOutcome]:
+        """Pass whole-file outcomes on; give one outcome per split file once all its parts are in."""
+        try:
+            for outcome in outcomes:
+                if not isinstance(outcome.key, tuple):
+                    yield outcome
+                    continue
+                key = outcome.key[0]
+                split = self._files[key]
+                split.outcomes.append(outcome)
+                if len(split.outcomes) == split.parts:
+                    del self._files[key]
+                    shutil.rmtree(split.folder, ignore_errors=True)
+                    yield _file_outcome(key, split.outcomes)
+        finally:
+            self.discard()
+
+    def discard(self) -> None:
+        """Remove the temporary folders of split files whose parts are not all in (a run stopped early)."""
+        for split in self._files.values():
+            shutil.rmtree(split.folder, ignore_errors=True)
+        self._files.clear()
+
+    @staticmethod
+    def _parts(path: Path) -> int:
+        if path.suffix.lower() != ".pdf":
+            return 1
+        try:
+            seconds = estimated_seconds(path, path.stat().st_size)
+        except OSError:
+            return 1
+        if seconds < SPLIT_MIN_SECONDS:
+            return 1
+        return min(MAX_PARTS, max(2, round(seconds / SECONDS_PER_PART)))
+
+
+def _file_outcome(key: str, outcomes: list[TaskOutcome]) -> TaskOutcome:
+    """One failed part fails the file; otherwise the assembling part's value is the file's."""
+    seconds = sum(outcome.seconds for outcome in outcomes)
+    failed = next((outcome for outcome in outcomes if outcome.error), None)
+    if failed is not None:
+        return TaskOutcome(key=key, error=failed.error, seconds=seconds)
+    value = next((outcome.value for outcome in outcomes if outcome.value is not None), None)
+    if value is None:
+        return TaskOutcome(key=key, error="the parts of this PDF were read but none assembled it", seconds=seconds)
+    return TaskOutcome(key=key, value=value, seconds=seconds)

@@ -31,9 +31,10 @@ from linkly_ls.core.workers import TaskOutcome
 
 #: a PDF expected to take at least this long (work_plan's estimate) is read in parts
 SPLIT_MIN_SECONDS = 3.0
-#: expected seconds of one part, and at most this many parts
-SECONDS_PER_PART = 1.5
-MAX_PARTS = 8
+#: expected seconds of one part, and at most this many parts per worker: each part opens the
+#: PDF and loads its fonts again (about 0.2 s for R-fullrefman), so parts are not made smaller
+SECONDS_PER_PART = 2.0
+PARTS_PER_WORKER = 2
 #: a part reads at least this many pages: each part pays for opening the PDF again
 MIN_PAGES_PER_PART = 300
 
@@ -128,7 +129,7 @@ class PdfSplitter:
             return work
         tasks: list[tuple[Any, Any]] = []
         for key, task in work:
-            parts = self._parts(Path(key))
+            parts = min(self._parts(Path(key)), PARTS_PER_WORKER * workers)
             if parts < 2:
                 tasks.append((key, task))
                 continue
@@ -173,7 +174,7 @@ class PdfSplitter:
             return 1
         if seconds < SPLIT_MIN_SECONDS:
             return 1
-        return min(MAX_PARTS, max(2, round(seconds / SECONDS_PER_PART)))
+        return max(2, round(seconds / SECONDS_PER_PART))
 
 
 def _file_outcome(key: str, outcomes: list[TaskOutcome]) -> TaskOutcome:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from linkly_ls.core.extract.base import ExtractLimits
-from linkly_ls.core.preparation import PreparedFile, prepare_file
+from linkly_ls.core.preparation import PreparedFile, hash_file, prepare_file
 from linkly_ls.core.work_plan import estimated_seconds
 from linkly_ls.core.workers import TaskOutcome
 
@@ -72,10 +72,12 @@ def prepare_pdf_part(task: PdfPartTask) -> PreparedFile | None:
 
     folder = Path(task.folder)
     reading = None
-    try:
-        doc = open_pdf(Path(task.path))
-    except Exception:  # noqa: BLE001 - not a readable PDF: the assembling part reads the file whole and says why
-        doc = None
+    doc = None
+    if not _unchanged(task):  # an unchanged file is not read again; the assembling part notes it
+        try:
+            doc = open_pdf(Path(task.path))
+        except Exception:  # noqa: BLE001 - not a readable PDF: the assembling part reads the file whole and says why
+            doc = None
     if doc is not None:
         try:
             reading = read_pages(doc, *page_share(doc.page_count, task.part, task.parts))
@@ -92,6 +94,15 @@ def prepare_pdf_part(task: PdfPartTask) -> PreparedFile | None:
     except FileExistsError:  # two parts finished together; the other one assembles
         return None
     return prepare_file((task.path, task.known_hash, task.limits), _join(folder, task.parts))
+
+
+def _unchanged(task: PdfPartTask) -> bool:
+    if task.known_hash is None:
+        return False
+    try:
+        return hash_file(Path(task.path)) == task.known_hash
+    except OSError:
+        return False
 
 
 def _join(folder: Path, parts: int):

@@ -127,3 +127,16 @@ def test_nothing_is_split_for_one_worker_or_a_short_pdf(tmp_path):
     assert PdfSplitter().split(work, workers=1) == work
     work = [(str(short), (str(short), None, replace(LIMITS)))]
     assert PdfSplitter().split(work, workers=2) == work
+
+
+def test_an_unchanged_long_pdf_is_not_read_again(tmp_path, monkeypatch):
+    path = require_corpus() / "books/R/R-intro.pdf"
+    known = prepare_file((str(path), None, LIMITS)).content_hash
+    monkeypatch.setattr(pdf_split, "MIN_PAGES_PER_PART", 3)
+    read: list[int] = []
+    monkeypatch.setattr("linkly_ls.core.extract.pdf.read_pages", lambda *args: read.append(1))
+    results = [
+        prepare_pdf_part(PdfPartTask(str(path), known, LIMITS, part, 3, str(tmp_path))) for part in range(3)
+    ]
+    assert read == []
+    assert results[:2] == [None, None] and results[2].unchanged

@@ -2,8 +2,10 @@
 
 Reading pages (`read_page`) is most of the cost of a PDF; a 2,400-page manual
 in one task keeps one core busy for seconds after the other has run out of
-work. A PDF expected to take long is therefore handed out as a few part
-tasks. Each part opens the PDF, reads its share of the pages (the share is
+work. A PDF expected to take longer than the whole run's share per worker
+is therefore handed out as one part task per worker (measured: more parts
+cost more than they save, and a long PDF among plenty of other work is best
+left whole, as the other workers are busy meanwhile). Each part opens the PDF, reads its share of the pages (the share is
 fixed by the page count, which only the workers know) and saves them to a
 temporary folder. The part that finds every share saved - the last to
 finish - assembles the document from them, exactly as a whole-file
@@ -31,10 +33,9 @@ from linkly_ls.core.workers import TaskOutcome
 
 #: a PDF expected to take at least this long (work_plan's estimate) is read in parts
 SPLIT_MIN_SECONDS = 3.0
-#: expected seconds of one part, and at most this many parts per worker: each part opens the
-#: PDF and loads its fonts again (about 0.2 s for R-fullrefman), so parts are not made smaller
+#: expected seconds of one part; at most one part per worker: each part opens the PDF and
+#: loads its fonts again (about 0.2 s for R-fullrefman), and more parts measured slower
 SECONDS_PER_PART = 2.0
-PARTS_PER_WORKER = 2
 #: a part reads at least this many pages: each part pays for opening the PDF again
 MIN_PAGES_PER_PART = 300
 
@@ -135,13 +136,20 @@ class PdfSplitter:
         self._files: dict[str, _SplitFile] = {}
 
     def split(self, work: list[tuple[str, tuple]], workers: int) -> list[tuple[Any, Any]]:
-        """`work`: (path, (path, known hash, limits)) tasks, slowest first. Nothing is split for one worker."""
+        """`work`: (path, (path, known hash, limits)) tasks, slowest first.
+
+        A long PDF is split only when it would keep one worker busy longer than the whole run
+        needs per worker: otherwise the other workers have enough to do meanwhile, and the
+        parts' extra cost (each opens the PDF and loads its fonts again) would only add time.
+        """
         if workers < 2:
             return work
+        estimates = [_estimate(Path(key)) for key, _ in work]
+        share = sum(estimates) / workers
         tasks: list[tuple[Any, Any]] = []
-        for key, task in work:
-            parts = min(self._parts(Path(key)), PARTS_PER_WORKER * workers)
-            if parts < 2:
+        for (key, task), seconds in zip(work, estimates):
+            parts = min(workers, max(2, round(seconds / SECONDS_PER_PART)))
+            if Path(key).suffix.lower() != ".pdf" or seconds < SPLIT_MIN_SECONDS or seconds <= share:
                 tasks.append((key, task))
                 continue
             folder = tempfile.mkdtemp(prefix="linkly-pdf-parts-")
@@ -175,17 +183,12 @@ class PdfSplitter:
             shutil.rmtree(split.folder, ignore_errors=True)
         self._files.clear()
 
-    @staticmethod
-    def _parts(path: Path) -> int:
-        if path.suffix.lower() != ".pdf":
-            return 1
-        try:
-            seconds = estimated_seconds(path, path.stat().st_size)
-        except OSError:
-            return 1
-        if seconds < SPLIT_MIN_SECONDS:
-            return 1
-        return max(2, round(seconds / SECONDS_PER_PART))
+
+def _estimate(path: Path) -> float:
+    try:
+        return estimated_seconds(path, path.stat().st_size)
+    except OSError:
+        return 0.0
 
 
 def _file_outcome(key: str, outcomes: list[TaskOutcome]) -> TaskOutcome:

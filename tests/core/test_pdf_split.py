@@ -140,3 +140,15 @@ def test_an_unchanged_long_pdf_is_not_read_again(tmp_path, monkeypatch):
     ]
     assert read == []
     assert results[:2] == [None, None] and results[2].unchanged
+
+
+def test_a_long_pdf_among_plenty_of_other_work_stays_whole(tmp_path):
+    long = tmp_path / "long.pdf"
+    long.write_bytes(b"%PDF-1.4\n" + b"0" * 5_000_000)
+    work = [(str(long), (str(long), None, LIMITS))]
+    for number in range(4):
+        other = tmp_path / f"other{number}.pdf"
+        other.write_bytes(b"%PDF-1.4\n" + b"0" * 3_000_000)
+        work.append((str(other), (str(other), None, LIMITS)))
+    assert PdfSplitter().split(work, workers=2) == work
+    assert len(PdfSplitter().split(work[:2], workers=2)) == 3, "beside one smaller file it is split in two"

@@ -230,8 +230,8 @@ class Indexer:
         if in_process:
             outcomes = prepare_here(work)
         else:
-            splitter = PdfSplitter()
-            outcomes = splitter.merge(self.pool().run(splitter.split(work, self.pool().size)))
+            pool, splitter = self.pool(), PdfSplitter()
+            outcomes = splitter.merge(pool.run(splitter.split(work, pool.size)))
         for outcome in outcomes:
             done += 1
             path = outcome.key

@@ -5,9 +5,9 @@ in one task keeps one core busy for seconds after the other has run out of
 work. A PDF expected to take longer than the whole run's share per worker
 is therefore handed out as one part task per worker (measured: more parts
 cost more than they save, and a long PDF among plenty of other work is best
-left whole, as the other workers are busy meanwhile). Each part opens the PDF, reads its share of the pages (the share is
-fixed by the page count, which only the workers know) and saves them to a
-temporary folder. The part that finds every share saved - the last to
+left whole, as the other workers are busy meanwhile). Each part opens the
+PDF, reads its share of the pages (the share is fixed by the page count,
+which only the workers know) and saves them to a temporary folder. The part that finds every share saved - the last to
 finish - assembles the document from them, exactly as a whole-file
 extraction does, and returns it; the other parts return nothing. The
 indexing process only hands out the parts and waits for all of them: one
@@ -24,12 +24,15 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from linkly_ls.core.extract.base import ExtractLimits
 from linkly_ls.core.preparation import PreparedFile, hash_file, prepare_file
 from linkly_ls.core.work_plan import estimated_seconds
 from linkly_ls.core.workers import TaskOutcome
+
+if TYPE_CHECKING:
+    from linkly_ls.core.extract.pdf import PageReading
 
 #: a PDF expected to take at least this long (work_plan's estimate) is read in parts
 SPLIT_MIN_SECONDS = 3.0
@@ -69,7 +72,7 @@ def page_share(page_count: int, part: int, parts: int) -> tuple[int, int]:
 
 def prepare_pdf_part(task: PdfPartTask) -> PreparedFile | None:
     """Worker side: read this part's pages; assemble and prepare the file when all parts are read."""
-    from linkly_ls.core.extract.pdf import read_pages, open_pdf
+    from linkly_ls.core.extract.pdf import open_pdf, read_pages
 
     folder = Path(task.folder)
     reading = None
@@ -106,7 +109,7 @@ def _unchanged(task: PdfPartTask) -> bool:
         return False
 
 
-def _join(folder: Path, parts: int):
+def _join(folder: Path, parts: int) -> PageReading | None:
     """The saved shares as one reading of the whole PDF, or None when a part could not open it."""
     readings = []
     for part in range(parts):

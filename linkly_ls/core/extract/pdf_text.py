@@ -146,13 +146,11 @@ def _same_baseline(first: tuple[float, ...], second: tuple[float, ...]) -> bool:
 
 
 def _dominant_style(spans: list[dict]) -> tuple[float, bool]:
-    """The font size covering most characters, and whether (nearly) all characters are bold."""
-    if len(spans) == 1:  # most lines: one span, no tally needed
-        span = spans[0]
-        text = span["text"]
-        if len(text) - text.count(" ") <= 0:
-            return 0.0, False
-        return round(span.get("size", 0.0), 1), _is_bold(span.get("flags", 0), span.get("font", ""))
+    """The font size covering most characters, and whether (nearly) all characters are bold.
+
+    Runs for every line of every page, so it is written for speed: PyMuPDF's
+    spans always carry "size", "flags" and "font".
+    """
     sizes: dict[float, int] = {}
     bold_chars = 0
     total = 0
@@ -161,17 +159,15 @@ def _dominant_style(spans: list[dict]) -> tuple[float, bool]:
         count = len(text) - text.count(" ")
         if count <= 0:
             continue
-        size = span.get("size", 0.0)
+        size = span["size"]
         sizes[size] = sizes.get(size, 0) + count
         total += count
-        if _is_bold(span.get("flags", 0), span.get("font", "")):
+        if span["flags"] & _BOLD_FLAG or _is_bold_font(span["font"]):
             bold_chars += count
-    size = round(max(sizes, key=sizes.__getitem__), 1) if sizes else 0.0
-    return size, total > 0 and bold_chars >= 0.8 * total
-
-
-def _is_bold(flags: int, font: str) -> bool:
-    return bool(flags & _BOLD_FLAG) or _is_bold_font(font)
+    if not sizes:
+        return 0.0, False
+    size = next(iter(sizes)) if len(sizes) == 1 else max(sizes, key=sizes.__getitem__)
+    return round(size, 1), bold_chars >= 0.8 * total
 
 
 @lru_cache(maxsize=512)

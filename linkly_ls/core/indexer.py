@@ -23,6 +23,7 @@ from linkly_ls.core.extract.base import ExtractLimits
 from linkly_ls.core.extract.ocr import OCR_PENDING, ocr_pending, ocr_unavailable_reason
 from linkly_ls.core.index.chunking import chunk_document
 from linkly_ls.core.index.keyword import IndexedChunks, KeywordIndex
+from linkly_ls.core.pdf_split import PdfSplitter, run_task
 from linkly_ls.core.preparation import PreparedFile, one_line, prepare_file, prepare_here
 from linkly_ls.core.reachability import is_under, keep_message, root_problem, unreadable_problem
 from linkly_ls.core.walker import WalkRules, is_indexable, walk_library
@@ -80,7 +81,7 @@ class Indexer:
     def pool(self) -> WorkerPool:
         if self._pool is None:
             self._pool = WorkerPool(
-                prepare_file,
+                run_task,
                 timeout_s=self.limits.extract_timeout_s,
                 memory_mb=self.limits.extract_memory_mb,
                 preload=WORKER_PRELOAD,
@@ -226,7 +227,11 @@ class Indexer:
         done = 0
         last_flush = time.monotonic()
         since_flush = 0
-        outcomes = prepare_here(work) if in_process else self.pool().run(work)
+        if in_process:
+            outcomes = prepare_here(work)
+        else:
+            pool, splitter = self.pool(), PdfSplitter()
+            outcomes = splitter.merge(pool.run(splitter.split(work, pool.size)))
         for outcome in outcomes:
             done += 1
             path = outcome.key

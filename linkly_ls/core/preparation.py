@@ -7,6 +7,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from linkly_ls.core.analysis import count_words, detect_language, extract_keywords
 from linkly_ls.core.document import ExtractedDocument, ExtractionError, OutlineNode
@@ -14,6 +15,9 @@ from linkly_ls.core.extract import extract_file
 from linkly_ls.core.extract.base import ExtractLimits
 from linkly_ls.core.index.chunking import Chunk, chunk_document
 from linkly_ls.core.workers import TaskOutcome
+
+if TYPE_CHECKING:
+    from linkly_ls.core.extract.pdf import PageReading
 
 
 @dataclass
@@ -54,8 +58,11 @@ def _outline_titles(nodes: list[OutlineNode]) -> list[str]:
     return titles
 
 
-def prepare_file(task: tuple[str, str | None, ExtractLimits]) -> PreparedFile:
-    """Worker side: hash, and when the content changed, extract, analyse and chunk."""
+def prepare_file(task: tuple[str, str | None, ExtractLimits], pdf_pages: PageReading | None = None) -> PreparedFile:
+    """Worker side: hash, and when the content changed, extract, analyse and chunk.
+
+    `pdf_pages`: a long PDF's pages, read beforehand in page ranges (see core/pdf_split.py).
+    """
     path_text, known_hash, limits = task
     path = Path(path_text)
     stat = path.stat()
@@ -69,7 +76,7 @@ def prepare_file(task: tuple[str, str | None, ExtractLimits]) -> PreparedFile:
         prepared.unchanged = True
         return prepared
     try:
-        document = extract_file(path, limits)
+        document = extract_file(path, limits, pdf_pages)
     except ExtractionError as error:
         prepared.error = str(error)
         return prepared

@@ -76,6 +76,8 @@ def test_a_run_stopped_before_its_ocr_pass_is_finished_by_the_next(library_dir, 
 class FailingPool:
     """Stands in for the worker pool: every task ends as a worker timeout would."""
 
+    size = 2
+
     def run(self, work):
         for key, _ in work:
             yield TaskOutcome(key=key, error="extraction took longer than 180 s ([limits] extract_timeout_s); stopped")

@@ -10,9 +10,13 @@ from __future__ import annotations
 import importlib
 import zipfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from linkly_ls.core.document import ExtractedDocument, ExtractionError
 from linkly_ls.core.extract.base import ExtractLimits, cap_lines
+
+if TYPE_CHECKING:
+    from linkly_ls.core.extract.pdf import PageReading
 
 #: file suffix -> document type (the `type` that search results and filters use)
 DOC_TYPES: dict[str, str] = {
@@ -97,8 +101,13 @@ def _sniff_zip(path: Path) -> str | None:
     return None
 
 
-def extract_file(path: Path, limits: ExtractLimits | None = None) -> ExtractedDocument:
-    """Extract one file. Raises ExtractionError with a reason a person can act on."""
+def extract_file(
+    path: Path, limits: ExtractLimits | None = None, pdf_pages: PageReading | None = None
+) -> ExtractedDocument:
+    """Extract one file. Raises ExtractionError with a reason a person can act on.
+
+    `pdf_pages`: a PDF's pages read beforehand (see core/pdf_split.py); used only when the file is a PDF.
+    """
     limits = limits or ExtractLimits()
     named_type = doc_type_for(path)
     if named_type is None:
@@ -128,7 +137,10 @@ def extract_file(path: Path, limits: ExtractLimits | None = None) -> ExtractedDo
         doc_type = real_type
     module = importlib.import_module(f"{__name__}.{_MODULES[doc_type]}")
     try:
-        document: ExtractedDocument = module.extract(path, limits)
+        if doc_type == "pdf" and pdf_pages is not None:
+            document: ExtractedDocument = module.extract(path, limits, pdf_pages)
+        else:
+            document = module.extract(path, limits)
     except ExtractionError:
         raise
     except MemoryError as error:

@@ -8,6 +8,7 @@ its marker and the document says the text is missing and why.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pymupdf
@@ -40,15 +41,38 @@ pymupdf.TOOLS.mupdf_display_errors(False)
 pymupdf.TOOLS.mupdf_display_warnings(False)
 
 
-def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
-    doc = _open(path)
+@dataclass
+class PageReading:
+    """The pages `read_page` made of a range of a PDF's pages, and the page numbers (1-based) it could not read."""
+
+    page_count: int
+    start: int
+    pages: list[PdfPage] = field(default_factory=list)
+    unreadable: list[int] = field(default_factory=list)
+
+
+def extract(path: Path, limits: ExtractLimits, read: PageReading | None = None) -> ExtractedDocument:
+    """`read`: the pages of the whole document, read beforehand (in page ranges by several workers)."""
+    doc = open_pdf(path)
     try:
-        return _extract_open(doc, path, limits)
+        return _extract_open(doc, path, limits, read)
     finally:
         doc.close()
 
 
-def _open(path: Path) -> pymupdf.Document:
+def read_pages(doc: pymupdf.Document, start: int, stop: int) -> PageReading:
+    """Read pages `start` to `stop` - 1 (0-based); a page MuPDF cannot read stays as an empty page."""
+    reading = PageReading(page_count=doc.page_count, start=start)
+    for number in range(start, stop):
+        try:
+            reading.pages.append(read_page(doc[number]))
+        except Exception:  # noqa: BLE001 - MuPDF raises assorted errors on one broken page; keep the rest
+            reading.unreadable.append(number + 1)
+            reading.pages.append(PdfPage(index=number, height=0.0, transform=pymupdf.Matrix(1, 1)))
+    return reading
+
+
+def open_pdf(path: Path) -> pymupdf.Document:
     try:
         doc = pymupdf.open(path, filetype="pdf")
     except pymupdf.EmptyFileError as error:
@@ -64,7 +88,9 @@ def _open(path: Path) -> pymupdf.Document:
     return doc
 
 
-def _extract_open(doc: pymupdf.Document, path: Path, limits: ExtractLimits) -> ExtractedDocument:
+def _extract_open(
+    doc: pymupdf.Document, path: Path, limits: ExtractLimits, read: PageReading | None
+) -> ExtractedDocument:
     if doc.page_count == 0:
         reason = "the PDF has no pages that can be read (its page tree is damaged)"
         return ExtractedDocument(
@@ -73,14 +99,9 @@ def _extract_open(doc: pymupdf.Document, path: Path, limits: ExtractLimits) -> E
     warnings: list[str] = []
     if doc.is_repaired:
         warnings.append("the PDF is damaged; PyMuPDF repaired what it could, so some text may be missing")
-    pages: list[PdfPage] = []
-    unreadable: list[int] = []
-    for number in range(doc.page_count):
-        try:
-            pages.append(read_page(doc[number]))
-        except Exception:  # noqa: BLE001 - MuPDF raises assorted errors on one broken page; keep the rest
-            unreadable.append(number + 1)
-            pages.append(PdfPage(index=number, height=0.0, transform=pymupdf.Matrix(1, 1)))
+    if read is None or read.start != 0 or read.page_count != doc.page_count or len(read.pages) != doc.page_count:
+        read = read_pages(doc, 0, doc.page_count)
+    pages, unreadable = read.pages, read.unreadable
     if unreadable:
         warnings.append(f"{len(unreadable)} page(s) could not be read: {_page_list(unreadable)}")
 

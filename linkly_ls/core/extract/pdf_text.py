@@ -16,6 +16,7 @@ import pymupdf
 #: keep whitespace, clip to the page; ligatures are expanded (ﬁ -> fi) so search finds the words
 TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
 
+_BOLD_FLAG = pymupdf.TEXT_FONT_BOLD
 _BOLD_NAME_PARTS = ("bold", "black", "heavy", "semibold", "demi", "cmbx", "cmb10")
 
 
@@ -145,7 +146,11 @@ def _same_baseline(first: tuple[float, ...], second: tuple[float, ...]) -> bool:
 
 
 def _dominant_style(spans: list[dict]) -> tuple[float, bool]:
-    """The font size covering most characters, and whether (nearly) all characters are bold."""
+    """The font size covering most characters, and whether (nearly) all characters are bold.
+
+    Runs for every line of every page, so it is written for speed: PyMuPDF's
+    spans always carry "size", "flags" and "font".
+    """
     sizes: dict[float, int] = {}
     bold_chars = 0
     total = 0
@@ -154,13 +159,15 @@ def _dominant_style(spans: list[dict]) -> tuple[float, bool]:
         count = len(text) - text.count(" ")
         if count <= 0:
             continue
-        size = span.get("size", 0.0)
+        size = span["size"]
         sizes[size] = sizes.get(size, 0) + count
         total += count
-        if span.get("flags", 0) & pymupdf.TEXT_FONT_BOLD or _is_bold_font(span.get("font", "")):
+        if span["flags"] & _BOLD_FLAG or _is_bold_font(span["font"]):
             bold_chars += count
-    size = round(max(sizes, key=sizes.__getitem__), 1) if sizes else 0.0
-    return size, total > 0 and bold_chars >= 0.8 * total
+    if not sizes:
+        return 0.0, False
+    size = next(iter(sizes)) if len(sizes) == 1 else max(sizes, key=sizes.__getitem__)
+    return round(size, 1), bold_chars >= 0.8 * total
 
 
 @lru_cache(maxsize=512)

@@ -251,6 +251,7 @@ def embed(data_dir: Path, config: Path, env: dict[str, str], limit: int | None, 
         thread.join(timeout=60)
     log.close()
     rows = vector_rows(database)
+    samples.progress.append((wall, rows))  # the sampler may have stopped between its last poll and the exit
     reached_at = next((at for at, count in samples.progress if count >= target), None)
     cpu = usage.ru_utime + usage.ru_stime
     print()

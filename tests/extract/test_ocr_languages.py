@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pymupdf
 import pytest
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from linkly_ls.core.extract import ocr
 from linkly_ls.core.extract.base import ExtractLimits
@@ -84,3 +84,13 @@ def test_a_single_language_is_read_once(corpus, monkeypatch):
     with Image.open(corpus / "scans/ocr-sample.jpg") as image:
         ocr.ocr_image(image, ExtractLimits(ocr_languages="deu"))
     assert recorder.asked == ["deu"]
+
+
+def test_a_picture_without_words_is_read_once(monkeypatch):
+    recorder = RecordingTesseract(monkeypatch)
+    image = Image.new("L", (1200, 800), 255)
+    drawing = ImageDraw.Draw(image)
+    drawing.ellipse((200, 150, 700, 650), fill=0)
+    drawing.rectangle((800, 200, 1100, 600), outline=0, width=12)
+    assert ocr.ocr_image(image, ExtractLimits()) == []
+    assert recorder.asked == ["eng"]

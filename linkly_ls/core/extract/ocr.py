@@ -114,7 +114,9 @@ def ocr_image(image: Image.Image, limits: ExtractLimits) -> list[str]:
     packs = choose_languages(limits.ocr_languages, installed_languages(binary)).split("+")
     pixels = _to_pnm(image)
     first = _read(binary, pixels, packs[0])
-    if len(packs) == 1:
+    if len(packs) == 1 or not first.lines:
+        # no word at all in the first language: a picture or a logo (measured on the Debian
+        # manuals' covers: all four languages found nothing either, at twice the cost)
         return first.lines
     if first.confidence < CONFIDENT_READING:
         return _read(binary, pixels, "+".join(packs)).lines

@@ -158,6 +158,14 @@ def all_row_keys(data_dir: Path) -> set[int]:
     return {entry[3] for found in rows.values() for entry in found}
 
 
+def committed_rows(data_dir: Path) -> bool:
+    """Whether a checkpoint has committed vector rows yet (the catalog may be mid-write)."""
+    try:
+        return bool(all_row_keys(data_dir))
+    except sqlite3.Error:
+        return False
+
+
 def check_vectors(data_dir: Path) -> tuple[list[str], dict[str, Any]]:
     """Problems with the vectors of a finished run, and what search finds."""
     problems: list[str] = []
@@ -242,6 +250,11 @@ def run_kill_point(workspace: EmbeddingWorkspace, point: KillPoint, documents: i
         target = int(point.trigger.split(":")[1])
         running._wait(lambda: embedding_progress(running, offset) >= target, 300)
         point.killed = kill_group(running.process)
+    elif point.trigger == "committed":
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and running.process.poll() is None and not committed_rows(data_dir):
+            time.sleep(0.05)
+        point.killed = kill_group(running.process)
     else:
         delay = float(point.trigger.split(":")[1])
         point.killed = running.kill_after(delay)
@@ -302,12 +315,13 @@ def main() -> int:
     rng = random.Random(args.seed)
     points: list[KillPoint] = []
     for number in range(args.kills):
-        # progress in the first round of 64 documents (nothing committed yet), in the third or fourth
-        # (rows of earlier rounds committed), or a random delay into the embedding phase
+        # progress in the first round of 64 documents (nothing committed yet), right after the first
+        # checkpoint committed rows (how many documents that takes depends on the machine's speed),
+        # or a random delay into the embedding phase
         if number % 3 == 0:
             trigger = f"progress:{rng.randint(1, min(64, documents))}"
         elif number % 3 == 1:
-            trigger = f"progress:{rng.randint(min(129, documents), documents)}"
+            trigger = "committed"
         else:
             trigger = f"delay:{round(rng.uniform(0.0, embed_s * 0.9), 2)}"
         point = KillPoint(number, trigger)

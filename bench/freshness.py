@@ -42,6 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from lsp_client import LspProcess, initialize_params  # noqa: E402
+from figures import percentile  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 #: ../shared/corpus beside the repository (or beside the folder holding this working copy)
@@ -247,11 +248,6 @@ async def via_lsp(library: Path, env: dict[str, str], saves: int, seed: int) -> 
         return await measure(library, find, saves, seed)
     finally:
         server.close()
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))]
 
 
 def report(timings: list[tuple[str, float]]) -> None:

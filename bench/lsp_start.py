@@ -38,6 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from lsp_client import LspProcess, RpcError, StderrLine, initialize_params  # noqa: E402
+from figures import percentile  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 #: ../shared/corpus beside the repository (or beside the folder holding this working copy)
@@ -149,11 +150,6 @@ def start_once(
         server.close()
     lines = [line for line in server.stderr_lines if line.arrived <= cutoff]
     return timing, lines
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))]
 
 
 def describe(values: list[float]) -> str:

@@ -35,6 +35,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from figures import percentile  # the bench folder is the script's folder, first on sys.path
+
 REPOSITORY = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = REPOSITORY.parent / "shared" / "corpus"
 LINKLY = Path(sys.executable).parent / "linkly"
@@ -210,11 +212,6 @@ def run_searches(data_dir: Path, config: Path, every: float, samples: Samples, s
             samples.latencies[mode].append((time.perf_counter() - started) * 1000)
             samples.modes[mode].add(result.mode)
     engine.close()
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))] if ordered else float("nan")
 
 
 def embed(data_dir: Path, config: Path, env: dict[str, str], limit: int | None, every: float) -> None:

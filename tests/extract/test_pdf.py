@@ -145,3 +145,18 @@ def test_the_largest_pdf_is_fast_and_complete(corpus, check):
     assert len(document.page_starts) == 2415
     assert len(check.flatten(document.outline)) == 1426
     assert document.title == "R: A Language and Environment for Statistical Computing"
+
+
+def test_a_line_cut_by_the_page_edge_keeps_its_words_and_text_off_the_page_is_left_out(tmp_path):
+    # A table row running over the bottom edge (as in the Debian reference) was read as "i f"
+    # when MuPDF clipped glyphs to the page; text wholly outside the page stays out.
+    doc = pymupdf.open()
+    page = doc.new_page(width=300, height=200)
+    page.insert_text((20, 50), "A first line of ordinary text", fontsize=10)
+    page.insert_text((20, 206), "gzip foo", fontsize=10, fontname="cour")
+    page.insert_text((20, 260), "entirely below the page", fontsize=10)
+    path = tmp_path / "edge.pdf"
+    doc.save(path)
+    lines = extract_file(path).lines
+    assert "gzip foo" in lines
+    assert not any("below the page" in line for line in lines)

@@ -77,7 +77,9 @@ def chunk_document(
             start = number
         if number in sections:
             current_heading = sections[number]
-        line_words = len(line.split()) + sum(len(run) for run in CJK_RUN.findall(line)) // 2
+        line_words = len(line.split())
+        if not line.isascii():  # CJK characters count as half a word each
+            line_words += sum(len(run) for run in CJK_RUN.findall(line)) // 2
         if buffer and words + line_words > max_words:
             flush(number - 1)
             start = number

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import queue
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -17,6 +19,11 @@ from typing import Any
 
 DEFAULT_TIMEOUT_S = 180.0
 DEFAULT_MEMORY_MB = 3072
+#: answers a run holds for its caller, per worker, before the feeding thread waits for the caller
+OUTCOMES_AHEAD_PER_WORKER = 16
+#: how often the feeding thread looks whether its caller stopped the run early
+STOP_CHECK_S = 0.25
+_FINISHED = object()
 
 
 @dataclass
@@ -52,6 +59,16 @@ def _worker_main(connection: Connection, function: Callable, memory_mb: int) -> 
             )
         except Exception as error:  # reported per file; the worker lives on
             connection.send((key, None, f"{type(error).__name__}: {error}"))
+
+
+def _hand_over(outcomes: queue.Queue, item: Any, stop: threading.Event) -> None:
+    """Queue `item` for the caller; give up if the caller stopped the run (and no longer reads)."""
+    while not stop.is_set():
+        try:
+            outcomes.put(item, timeout=STOP_CHECK_S)
+            return
+        except queue.Full:
+            continue
 
 
 class _Worker:
@@ -96,7 +113,12 @@ class WorkerPool:
         return _Worker(self._context, self.function, self.memory_mb)
 
     def run(self, tasks: Iterable[tuple[Any, Any]]) -> Iterator[TaskOutcome]:
-        """Yield an outcome per (key, argument) task, in completion order."""
+        """Yield an outcome per (key, argument) task, in completion order.
+
+        The workers are fed by a thread of their own: a worker that finishes while
+        the caller is busy with an earlier outcome (writing the index takes a good
+        part of a second) gets its next task at once instead of waiting for it.
+        """
         pending = list(tasks)
         pending.reverse()
         for worker in list(self._workers):
@@ -104,40 +126,67 @@ class WorkerPool:
                 self._replace(worker)
         while len(self._workers) < min(self.size, max(len(pending), 1)):
             self._workers.append(self._spawn())
-        busy: dict[Connection, _Worker] = {}
-        while pending or busy:
-            self._dispatch(pending, busy)
-            nearest = min(worker.deadline for worker in busy.values())
-            ready = wait(list(busy), timeout=max(0.0, nearest - time.monotonic()))
-            finished: list[TaskOutcome] = []
-            for connection in ready:
-                worker = busy.pop(connection)
+        outcomes: queue.Queue = queue.Queue(maxsize=OUTCOMES_AHEAD_PER_WORKER * len(self._workers))
+        stop = threading.Event()
+        feeder = threading.Thread(target=self._feed, args=(pending, outcomes, stop), name="linkly-workers", daemon=True)
+        feeder.start()
+        try:
+            while True:
+                item = outcomes.get()
+                if item is _FINISHED:
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            stop.set()
+            feeder.join()
+
+    def _feed(self, pending: list[tuple[Any, Any]], outcomes: queue.Queue, stop: threading.Event) -> None:
+        """The feeding thread: hand out tasks, collect answers, deaths and timeouts, until done or stopped."""
+        try:
+            busy: dict[Connection, _Worker] = {}
+            while (pending or busy) and not stop.is_set():
+                self._dispatch(pending, busy)
+                nearest = min(worker.deadline for worker in busy.values())
+                timeout = min(STOP_CHECK_S, max(0.0, nearest - time.monotonic()))
+                finished = self._collect(wait(list(busy), timeout=timeout), busy)
+                self._dispatch(pending, busy)
+                for outcome in finished:
+                    _hand_over(outcomes, outcome, stop)
+        except BaseException as error:  # noqa: BLE001 - raised again in the caller's thread
+            _hand_over(outcomes, error, stop)
+        finally:
+            _hand_over(outcomes, _FINISHED, stop)
+
+    def _collect(self, ready: list[Any], busy: dict[Connection, _Worker]) -> list[TaskOutcome]:
+        """Outcomes of the workers that answered or died, and of those past their deadline."""
+        finished: list[TaskOutcome] = []
+        for connection in ready:
+            worker = busy.pop(connection)
+            key = worker.task[0]
+            seconds = time.monotonic() - (worker.deadline - self.timeout_s)
+            try:
+                _, value, error = connection.recv()
+                finished.append(TaskOutcome(key=key, value=value, error=error, seconds=seconds))
+            except (EOFError, OSError):
+                finished.append(TaskOutcome(key=key, error=self._death_reason(worker), seconds=seconds))
+                self._replace(worker)
+            worker.task = None
+        now = time.monotonic()
+        for connection, worker in list(busy.items()):
+            if worker.deadline <= now:
+                busy.pop(connection)
                 key = worker.task[0]
-                seconds = time.monotonic() - (worker.deadline - self.timeout_s)
-                try:
-                    _, value, error = connection.recv()
-                    finished.append(TaskOutcome(key=key, value=value, error=error, seconds=seconds))
-                except (EOFError, OSError):
-                    finished.append(TaskOutcome(key=key, error=self._death_reason(worker), seconds=seconds))
-                    self._replace(worker)
-                worker.task = None
-            now = time.monotonic()
-            for connection, worker in list(busy.items()):
-                if worker.deadline <= now:
-                    busy.pop(connection)
-                    key = worker.task[0]
-                    self._replace(worker)
-                    finished.append(
-                        TaskOutcome(
-                            key=key,
-                            error=f"extraction took longer than {self.timeout_s:g} s ([limits] extract_timeout_s); stopped",
-                            seconds=self.timeout_s,
-                        )
+                self._replace(worker)
+                finished.append(
+                    TaskOutcome(
+                        key=key,
+                        error=f"extraction took longer than {self.timeout_s:g} s ([limits] extract_timeout_s); stopped",
+                        seconds=self.timeout_s,
                     )
-            # Hand out the next tasks before the caller handles these outcomes (which may take a
-            # while, e.g. writing the index), so no worker waits for it.
-            self._dispatch(pending, busy)
-            yield from finished
+                )
+        return finished
 
     def _dispatch(self, pending: list[tuple[Any, Any]], busy: dict[Connection, _Worker]) -> None:
         """Give each idle worker the next pending task (`pending` is in reverse order)."""

@@ -872,10 +872,10 @@ def per_file_profile(corpus: Corpus, ocr: bool, top: int) -> None:
     extract_seconds: list[float] = []
     original = indexer.extract_file
 
-    def timed_extract(path, limits=None):  # noqa: ANN001
+    def timed_extract(path, limits=None, pdf_pages=None):  # noqa: ANN001
         started = time.perf_counter()
         try:
-            return original(path, limits)
+            return original(path, limits, pdf_pages)
         finally:
             extract_seconds.append(time.perf_counter() - started)
 

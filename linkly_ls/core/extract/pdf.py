@@ -17,7 +17,7 @@ from PIL import Image
 from linkly_ls.core.document import ExtractedDocument, ExtractionError, Heading, LineBuilder
 from linkly_ls.core.extract.base import ExtractLimits, title_from_path
 from linkly_ls.core.extract.ocr import OCR_PENDING, OcrError, ocr_image, ocr_unavailable_reason
-from linkly_ls.core.extract.pdf_outline import bookmark_headings, font_headings, read_bookmarks
+from linkly_ls.core.extract.pdf_outline import bookmark_headings, font_headings, has_bookmarks, read_bookmarks
 from linkly_ls.core.extract.pdf_text import PdfPage, read_page
 
 #: scanned pages read by OCR in one document at most (OCR takes seconds per page)
@@ -60,12 +60,18 @@ def extract(path: Path, limits: ExtractLimits, read: PageReading | None = None) 
         doc.close()
 
 
-def read_pages(doc: pymupdf.Document, start: int, stop: int) -> PageReading:
-    """Read pages `start` to `stop` - 1 (0-based); a page MuPDF cannot read stays as an empty page."""
+def read_pages(doc: pymupdf.Document, start: int, stop: int, styled: bool | None = None) -> PageReading:
+    """Read pages `start` to `stop` - 1 (0-based); a page MuPDF cannot read stays as an empty page.
+
+    `styled` None: only where fonts matter, the first page (its title) and every page of a
+    document without bookmarks (headings are found by font); see `read_page`.
+    """
+    if styled is None:
+        styled = not has_bookmarks(doc)
     reading = PageReading(page_count=doc.page_count, start=start)
     for number in range(start, stop):
         try:
-            reading.pages.append(read_page(doc[number]))
+            reading.pages.append(read_page(doc[number], styled=styled or number == 0))
         except Exception:  # noqa: BLE001 - MuPDF raises assorted errors on one broken page; keep the rest
             reading.unreadable.append(number + 1)
             reading.pages.append(PdfPage(index=number, height=0.0, transform=pymupdf.Matrix(1, 1)))
@@ -101,13 +107,14 @@ def _extract_open(
         warnings.append("the PDF is damaged; PyMuPDF repaired what it could, so some text may be missing")
     if read is None or read.start != 0 or read.page_count != doc.page_count or len(read.pages) != doc.page_count:
         read = read_pages(doc, 0, doc.page_count)
+    bookmarks = read_bookmarks(doc)
+    if not bookmarks and not all(page.styled for page in read.pages):
+        read = read_pages(doc, 0, doc.page_count, styled=True)  # an outline without entries: find headings by font
     pages, unreadable = read.pages, read.unreadable
     if unreadable:
         warnings.append(f"{len(unreadable)} page(s) could not be read: {_page_list(unreadable)}")
 
     missing_reason = _read_scanned_pages(doc, pages, limits, warnings)
-
-    bookmarks = read_bookmarks(doc)
     detected = [] if bookmarks else font_headings(pages)
 
     builder = LineBuilder()

@@ -54,6 +54,15 @@ def read_bookmarks(doc: pymupdf.Document) -> list[Bookmark]:
     return bookmarks
 
 
+def has_bookmarks(doc: pymupdf.Document) -> bool:
+    """Whether the document has an outline (MuPDF loads it when the document opens: no cost here)."""
+    try:
+        outline = doc.outline
+    except AttributeError:  # an encrypted document that was not opened with its password
+        return False
+    return outline is not None and bool(outline.this.m_internal)
+
+
 def _walk_outline(doc: pymupdf.Document, item: pymupdf.Outline | None, level: int, out: list[Bookmark]) -> None:
     while item and item.this.m_internal:
         page: int | None = None

@@ -107,30 +107,27 @@ def _plain_blocks(page: pymupdf.Page) -> list[dict] | None:
         data = json.loads(buffer.fz_buffer_extract(), strict=False)
     except (RuntimeError, ValueError, AttributeError):
         return None
-    area = page.rect
+    left, top, right, bottom = page.rect
     blocks: list[dict] = []
     for block in data.get("blocks", ()):
         if block.get("type") != "text":
             continue
         lines = []
+        x0 = y0 = float("inf")
+        x1 = y1 = float("-inf")
         for line in block.get("lines", ()):
             corner = line["bbox"]
-            x0, y0 = corner["x"] / _JSON_SCALE, corner["y"] / _JSON_SCALE
-            box = (x0, y0, x0 + corner["w"] / _JSON_SCALE, y0 + corner["h"] / _JSON_SCALE)
-            if box[2] < area.x0 or box[0] > area.x1 or box[3] < area.y0 or box[1] > area.y1:
+            line_x0, line_y0 = corner["x"] / _JSON_SCALE, corner["y"] / _JSON_SCALE
+            line_x1, line_y1 = line_x0 + corner["w"] / _JSON_SCALE, line_y0 + corner["h"] / _JSON_SCALE
+            if line_x1 < left or line_x0 > right or line_y1 < top or line_y0 > bottom:
                 continue
+            x0, y0, x1, y1 = min(x0, line_x0), min(y0, line_y0), max(x1, line_x1), max(y1, line_y1)
             font = line["font"]
             flags = _BOLD_FLAG if font.get("weight") == "bold" else 0
             span = {"text": line["text"], "size": font["size"] / _JSON_SCALE, "flags": flags, "font": font["name"]}
-            lines.append({"bbox": box, "spans": [span]})
+            lines.append({"bbox": (line_x0, line_y0, line_x1, line_y1), "spans": [span]})
         if lines:
-            bbox = (
-                min(line["bbox"][0] for line in lines),
-                min(line["bbox"][1] for line in lines),
-                max(line["bbox"][2] for line in lines),
-                max(line["bbox"][3] for line in lines),
-            )
-            blocks.append({"type": 0, "bbox": bbox, "lines": lines})
+            blocks.append({"type": 0, "bbox": (x0, y0, x1, y1), "lines": lines})
     return blocks
 
 

@@ -19,7 +19,7 @@ from linkly_ls.core.extract import doc_type_for, sniff
 
 MB = 1024 * 1024
 #: rough extraction cost per MB by document type (measured on the shared corpus, one core)
-SECONDS_PER_MB = {"pdf": 1.2, "image": 1.0, "docx": 0.6, "epub": 0.6, "pptx": 0.3, "html": 0.6}
+SECONDS_PER_MB = {"pdf": 0.5, "image": 1.0, "docx": 0.9, "epub": 0.6, "pptx": 0.3, "html": 0.6}
 DEFAULT_SECONDS_PER_MB = 0.5
 #: fixed cost per file: an OCR run of tesseract, whatever the file size
 FIXED_SECONDS = {"image": 1.5}

@@ -18,6 +18,8 @@ from linkly_ls.core.workers import TaskOutcome, WorkerPool
 from .conftest import require_corpus
 
 LIMITS = ExtractLimits(ocr_deferred=True)
+#: a PDF this large is expected to take longer than SPLIT_MIN_SECONDS (work_plan.SECONDS_PER_MB)
+LONG_PDF_BYTES = 8_000_000
 
 
 def _facts(document) -> tuple:
@@ -94,7 +96,7 @@ def test_shares_cover_every_page_once():
 
 def test_one_failed_part_is_the_files_one_error(tmp_path):
     path = tmp_path / "long.pdf"
-    path.write_bytes(b"%PDF-1.4\n" + b"0" * 5_000_000)
+    path.write_bytes(b"%PDF-1.4\n" + b"0" * LONG_PDF_BYTES)
     splitter = PdfSplitter()
     tasks = splitter.split([(str(path), (str(path), None, LIMITS)), ("b.md", ("b.md", None, LIMITS))], workers=2)
     parts = [key for key, _ in tasks if isinstance(key, tuple)]
@@ -110,7 +112,7 @@ def test_one_failed_part_is_the_files_one_error(tmp_path):
 
 def test_a_run_stopped_early_leaves_no_parts_folder(tmp_path):
     path = tmp_path / "long.pdf"
-    path.write_bytes(b"%PDF-1.4\n" + b"0" * 5_000_000)
+    path.write_bytes(b"%PDF-1.4\n" + b"0" * LONG_PDF_BYTES)
     splitter = PdfSplitter()
     tasks = splitter.split([(str(path), (str(path), None, LIMITS))], workers=2)
     merged = splitter.merge(iter([TaskOutcome(key=tasks[0][0], value=None)]))
@@ -120,7 +122,7 @@ def test_a_run_stopped_early_leaves_no_parts_folder(tmp_path):
 
 def test_nothing_is_split_for_one_worker_or_a_short_pdf(tmp_path):
     long = tmp_path / "long.pdf"
-    long.write_bytes(b"%PDF-1.4\n" + b"0" * 5_000_000)
+    long.write_bytes(b"%PDF-1.4\n" + b"0" * LONG_PDF_BYTES)
     short = tmp_path / "short.pdf"
     short.write_bytes(b"%PDF-1.4\n" + b"0" * 100_000)
     work = [(str(long), (str(long), None, LIMITS))]
@@ -144,7 +146,7 @@ def test_an_unchanged_long_pdf_is_not_read_again(tmp_path, monkeypatch):
 
 def test_a_long_pdf_among_plenty_of_other_work_stays_whole(tmp_path):
     long = tmp_path / "long.pdf"
-    long.write_bytes(b"%PDF-1.4\n" + b"0" * 5_000_000)
+    long.write_bytes(b"%PDF-1.4\n" + b"0" * LONG_PDF_BYTES)
     work = [(str(long), (str(long), None, LIMITS))]
     for number in range(4):
         other = tmp_path / f"other{number}.pdf"

@@ -35,6 +35,9 @@ __all__ = ["IndexReport", "Indexer", "PreparedFile", "prepare_file"]
 ProgressCallback = Callable[[int, int, str], None]
 FLUSH_EVERY_DOCS = 64
 FLUSH_EVERY_SECONDS = 3.0
+#: characters of text read since the last flush that make the next one start at once: a long
+#: document is written while the workers still read other files, not after the last of them
+FLUSH_EVERY_CHARS = 2_000_000
 #: modules the workers' fork server loads once for all workers
 WORKER_PRELOAD = ("linkly_ls.core.extract.preload",)
 
@@ -227,6 +230,7 @@ class Indexer:
         done = 0
         last_flush = time.monotonic()
         since_flush = 0
+        chars_since_flush = 0
         if in_process:
             outcomes = prepare_here(work)
         else:
@@ -260,12 +264,17 @@ class Indexer:
                 report.indexed += 1
                 report.capped += [(path, warning) for warning in prepared.document.warnings if "[limits]" in warning]
                 since_flush += 1
+                chars_since_flush += sum(map(len, prepared.document.lines))
             if progress:
                 progress(done, total, path)
-            if since_flush >= FLUSH_EVERY_DOCS or time.monotonic() - last_flush > FLUSH_EVERY_SECONDS:
+            if (
+                since_flush >= FLUSH_EVERY_DOCS
+                or chars_since_flush >= FLUSH_EVERY_CHARS
+                or time.monotonic() - last_flush > FLUSH_EVERY_SECONDS
+            ):
                 self.save_read_documents()
                 self.flush()
-                since_flush = 0
+                since_flush = chars_since_flush = 0
                 last_flush = time.monotonic()
 
     def _record_ocr_failure(self, path: str, message: str) -> None:

@@ -103,3 +103,19 @@ def test_pending_keyword_work_is_recovered_on_open(library_dir, engine_for, tmp_
         assert titles(reopened, "zebra") == ["A"]
     finally:
         reopened.close()
+
+
+def test_a_long_document_is_written_without_waiting_for_the_other_files(library_dir, engine_for, monkeypatch):
+    # With the text threshold at one character, every document read is flushed on its own
+    # (the count and time thresholds alone would leave all three to the final flush).
+    from linkly_ls.core import indexer
+
+    monkeypatch.setattr(indexer, "FLUSH_EVERY_CHARS", 1)
+    for name in ("one", "two", "three"):
+        write(library_dir / f"{name}.md", f"# {name.title()}\n\nA note called {name}.\n")
+    engine = engine_for(library_dir)
+    flushed: list[list[str]] = []
+    engine.indexer.after_flush.append(lambda pending, tombstones: flushed.append(pending))
+    (report,) = engine.index()
+    assert report.indexed == 3
+    assert [len(pending) for pending in flushed] == [1, 1, 1]

@@ -108,6 +108,7 @@ class WorkerPool:
             # Takes effect only if this process has not started its fork server yet.
             self._context.set_forkserver_preload(list(preload))
         self._workers: list[_Worker] = []
+        self._feeding: tuple[threading.Thread, threading.Event] | None = None
 
     def _spawn(self) -> _Worker:
         return _Worker(self._context, self.function, self.memory_mb)
@@ -119,6 +120,7 @@ class WorkerPool:
         the caller is busy with an earlier outcome (writing the index takes a good
         part of a second) gets its next task at once instead of waiting for it.
         """
+        self._stop_feeding()
         pending = list(tasks)
         pending.reverse()
         for worker in list(self._workers):
@@ -129,6 +131,7 @@ class WorkerPool:
         outcomes: queue.Queue = queue.Queue(maxsize=OUTCOMES_AHEAD_PER_WORKER * len(self._workers))
         stop = threading.Event()
         feeder = threading.Thread(target=self._feed, args=(pending, outcomes, stop), name="linkly-workers", daemon=True)
+        self._feeding = (feeder, stop)
         feeder.start()
         try:
             while True:
@@ -139,8 +142,15 @@ class WorkerPool:
                     raise item
                 yield item
         finally:
+            self._stop_feeding()
+
+    def _stop_feeding(self) -> None:
+        """Stop the feeding thread of a run whose caller left without finishing or closing it."""
+        if self._feeding is not None:
+            feeder, stop = self._feeding
             stop.set()
             feeder.join()
+            self._feeding = None
 
     def _feed(self, pending: list[tuple[Any, Any]], outcomes: queue.Queue, stop: threading.Event) -> None:
         """The feeding thread: hand out tasks, collect answers, deaths and timeouts, until done or stopped."""
@@ -214,6 +224,7 @@ class WorkerPool:
         self._workers[index] = self._spawn()
 
     def close(self) -> None:
+        self._stop_feeding()
         for worker in self._workers:
             try:
                 worker.connection.send(None)

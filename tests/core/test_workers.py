@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -52,3 +53,12 @@ def test_an_error_in_a_task_is_its_outcome_and_the_run_goes_on():
         outcomes = list(pool.run([("bad", "text"), ("good", -4)]))
     assert [(outcome.key, outcome.value) for outcome in outcomes] == [("bad", None), ("good", 4)]
     assert outcomes[0].error.startswith("TypeError: ")
+
+
+def test_closing_the_pool_stops_the_feeding_of_a_run_left_unfinished():
+    pool = WorkerPool(time.sleep, size=1)
+    run = pool.run([(number, 0.05) for number in range(40)])
+    next(run)
+    pool.close()
+    assert not any(thread.name == "linkly-workers" for thread in threading.enumerate())
+    run.close()

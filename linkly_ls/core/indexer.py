@@ -24,7 +24,7 @@ from linkly_ls.core.extract.ocr import OCR_PENDING, ocr_pending, ocr_unavailable
 from linkly_ls.core.index.chunking import chunk_document
 from linkly_ls.core.index.keyword import IndexedChunks, KeywordIndex
 from linkly_ls.core.pdf_split import PdfSplitter, run_task
-from linkly_ls.core.preparation import PreparedFile, one_line, prepare_file, prepare_here
+from linkly_ls.core.preparation import PreparedFile, hash_file, one_line, prepare_file, prepare_here
 from linkly_ls.core.reachability import is_under, keep_message, root_problem, unreadable_problem
 from linkly_ls.core.walker import WalkRules, is_indexable, walk_library
 from linkly_ls.core.work_plan import fits_in_process, slowest_first
@@ -38,6 +38,9 @@ FLUSH_EVERY_SECONDS = 3.0
 #: characters of text read since the last flush that make the next one start at once: a long
 #: document is written while the workers still read other files, not after the last of them
 FLUSH_EVERY_CHARS = 2_000_000
+#: bytes of touched files (same size, new mtime) a run hashes itself to find those whose content is
+#: unchanged, so that a `touch` or a checkout that rewrote the same bytes does not start the workers
+REHASH_HERE_BYTES = 64 * 1024 * 1024
 #: modules the workers' fork server loads once for all workers
 WORKER_PRELOAD = ("linkly_ls.core.extract.preload",)
 
@@ -133,6 +136,7 @@ class Indexer:
         work: list[tuple[str, tuple[str, str | None, ExtractLimits]]] = []
         sizes: list[tuple[Path, int]] = []
         first_pass = self._first_pass_limits()
+        rehash_budget = REHASH_HERE_BYTES
         for path in found:
             key = str(path)
             seen.add(key)
@@ -144,6 +148,12 @@ class Indexer:
             if state and state[1] == stat.st_size and state[2] == stat.st_mtime_ns:
                 report.unchanged += 1
                 continue
+            if state and state[1] == stat.st_size and rehash_budget >= stat.st_size:
+                rehash_budget -= stat.st_size
+                if _same_content(path, state[3]):
+                    self.catalog.touch_document(state[0], stat.st_mtime_ns)
+                    report.unchanged += 1
+                    continue
             failed_before = previous_errors.get(key)
             if failed_before and failed_before.size == stat.st_size and failed_before.mtime_ns == stat.st_mtime_ns:
                 report.failed += 1
@@ -368,3 +378,10 @@ class Indexer:
         self.catalog.mark_keyword_done(pending, tombstones)
         for callback in self.after_flush:
             callback(pending, tombstones)
+
+
+def _same_content(path: Path, known_hash: str) -> bool:
+    try:
+        return hash_file(path) == known_hash
+    except OSError:  # a worker reads it again and reports the error
+        return False

@@ -119,3 +119,24 @@ def test_a_long_document_is_written_without_waiting_for_the_other_files(library_
     (report,) = engine.index()
     assert report.indexed == 3
     assert [len(pending) for pending in flushed] == [1, 1, 1]
+
+
+def test_a_touched_file_with_the_same_content_is_checked_without_the_workers(library_dir, engine_for):
+    import shutil
+
+    repo = Path(__file__).resolve().parents[2]
+    pdf = library_dir / "outline.pdf"
+    shutil.copy(repo / "fixtures/papers/pdflatex-outline.pdf", pdf)
+    engine = engine_for(library_dir)
+    engine.index()
+    os.utime(pdf, (time.time() + 5, time.time() + 5))
+
+    def no_workers():
+        raise AssertionError("the workers were started for a file whose content did not change")
+
+    engine.indexer.pool = no_workers
+    (report,) = engine.index()
+    assert (report.indexed, report.unchanged) == (0, 1)
+    assert engine.catalog.file_states(report.library)[str(pdf)][2] == pdf.stat().st_mtime_ns
+    (again,) = engine.index()
+    assert again.unchanged == 1

@@ -60,7 +60,11 @@ def reference(lines: list[str], pattern: regex.Pattern) -> list[tuple[int, int, 
 
 def found_lines(document: DocumentText, source: str, case_insensitive: bool) -> list[tuple[int, int, int, int]]:
     found = find_matching_lines(document, source, case_insensitive)
-    return [(m.first, m.last, m.start, m.last_char) for m in found.page(0, len(found))]
+    every = [(m.first, m.last, m.start, m.last_char) for m in found.page(0, len(found))]
+    for offset in range(0, len(found), 7):  # a page is numbered on its own
+        page = [(m.first, m.last, m.start, m.last_char) for m in found.page(offset, 3)]
+        assert page == every[offset : offset + 3]
+    return every
 
 
 def same_as_reference(lines: list[str], source: str, case_insensitive: bool) -> None:

@@ -19,8 +19,7 @@ from __future__ import annotations
 import time
 from bisect import bisect_right
 from dataclasses import dataclass
-from itertools import accumulate, chain, compress
-from operator import ne
+from itertools import accumulate
 from typing import TYPE_CHECKING
 
 from linkly_ls.core.line_cache import DocumentText
@@ -32,7 +31,7 @@ if TYPE_CHECKING:
 
 TIME_BUDGET_S = 1.0
 #: the suffix search gives up (and the whole text is searched) past this many suffix matches ...
-SUFFIX_FREE_MATCHES = 200
+SUFFIX_FREE_MATCHES = 100
 #: ... plus one for every this many characters searched: denser, it would cost more than it saves
 SUFFIX_CHARS_PER_MATCH = 500
 
@@ -50,22 +49,28 @@ class LineMatch:
 
 @dataclass
 class LineMatches:
-    """The first match of every line that has one, in order, as parallel lists."""
+    """The first match of every line that has one, in order, as parallel lists.
 
-    first: list[int]
-    last: list[int]
+    `first` (line numbers) may be None when the offsets are known: the page
+    asked for is then numbered from the checkpoints, and the whole document
+    never is (count mode needs no numbers). `last` None means the same as `first`.
+    """
+
+    document: DocumentText
     start: list[int]
     last_char: list[int]
+    first: list[int] | None = None
+    last: list[int] | None = None
 
     def __len__(self) -> int:
-        return len(self.first)
+        return len(self.start)
 
     def page(self, offset: int, limit: int) -> list[LineMatch]:
         window = slice(offset, offset + limit)
-        return [
-            LineMatch(*values)
-            for values in zip(self.first[window], self.last[window], self.start[window], self.last_char[window], strict=True)
-        ]
+        starts = self.start[window]
+        first = self.first[window] if self.first is not None else self.document.line_numbers(starts)
+        last = self.last[window] if self.last is not None else first
+        return [LineMatch(*values) for values in zip(first, last, starts, self.last_char[window], strict=True)]
 
 
 def compile_pattern(source: str, case_insensitive: bool) -> regex.Pattern:
@@ -89,7 +94,7 @@ def find_matching_lines(document: DocumentText, source: str, case_insensitive: b
     try:
         if not needs_regex(source, case_insensitive):
             if any(char.isspace() for char in source):  # may match where a newline became a space
-                return _first_per_line(document, *_literal_spans(document.spaced, source), one_line=False)
+                return _numbered(document, *_first_literal_spans(document, source), one_line=False)
             return _first_literal_per_line(document, source)
         return _regex_lines(document, compile_pattern(source, case_insensitive))
     except TimeoutError:
@@ -107,7 +112,7 @@ def _regex_lines(document: DocumentText, pattern: regex.Pattern) -> LineMatches:
     if not any(token in source for token in ("^", "$", "\\A", "\\Z")):
         if not is_confined(source):
             spaced = document.spaced
-            return _first_per_line(document, *_spans(spaced, pattern, TIME_BUDGET_S), one_line=False)
+            return _numbered(document, *_first_spans(document, spaced, pattern, TIME_BUDGET_S), one_line=False)
         deadline = time.monotonic() + TIME_BUDGET_S
         suffix = literal_suffix(source)
         if suffix is not None:
@@ -115,14 +120,13 @@ def _regex_lines(document: DocumentText, pattern: regex.Pattern) -> LineMatches:
             if found is not None:
                 return found
         # a confined pattern finds the same matches whether lines are joined by newlines or spaces
-        return _first_per_line(document, *_spans(document.text, pattern, _remaining(deadline)), one_line=True)
+        return _numbered(document, *_first_spans(document, document.text, pattern, _remaining(deadline)), one_line=True)
     per_line = line_local_pattern(source)
     if per_line is None:
-        lines = document.lines()
-        return _matching_lines_one_by_one(lines, pattern, time.monotonic() + TIME_BUDGET_S)
+        return _matching_lines_one_by_one(document, pattern)
     multiline = regex.compile(per_line, pattern.flags | regex.MULTILINE)
-    starts = [found.start() for found in multiline.finditer(document.text, timeout=TIME_BUDGET_S)]
-    return _first_per_line(document, starts, starts, one_line=True)  # empty matches count, as they do per line
+    # empty matches count here, as they do line by line
+    return _numbered(document, *_first_spans(document, document.text, multiline, TIME_BUDGET_S, empty=True), one_line=True)
 
 
 def _remaining(deadline: float) -> float:
@@ -147,37 +151,49 @@ def _first_literal_per_line(document: DocumentText, literal: str) -> LineMatches
         if line_end == -1:
             break
         position = find(literal, line_end + 1)
-    first = document.line_numbers(starts)
     width = len(literal) - 1
-    return LineMatches(first, first.copy(), starts, [start + width for start in starts])
+    return LineMatches(document, starts, [start + width for start in starts])
 
 
-def _literal_spans(text: str, literal: str) -> tuple[list[int], list[int]]:
-    """Offsets of the first and last character of the non-overlapping occurrences of `literal`."""
+def _first_literal_spans(document: DocumentText, literal: str) -> tuple[list[int], list[int]]:
+    """The first of the non-overlapping occurrences of `literal` in `spaced` on each line (by its first character):
+    offsets of its first and last character."""
     starts: list[int] = []
     width = len(literal)
-    find = text.find
+    find, find_newline = document.spaced.find, document.text.find
+    line_end = -1
     position = find(literal)
     while position != -1:
-        starts.append(position)
+        if position > line_end:
+            starts.append(position)
+            line_end = find_newline("\n", position)
+            line_end = len(document.text) if line_end == -1 else line_end
         position = find(literal, position + width)
     return starts, [start + width - 1 for start in starts]
 
 
-def _spans(text: str, pattern: regex.Pattern, timeout: float) -> tuple[list[int], list[int]]:
-    """Offsets of the first and last character of the non-empty, non-overlapping matches, left to right.
+def _first_spans(
+    document: DocumentText, text: str, pattern: regex.Pattern, timeout: float, empty: bool = False
+) -> tuple[list[int], list[int]]:
+    """The first of the non-overlapping matches in `text` on each line (by its first character): offsets of its
+    first and last character. Empty matches are left out unless `empty`.
 
     A plain literal cannot backtrack, so it runs without the time budget
     (whose check costs about a microsecond per match).
     """
     starts: list[int] = []
     last_chars: list[int] = []
+    find = document.text.find
+    line_end = -1  # the newline (or end) of the line of the last match kept: its own newline counts as part of it
     found_all = pattern.finditer(text) if is_literal(pattern.pattern) else pattern.finditer(text, timeout=timeout)
     for found in found_all:
         start, end = found.span()
-        if start != end:
-            starts.append(start)
-            last_chars.append(end - 1)
+        if start <= line_end or (start == end and not empty):
+            continue
+        starts.append(start)
+        last_chars.append(max(end - 1, start))
+        line_end = find("\n", start)
+        line_end = len(text) if line_end == -1 else line_end
     return starts, last_chars
 
 
@@ -222,29 +238,26 @@ def _lines_with_suffix(
         offset = line_starts[piece] + start - joined_starts[piece]
         starts.append(offset)
         last_chars.append(offset + end - start - 1)
-    first = document.line_numbers(starts)
-    return LineMatches(first, first.copy(), starts, last_chars)
+    return LineMatches(document, starts, last_chars)
 
 
-def _first_per_line(document: DocumentText, starts: list[int], last_chars: list[int], one_line: bool) -> LineMatches:
-    """Keep the first match of each line; find the last line of those kept (the first when `one_line`)."""
-    numbers = document.line_numbers(starts)
-    first_on_line = list(map(ne, numbers, chain((0,), numbers)))
-    first = list(compress(numbers, first_on_line))
-    kept_starts = list(compress(starts, first_on_line))
-    kept_last_chars = list(compress(last_chars, first_on_line))
+def _numbered(document: DocumentText, starts: list[int], last_chars: list[int], one_line: bool) -> LineMatches:
+    """The first matches of their lines, with the line of their last character unless `one_line`."""
     if one_line:
-        return LineMatches(first, first.copy(), kept_starts, kept_last_chars)
+        return LineMatches(document, starts, last_chars)
+    first = document.line_numbers(starts)
     count = document.text.count
-    last = [line + count("\n", start, last_char) for line, start, last_char in zip(first, kept_starts, kept_last_chars)]
-    return LineMatches(first, last, kept_starts, kept_last_chars)
+    last = [line + count("\n", start, last_char) for line, start, last_char in zip(first, starts, last_chars)]
+    return LineMatches(document, starts, last_chars, first, last)
 
 
-def _matching_lines_one_by_one(lines: list[str], pattern: regex.Pattern, deadline: float) -> LineMatches:
+def _matching_lines_one_by_one(document: DocumentText, pattern: regex.Pattern) -> LineMatches:
     """Each line on its own: for anchored patterns that could see past a line's end."""
+    lines = document.lines()
+    deadline = time.monotonic() + TIME_BUDGET_S
     matched: list[int] = []
     for number, line in enumerate(lines, start=1):
         if pattern.search(line, timeout=_remaining(deadline)):  # the budget is for the whole document
             matched.append(number)
     unknown = [-1] * len(matched)
-    return LineMatches(matched, matched.copy(), unknown, unknown.copy())
+    return LineMatches(document, unknown, unknown.copy(), matched)

@@ -13,50 +13,17 @@ from __future__ import annotations
 
 import sys
 import threading
+from bisect import bisect_left
 from collections import OrderedDict
-
-from typing import TYPE_CHECKING
+from itertools import accumulate, chain, islice, repeat
 
 from linkly_ls.core.line_blocks import decode_text
 
-if TYPE_CHECKING:
-    import numpy as np
-
 DEFAULT_MAX_BYTES = 192 * 2**20
+#: characters between two line-number checkpoints (see `DocumentText.line_numbers`)
+CHECKPOINT_CHARS = 1024
 
 TextVersion = tuple[float, str]
-
-
-def line_starts(text: str) -> np.ndarray:
-    import numpy as np  # loaded by the first grep or read, not by every process that opens the catalog
-
-    """Offset of the first character of every line of `text` (lines split on newlines).
-
-    The text is copied once into an array of its own code-point width (1, 2 or
-    4 bytes: what CPython stores it as, so the copy is cheap) to find the newlines.
-    """
-    if text.isascii():
-        codes = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-    else:
-        width = _code_point_width(text)
-        if width == 1:
-            codes = np.frombuffer(text.encode("latin-1"), dtype=np.uint8)
-        elif width == 2:
-            codes = np.frombuffer(text.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
-        else:
-            codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    newlines = np.flatnonzero(codes == 10)
-    starts = np.empty(len(newlines) + 1, dtype=np.int64)
-    starts[0] = 0
-    starts[1:] = newlines + 1
-    return starts
-
-
-def _code_point_width(text: str) -> int:
-    """Bytes per character of CPython's compact representation of a non-ASCII `text`."""
-    overhead = sys.getsizeof("\u00e9") - 2  # header and terminator of a 1-byte-wide string
-    width = (sys.getsizeof(text) - overhead) // (len(text) + 1)
-    return width if width in (1, 2, 4) else 4
 
 
 class DocumentText:
@@ -65,9 +32,10 @@ class DocumentText:
     `text` has the lines joined by newlines (as stored); `spaced` is the same
     with every newline turned into a space (same offsets), which is what
     `grep` searches so that a phrase broken across lines still matches.
-    `spaced` and the line starts are computed on first use: `grep` finds line
-    numbers by counting newlines, which is cheaper when only a few offsets
-    are asked, and searches a plain word in `text` directly.
+    `spaced`, the list of lines and the line-number checkpoints (the line at
+    every CHECKPOINT_CHARS-th character, a few kB) are computed on first use.
+    `grep` and `read` need only the checkpoints: line numbers are counted from
+    the nearest known one, and a line is found from the checkpoint before it.
     """
 
     def __init__(self, text: str, version: TextVersion, line_count: int | None = None) -> None:
@@ -77,9 +45,10 @@ class DocumentText:
         if line_count is None:
             line_count = text.count("\n") + 1 if text else 0
         self.line_count = line_count
-        self._starts: np.ndarray | None = None
         self._lines: list[str] | None = None
         self._lines_nbytes = 0
+        self._checkpoints: list[int] | None = None
+        self._checkpoints_nbytes = 0
 
     @classmethod
     def from_blob(cls, blob: bytes, version: TextVersion) -> DocumentText:
@@ -93,12 +62,6 @@ class DocumentText:
             self._spaced = self.text.replace("\n", " ")
         return self._spaced
 
-    @property
-    def starts(self) -> np.ndarray:
-        if self._starts is None:
-            self._starts = line_starts(self.text)
-        return self._starts
-
     def lines(self) -> list[str]:
         if self._lines is None:
             lines = self.text.split("\n") if self.text else []
@@ -108,39 +71,61 @@ class DocumentText:
 
     def line(self, number: int) -> str:
         """Line `number` (1-based)."""
-        start = int(self.starts[number - 1])
-        end = int(self.starts[number]) - 1 if number < self.line_count else len(self.text)
-        return self.text[start:end]
+        return self.line_range(number, 1)[0]
 
     def line_range(self, first: int, count: int) -> list[str]:
         """Lines first .. first+count-1 (1-based), fewer at the end of the document."""
         if self._lines is not None:
             return self._lines[first - 1 : first - 1 + count]
         last = min(self.line_count, first + count - 1)
-        return [self.line(number) for number in range(first, last + 1)]
+        if last < first:
+            return []
+        end = self.line_start(last + 1) - 1 if last < self.line_count else len(self.text)
+        return self.text[self.line_start(first) : end].split("\n")
+
+    def line_start(self, number: int) -> int:
+        """Offset of the first character of line `number` (1 to line_count), found from the checkpoint before it."""
+        checkpoints = self._line_checkpoints()
+        checkpoint = bisect_left(checkpoints, number) - 1  # the last one on an earlier line
+        if checkpoint < 0:
+            return 0
+        offset, line = checkpoint * CHECKPOINT_CHARS, checkpoints[checkpoint]
+        find = self.text.find
+        while line < number:
+            offset = find("\n", offset) + 1
+            line += 1
+        return offset
 
     def line_numbers(self, offsets: list[int]) -> list[int]:
-        """The 1-based line number of each of the ascending `offsets` into `text` / `spaced`."""
-        if self._starts is not None or len(offsets) > 20_000:
-            import numpy as np
+        """The 1-based line number of each of the ascending `offsets` into `text` / `spaced`.
 
-            found = np.searchsorted(self.starts, np.asarray(offsets, dtype=np.int64), side="right")
-            return found.tolist()
-        numbers: list[int] = []
+        Newlines are counted from the previous offset, or from the checkpoint
+        before the offset when that is nearer: counting a whole 4.5 MB text
+        costs about 2 ms, more than finding a rare word in it. Offsets closer
+        together than checkpoints are counted in one pass without a Python loop.
+        """
         count = self.text.count
-        line, previous = 1, 0
+        if len(offsets) * CHECKPOINT_CHARS > len(self.text):
+            return list(islice(accumulate(map(count, repeat("\n"), chain((0,), offsets), offsets), initial=1), 1, None))
+        numbers: list[int] = []
+        line, counted = 1, 0
         for offset in offsets:
-            line += count("\n", previous, offset)
-            previous = offset
+            if offset - counted > CHECKPOINT_CHARS:
+                checkpoint = offset // CHECKPOINT_CHARS
+                line, counted = self._line_checkpoints()[checkpoint], checkpoint * CHECKPOINT_CHARS
+            line += count("\n", counted, offset)
+            counted = offset
             numbers.append(line)
         return numbers
 
-    def later_line_numbers(self, numbers: list[int], offsets: list[int], later: list[int]) -> list[int]:
-        """Line numbers of the `later` offsets, each at or after the offset of known line number."""
-        if self._starts is not None:
-            return self.line_numbers(later)
-        count = self.text.count
-        return [number + count("\n", offset, end) for number, offset, end in zip(numbers, offsets, later, strict=True)]
+    def _line_checkpoints(self) -> list[int]:
+        """The line number at every multiple of CHECKPOINT_CHARS, counted once."""
+        if self._checkpoints is None:
+            ends = range(CHECKPOINT_CHARS, len(self.text) + 1, CHECKPOINT_CHARS)
+            counts = map(self.text.count, repeat("\n"), range(0, len(self.text), CHECKPOINT_CHARS), ends)
+            self._checkpoints = list(accumulate(counts, initial=1))
+            self._checkpoints_nbytes = sys.getsizeof(self._checkpoints) + sum(map(sys.getsizeof, self._checkpoints))
+        return self._checkpoints
 
     def line_bounds(self, offset: int) -> tuple[int, int]:
         """(start, end) offsets of the line holding `offset`; the end is its newline or the text's end."""
@@ -149,14 +134,9 @@ class DocumentText:
         return start, len(self.text) if end == -1 else end
 
     @property
-    def has_line_index(self) -> bool:
-        return self._starts is not None or self._lines is not None
-
-    @property
     def nbytes(self) -> int:
-        size = sys.getsizeof(self.text) + self._lines_nbytes
-        size += sys.getsizeof(self._spaced) if self._spaced is not None else 0
-        return size + (self._starts.nbytes if self._starts is not None else 0)
+        size = sys.getsizeof(self.text) + self._lines_nbytes + self._checkpoints_nbytes
+        return size + (sys.getsizeof(self._spaced) if self._spaced is not None else 0)
 
 
 class LineCache:

@@ -108,6 +108,34 @@ print(json.dumps({{"found": len(found), "loaded": [name for name in heavy if nam
     assert answer["loaded"] == []  # no vectors exist yet, so no model is loaded either
 
 
+def test_grep_and_read_load_no_numpy_and_a_plain_word_no_regex_engine(tmp_path, library):
+    engine = open_engine(tmp_path / "data", library)
+    engine.index()
+    doc_id = engine.catalog.all_documents()[0].doc_id
+    engine.close()
+    script = f"""
+import json, sys
+from pathlib import Path
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from test_engine import open_engine
+from linkly_ls.core.tools import call_tool
+engine = open_engine(Path({str(tmp_path / "data")!r}), Path({str(library)!r}))
+loaded = {{}}
+for step, tool, arguments in [
+    ("word", "grep", {{"pattern": "the", "context": 2}}),
+    ("read", "read", {{"offset": 2, "limit": 5}}),
+    ("regex", "grep", {{"pattern": "[a-z]+\\\\.[a-z]+\\\\(", "case_insensitive": True}}),
+]:
+    call_tool(engine, tool, {{"doc_id": {doc_id!r}, **arguments}}).to_markdown()
+    loaded[step] = [name for name in ("numpy", "regex") if name in sys.modules]
+print(json.dumps(loaded))
+"""
+    output = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=REPO, timeout=120
+    ).stdout
+    assert json.loads(output.strip().splitlines()[-1]) == {"word": [], "read": [], "regex": ["regex"]}
+
+
 def test_search_ranks_by_keywords_while_the_model_loads_in_the_background(tmp_path, library):
     engine = open_engine(tmp_path / "data", library, model="bundled")
     engine.index()

@@ -1,29 +1,55 @@
 """The decoded-text cache: line views, bounds by bytes, versions; the catalog's use of it."""
 
+import random
 import zlib
 
 import pytest
 
+from linkly_ls.core import line_cache
 from linkly_ls.core.catalog import Catalog, DocumentRecord
-from linkly_ls.core.line_cache import DocumentText, LineCache, line_starts
+from linkly_ls.core.line_cache import CHECKPOINT_CHARS, DocumentText, LineCache
 
 
 @pytest.mark.parametrize("extra", ["", "é", "€", "\U0001f600", "\udcff"])
-def test_line_starts_and_numbers_for_every_character_width(extra):
+def test_lines_and_line_numbers_for_every_character_width(extra):
     lines = [f"a{extra}b", "", f"{extra}{extra}", "end"]
     text = "\n".join(lines)
-    starts = line_starts(text).tolist()
-    assert [text[start:].split("\n")[0] for start in starts] == lines
     document = DocumentText(text, (1.0, "h"))
     offsets = [0, 2, len(lines[0]), len(lines[0]) + 1, len(text) - 1]
-    by_counting = document.line_numbers(offsets)
-    assert by_counting == [1, 1, 1, 2, 4]
-    document.starts  # noqa: B018 - builds the index; numbers then come from it
-    assert document.line_numbers(offsets) == by_counting
+    assert document.line_numbers(offsets) == [1, 1, 1, 2, 4]
     assert [document.line(n) for n in range(1, 5)] == lines
     assert document.line_range(2, 10) == lines[1:]
     assert document.line_bounds(len(lines[0]) + 1) == (len(lines[0]) + 1, len(lines[0]) + 1)
     assert document.spaced == " ".join(lines) and document.line_count == 4
+
+
+@pytest.mark.parametrize("sample", [3, 40])
+@pytest.mark.parametrize("length", [0, 1, CHECKPOINT_CHARS - 1, CHECKPOINT_CHARS, 3 * CHECKPOINT_CHARS, 3 * CHECKPOINT_CHARS + 5])
+def test_line_numbers_from_checkpoints_match_counting_from_the_start(length, sample):
+    rng = random.Random(length)
+    text = "".join(rng.choice("ab\n€") for _ in range(length))
+    document = DocumentText(text, (1.0, "h"))
+    offsets = sorted(set(rng.sample(range(length + 1), min(length + 1, sample)) + [length]))
+    expected = [text.count("\n", 0, offset) + 1 for offset in offsets]
+    assert document.line_numbers(offsets) == expected
+    every_checkpoint = list(range(0, length + 1, CHECKPOINT_CHARS))
+    assert document.line_numbers(every_checkpoint) == [text.count("\n", 0, n) + 1 for n in every_checkpoint]
+
+
+@pytest.mark.parametrize("checkpoint_chars", [1, 3, 16, CHECKPOINT_CHARS])
+@pytest.mark.parametrize("seed", range(4))
+def test_lines_are_found_from_the_checkpoint_before_them(monkeypatch, checkpoint_chars, seed):
+    monkeypatch.setattr(line_cache, "CHECKPOINT_CHARS", checkpoint_chars)
+    rng = random.Random(seed)
+    lines = ["".join(rng.choice("ab€") for _ in range(rng.choice([0, 0, 1, 5, 40]))) for _ in range(rng.randrange(1, 120))]
+    document = DocumentText("\n".join(lines), (1.0, "h"))
+    assert document.line_count == len(lines)
+    for first in range(1, len(lines) + 1):
+        assert document.text[document.line_start(first) :].split("\n")[0] == lines[first - 1]
+        assert document.line(first) == lines[first - 1]
+        for count in (1, 2, 7, len(lines)):
+            assert document.line_range(first, count) == lines[first - 1 : first - 1 + count]
+    assert document.line_range(len(lines) + 1, 5) == []
 
 
 def test_from_blob_takes_the_line_count_from_the_blocks():

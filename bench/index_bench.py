@@ -17,8 +17,8 @@ would otherwise be orphaned, so without it their usage would be lost. The
 measuring process reports wall time, CPU time of every process it reaped and
 `getrusage(RUSAGE_CHILDREN).ru_maxrss` (the largest *single* process). The
 benchmark itself samples the whole process tree every `--sample-interval`
-seconds from /proc and reports the peak of the *sum* of RSS (and of PSS, which
-counts shared pages once) over the tree.
+seconds from /proc and reports the peak of the *sum* of RSS (and, every tenth
+sample, of PSS, which counts shared pages once) over the tree.
 
 Recoll needs Debian's recollcmd, python3-recoll, python3-lxml and
 poppler-utils (and tesseract-ocr for OCR). See bench/README.md.
@@ -103,7 +103,35 @@ def _measure_main(argv: list[str]) -> int:
     return 0
 
 
-def _proc_children() -> dict[int, list[int]]:
+#: memory sampling reads PSS (smaps_rollup: the kernel walks every page table) once in this many
+#: samples; RSS (statm) every sample. Reading smaps_rollup of a large tree every 50 ms took enough
+#: CPU to slow a 2-core run down by about 0.8 s
+PSS_EVERY_SAMPLES = 10
+_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def _descendants(root: int) -> list[int]:
+    """The processes below `root`, from /proc/PID/task/TID/children (a full /proc scan where that is missing)."""
+    found: list[int] = []
+    stack = [root]
+    while stack:
+        pid = stack.pop()
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{task}/children") as handle:
+                    children = [int(child) for child in handle.read().split()]
+            except (OSError, ValueError):
+                return _descendants_by_scan(root)
+            found.extend(children)
+            stack.extend(children)
+    return found
+
+
+def _descendants_by_scan(root: int) -> list[int]:
     children: dict[int, list[int]] = {}
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
@@ -115,27 +143,31 @@ def _proc_children() -> dict[int, list[int]]:
             continue
         fields = stat[stat.rfind(b")") + 2 :].split()
         children.setdefault(int(fields[1]), []).append(int(entry.name))
-    return children
-
-
-def _tree_memory(root: int) -> tuple[int, int]:
-    """Sum of RSS and of PSS (bytes) over the descendants of `root` (not root itself)."""
-    children = _proc_children()
+    found: list[int] = []
     stack = list(children.get(root, []))
-    rss = pss = 0
     while stack:
         pid = stack.pop()
+        found.append(pid)
         stack.extend(children.get(pid, []))
+    return found
+
+
+def _tree_memory(root: int, with_pss: bool) -> tuple[int, int | None]:
+    """Sum of RSS and (when asked) of PSS, in bytes, over the descendants of `root` (not root itself)."""
+    rss = pss = 0
+    for pid in _descendants(root):
         try:
-            with open(f"/proc/{pid}/smaps_rollup") as handle:
-                for line in handle:
-                    if line.startswith("Rss:"):
-                        rss += int(line.split()[1]) * 1024
-                    elif line.startswith("Pss:"):
-                        pss += int(line.split()[1]) * 1024
+            with open(f"/proc/{pid}/statm") as handle:
+                rss += int(handle.read().split()[1]) * _PAGE_BYTES
+            if with_pss:
+                with open(f"/proc/{pid}/smaps_rollup") as handle:
+                    for line in handle:
+                        if line.startswith("Pss:"):
+                            pss += int(line.split()[1]) * 1024
+                            break
         except (OSError, ValueError, IndexError):
             continue
-    return rss, pss
+    return rss, pss if with_pss else None
 
 
 def cpu_times() -> tuple[float, float] | None:
@@ -190,10 +222,12 @@ def measure(command: list[str], env: dict[str, str], work: Path, tag: str, inter
             env=env,
             cwd=work,
         )
+        samples = 0
         while wrapper.poll() is None:
             if sample:
-                rss, pss = _tree_memory(wrapper.pid)
-                peak_rss, peak_pss = max(peak_rss, rss), max(peak_pss, pss)
+                rss, pss = _tree_memory(wrapper.pid, with_pss=samples % PSS_EVERY_SAMPLES == 0)
+                peak_rss, peak_pss = max(peak_rss, rss), max(peak_pss, pss or 0)
+                samples += 1
             time.sleep(interval)
     if not result_path.exists():
         raise SystemExit(f"measuring {command[0]} failed; see {err_path}")
@@ -1034,7 +1068,7 @@ def run_bench(args: argparse.Namespace, corpus_source: Path, work: Path) -> int:
     print(f"OCR:       {f'on {both}, languages ' + ocr_languages() if ocr else f'off {both} (--no-ocr)'}; "
           f"{tesseract}, OMP_THREAD_LIMIT=1")
     print(f"memory:    tree RSS/PSS = peak of the sum over the indexer's process tree, sampled every "
-          f"{args.sample_interval:g} s from /proc; single-process RSS = getrusage(RUSAGE_CHILDREN).ru_maxrss "
+          f"{args.sample_interval:g} s (PSS every {PSS_EVERY_SAMPLES}th sample) from /proc; single-process RSS = getrusage(RUSAGE_CHILDREN).ru_maxrss "
           "of a measuring parent that reaps the whole tree (child subreaper)")
     print()
     print("What each tool does with the files:")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -200,7 +202,9 @@ def stored_vectors(engine: Engine, doc_id: str) -> np.ndarray:
     return np.vstack(index.index.get(np.asarray([row[0] for row in rows], dtype=np.uint64), dtype=np.float32))
 
 
-def test_a_copy_of_a_document_reuses_its_vectors_and_ranks_like_the_original(tmp_path, monkeypatch):
+@contextmanager
+def embedded_rust_notes(tmp_path: Path, monkeypatch) -> Iterator[tuple[Path, Engine, CountingEmbedder]]:
+    """A writable copy of the Rust notes, indexed with vectors by a counting embedder."""
     library = tmp_path / "library"
     shutil.copytree(FIXTURES / "notes" / "rust", library)
     for path in library.rglob("*"):
@@ -211,6 +215,13 @@ def test_a_copy_of_a_document_reuses_its_vectors_and_ranks_like_the_original(tmp
         monkeypatch.setattr(engine.vectors.provider, "current", lambda: counting)
         engine.index()
         engine.vectors.run_until_complete()
+        yield library, engine, counting
+    finally:
+        engine.close()
+
+
+def test_a_copy_of_a_document_reuses_its_vectors_and_ranks_like_the_original(tmp_path, monkeypatch):
+    with embedded_rust_notes(tmp_path, monkeypatch) as (library, engine, counting):
         first = counting.passages
         assert first > 0 and engine.vectors.state().embedded == first
         original = library / "ch04-01-what-is-ownership.md"
@@ -232,21 +243,10 @@ def test_a_copy_of_a_document_reuses_its_vectors_and_ranks_like_the_original(tmp
         assert [(h.chunk, h.score) for h in hits if h.doc_id == copy_id] == [
             (h.chunk, h.score) for h in hits if h.doc_id == original_id
         ]
-    finally:
-        engine.close()
 
 
 def test_an_edited_document_reuses_the_vectors_of_its_unchanged_passages(tmp_path, monkeypatch):
-    library = tmp_path / "library"
-    shutil.copytree(FIXTURES / "notes" / "rust", library)
-    for path in library.rglob("*"):
-        path.chmod(path.stat().st_mode | 0o200)
-    engine = open_engine(tmp_path / "data", library)
-    try:
-        counting = CountingEmbedder(engine.vectors.provider.current())
-        monkeypatch.setattr(engine.vectors.provider, "current", lambda: counting)
-        engine.index()
-        engine.vectors.run_until_complete()
+    with embedded_rust_notes(tmp_path, monkeypatch) as (library, engine, counting):
         target = library / "ch04-01-what-is-ownership.md"
         with target.open("a", encoding="utf-8") as handle:
             handle.write("\n\n## Zebra appendix\n\nZebras keep their stripes however ownership moves.\n")
@@ -257,5 +257,3 @@ def test_an_edited_document_reuses_the_vectors_of_its_unchanged_passages(tmp_pat
         assert state.reused > 0 and 0 < state.embedded == counting.passages - before < state.reused
         engine.search_mode = "vector"
         assert names(search(engine, "striped animals"))[0] == target.name
-    finally:
-        engine.close()

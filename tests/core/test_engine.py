@@ -13,6 +13,8 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -47,11 +49,29 @@ def paths_found(engine: Engine, query: str) -> list[str]:
     return [hit.path for hit in call_tool(engine, "search", {"query": query, "limit": 5}).results]
 
 
-def test_a_reader_sees_the_writers_change_at_once_in_search_and_text(tmp_path, library):
-    writer = open_engine(tmp_path / "data", library)
+def in_a_fresh_process(script: str) -> object:
+    """What `script`, run by a new Python, printed as JSON on its last line."""
+    output = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=REPO, timeout=120
+    ).stdout
+    return json.loads(output.strip().splitlines()[-1])
+
+
+@contextmanager
+def writer_and_reader(data_dir: Path, library: Path) -> Iterator[tuple[Engine, Engine]]:
+    """An engine that has indexed `library`, and a second one on the same index, as another process would."""
+    writer = open_engine(data_dir, library)
     writer.index()
-    reader = open_engine(tmp_path / "data", library)
+    reader = open_engine(data_dir, library)
     try:
+        yield writer, reader
+    finally:
+        reader.close()
+        writer.close()
+
+
+def test_a_reader_sees_the_writers_change_at_once_in_search_and_text(tmp_path, library):
+    with writer_and_reader(tmp_path / "data", library) as (writer, reader):
         target = sorted(library.glob("*.md"))[0]
         doc_id = writer.catalog.by_path(str(target)).doc_id
         old_lines = reader.catalog.lines(doc_id)  # now cached in the reader
@@ -65,25 +85,16 @@ def test_a_reader_sees_the_writers_change_at_once_in_search_and_text(tmp_path, l
         assert lines != old_lines and "The zanzibarquokka paragraph." in lines
         result = call_tool(reader, "read", {"doc_id": doc_id, "offset": len(lines) - 3, "limit": 5})
         assert any("zanzibarquokka" in text for _, text in result.lines)
-    finally:
-        reader.close()
-        writer.close()
 
 
 def test_a_deleted_document_has_no_cached_text_left(tmp_path, library):
-    writer = open_engine(tmp_path / "data", library)
-    writer.index()
-    reader = open_engine(tmp_path / "data", library)
-    try:
+    with writer_and_reader(tmp_path / "data", library) as (writer, reader):
         target = sorted(library.glob("*.md"))[0]
         doc_id = writer.catalog.by_path(str(target)).doc_id
         assert reader.catalog.lines(doc_id)
         target.unlink()
         writer.index_paths(writer.catalog.library("notes"), [target])
         assert reader.catalog.lines(doc_id) == []
-    finally:
-        reader.close()
-        writer.close()
 
 
 def test_opening_and_searching_loads_no_indexing_or_vector_code(tmp_path, library):
@@ -100,10 +111,7 @@ found = paths_found(engine, "ownership")
 heavy = ["linkly_ls.core.indexer", "linkly_ls.core.workers", "watchfiles", "numpy", "fastembed", "usearch", "mcp"]
 print(json.dumps({{"found": len(found), "loaded": [name for name in heavy if name in sys.modules]}}))
 """
-    output = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=REPO, timeout=120
-    ).stdout
-    answer = json.loads(output.strip().splitlines()[-1])
+    answer = in_a_fresh_process(script)
     assert answer["found"] > 0
     assert answer["loaded"] == []  # no vectors exist yet, so no model is loaded either
 
@@ -130,10 +138,7 @@ for step, tool, arguments in [
     loaded[step] = [name for name in ("numpy", "regex") if name in sys.modules]
 print(json.dumps(loaded))
 """
-    output = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=REPO, timeout=120
-    ).stdout
-    assert json.loads(output.strip().splitlines()[-1]) == {"word": [], "read": [], "regex": ["regex"]}
+    assert in_a_fresh_process(script) == {"word": [], "read": [], "regex": ["regex"]}
 
 
 def test_search_ranks_by_keywords_while_the_model_loads_in_the_background(tmp_path, library):

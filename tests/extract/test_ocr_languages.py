@@ -57,24 +57,25 @@ def test_english_scan_is_read_once_with_english(corpus, monkeypatch):
     assert "The quick brown dog jumped over the" in " ".join(lines)
 
 
+def gray_image(page: pymupdf.Page, clip: pymupdf.Rect) -> Image.Image:
+    """The `clip` part of a page rendered at 300 dpi in grey, as the OCR reads pages."""
+    pixmap = page.get_pixmap(dpi=300, colorspace=pymupdf.csGRAY, clip=clip)
+    return Image.frombytes("L", (pixmap.width, pixmap.height), pixmap.samples)
+
+
 def test_french_scan_is_read_again_with_french(corpus, monkeypatch):
     recorder = RecordingTesseract(monkeypatch)
-    document = pymupdf.open(corpus / "scans/lettre-francais.pdf")
-    pixmap = document[0].get_pixmap(dpi=300, colorspace=pymupdf.csGRAY)
-    image = Image.frombytes("L", (pixmap.width, pixmap.height), pixmap.samples)
-    lines = ocr.ocr_image(image, ExtractLimits())
+    page = pymupdf.open(corpus / "scans/lettre-francais.pdf")[0]
+    lines = ocr.ocr_image(gray_image(page, page.rect), ExtractLimits())
     assert recorder.asked == ["eng", "fra"]
     assert "île" in " ".join(lines)
 
 
 def test_chinese_page_falls_back_to_every_language(corpus, monkeypatch):
     recorder = RecordingTesseract(monkeypatch)
-    document = pymupdf.open(corpus / "books/debian/debian-reference.zh-cn.pdf")
-    page = document[40]
-    clip = pymupdf.Rect(0, 0, page.rect.width, page.rect.height / 3)
-    pixmap = page.get_pixmap(dpi=300, colorspace=pymupdf.csGRAY, clip=clip)
-    image = Image.frombytes("L", (pixmap.width, pixmap.height), pixmap.samples)
-    lines = ocr.ocr_image(image, ExtractLimits())
+    page = pymupdf.open(corpus / "books/debian/debian-reference.zh-cn.pdf")[40]
+    top_third = pymupdf.Rect(0, 0, page.rect.width, page.rect.height / 3)
+    lines = ocr.ocr_image(gray_image(page, top_third), ExtractLimits())
     assert recorder.asked == ["eng", "eng+fra+deu+chi_sim"]
     assert "命名管道" in "".join(lines)
 

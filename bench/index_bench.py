@@ -915,7 +915,7 @@ def per_file_profile(corpus: Corpus, ocr: bool, top: int) -> None:
 
     # Warm up first, so that one-time costs are not charged to whichever file comes first: import
     # every extractor (PyMuPDF 2.x, for one, loads an ONNX layout model on import) and run the
-    # analysis once (langdetect loads its profiles).
+    # analysis once (the language detector and the regular expressions load on first use).
     import importlib
 
     from linkly_ls.core import extract as extract_package

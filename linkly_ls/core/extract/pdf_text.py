@@ -60,6 +60,10 @@ class PdfPage:
     styled: bool = True
 
 
+#: one line as both readings hand it on: text, box (x0, y0, x1, y1), font size, bold
+_RawLine = tuple[str, tuple[float, float, float, float], float, bool]
+
+
 def read_page(page: pymupdf.Page, styled: bool = True) -> PdfPage:
     """The page's lines in reading order; `styled=False` reads it the cheap way (see the module's text)."""
     blocks = _plain_blocks(page) if not styled else None
@@ -67,34 +71,48 @@ def read_page(page: pymupdf.Page, styled: bool = True) -> PdfPage:
         index=page.number, height=page.rect.height, transform=page.transformation_matrix, styled=blocks is None
     )
     if blocks is None:
-        blocks = [block for block in page.get_text("dict", flags=TEXT_FLAGS)["blocks"] if block.get("type") == 0]
+        blocks = _styled_blocks(page)
+    lines = result.lines
     for block_index, block in enumerate(order_blocks(blocks, page.rect.width)):
         previous: PdfLine | None = None
-        previous_box: tuple[float, float, float, float] | None = None
-        for line in block["lines"]:
-            spans = [span for span in line["spans"] if span["text"]]
-            text = spans[0]["text"] if len(spans) == 1 else "".join(span["text"] for span in spans)
-            if not text or text.isspace():
-                continue
-            box = line["bbox"]
-            if previous is not None and previous_box is not None and _same_baseline(previous_box, box):
+        previous_box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+        for text, box, size, bold in block["lines"]:
+            if previous is not None and _same_baseline(previous_box, box):
                 joiner = "" if previous.text.endswith(" ") or text.startswith(" ") else " "
                 previous.text += joiner + text
                 previous.gapped = previous.gapped or box[0] - previous_box[2] > 1.5 * max(previous.size, 1.0)
                 previous_box = (previous_box[0], previous_box[1], box[2], max(previous_box[3], box[3]))
                 continue
-            size, bold = _dominant_style(spans)
             previous = PdfLine(text=text, y0=box[1], size=size, bold=bold, block=block_index)
             previous_box = box
-            result.lines.append(previous)
-    for line in result.lines:
+            lines.append(previous)
+    for line in lines:
         line.text = " ".join(line.text.split())
     return result
 
 
-def _plain_blocks(page: pymupdf.Page) -> list[dict] | None:
-    """The page's text blocks from MuPDF's JSON, shaped like the text dict's, one span a line.
+def _styled_blocks(page: pymupdf.Page) -> list[dict]:
+    """The text blocks of PyMuPDF's text dict, each line with the style covering most of its characters."""
+    blocks: list[dict] = []
+    for block in page.get_text("dict", flags=TEXT_FLAGS)["blocks"]:
+        if block.get("type") != 0:
+            continue
+        lines: list[_RawLine] = []
+        chars = 0
+        for line in block["lines"]:
+            spans = [span for span in line["spans"] if span["text"]]
+            text = spans[0]["text"] if len(spans) == 1 else "".join(span["text"] for span in spans)
+            chars += len(text)
+            if text and not text.isspace():
+                lines.append((text, line["bbox"], *_dominant_style(spans)))
+        blocks.append({"bbox": block["bbox"], "lines": lines, "chars": chars})
+    return blocks
 
+
+def _plain_blocks(page: pymupdf.Page) -> list[dict] | None:
+    """The page's text blocks from MuPDF's JSON, shaped like `_styled_blocks`'s.
+
+    A JSON line carries its first character's font only: that is its style here.
     None when this MuPDF cannot write JSON or wrote something unreadable: the caller reads the dict.
     """
     if _print_json is None:
@@ -112,22 +130,25 @@ def _plain_blocks(page: pymupdf.Page) -> list[dict] | None:
     for block in data.get("blocks", ()):
         if block.get("type") != "text":
             continue
-        lines = []
-        x0 = y0 = float("inf")
-        x1 = y1 = float("-inf")
+        lines: list[_RawLine] = []
+        boxes: list[tuple[float, float, float, float]] = []
+        chars = 0
         for line in block.get("lines", ()):
             corner = line["bbox"]
             line_x0, line_y0 = corner["x"] / _JSON_SCALE, corner["y"] / _JSON_SCALE
             line_x1, line_y1 = line_x0 + corner["w"] / _JSON_SCALE, line_y0 + corner["h"] / _JSON_SCALE
             if line_x1 < left or line_x0 > right or line_y1 < top or line_y0 > bottom:
                 continue
-            x0, y0, x1, y1 = min(x0, line_x0), min(y0, line_y0), max(x1, line_x1), max(y1, line_y1)
-            font = line["font"]
-            flags = _BOLD_FLAG if font.get("weight") == "bold" else 0
-            span = {"text": line["text"], "size": font["size"] / _JSON_SCALE, "flags": flags, "font": font["name"]}
-            lines.append({"bbox": (line_x0, line_y0, line_x1, line_y1), "spans": [span]})
-        if lines:
-            blocks.append({"type": 0, "bbox": (x0, y0, x1, y1), "lines": lines})
+            boxes.append((line_x0, line_y0, line_x1, line_y1))
+            text = line["text"]
+            chars += len(text)
+            if text and not text.isspace():
+                font = line["font"]
+                bold = font.get("weight") == "bold" or _is_bold_font(font["name"])
+                lines.append((text, boxes[-1], round(font["size"] / _JSON_SCALE, 1), bold))
+        if boxes:
+            x0s, y0s, x1s, y1s = zip(*boxes)
+            blocks.append({"bbox": (min(x0s), min(y0s), max(x1s), max(y1s)), "lines": lines, "chars": chars})
     return blocks
 
 
@@ -177,7 +198,7 @@ def _is_two_column(blocks: list[dict], sides: list[str]) -> bool:
         return False
     chars = {"left": 0, "right": 0, "span": 0}
     for block, where in zip(blocks, sides):
-        chars[where] += sum(len(span["text"]) for line in block["lines"] for span in line["spans"])
+        chars[where] += block["chars"]
     total = sum(chars.values()) or 1
     if chars["left"] < 0.2 * total or chars["right"] < 0.2 * total:
         return False

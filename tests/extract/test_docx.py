@@ -69,3 +69,28 @@ def test_unzipped_size_limit_guards_against_zip_bombs(corpus):
     limits = replace(ExtractLimits(), max_unzipped_bytes=50_000)
     with pytest.raises(ExtractionError, match="max_unzipped_mb"):
         extract_file(corpus / "documents/misc/outline template.docx", limits)
+
+
+def test_paragraph_text_renders_run_contents_as_python_docx_does(corpus):
+    from docx import Document
+    from docx.oxml import parse_xml
+    from docx.oxml.ns import nsdecls, qn
+    from docx.text.paragraph import Paragraph
+
+    from linkly_ls.core.extract.docx import paragraph_text
+
+    paragraph = parse_xml(
+        f"<w:p {nsdecls('w')}><w:pPr><w:tabs><w:tab w:val='left' w:pos='720'/></w:tabs></w:pPr>"
+        "<w:r><w:t>tab</w:t><w:tab/><w:t xml:space='preserve'>ptab </w:t><w:ptab w:relativeTo='margin'"
+        " w:alignment='right' w:leader='none'/></w:r>"
+        "<w:hyperlink><w:r><w:t>link</w:t><w:br/><w:t>wrapped</w:t></w:r></w:hyperlink>"
+        "<w:r><w:br w:type='page'/><w:t>after a page break</w:t><w:br w:type='column'/><w:cr/>"
+        "<w:t>non</w:t><w:noBreakHyphen/><w:t>breaking</w:t><w:t/><w:delText>deleted</w:delText></w:r>"
+        "<w:ins><w:r><w:t>inserted</w:t></w:r></w:ins></w:p>"
+    )
+    expected = Paragraph(paragraph, None).text
+    assert expected == "tab\tptab \tlink\nwrappedafter a page break\nnon-breaking"
+    assert paragraph_text(paragraph) == expected
+    handbook = Document(str(corpus / "documents/work/Chapter 13 Trustee Handbook.docx"))
+    for element in handbook.element.body.iter(qn("w:p")):
+        assert paragraph_text(element) == Paragraph(element, handbook).text

@@ -14,8 +14,8 @@ from pathlib import Path
 import docx
 from docx.document import Document as DocxDocument
 from docx.opc.exceptions import PackageNotFoundError
-from docx.oxml.ns import qn
-from docx.text.paragraph import Paragraph
+from docx.oxml.ns import nsmap, qn
+from lxml import etree
 
 from linkly_ls.core.document import ExtractedDocument, ExtractionError, LineBuilder
 from linkly_ls.core.extract.base import ExtractLimits, title_from_path
@@ -24,6 +24,17 @@ from linkly_ls.core.extract.zipguard import check_zip
 _HEADING_NAME = re.compile(r"^heading\s*([1-9])$", re.I)
 _GENERIC_TITLE = re.compile(r"^(untitled|title|document|microsoft word - .*)$", re.I)
 _MAX_BASED_ON = 10
+#: the text-bearing children of a paragraph's runs (and of the runs of its hyperlinks), in document order;
+#: one compiled query a paragraph, where python-docx's `Paragraph.text` runs one per run
+_RUN_CONTENT = etree.XPath(
+    "w:r/*[self::w:t or self::w:tab or self::w:ptab or self::w:br or self::w:cr or self::w:noBreakHyphen]"
+    " | w:hyperlink/w:r/*[self::w:t or self::w:tab or self::w:ptab or self::w:br or self::w:cr"
+    " or self::w:noBreakHyphen]",
+    namespaces={"w": nsmap["w"]},
+)
+_TEXT, _BREAK, _BREAK_TYPE = qn("w:t"), qn("w:br"), qn("w:type")
+#: what the other run contents stand for, as python-docx renders them
+_RUN_CHARACTERS = {qn("w:tab"): "\t", qn("w:ptab"): "\t", qn("w:cr"): "\n", qn("w:noBreakHyphen"): "-"}
 
 
 def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
@@ -31,7 +42,7 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
     document = _open(path)
     styles = _style_table(document)
     builder = LineBuilder()
-    walker = _BodyWalker(document, styles, builder)
+    walker = _BodyWalker(styles, builder)
     walker.walk(document.element.body)
     lines, outline = builder.finish()
     return ExtractedDocument(
@@ -101,8 +112,7 @@ def _outline_level(element) -> int | None:
 class _BodyWalker:
     """Writes body elements into the builder in document order."""
 
-    def __init__(self, document: DocxDocument, styles: dict[str, _StyleInfo], builder: LineBuilder) -> None:
-        self.document = document
+    def __init__(self, styles: dict[str, _StyleInfo], builder: LineBuilder) -> None:
         self.styles = styles
         self.builder = builder
         self.title_paragraph: str | None = None
@@ -119,7 +129,7 @@ class _BodyWalker:
                 self.walk(content if content is not None else child)
 
     def _paragraph(self, element) -> None:
-        text = Paragraph(element, self.document).text
+        text = paragraph_text(element)
         if not text.strip():
             self.builder.blank()
             return
@@ -144,11 +154,26 @@ class _BodyWalker:
         for row in element.iterchildren(qn("w:tr")):
             cells = []
             for cell in row.iterchildren(qn("w:tc")):
-                parts = (Paragraph(p, self.document).text for p in cell.iter(qn("w:p")))
+                parts = (paragraph_text(p) for p in cell.iter(qn("w:p")))
                 cells.append(" ".join(" ".join(part.split()) for part in parts if part.strip()))
             if any(cells):
                 self.builder.text(" | ".join(cells))
         self.builder.blank()
+
+
+def paragraph_text(element) -> str:
+    """A `w:p` element's text exactly as python-docx's `Paragraph.text` gives it, several times faster."""
+    parts: list[str] = []
+    for child in _RUN_CONTENT(element):
+        tag = child.tag
+        if tag == _TEXT:
+            parts.append(child.text or "")
+        elif tag == _BREAK:
+            if child.get(_BREAK_TYPE, "textWrapping") == "textWrapping":  # page and column breaks are ""
+                parts.append("\n")
+        else:
+            parts.append(_RUN_CHARACTERS[tag])
+    return "".join(parts)
 
 
 def _title(document: DocxDocument, walker: _BodyWalker, path: Path) -> str:

@@ -14,7 +14,8 @@ pass leaves the files marked, and the next run reads them.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from itertools import chain
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -27,8 +28,8 @@ from linkly_ls.core.pdf_split import PdfSplitter, run_task
 from linkly_ls.core.preparation import PreparedFile, hash_file, one_line, prepare_file, prepare_here
 from linkly_ls.core.reachability import is_under, keep_message, root_problem, unreadable_problem
 from linkly_ls.core.walker import WalkRules, is_indexable, walk_library
-from linkly_ls.core.work_plan import fits_in_process, slowest_first
-from linkly_ls.core.workers import WorkerPool
+from linkly_ls.core.work_plan import fits_in_process, head_start, slowest_first
+from linkly_ls.core.workers import TaskOutcome, WorkerPool
 
 __all__ = ["IndexReport", "Indexer", "PreparedFile", "prepare_file"]
 
@@ -169,10 +170,18 @@ class Indexer:
         report.removed = len(deleted)
         for path in set(previous_errors) & (scope - seen):
             self.catalog.remove_error(path)
-        in_process = fits_in_process(sizes)
-        work = [work[index] for index in slowest_first(sizes)]
+        order = slowest_first(sizes)
+        work = [work[index] for index in order]
+        if fits_in_process(sizes):
+            here, work = work, []
+        elif self._pool is None or not self._pool.started:
+            ahead = set(head_start([sizes[index] for index in order]))
+            here = [task for index, task in enumerate(work) if index in ahead]
+            work = [task for index, task in enumerate(work) if index not in ahead]
+        else:
+            here = []
         ocr_later: list[str] = []
-        self._run(work, library, states, report, progress, in_process, ocr_later)
+        self._run(work, library, states, report, progress, here, ocr_later)
         self.save_read_documents()
         self.flush()
         report.text_layer_seconds = time.monotonic() - started
@@ -202,7 +211,7 @@ class Indexer:
             return
         work = [(str(files[index][0]), (str(files[index][0]), None, self.limits)) for index in slowest_first(files)]
         report.ocr_files = len(work)
-        self._run(work, library, {}, report, progress, in_process=False, ocr_later=None)
+        self._run(work, library, {}, report, progress, ocr_later=None)
         self.save_read_documents()
         self.flush()
 
@@ -229,23 +238,25 @@ class Indexer:
         states: dict[str, tuple[str, int, int, str]],
         report: IndexReport,
         progress: ProgressCallback | None,
-        in_process: bool = False,
+        here: list[tuple[str, tuple]] | None = None,
         ocr_later: list[str] | None = None,
     ) -> None:
-        """Extract `work` and store the results. `ocr_later` collects files left for the OCR pass;
-        None means this is the OCR pass, whose files are already in the catalog by their text layer."""
-        if not work:
+        """Extract `work` in the workers and `here` in this process (first, while the workers start),
+        and store the results. `ocr_later` collects files left for the OCR pass; None means this is
+        the OCR pass, whose files are already in the catalog by their text layer."""
+        here = here or []
+        if not work and not here:
             return
-        total = len(work)
+        total = len(work) + len(here)
         done = 0
         last_flush = time.monotonic()
         since_flush = 0
         chars_since_flush = 0
-        if in_process:
-            outcomes = prepare_here(work)
-        else:
+        outcomes: Iterable[TaskOutcome] = prepare_here(here)
+        if work:
             pool, splitter = self.pool(), PdfSplitter()
-            outcomes = splitter.merge(pool.run(splitter.split(work, pool.size)))
+            from_workers = splitter.merge(pool.run(splitter.split(work, pool.size)))  # the workers start now
+            outcomes = chain(outcomes, from_workers)
         for outcome in outcomes:
             done += 1
             path = outcome.key

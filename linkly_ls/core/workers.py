@@ -113,12 +113,20 @@ class WorkerPool:
     def _spawn(self) -> _Worker:
         return _Worker(self._context, self.function, self.memory_mb)
 
-    def run(self, tasks: Iterable[tuple[Any, Any]]) -> Iterator[TaskOutcome]:
-        """Yield an outcome per (key, argument) task, in completion order.
+    @property
+    def started(self) -> bool:
+        """True once worker processes are up (a run after the first finds them ready)."""
+        return bool(self._workers)
 
-        The workers are fed by a thread of their own: a worker that finishes while
-        the caller is busy with an earlier outcome (writing the index takes a good
-        part of a second) gets its next task at once instead of waiting for it.
+    def run(self, tasks: Iterable[tuple[Any, Any]]) -> Iterator[TaskOutcome]:
+        """Start a run at once; iterate the result for an outcome per (key, argument) task, in completion order.
+
+        The workers are started and fed by a thread of their own, so the caller can do
+        other work while their processes start (the first start takes a few tenths of a
+        second), and a worker that finishes while the caller is busy with an earlier
+        outcome (writing the index takes a good part of a second) gets its next task at
+        once instead of waiting for it. A run left before its end is stopped by the next
+        run or by `close`.
         """
         self._stop_feeding()
         pending = list(tasks)
@@ -126,13 +134,17 @@ class WorkerPool:
         for worker in list(self._workers):
             if worker.task is not None:  # left busy by a run whose consumer stopped early (e.g. disk full)
                 self._replace(worker)
-        while len(self._workers) < min(self.size, max(len(pending), 1)):
-            self._workers.append(self._spawn())
-        outcomes: queue.Queue = queue.Queue(maxsize=OUTCOMES_AHEAD_PER_WORKER * len(self._workers))
+        wanted = min(self.size, max(len(pending), 1))
+        outcomes: queue.Queue = queue.Queue(maxsize=OUTCOMES_AHEAD_PER_WORKER * wanted)
         stop = threading.Event()
-        feeder = threading.Thread(target=self._feed, args=(pending, outcomes, stop), name="linkly-workers", daemon=True)
+        feeder = threading.Thread(
+            target=self._feed, args=(pending, wanted, outcomes, stop), name="linkly-workers", daemon=True
+        )
         self._feeding = (feeder, stop)
         feeder.start()
+        return self._outcomes(outcomes)
+
+    def _outcomes(self, outcomes: queue.Queue) -> Iterator[TaskOutcome]:
         try:
             while True:
                 item = outcomes.get()
@@ -152,9 +164,13 @@ class WorkerPool:
             feeder.join()
             self._feeding = None
 
-    def _feed(self, pending: list[tuple[Any, Any]], outcomes: queue.Queue, stop: threading.Event) -> None:
-        """The feeding thread: hand out tasks, collect answers, deaths and timeouts, until done or stopped."""
+    def _feed(
+        self, pending: list[tuple[Any, Any]], wanted: int, outcomes: queue.Queue, stop: threading.Event
+    ) -> None:
+        """The feeding thread: start workers, hand out tasks, collect answers, deaths and timeouts, until done or stopped."""
         try:
+            while len(self._workers) < wanted and not stop.is_set():
+                self._workers.append(self._spawn())
             busy: dict[Connection, _Worker] = {}
             while (pending or busy) and not stop.is_set():
                 self._dispatch(pending, busy)

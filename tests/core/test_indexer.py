@@ -140,3 +140,35 @@ def test_a_touched_file_with_the_same_content_is_checked_without_the_workers(lib
     assert engine.catalog.file_states(report.library)[str(pdf)][2] == pdf.stat().st_mtime_ns
     (again,) = engine.index()
     assert again.unchanged == 1
+
+
+def test_small_notes_are_read_here_while_the_workers_start(library_dir, engine_for, monkeypatch):
+    import shutil
+
+    from linkly_ls.core import indexer
+
+    repo = Path(__file__).resolve().parents[2]
+    shutil.copy(repo / "fixtures/papers/pdflatex-outline.pdf", library_dir / "outline.pdf")
+    notes = [write(library_dir / f"note{number}.md", f"# Note {number}\n\nzebra number {number}\n") for number in range(12)]
+    read_here: list[str] = []
+    real = indexer.prepare_here
+
+    def recorded(work):
+        read_here.extend(key for key, _ in work)
+        return real(work)
+
+    monkeypatch.setattr(indexer, "prepare_here", recorded)
+    engine = engine_for(library_dir)
+    (report,) = engine.index()
+    assert report.indexed == 13 and report.failed == 0
+    assert sorted(read_here) == sorted(str(note) for note in notes), "the notes, not the PDF"
+    assert len(titles(engine, "zebra")) == 12
+    assert engine.indexer.pool().started
+
+    read_here.clear()
+    for note in notes:
+        write(note, note.read_text(encoding="utf-8") + "\nedited\n")
+    shutil.copy(repo / "fixtures/papers/multicolumn.pdf", library_dir / "second.pdf")
+    (again,) = engine.index()
+    assert again.indexed == 13
+    assert read_here == [], "the workers are up: no head start"

@@ -39,3 +39,19 @@ def test_anything_else_goes_to_workers(tmp_path: Path):
     image = tmp_path / "a.png"
     image.write_bytes(b"\x89PNG\r\n")
     assert not work_plan.fits_in_process([(image, image.stat().st_size)])
+
+
+def test_the_head_start_takes_the_quickest_plain_text_files_up_to_its_budget(tmp_path: Path):
+    files = [(tmp_path / "manual.pdf", 6_500_000), (tmp_path / "deck.pptx", 90_000)]
+    for name, size in [("big.txt", 700_000), ("a.md", 3_000), ("fake.md", 2_000), ("b.txt", 20_000), ("c.md", 900)]:
+        path = tmp_path / name
+        path.write_bytes(b"%PDF-1.7\n" + b"0" * size if name == "fake.md" else b"word " * (size // 5))
+        files.append((path, path.stat().st_size))
+    chosen = [files[index][0].name for index in work_plan.head_start(files)]
+    # from the end; a .md that is really a PDF, a PPTX and a PDF are left to the workers, and the
+    # 700 kB text file does not fit the budget left
+    assert chosen == ["c.md", "b.txt", "a.md"]
+    spent = sum(work_plan.estimated_seconds(*files[index]) + work_plan.HEAD_START_SECONDS_PER_FILE
+                for index in work_plan.head_start(files))
+    assert spent <= work_plan.HEAD_START_SECONDS
+    assert work_plan.estimated_seconds(*files[2]) + spent > work_plan.HEAD_START_SECONDS

@@ -62,3 +62,22 @@ def test_closing_the_pool_stops_the_feeding_of_a_run_left_unfinished():
     pool.close()
     assert not any(thread.name == "linkly-workers" for thread in threading.enumerate())
     run.close()
+
+
+def test_a_run_starts_its_workers_before_its_outcomes_are_asked_for(tmp_path: Path):
+    # The indexer reads a few small files itself meanwhile: the workers must not wait for that.
+    marker = tmp_path / "done"
+    with WorkerPool(os.mkdir, size=2) as pool:
+        assert not pool.started
+        outcomes = pool.run([("only", str(marker))])
+        assert _wait_until(marker.is_dir), "the task ran without anyone iterating the run"
+        assert pool.started
+        assert [outcome.key for outcome in outcomes] == ["only"]
+
+
+def test_closing_the_pool_stops_a_run_never_iterated():
+    pool = WorkerPool(time.sleep, size=2)
+    pool.run([(number, 0.05) for number in range(40)])
+    pool.close()
+    assert not any(thread.name == "linkly-workers" for thread in threading.enumerate())
+    assert not pool.started

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from itertools import chain
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from pathlib import Path
 
 from linkly_ls.core.catalog import Catalog, DocumentRecord, ErrorRecord, LibraryRecord, make_doc_id

@@ -1,16 +1,20 @@
-"""How a document's lines are stored in the catalog: zlib-compressed blocks of whole lines.
+"""How a document's lines are stored in the catalog: compressed blocks of whole lines.
 
-A blob is a small header followed by independent zlib streams, each holding
-about BLOCK_CHARS characters of consecutive lines joined by newlines. `read`
-of a few hundred lines then decompresses one or two blocks instead of the
-whole document; `grep` decompresses them all. Blobs written before blocks
-existed are one zlib stream of all lines joined by newlines; they are read as
-they are (a zlib stream never starts with MAGIC) and become blocks when their
+A blob is a small header followed by independent compressed streams, each
+holding about BLOCK_CHARS characters of consecutive lines joined by newlines.
+`read` of a few hundred lines then decompresses one or two blocks instead of
+the whole document; `grep` decompresses them all.
+
+Header: a magic string, then a little-endian uint32 block count, then per
+block three uint32s: index of its first line (0-based), its number of lines
+and the size of its compressed stream. The streams follow in order. The magic
+names the codec: MAGIC (written now) zstd level 1, which inflates the
+2,415-page R manual's 4.5 MB of text in about 5 ms where zlib took 18 ms, and
+compresses 3x faster to blobs a little smaller than zlib level 1's;
+ZLIB_MAGIC, blocks written before, zlib. Older still, a blob may be one zlib
+stream of all lines joined by newlines (a zlib stream never starts with a
+magic). Both older kinds are read as they are and rewritten when their
 document is next indexed.
-
-Header: MAGIC, then a little-endian uint32 block count, then per block three
-uint32s: index of its first line (0-based), its number of lines and the size
-of its compressed stream. The streams follow in order.
 """
 
 from __future__ import annotations
@@ -22,20 +26,43 @@ import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-MAGIC = b"LKLB1\n"
+import zstandard
+
+MAGIC = b"LKLB2\n"
+ZLIB_MAGIC = b"LKLB1\n"
 BLOCK_CHARS = 64 * 1024
-#: level 1 costs a sixth of level 6's CPU time when indexing, for blobs about a fifth larger
+#: zstd's fastest level: a third of zlib level 1's CPU time when indexing, for blobs about 3 % smaller
 COMPRESSION_LEVEL = 1
 _COUNT = struct.Struct("<I")
 _ENTRY = struct.Struct("<III")
-#: zlib releases the GIL while it inflates, so a whole document's blocks decompress in parallel
+#: zlib releases the GIL while it inflates, so a whole document's zlib blocks decompress in parallel
 _PARALLEL_FROM_BLOCKS = 8
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
+#: one compressor / decompressor per thread: zstandard's objects must not be shared between threads
+_codecs = threading.local()
 
 
-def _decompress_all(streams: list[bytes]) -> list[bytes]:
+def _compress(data: bytes) -> bytes:
+    compressor = getattr(_codecs, "compressor", None)
+    if compressor is None:
+        compressor = _codecs.compressor = zstandard.ZstdCompressor(level=COMPRESSION_LEVEL)
+    return compressor.compress(data)
+
+
+def _zstd_decompress(stream: bytes | memoryview) -> bytes:
+    decompressor = getattr(_codecs, "decompressor", None)
+    if decompressor is None:
+        decompressor = _codecs.decompressor = zstandard.ZstdDecompressor()
+    return decompressor.decompress(stream)
+
+
+def _decompress_all(blob: bytes, streams: list[memoryview]) -> list[bytes]:
+    """The blocks' contents; zlib blocks (older catalogs) inflate in parallel threads (zlib releases the
+    GIL), zstd blocks one after the other: fast enough that threads gain nothing measurable."""
     global _pool
+    if not blob.startswith(ZLIB_MAGIC):
+        return [_zstd_decompress(stream) for stream in streams]
     workers = min(4, os.cpu_count() or 1)
     if workers < 2 or len(streams) < _PARALLEL_FROM_BLOCKS:
         return [zlib.decompress(stream) for stream in streams]
@@ -65,20 +92,20 @@ def encode_lines(lines: list[str]) -> bytes:
         end = len(text) if end == -1 else end
         chunk = text[start:end]
         line_count = chunk.count("\n") + 1
-        stream = zlib.compress(chunk.encode("utf-8", "surrogatepass"), COMPRESSION_LEVEL)
+        stream = _compress(chunk.encode("utf-8", "surrogatepass"))
         entries.append(_ENTRY.pack(first_line, line_count, len(stream)))
         streams.append(stream)
         first_line += line_count
         start = end + 1
     if text and start == len(text):  # the last block ended at the final newline: the empty last line
-        stream = zlib.compress(b"", COMPRESSION_LEVEL)
+        stream = _compress(b"")
         entries.append(_ENTRY.pack(first_line, 1, len(stream)))
         streams.append(stream)
     return b"".join([MAGIC, _COUNT.pack(len(entries)), *entries, *streams])
 
 
 def is_blocked(blob: bytes) -> bool:
-    return blob.startswith(MAGIC)
+    return blob.startswith(MAGIC) or blob.startswith(ZLIB_MAGIC)
 
 
 def blocks(blob: bytes) -> list[Block]:
@@ -102,7 +129,7 @@ def decode_text(blob: bytes) -> tuple[str, int | None]:
         return zlib.decompress(blob).decode("utf-8", "surrogatepass"), None
     view = memoryview(blob)
     table = blocks(blob)
-    parts = _decompress_all([view[block.start : block.start + block.size] for block in table])
+    parts = _decompress_all(blob, [view[block.start : block.start + block.size] for block in table])
     return b"\n".join(parts).decode("utf-8", "surrogatepass"), sum(block.line_count for block in table)
 
 
@@ -115,11 +142,12 @@ def decode_range(blob: bytes, first: int, count: int) -> list[str]:
         return (text.split("\n") if text else [])[first : first + count]
     selected: list[str] = []
     end = first + count
+    decompress = zlib.decompress if blob.startswith(ZLIB_MAGIC) else _zstd_decompress
     for block in blocks(blob):
         block_end = block.first_line + block.line_count
         if block_end <= first or block.first_line >= end:
             continue
-        text = zlib.decompress(blob[block.start : block.start + block.size]).decode("utf-8", "surrogatepass")
+        text = decompress(blob[block.start : block.start + block.size]).decode("utf-8", "surrogatepass")
         lines = text.split("\n")
         selected.extend(lines[max(0, first - block.first_line) : end - block.first_line])
     return selected

@@ -49,3 +49,17 @@ def test_single_stream_blobs_of_older_catalogs_still_read():
     assert not is_blocked(legacy)
     assert decode_text(legacy) == ("\n".join(lines), None)
     assert decode_range(legacy, 1, 5) == lines[1:]
+
+
+def test_zlib_blocks_of_older_catalogs_still_read(monkeypatch):
+    lines = [f"line {n} é \udcff" for n in range(400)] + [""]
+    with monkeypatch.context() as patch:  # write blocks as the catalog did before zstd (more than enough to inflate in threads)
+        patch.setattr(line_blocks, "MAGIC", line_blocks.ZLIB_MAGIC)
+        patch.setattr(line_blocks, "_compress", lambda data: zlib.compress(data, 1))
+        patch.setattr(line_blocks, "BLOCK_CHARS", 500)
+        older = encode_lines(lines)
+    assert older.startswith(line_blocks.ZLIB_MAGIC) and is_blocked(older) and len(blocks(older)) > 8
+    assert decode_text(older) == ("\n".join(lines), len(lines))
+    assert decode_range(older, 390, 20) == lines[390:]
+    assert encode_lines(lines).startswith(line_blocks.MAGIC) and line_blocks.MAGIC != line_blocks.ZLIB_MAGIC
+

@@ -1,6 +1,6 @@
 """The catalog: one SQLite database (WAL) with libraries, documents, their lines and errors.
 
-Document text is stored as zlib-compressed blocks of lines (`line_blocks`), so
+Document text is stored as compressed blocks of lines (`line_blocks`), so
 `read` and `grep` never touch the original file (which may have changed or
 gone) and always see the exact lines that were indexed.
 """
@@ -72,6 +72,8 @@ _DOC_COLUMNS = (
     "total_lines, has_outline, language, keywords, outline, page_starts, warnings, "
     "text_missing_reason, indexed_at"
 )
+#: the same without the outline, whose parsing is most of a record's cost for a long book (3 ms for R's manual)
+_DOC_COLUMNS_NO_OUTLINE = _DOC_COLUMNS.replace(" outline,", " '[]',")
 
 
 def make_doc_id(path: str) -> str:
@@ -269,10 +271,11 @@ class Catalog:
             )
             db.executemany("DELETE FROM tombstones WHERE doc_id = ?", [(d,) for d in deleted])
 
-    def get(self, doc_id: str) -> DocumentRecord | None:
-        row = self.connect().execute(
-            f"SELECT {_DOC_COLUMNS} FROM documents WHERE doc_id = ?", (doc_id,)
-        ).fetchone()
+    def get(self, doc_id: str, with_outline: bool = True) -> DocumentRecord | None:
+        """The document's record; `with_outline=False` leaves its `outline` empty, for callers that
+        need the record but not the outline (`grep`, `read`)."""
+        columns = _DOC_COLUMNS if with_outline else _DOC_COLUMNS_NO_OUTLINE
+        row = self.connect().execute(f"SELECT {columns} FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
         return _record(row) if row else None
 
     def get_many(self, doc_ids: list[str]) -> dict[str, DocumentRecord]:

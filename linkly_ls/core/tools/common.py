@@ -30,8 +30,10 @@ def check_doc_id(value: str, argument: str = "doc_id") -> str:
     return value
 
 
-def get_document(catalog: Catalog, doc_id: str, argument: str = "doc_id") -> DocumentRecord:
-    record = catalog.get(check_doc_id(doc_id, argument))
+def get_document(
+    catalog: Catalog, doc_id: str, argument: str = "doc_id", with_outline: bool = True
+) -> DocumentRecord:
+    record = catalog.get(check_doc_id(doc_id, argument), with_outline=with_outline)
     if record is None:
         raise ToolError(
             f"`{argument}` {doc_id!r} is not an indexed document; use an id from search results"

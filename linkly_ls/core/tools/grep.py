@@ -128,7 +128,7 @@ def _grep_match(document: DocumentText, found: LineMatch, before: int, after: in
 
 def grep(engine: Engine, **arguments: Any) -> GrepResult:
     params = validate("grep", arguments)
-    record = get_document(engine.catalog, params["doc_id"])
+    record = get_document(engine.catalog, params["doc_id"], with_outline=False)
     source, case_insensitive = params["pattern"], params["case_insensitive"]
     if needs_regex(source, case_insensitive):
         compile_pattern(source, case_insensitive)  # a bad pattern is reported before the text is read

@@ -60,7 +60,7 @@ class ReadResult:
 
 def read(engine: Engine, **arguments: Any) -> ReadResult:
     params = validate("read", arguments)
-    record = get_document(engine.catalog, params["doc_id"])
+    record = get_document(engine.catalog, params["doc_id"], with_outline=False)
     offset, limit = params["offset"], params["limit"]
     total = record.total_lines
     if total and offset > total:

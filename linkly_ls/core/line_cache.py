@@ -112,20 +112,27 @@ class DocumentText:
         for offset in offsets:
             if offset - counted > CHECKPOINT_CHARS:
                 checkpoint = offset // CHECKPOINT_CHARS
-                line, counted = self._line_checkpoints()[checkpoint], checkpoint * CHECKPOINT_CHARS
+                line, counted = self._line_checkpoints(offset)[checkpoint], checkpoint * CHECKPOINT_CHARS
             line += count("\n", counted, offset)
             counted = offset
             numbers.append(line)
         return numbers
 
-    def _line_checkpoints(self) -> list[int]:
-        """The line number at every multiple of CHECKPOINT_CHARS, counted once."""
-        if self._checkpoints is None:
-            ends = range(CHECKPOINT_CHARS, len(self.text) + 1, CHECKPOINT_CHARS)
-            counts = map(self.text.count, repeat("\n"), range(0, len(self.text), CHECKPOINT_CHARS), ends)
-            self._checkpoints = list(accumulate(counts, initial=1))
-            self._checkpoints_nbytes = sys.getsizeof(self._checkpoints) + sum(map(sys.getsizeof, self._checkpoints))
-        return self._checkpoints
+    def _line_checkpoints(self, offset: int | None = None) -> list[int]:
+        """The line number at every multiple of CHECKPOINT_CHARS up to `offset` (all of them when None),
+        each counted once: the first page of a `grep` near the start counts only that far."""
+        checkpoints = self._checkpoints or [1]
+        wanted = len(self.text) // CHECKPOINT_CHARS if offset is None else min(offset, len(self.text)) // CHECKPOINT_CHARS
+        known = len(checkpoints) - 1
+        if wanted > known or self._checkpoints is None:
+            starts = range(known * CHECKPOINT_CHARS, wanted * CHECKPOINT_CHARS, CHECKPOINT_CHARS)
+            ends = range(starts.start + CHECKPOINT_CHARS, starts.stop + 1, CHECKPOINT_CHARS)
+            counts = map(self.text.count, repeat("\n"), starts, ends)
+            # a new list, swapped in whole: another thread reading this document sees the old or the new one
+            checkpoints = checkpoints + list(islice(accumulate(counts, initial=checkpoints[-1]), 1, None))
+            self._checkpoints = checkpoints
+            self._checkpoints_nbytes = sys.getsizeof(checkpoints) + sum(map(sys.getsizeof, checkpoints))
+        return checkpoints
 
     def line_bounds(self, offset: int) -> tuple[int, int]:
         """(start, end) offsets of the line holding `offset`; the end is its newline or the text's end."""

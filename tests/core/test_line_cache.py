@@ -36,6 +36,21 @@ def test_line_numbers_from_checkpoints_match_counting_from_the_start(length, sam
     assert document.line_numbers(every_checkpoint) == [text.count("\n", 0, n) + 1 for n in every_checkpoint]
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_checkpoints_are_counted_only_as_far_as_asked_and_then_extended(seed):
+    rng = random.Random(seed)
+    text = "".join(rng.choice("ab\n€") for _ in range(rng.randrange(20 * CHECKPOINT_CHARS, 40 * CHECKPOINT_CHARS)))
+    document = DocumentText(text, (1.0, "h"))
+    near_start = sorted(rng.sample(range(6 * CHECKPOINT_CHARS), 3))
+    assert document.line_numbers(near_start) == [text.count("\n", 0, offset) + 1 for offset in near_start]
+    assert len(document._checkpoints) <= 7, "only the checkpoints before the offsets asked for"
+    everywhere = sorted(rng.sample(range(len(text) + 1), 5))
+    assert document.line_numbers(everywhere) == [text.count("\n", 0, offset) + 1 for offset in everywhere]
+    every_checkpoint = list(range(0, len(text) + 1, CHECKPOINT_CHARS))
+    assert document.line_numbers(every_checkpoint) == [text.count("\n", 0, n) + 1 for n in every_checkpoint]
+    assert document.line_start(document.line_count) == text.rfind("\n") + 1
+
+
 @pytest.mark.parametrize("checkpoint_chars", [1, 3, 16, CHECKPOINT_CHARS])
 @pytest.mark.parametrize("seed", range(4))
 def test_lines_are_found_from_the_checkpoint_before_them(monkeypatch, checkpoint_chars, seed):

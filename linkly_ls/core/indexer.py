@@ -28,7 +28,7 @@ from linkly_ls.core.pdf_split import PdfSplitter, run_task
 from linkly_ls.core.preparation import PreparedFile, hash_file, one_line, prepare_file, prepare_here
 from linkly_ls.core.reachability import is_under, keep_message, root_problem, unreadable_problem
 from linkly_ls.core.walker import WalkRules, is_indexable, walk_library
-from linkly_ls.core.work_plan import fits_in_process, head_start, slowest_first
+from linkly_ls.core.work_plan import plan, slowest_first
 from linkly_ls.core.workers import TaskOutcome, WorkerPool
 
 __all__ = ["IndexReport", "Indexer", "PreparedFile", "prepare_file"]
@@ -170,16 +170,8 @@ class Indexer:
         report.removed = len(deleted)
         for path in set(previous_errors) & (scope - seen):
             self.catalog.remove_error(path)
-        order = slowest_first(sizes)
-        work = [work[index] for index in order]
-        if fits_in_process(sizes):
-            here, work = work, []
-        elif self._pool is None or not self._pool.started:
-            ahead = set(head_start([sizes[index] for index in order]))
-            here = [task for index, task in enumerate(work) if index in ahead]
-            work = [task for index, task in enumerate(work) if index not in ahead]
-        else:
-            here = []
+        read_here, for_workers = plan(sizes, workers_up=self._pool is not None and self._pool.started)
+        here, work = [work[index] for index in read_here], [work[index] for index in for_workers]
         ocr_later: list[str] = []
         self._run(work, library, states, report, progress, here, ocr_later)
         self.save_read_documents()
@@ -248,15 +240,34 @@ class Indexer:
         if not work and not here:
             return
         total = len(work) + len(here)
+        outcomes: Iterable[TaskOutcome] = prepare_here(here)
+        if not work:
+            self._store_outcomes(outcomes, total, library, states, report, progress, ocr_later)
+            return
+        pool, splitter = self.pool(), PdfSplitter()
+        from_workers = splitter.merge(pool.run(splitter.split(work, pool.size)))  # the workers start now
+        try:
+            self._store_outcomes(chain(outcomes, from_workers), total, library, states, report, progress, ocr_later)
+        finally:  # left early (an error while storing): no worker goes on, no part folder is left behind
+            from_workers.close()
+            splitter.discard()
+            pool.stop_run()
+
+    def _store_outcomes(
+        self,
+        outcomes: Iterable[TaskOutcome],
+        total: int,
+        library: LibraryRecord,
+        states: dict[str, tuple[str, int, int, str]],
+        report: IndexReport,
+        progress: ProgressCallback | None,
+        ocr_later: list[str] | None,
+    ) -> None:
+        """Store each outcome as it comes (see `_run`), flushing as the thresholds are reached."""
         done = 0
         last_flush = time.monotonic()
         since_flush = 0
         chars_since_flush = 0
-        outcomes: Iterable[TaskOutcome] = prepare_here(here)
-        if work:
-            pool, splitter = self.pool(), PdfSplitter()
-            from_workers = splitter.merge(pool.run(splitter.split(work, pool.size)))  # the workers start now
-            outcomes = chain(outcomes, from_workers)
         for outcome in outcomes:
             done += 1
             path = outcome.key

@@ -54,6 +54,19 @@ def fits_in_process(files: list[tuple[Path, int]]) -> bool:
     return 0 < len(files) <= IN_PROCESS_MAX_FILES and all(_plain_and_small(path, size) for path, size in files)
 
 
+def plan(files: list[tuple[Path, int]], workers_up: bool) -> tuple[list[int], list[int]]:
+    """Indexes into `files` ((path, size) pairs) read in-process, then those for the workers, each
+    in extraction order. `workers_up`: the worker processes already run (no head start then)."""
+    order = slowest_first(files)
+    if fits_in_process(files):
+        return order, []
+    if workers_up:
+        return [], order
+    ahead = set(head_start([files[index] for index in order]))
+    here = [index for position, index in enumerate(order) if position in ahead]
+    return here, [index for position, index in enumerate(order) if position not in ahead]
+
+
 def head_start(files: list[tuple[Path, int]]) -> list[int]:
     """Indexes into `files` (in extraction order) of small plain-text files to read in-process while the
     workers start: taken from the end (the quickest files), up to `HEAD_START_SECONDS` of estimated work."""

@@ -125,10 +125,11 @@ class WorkerPool:
         other work while their processes start (the first start takes a few tenths of a
         second), and a worker that finishes while the caller is busy with an earlier
         outcome (writing the index takes a good part of a second) gets its next task at
-        once instead of waiting for it. A run left before its end is stopped by the next
-        run or by `close`.
+        once instead of waiting for it. A run left before its end is stopped by `stop_run`,
+        by the next run or by `close` (iterating it to its end, or closing the iteration
+        once started, stops it too).
         """
-        self._stop_feeding()
+        self.stop_run()
         pending = list(tasks)
         pending.reverse()
         for worker in list(self._workers):
@@ -154,10 +155,11 @@ class WorkerPool:
                     raise item
                 yield item
         finally:
-            self._stop_feeding()
+            self.stop_run()
 
-    def _stop_feeding(self) -> None:
-        """Stop the feeding thread of a run whose caller left without finishing or closing it."""
+    def stop_run(self) -> None:
+        """Stop the feeding thread of a run whose caller left without finishing it (a no-op after a
+        finished run); a worker still busy with a task is replaced when the next run starts."""
         if self._feeding is not None:
             feeder, stop = self._feeding
             stop.set()
@@ -240,7 +242,7 @@ class WorkerPool:
         self._workers[index] = self._spawn()
 
     def close(self) -> None:
-        self._stop_feeding()
+        self.stop_run()
         for worker in self._workers:
             try:
                 worker.connection.send(None)

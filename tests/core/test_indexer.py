@@ -172,3 +172,41 @@ def test_small_notes_are_read_here_while_the_workers_start(library_dir, engine_f
     (again,) = engine.index()
     assert again.indexed == 13
     assert read_here == [], "the workers are up: no head start"
+
+
+def test_an_error_while_storing_the_head_start_stops_the_workers_and_leaves_no_part_folder(
+    library_dir, engine_for, monkeypatch
+):
+    import shutil
+    import tempfile
+    import threading
+
+    import pytest
+
+    from linkly_ls.core import pdf_split
+    from linkly_ls.core.engine import EngineError
+
+    repo = Path(__file__).resolve().parents[2]
+    shutil.copy(repo / "fixtures/papers/autogen-multi-agent.pdf", library_dir / "paper.pdf")
+    for number in range(12):
+        write(library_dir / f"note{number}.md", f"# Note {number}\n\ntext {number}\n")
+    monkeypatch.setattr(pdf_split, "SPLIT_MIN_SECONDS", 0.0)  # the PDF is read in parts, in a part folder
+    made: list[str] = []
+    real_mkdtemp = tempfile.mkdtemp
+
+    def recorded_mkdtemp(*args, **kwargs):  # noqa: ANN002, ANN003
+        made.append(real_mkdtemp(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(tempfile, "mkdtemp", recorded_mkdtemp)
+    engine = engine_for(library_dir)
+
+    def full_disk(prepared, library):  # noqa: ANN001
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(engine.indexer, "_store", full_disk)
+    with pytest.raises(EngineError, match="No space left"):
+        engine.index()
+    assert not any(thread.name == "linkly-workers" for thread in threading.enumerate())
+    part_folders = [folder for folder in made if "linkly-pdf-parts-" in folder]
+    assert part_folders and not any(Path(folder).exists() for folder in part_folders)

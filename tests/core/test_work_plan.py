@@ -55,3 +55,21 @@ def test_the_head_start_takes_the_quickest_plain_text_files_up_to_its_budget(tmp
                 for index in work_plan.head_start(files))
     assert spent <= work_plan.HEAD_START_SECONDS
     assert work_plan.estimated_seconds(*files[2]) + spent > work_plan.HEAD_START_SECONDS
+
+
+def test_the_plan_places_files_here_or_in_the_workers_in_extraction_order(tmp_path: Path):
+    def files_of(sizes: dict[str, int]) -> list[tuple[Path, int]]:
+        made = []
+        for name, size in sizes.items():
+            path = tmp_path / name
+            path.write_bytes(b"w " * (size // 2))
+            made.append((path, path.stat().st_size))
+        return made
+
+    notes = files_of({"a.md": 2_000, "b.md": 4_000})
+    assert work_plan.plan(notes, workers_up=False) == ([1, 0], [])  # a handful: all here, largest first
+    mixed = files_of({"n1.md": 900, "manual.pdf": 6_000_000, "n2.md": 3_000, **{f"x{n}.txt": 100 for n in range(8)}})
+    here, workers = work_plan.plan(mixed, workers_up=False)
+    assert workers == [1] and sorted(here) == [0, *range(2, 11)]
+    assert [index for index in work_plan.slowest_first(mixed) if index in here] == here
+    assert work_plan.plan(mixed, workers_up=True) == ([], work_plan.slowest_first(mixed))

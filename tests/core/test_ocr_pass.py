@@ -82,6 +82,9 @@ class FailingPool:
         for key, _ in work:
             yield TaskOutcome(key=key, error="extraction took longer than 180 s ([limits] extract_timeout_s); stopped")
 
+    def stop_run(self):
+        pass
+
 
 def test_an_ocr_failure_keeps_the_text_layer_and_says_why(library_dir, engine_for, monkeypatch):
     copy_scans(library_dir)

@@ -119,11 +119,13 @@ class DocumentText:
         return numbers
 
     def _line_checkpoints(self, offset: int | None = None) -> list[int]:
-        """The line number at every multiple of CHECKPOINT_CHARS up to `offset` (all of them when None),
-        each counted once: the first page of a `grep` near the start counts only that far."""
+        """The line number at every multiple of CHECKPOINT_CHARS up to `offset` at least (all of them when
+        None), each counted once: the first page of a `grep` near the start counts only that far. The list
+        at least doubles when it grows, so numbering offsets spread over the text costs one pass in all."""
         checkpoints = self._checkpoints or [1]
-        wanted = len(self.text) // CHECKPOINT_CHARS if offset is None else min(offset, len(self.text)) // CHECKPOINT_CHARS
         known = len(checkpoints) - 1
+        full = len(self.text) // CHECKPOINT_CHARS
+        wanted = full if offset is None else min(max(offset // CHECKPOINT_CHARS, 2 * known), full)
         if wanted > known or self._checkpoints is None:
             starts = range(known * CHECKPOINT_CHARS, wanted * CHECKPOINT_CHARS, CHECKPOINT_CHARS)
             ends = range(starts.start + CHECKPOINT_CHARS, starts.stop + 1, CHECKPOINT_CHARS)
@@ -131,7 +133,7 @@ class DocumentText:
             # a new list, swapped in whole: another thread reading this document sees the old or the new one
             checkpoints = checkpoints + list(islice(accumulate(counts, initial=checkpoints[-1]), 1, None))
             self._checkpoints = checkpoints
-            self._checkpoints_nbytes = sys.getsizeof(checkpoints) + sum(map(sys.getsizeof, checkpoints))
+            self._checkpoints_nbytes = sys.getsizeof(checkpoints) + sys.getsizeof(checkpoints[-1]) * len(checkpoints)
         return checkpoints
 
     def line_bounds(self, offset: int) -> tuple[int, int]:

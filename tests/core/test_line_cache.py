@@ -43,12 +43,30 @@ def test_checkpoints_are_counted_only_as_far_as_asked_and_then_extended(seed):
     document = DocumentText(text, (1.0, "h"))
     near_start = sorted(rng.sample(range(6 * CHECKPOINT_CHARS), 3))
     assert document.line_numbers(near_start) == [text.count("\n", 0, offset) + 1 for offset in near_start]
-    assert len(document._checkpoints) <= 7, "only the checkpoints before the offsets asked for"
+    assert len(document._checkpoints) <= 13, "not the whole text: at most twice as far as the offsets asked for"
     everywhere = sorted(rng.sample(range(len(text) + 1), 5))
     assert document.line_numbers(everywhere) == [text.count("\n", 0, offset) + 1 for offset in everywhere]
     every_checkpoint = list(range(0, len(text) + 1, CHECKPOINT_CHARS))
     assert document.line_numbers(every_checkpoint) == [text.count("\n", 0, n) + 1 for n in every_checkpoint]
     assert document.line_start(document.line_count) == text.rfind("\n") + 1
+
+
+def test_numbering_offsets_spread_over_the_text_grows_the_checkpoints_by_doubling():
+    # Offsets a checkpoint or more apart each reach past the checkpoints known so far: growing the list
+    # a few entries a time copied it (and summed its size) once per offset, quadratic in the text.
+    grown: list[int] = []
+
+    class Watched(DocumentText):
+        def __setattr__(self, name, value):  # noqa: ANN001
+            if name == "_checkpoints" and value is not None:
+                grown.append(len(value))
+            super().__setattr__(name, value)
+
+    text = "line\n" * 200_000
+    document = Watched(text, (1.0, "h"))
+    offsets = list(range(0, len(text), CHECKPOINT_CHARS + 100))
+    assert document.line_numbers(offsets) == [offset // 5 + 1 for offset in offsets]
+    assert len(grown) <= (len(text) // CHECKPOINT_CHARS).bit_length() + 2
 
 
 @pytest.mark.parametrize("checkpoint_chars", [1, 3, 16, CHECKPOINT_CHARS])

@@ -237,8 +237,6 @@ class Indexer:
         and store the results. `ocr_later` collects files left for the OCR pass; None means this is
         the OCR pass, whose files are already in the catalog by their text layer."""
         here = here or []
-        if not work and not here:
-            return
         total = len(work) + len(here)
         outcomes: Iterable[TaskOutcome] = prepare_here(here)
         if not work:

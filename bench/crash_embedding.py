@@ -46,8 +46,8 @@ from crash_support import Running, kill_group, run_linkly, start_linkly  # noqa:
 from linkly_ls.core.config import Config  # noqa: E402
 from linkly_ls.core.engine import Engine  # noqa: E402
 from linkly_ls.core.extract.base import ExtractLimits  # noqa: E402
-from linkly_ls.core.index.chunking import chunk_document  # noqa: E402
-from linkly_ls.core.index.vectors import _usearch  # noqa: E402
+from linkly_ls.core.search.chunking import chunk_document  # noqa: E402
+from linkly_ls.core.search.vectors import _usearch  # noqa: E402
 from linkly_ls.core.tools import call_tool  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

@@ -16,7 +16,7 @@ each kill point (a deterministic seed chooses it):
   middle of the script (which then finishes without a watcher).
 
 After the kill, opening the index (as any `linkly` command does) must leave the
-catalog and the keyword index in agreement (`linkly_ls.core.integrity`). Then
+catalog and the keyword index in agreement (`linkly_ls.core.indexing.integrity`). Then
 the same command runs again to the end, and the result must hold the same
 content as a clean index of the same files: the catalog's documents and
 errors, every document's chunks in the keyword index, and the documents that
@@ -56,7 +56,7 @@ from crash_support import (  # noqa: E402
     start_linkly,
 )
 
-from linkly_ls.core.tools.ranking import KEYWORD_CANDIDATE_CHUNKS  # noqa: E402
+from linkly_ls.core.search.ranking import KEYWORD_CANDIDATE_CHUNKS  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = REPO_ROOT.parent / "shared" / "corpus"

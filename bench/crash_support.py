@@ -25,9 +25,9 @@ from typing import Any
 from linkly_ls.core.config import Config
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.extract.base import ExtractLimits
-from linkly_ls.core.integrity import check_integrity, keyword_chunks
+from linkly_ls.core.indexing.integrity import check_integrity, keyword_chunks
 from linkly_ls.core.tools import call_tool
-from linkly_ls.core.tools.ranking import KEYWORD_CANDIDATE_CHUNKS
+from linkly_ls.core.search.ranking import KEYWORD_CANDIDATE_CHUNKS
 
 #: corpus files of the library (relative to the corpus); the last is broken on purpose
 LIBRARY_FILES = [

@@ -31,10 +31,10 @@ import numpy as np
 
 from linkly_ls.core.config import Config
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.index.chunking import chunk_document
-from linkly_ls.core.index.vectors import ChunkRef
+from linkly_ls.core.search.chunking import chunk_document
+from linkly_ls.core.search.vectors import ChunkRef
 from linkly_ls.core.tools.search import search
-from linkly_ls.core.vector_sync import PASSAGES_PER_CALL, passage_text
+from linkly_ls.core.indexing.vector_sync import PASSAGES_PER_CALL, passage_text
 
 
 def rss_mb() -> int:

@@ -42,7 +42,7 @@ from fuzz_mutations import SOURCE_SUFFIXES, Mutant, make_mutants  # noqa: E402
 from linkly_ls.core.config import Config, LibraryConfig  # noqa: E402
 from linkly_ls.core.engine import Engine  # noqa: E402
 from linkly_ls.core.extract.base import ExtractLimits  # noqa: E402
-from linkly_ls.core.integrity import check_integrity, keyword_chunk_counts  # noqa: E402
+from linkly_ls.core.indexing.integrity import check_integrity, keyword_chunk_counts  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = REPO_ROOT.parent / "shared" / "corpus"

@@ -39,8 +39,8 @@ from pathlib import Path
 
 from linkly_ls.core.config import Config, LibraryConfig
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.tools import ranking
-from linkly_ls.core.tools.ranking import rank_documents
+from linkly_ls.core.search import ranking
+from linkly_ls.core.search.ranking import rank_documents
 from linkly_ls.core.tools.search import search
 
 MODES = ("keyword", "vector", "hybrid")

@@ -25,8 +25,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
 from linkly_ls.core.extract.base import ExtractLimits  # noqa: E402
-from linkly_ls.core.pdf_split import PdfSplitter, prepare_pdf_part  # noqa: E402
-from linkly_ls.core.preparation import prepare_file  # noqa: E402
+from linkly_ls.core.indexing.pdf_split import PdfSplitter, prepare_pdf_part  # noqa: E402
+from linkly_ls.core.indexing.preparation import prepare_file  # noqa: E402
 
 DEFAULT_PDF = REPO_ROOT.parent / "shared" / "corpus" / "books" / "R" / "R-fullrefman.pdf"
 LIMITS = ExtractLimits(ocr_deferred=True)

@@ -39,11 +39,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ir_eval import load_collection, write_library  # noqa: E402
 
 from linkly_ls.core.config import Config  # noqa: E402
-from linkly_ls.core.embedding import Embedder  # noqa: E402
+from linkly_ls.core.embedding.settings import TextEmbedder  # noqa: E402
 from linkly_ls.core.engine import Engine  # noqa: E402
 from linkly_ls.core.extract.base import ExtractLimits  # noqa: E402
-from linkly_ls.core.indexer import PreparedFile, prepare_file  # noqa: E402
-from linkly_ls.core.workers import WorkerPool  # noqa: E402
+from linkly_ls.core.indexing.indexer import PreparedFile, prepare_file  # noqa: E402
+from linkly_ls.core.indexing.workers import WorkerPool  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -139,7 +139,7 @@ def plan_level(prepared: dict[str, PreparedFile], target_chunks: int, sample_chu
 class CachedEmbedder:
     """An embedder that computes each distinct passage once and keeps its vector on disk."""
 
-    def __init__(self, embedder: Embedder, database: Path) -> None:
+    def __init__(self, embedder: TextEmbedder, database: Path) -> None:
         self.model_id = embedder.model_id
         self.dim = embedder.dim
         self._embedder = embedder

@@ -113,8 +113,8 @@ def copy_keyword_index(source: Path, target: Path) -> None:
 
 def count_chunks(data_dir: Path) -> int:
     """Chunks the embedding has to cover: every document's chunks, as VectorSync cuts them."""
-    from linkly_ls.core.catalog import Catalog
-    from linkly_ls.core.index.chunking import chunk_document
+    from linkly_ls.core.store.catalog import Catalog
+    from linkly_ls.core.search.chunking import chunk_document
 
     catalog = Catalog(data_dir / "catalog.sqlite3")
     try:

@@ -15,9 +15,9 @@ from typing import Any
 from linkly_ls import __version__
 from linkly_ls.core.config import ConfigError, load_config
 from linkly_ls.core.engine import Engine, EngineError
-from linkly_ls.core.index.keyword import IndexBusyError
-from linkly_ls.core.render import render, render_error
-from linkly_ls.core.writer_lock import WriterLock
+from linkly_ls.core.search.keyword import IndexBusyError
+from linkly_ls.core.tools.render import render, render_error
+from linkly_ls.core.store.writer_lock import WriterLock
 from linkly_ls.core.tools import ArgumentError, ToolError, call_tool
 
 
@@ -207,7 +207,7 @@ def _embed_all(engine: Engine) -> None:
 
 
 def run_watch(engine: Engine, args: argparse.Namespace) -> int:
-    from linkly_ls.core.watcher import watch_libraries
+    from linkly_ls.core.indexing.watcher import watch_libraries
 
     claim_writer(engine)
     for report in engine.index(args.library, progress=_progress_printer()):

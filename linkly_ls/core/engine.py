@@ -15,15 +15,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from linkly_ls.core.catalog import Catalog, LibraryRecord
+from linkly_ls.core.store.catalog import Catalog, LibraryRecord
 from linkly_ls.core.config import Config, ConfigError, load_config, validate_library_name
-from linkly_ls.core.embedding import EmbeddingSettings
-from linkly_ls.core.index.keyword import IndexBusyError, KeywordIndex
-from linkly_ls.core.vector_sync import VectorSync
-from linkly_ls.core.writer_lock import WriterLock
+from linkly_ls.core.embedding.settings import EmbeddingSettings
+from linkly_ls.core.search.keyword import IndexBusyError, KeywordIndex
+from linkly_ls.core.indexing.vector_sync import VectorSync
+from linkly_ls.core.store.writer_lock import WriterLock
 
 if TYPE_CHECKING:
-    from linkly_ls.core.indexer import Indexer, IndexReport, ProgressCallback
+    from linkly_ls.core.indexing.indexer import Indexer, IndexReport, ProgressCallback
 
 
 class EngineError(Exception):
@@ -59,7 +59,7 @@ class Engine:
     @cached_property
     def indexer(self) -> Indexer:
         """Created on first use: opening the index to search it loads no extraction code."""
-        from linkly_ls.core.indexer import Indexer
+        from linkly_ls.core.indexing.indexer import Indexer
 
         indexer = Indexer(self.catalog, self.keyword, self.config.limits, self.data_dir)
         indexer.after_flush.append(self.vectors.on_keyword_flush)

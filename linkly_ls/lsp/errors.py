@@ -9,7 +9,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from linkly_ls.core.config import ConfigError
 from linkly_ls.core.engine import EngineError
-from linkly_ls.core.index.keyword import IndexBusyError
+from linkly_ls.core.search.keyword import IndexBusyError
 from linkly_ls.core.tools import ArgumentError, ToolError
 
 #: LSP's RequestFailed: the request was well-formed but could not be answered

@@ -33,7 +33,7 @@ from linkly_ls.lsp.settings import ServerSettings, parse_settings
 from linkly_ls.lsp.uris import SCHEME, path_from_uri
 
 if TYPE_CHECKING:
-    from linkly_ls.core.indexer import IndexReport
+    from linkly_ls.core.indexing.indexer import IndexReport
     from linkly_ls.lsp.features.indexing import IndexingService
 
 logger = logging.getLogger(__name__)

@@ -31,7 +31,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from linkly_ls.core.config import Config, ConfigError
 from linkly_ls.core.engine import Engine
-from linkly_ls.mcp.keeper import IndexKeeper, Keeper, WriterLock
+from linkly_ls.core.indexing.keeper import IndexKeeper, Keeper, WriterLock
 from linkly_ls.mcp.runtime import RUNTIME_FILE_NAME, live_server, remove_runtime_file, write_runtime_file
 from linkly_ls.mcp.server import LocalBackend, ToolBackend, build_server
 from linkly_ls.mcp.settings import McpSettings, load_mcp_settings

@@ -19,12 +19,12 @@ from mcp.server.lowlevel import Server
 from linkly_ls import __version__
 from linkly_ls.core.config import ConfigError
 from linkly_ls.core.engine import Engine, EngineError
-from linkly_ls.core.render import render, render_error
+from linkly_ls.core.tools.render import render, render_error
 from linkly_ls.core.tools import SCHEMAS, ToolError, call_tool
 from linkly_ls.core.tools.common import utc_now
-from linkly_ls.core.tools.reindex import INDEX_LIBRARY_SCHEMA, index_library
+from linkly_ls.core.tools.index_library import INDEX_LIBRARY_SCHEMA, index_library
 from linkly_ls.mcp.descriptions import DESCRIPTIONS, RESULT_KEYS, SERVER_INSTRUCTIONS, TITLES
-from linkly_ls.mcp.keeper import Keeper, WriterLock
+from linkly_ls.core.indexing.keeper import Keeper, WriterLock
 from linkly_ls.mcp.settings import STATE_CHANGING_TOOLS, McpSettings
 
 log = logging.getLogger("linkly_ls.mcp")

@@ -25,7 +25,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from linkly_ls.core.config import Config
 from linkly_ls.core.engine import Engine
-from linkly_ls.mcp.keeper import IndexKeeper, WriterLock
+from linkly_ls.core.indexing.keeper import IndexKeeper, WriterLock
 from linkly_ls.mcp.runtime import RuntimeInfo, read_runtime_file
 from linkly_ls.mcp.server import LocalBackend, build_server, tool_error
 from linkly_ls.mcp.settings import McpSettings, load_mcp_settings

@@ -108,7 +108,7 @@ sys.path.insert(0, {str(Path(__file__).parent)!r})
 from test_engine import open_engine, paths_found
 engine = open_engine(Path({str(tmp_path / "data")!r}), Path({str(library)!r}), model="bundled")
 found = paths_found(engine, "ownership")
-heavy = ["linkly_ls.core.indexer", "linkly_ls.core.workers", "watchfiles", "numpy", "fastembed", "usearch", "mcp"]
+heavy = ["linkly_ls.core.indexing.indexer", "linkly_ls.core.indexing.workers", "watchfiles", "numpy", "fastembed", "usearch", "mcp"]
 print(json.dumps({{"found": len(found), "loaded": [name for name in heavy if name in sys.modules]}}))
 """
     answer = in_a_fresh_process(script)

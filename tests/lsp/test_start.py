@@ -21,8 +21,8 @@ DEFERRED = [
     "numpy",
     "watchfiles",
     "fitz",
-    "linkly_ls.core.indexer",
-    "linkly_ls.core.workers",
+    "linkly_ls.core.indexing.indexer",
+    "linkly_ls.core.indexing.workers",
     "linkly_ls.mcp",
 ]
 

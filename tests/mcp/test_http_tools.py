@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from linkly_ls.core.tools import SCHEMAS
-from linkly_ls.core.tools.reindex import INDEX_LIBRARY_SCHEMA
+from linkly_ls.core.tools.index_library import INDEX_LIBRARY_SCHEMA
 
 SEVEN_TOOLS = ["search", "outline", "grep", "read", "list_libraries", "explore", "find_paths"]
 OWNERSHIP_TITLE = "What Is Ownership?"

@@ -97,6 +97,6 @@ def test_inspector_over_stdio_reaches_the_same_index(inspector, inspected, tmp_p
 
 
 def _ownership_id(inspected) -> str:
-    from linkly_ls.core.catalog import make_doc_id
+    from linkly_ls.core.store.catalog import make_doc_id
 
     return make_doc_id(str(inspected.home.library / "notes/rust/ch04-01-what-is-ownership.md"))

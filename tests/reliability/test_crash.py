@@ -13,9 +13,9 @@ import pytest
 
 from linkly_ls.core.config import Config
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.integrity import check_integrity
+from linkly_ls.core.indexing.integrity import check_integrity
 from linkly_ls.core.tools import call_tool
-from linkly_ls.core.writer_lock import WriterLock
+from linkly_ls.core.store.writer_lock import WriterLock
 
 from .conftest import BENCH, EMBEDDING_OFF, cli_env, linkly, require_corpus, write, write_config
 

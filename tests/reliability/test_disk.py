@@ -17,7 +17,7 @@ import pytest
 
 from linkly_ls.core.config import Config
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.integrity import check_integrity, keyword_chunks
+from linkly_ls.core.indexing.integrity import check_integrity, keyword_chunks
 
 from .conftest import EMBEDDING_OFF, cli_env, linkly, permission_bound_prefix, require_corpus, write, write_config
 

@@ -18,7 +18,7 @@ from linkly_ls.core.config import Config, ConfigError, load_config
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.extract.base import ExtractLimits
 from linkly_ls.core.tools import ArgumentError, ToolError, call_tool
-from linkly_ls.core.workers import WorkerPool
+from linkly_ls.core.indexing.workers import WorkerPool
 
 from .conftest import cli_env, linkly, require_corpus, write, write_config
 

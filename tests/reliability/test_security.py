@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pygls.exceptions import JsonRpcException
 
-from linkly_ls.core.catalog import make_doc_id
+from linkly_ls.core.store.catalog import make_doc_id
 from linkly_ls.core.config import Config, LibraryConfig
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.extract.base import ExtractLimits

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-from linkly_ls.core.analysis import detect_language
+from linkly_ls.core.search.analysis import detect_language
 from linkly_ls.core.extract.base import ExtractLimits
 
 NO_OCR_ENGINE = (

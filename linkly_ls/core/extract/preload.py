@@ -17,4 +17,4 @@ import linkly_ls.core.extract.markdown
 import linkly_ls.core.extract.pdf
 import linkly_ls.core.extract.pptx
 import linkly_ls.core.extract.text
-import linkly_ls.core.pdf_split  # noqa: F401 - the task function the workers run
+import linkly_ls.core.indexing.pdf_split  # noqa: F401 - the task function the workers run

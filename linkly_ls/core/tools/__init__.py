@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.tools.errors import ArgumentError, ToolError
+from linkly_ls.core.errors import ArgumentError, ToolError
 from linkly_ls.core.tools.explore import explore
 from linkly_ls.core.tools.find_paths import find_paths
 from linkly_ls.core.tools.grep import grep

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
-from linkly_ls.core.catalog import Catalog, DocumentRecord, LibraryRecord
-from linkly_ls.core.tools.errors import ArgumentError, ToolError
+from linkly_ls.core.store.catalog import Catalog, DocumentRecord, LibraryRecord
+from linkly_ls.core.errors import ArgumentError, ToolError
 
 DOC_ID_PATTERN = re.compile(r"^[0-9a-f]{12}$")
 _DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")

@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from linkly_ls.core.catalog import DocumentRecord
+from linkly_ls.core.store.catalog import DocumentRecord
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.line_cache import DocumentText
+from linkly_ls.core.store.line_cache import DocumentText
 from linkly_ls.core.tools.common import get_document
-from linkly_ls.core.tools.errors import ToolError
-from linkly_ls.core.tools.grep_lines import LineMatch, compile_pattern, find_matching_lines, needs_regex
+from linkly_ls.core.errors import ToolError
+from linkly_ls.core.search.grep_lines import LineMatch, compile_pattern, find_matching_lines, needs_regex
 from linkly_ls.core.tools.schema import validate
 
 MAX_LINE_CHARS_SHOWN = 1000

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from linkly_ls.core.catalog import LibraryRecord
+from linkly_ls.core.store.catalog import LibraryRecord
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.tools.schema import validate
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from linkly_ls.core.catalog import DocumentRecord
+from linkly_ls.core.store.catalog import DocumentRecord
 from linkly_ls.core.document import OutlineNode
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.tools.common import get_document, iso_utc
-from linkly_ls.core.tools.errors import ArgumentError
+from linkly_ls.core.errors import ArgumentError
 from linkly_ls.core.tools.schema import validate
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from linkly_ls.core.tools.errors import ArgumentError
+from linkly_ls.core.errors import ArgumentError
 
 OUTPUT_FORMAT = {
     "type": "string",

@@ -14,11 +14,11 @@ from typing import Any
 
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.tools.common import compile_path_glob, iso_utc, parse_time, resolve_library
-from linkly_ls.core.tools.errors import ArgumentError
-from linkly_ls.core.tools.ranking import Passage, RankedDocument, best_cosines, rank_documents
-from linkly_ls.core.tools.relevance import RelevanceScorer
+from linkly_ls.core.errors import ArgumentError
+from linkly_ls.core.search.ranking import Passage, RankedDocument, best_cosines, rank_documents
+from linkly_ls.core.search.relevance import RelevanceScorer
 from linkly_ls.core.tools.schema import validate
-from linkly_ls.core.tools.snippets import QueryMatcher, best_snippet
+from linkly_ls.core.search.snippets import QueryMatcher, best_snippet
 
 #: below this best relevance a search is a miss. Hybrid relevance includes the cosine; measured on the
 #: IR collections, 0.30 flags about 5% of on-topic queries and every off-topic one (queries of another

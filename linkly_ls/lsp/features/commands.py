@@ -17,7 +17,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from linkly_ls.core.render import to_payload
+from linkly_ls.core.tools.render import to_payload
 from linkly_ls.core.tools import call_tool
 from linkly_ls.core.tools.common import utc_now
 from linkly_ls.lsp.errors import invalid_params, request_failed, tool_errors
@@ -25,7 +25,7 @@ from linkly_ls.lsp.server import LinklyLanguageServer
 from linkly_ls.lsp.settings import plain
 
 if TYPE_CHECKING:
-    from linkly_ls.core.indexer import IndexReport
+    from linkly_ls.core.indexing.indexer import IndexReport
 
 #: command name -> tool name
 TOOL_COMMANDS = {

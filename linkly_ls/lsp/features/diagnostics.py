@@ -18,7 +18,7 @@ from linkly_ls.core.engine import Engine
 from linkly_ls.lsp.uris import path_from_uri
 
 if TYPE_CHECKING:
-    from linkly_ls.core.indexer import IndexReport
+    from linkly_ls.core.indexing.indexer import IndexReport
     from linkly_ls.lsp.server import LinklyLanguageServer
 
 SOURCE = "linkly"

@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
-from linkly_ls.core.catalog import LibraryRecord
+from linkly_ls.core.store.catalog import LibraryRecord
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.extract import DOC_TYPES
-from linkly_ls.core.watcher import apply_changes, watch_libraries
+from linkly_ls.core.indexing.watcher import apply_changes, watch_libraries
 from linkly_ls.lsp.engine_setup import add_workspace_folders
 from linkly_ls.lsp.errors import request_failed
 from linkly_ls.lsp.server import LinklyLanguageServer
@@ -39,9 +39,9 @@ from linkly_ls.lsp.settings import ServerSettings
 from linkly_ls.lsp.uris import file_uri, path_from_uri
 
 if TYPE_CHECKING:
-    from linkly_ls.core.indexer import IndexReport
-    from linkly_ls.core.writer_lock import WriterLock
-    from linkly_ls.mcp.keeper import IndexStatus
+    from linkly_ls.core.indexing.indexer import IndexReport
+    from linkly_ls.core.store.writer_lock import WriterLock
+    from linkly_ls.core.indexing.keeper import IndexStatus
 
 T = TypeVar("T")
 PROGRESS_INTERVAL_S = 0.2
@@ -334,7 +334,7 @@ class IndexingService:
 
     async def start(self) -> None:
         """After the index is open: become the writer (now or once the current one exits), then index."""
-        keeper = await asyncio.to_thread(importlib.import_module, "linkly_ls.mcp.keeper")
+        keeper = await asyncio.to_thread(importlib.import_module, "linkly_ls.core.indexing.keeper")
         self.status = keeper.IndexStatus()
         self.lock = keeper.WriterLock(self._engine().data_dir)
         self.prepared.set()

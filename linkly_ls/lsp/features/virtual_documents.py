@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from linkly_ls.core.catalog import DocumentRecord
+from linkly_ls.core.store.catalog import DocumentRecord
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.tools.common import check_doc_id
 from linkly_ls.lsp.errors import invalid_params, request_failed, tool_errors

@@ -1,0 +1,1 @@
+"""Embedding models: which provider is configured, the bundled ONNX model, hub models."""

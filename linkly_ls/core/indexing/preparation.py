@@ -1,0 +1,101 @@
+"""Worker side of indexing: hash a file and, when its content changed, extract, analyse and chunk it."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from linkly_ls.core.search.analysis import count_words, detect_language, extract_keywords
+from linkly_ls.core.document import ExtractedDocument, ExtractionError, OutlineNode
+from linkly_ls.core.extract import extract_file
+from linkly_ls.core.extract.base import ExtractLimits
+from linkly_ls.core.search.chunking import Chunk, chunk_document
+from linkly_ls.core.indexing.workers import TaskOutcome
+
+if TYPE_CHECKING:
+    from linkly_ls.core.extract.pdf import PageReading
+
+
+@dataclass
+class PreparedFile:
+    """A file read by a worker: its document and derived data, or why it failed."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    content_hash: str
+    unchanged: bool = False
+    document: ExtractedDocument | None = None
+    word_count: int = 0
+    keywords: list[str] = field(default_factory=list)
+    chunks: list[Chunk] = field(default_factory=list)
+    error: str | None = None
+
+
+def hash_file(path: Path) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def one_line(message: str, limit: int = 500) -> str:
+    """An error message as one line (whitespace runs, newlines included, become one space), clipped."""
+    text = " ".join(message.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _outline_titles(nodes: list[OutlineNode]) -> list[str]:
+    titles: list[str] = []
+    for node in nodes:
+        titles.append(node.title)
+        titles.extend(_outline_titles(node.children))
+    return titles
+
+
+def prepare_file(task: tuple[str, str | None, ExtractLimits], pdf_pages: PageReading | None = None) -> PreparedFile:
+    """Worker side: hash, and when the content changed, extract, analyse and chunk.
+
+    `pdf_pages`: a long PDF's pages, read beforehand in page ranges (see core/pdf_split.py).
+    """
+    path_text, known_hash, limits = task
+    path = Path(path_text)
+    stat = path.stat()
+    prepared = PreparedFile(path=path_text, size=stat.st_size, mtime_ns=stat.st_mtime_ns, content_hash="")
+    try:
+        prepared.content_hash = hash_file(path)
+    except OSError as error:
+        prepared.error = f"cannot read file: {error.strerror or error}"
+        return prepared
+    if known_hash is not None and known_hash == prepared.content_hash:
+        prepared.unchanged = True
+        return prepared
+    try:
+        document = extract_file(path, limits, pdf_pages)
+    except ExtractionError as error:
+        prepared.error = str(error)
+        return prepared
+    document.language = document.language or detect_language(document.lines)
+    prepared.document = document
+    prepared.word_count = count_words(document.lines)
+    prepared.keywords = extract_keywords(document.title, document.lines, _outline_titles(document.outline))
+    prepared.chunks = chunk_document(document.lines, document.outline, document.page_starts)
+    return prepared
+
+
+def prepare_here(work: list[tuple[str, tuple]]) -> Iterator[TaskOutcome]:
+    """Run `prepare_file` in this process (for a few small plain-text files; see work_plan)."""
+    for key, task in work:
+        started = time.monotonic()
+        outcome = TaskOutcome(key=key)
+        try:
+            outcome.value = prepare_file(task)
+        except Exception as error:  # reported per file, as a worker would
+            outcome.error = f"{type(error).__name__}: {error}"
+        outcome.seconds = time.monotonic() - started
+        yield outcome

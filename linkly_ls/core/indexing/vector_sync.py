@@ -1,0 +1,365 @@
+"""Keep chunk vectors in line with the catalog: embed what is missing, forget what is gone.
+
+Embedding is slow (tens of ms a passage on a laptop CPU), so it never blocks
+indexing or search. Long-running processes (`linkly watch`, the MCP server, the
+language server) call `start()` and embed in a background thread; `linkly index
+--wait` calls `run_until_complete()` in the foreground. A plain `linkly index`
+only writes the catalog and the keyword index, and leaves embedding to the next
+of those: search meanwhile is hybrid over what has vectors and keyword-only over
+the rest.
+
+Documents are embedded newest day first and, within a day, smallest first, so
+the files a user just touched and the many short notes get vectors early.
+
+A passage whose exact text already has a vector (a copy of a document under
+another name, an unchanged section of an edited document, a passage repeated in
+the same round) gets that vector without running the model again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from linkly_ls.core.store.catalog import Catalog, DocumentRecord
+from linkly_ls.core.embedding.provider import EmbeddingProvider
+from linkly_ls.core.embedding.settings import EmbeddingSettings
+from linkly_ls.core.search.chunking import Chunk, chunk_document
+from linkly_ls.core.search.vectors import ChunkRef, VectorIndex, ensure_schema, has_vectors
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from linkly_ls.core.embedding.settings import TextEmbedder
+
+ProgressCallback = Callable[[int, int, str], None]
+DOCS_PER_ROUND = 64
+#: a round stops taking documents past this many passages, so vectors become visible (checkpoints) steadily
+PASSAGES_PER_ROUND = 512
+#: passages handed to the embedder at once: it sorts them by length into batches; `close()` waits at most one call
+PASSAGES_PER_CALL = 256
+CHECKPOINT_SECONDS = 5.0
+
+
+class _Stopped(Exception):
+    """`close()` was called in the middle of a round."""
+
+
+@dataclass(frozen=True)
+class EmbeddingState:
+    """A snapshot of the embedding work, safe to read from any thread."""
+
+    running: bool
+    done: int
+    total: int
+    model: str | None
+    #: passages of this run that reused the vector of an identical text instead of running the model
+    reused: int = 0
+    #: passages of this run the model embedded
+    embedded: int = 0
+
+
+def passage_text(record: DocumentRecord, chunk: Chunk) -> str:
+    """What a chunk's vector is computed from: title and heading path give the passage its context."""
+    parts = [record.title]
+    if chunk.headings and chunk.headings.strip() != record.title.strip():
+        parts.append(chunk.headings)
+    parts.append(chunk.text)
+    return "\n".join(part for part in parts if part)
+
+
+def text_hash(text: str) -> int:
+    """A signed 64-bit hash of a passage (fits SQLite's INTEGER); equal texts share a vector."""
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "big", signed=True)
+
+
+class VectorSync:
+    def __init__(self, catalog: Catalog, data_dir: Path, settings: EmbeddingSettings) -> None:
+        self.catalog = catalog
+        self.directory = data_dir / "vectors"
+        self.provider = EmbeddingProvider(settings, data_dir / "models")
+        self.settings = settings
+        self._indexes: dict[str, VectorIndex] = {}
+        self._open_lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self._state_lock = threading.Lock()
+        self._state = EmbeddingState(False, 0, 0, None)
+        self._deleted: set[str] = set()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        #: cleared while `load_in_background` loads the model; search meanwhile ranks by keywords alone
+        self._model_loaded = threading.Event()
+        self._model_loaded.set()
+        ensure_schema(catalog)
+
+    # opening
+
+    def index_for(self, embedder: TextEmbedder, writer: bool = False) -> VectorIndex | None:
+        """The vector index of a model: read-only, or writable when this process can take the lock."""
+        with self._open_lock:
+            index = self._indexes.get(embedder.model_id)
+            if index is not None and (index.writable or not writer):
+                index.refresh()
+                return index
+            candidate = VectorIndex(self.catalog, self.directory, embedder.model_id, embedder.dim, writer=writer)
+            if writer and not candidate.writable:
+                candidate.close()
+                if index is None:
+                    index = VectorIndex(self.catalog, self.directory, embedder.model_id, embedder.dim)
+                    self._indexes[embedder.model_id] = index
+                return None
+            if index is not None:
+                index.close()
+            self._indexes[embedder.model_id] = candidate
+            return candidate
+
+    def load_in_background(self, delay_s: float = 0.0) -> None:
+        """Load the model and vector index on a daemon thread after `delay_s`; until then search
+        answers with keywords alone instead of loading the model itself (a language server's
+        first answers must not wait seconds for it)."""
+        if not self.provider.enabled or not self._model_loaded.is_set():
+            return
+        self._model_loaded.clear()
+
+        def load() -> None:
+            try:
+                embedder = None if self._stop.wait(delay_s) else self.provider.current()
+                if embedder is not None and not self._stop.is_set():
+                    self.index_for(embedder)
+            except Exception:  # search loads it again and reports why it cannot
+                pass
+            finally:
+                self._model_loaded.set()
+
+        threading.Thread(target=load, name="linkly-model-load", daemon=True).start()
+
+    def search_index(self) -> tuple[TextEmbedder | None, VectorIndex | None, str]:
+        """The embedder and vector index search should use now, or (None, None, why not).
+
+        Loads no model while there are no vectors to compare a query with.
+        """
+        if not self.provider.enabled:
+            return None, None, self.provider.status().reason
+        if not has_vectors(self.catalog, self.provider.model_ids()):
+            if self.building(None):
+                return None, None, "no vectors yet (embedding is running)"
+            return None, None, "no vectors yet (run `linkly index --wait`, or keep `linkly watch` running)"
+        if not self._model_loaded.is_set():
+            return None, None, "the embedding model is still loading"
+        embedder = self.provider.current()
+        if embedder is None:
+            return None, None, self.provider.status().reason
+        index = self.index_for(embedder)
+        if index is None or len(index) == 0:
+            return None, None, f"no vectors yet for model {embedder.model_id}"
+        return embedder, index, f"model {embedder.model_id}"
+
+    # state
+
+    def state(self) -> EmbeddingState:
+        with self._state_lock:
+            return self._state
+
+    def _set_state(self, **changes: object) -> None:
+        with self._state_lock:
+            self._state = EmbeddingState(**{**self._state.__dict__, **changes})
+
+    def building(self, index: VectorIndex | None) -> bool:
+        """True while vectors are being computed, here or by another process."""
+        if self.state().running or self.provider.downloading() or not self._model_loaded.is_set():
+            return True
+        return index is not None and index.writer_active_elsewhere() and bool(index.missing_documents(limit=1))
+
+    def coverage(self) -> dict[str, float]:
+        """library -> share (0-1) of its words whose chunks have vectors; empty when vectors are off."""
+        if not self.provider.enabled:
+            return {}
+        embedder, index, _ = self.search_index()
+        if index is None:
+            return {library: 0.0 for library in self.catalog.document_counts()}
+        return {library: (done / total if total else 1.0) for library, (done, total) in index.coverage().items()}
+
+    # background work
+
+    def on_keyword_flush(self, added: list[str], deleted: list[str]) -> None:
+        """Indexer callback: new or changed documents to embed, deleted ones to forget."""
+        if self._thread is None:
+            return
+        with self._state_lock:
+            self._deleted.update(deleted)
+        self._wake.set()
+
+    def start(self) -> None:
+        """Embed in a background thread until `close()`; wakes up after every keyword-index flush."""
+        if self._thread is not None or not self.provider.enabled:
+            return
+        self._thread = threading.Thread(target=self._loop, name="linkly-embedding", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self._wake.clear()
+            try:
+                self.run_until_complete()
+            except Exception as error:  # a broken document or model must not kill the thread
+                self._set_state(running=False, model=f"error: {error}")
+            if self.provider.downloading():
+                self._wake.wait(5.0)
+            else:
+                self._wake.wait(60.0)
+
+    def run_until_complete(self, progress: ProgressCallback | None = None, wait_for_model: bool = False) -> int:
+        """Embed every document that lacks vectors; returns how many were embedded.
+
+        When another process is already embedding, waits for it to finish instead.
+        """
+        if wait_for_model:
+            self.provider.wait_for_download()
+        embedder = self.provider.current()
+        if embedder is None:
+            return 0
+        with self._write_lock:
+            index = self.index_for(embedder, writer=True)
+            while index is None and not self._stop.is_set():
+                if self._wait_for_other_writer(embedder, progress):
+                    return 0
+                index = self.index_for(embedder, writer=True)
+            if index is None:
+                return 0
+            with self._state_lock:
+                deleted, self._deleted = list(self._deleted), set()
+            index.remove_documents(deleted)
+            index.checkpoint()
+            return self._embed_missing(embedder, index, progress)
+
+    def _embed_missing(self, embedder: TextEmbedder, index: VectorIndex, progress: ProgressCallback | None) -> int:
+        total = len(index.missing_documents(limit=1_000_000_000))
+        done = 0
+        self._set_state(running=total > 0, done=0, total=total, model=embedder.model_id, reused=0, embedded=0)
+        last_checkpoint = time.monotonic()
+        try:
+            while not self._stop.is_set():
+                missing = index.missing_documents(limit=DOCS_PER_ROUND)
+                if not missing:
+                    break
+                try:
+                    done += self._embed_round(embedder, index, missing, progress, done, max(total, done + len(missing)))
+                except _Stopped:
+                    break
+                self._set_state(done=done)
+                if time.monotonic() - last_checkpoint > CHECKPOINT_SECONDS:
+                    index.checkpoint()
+                    last_checkpoint = time.monotonic()
+        finally:
+            index.checkpoint()
+            self._set_state(running=False)
+        return done
+
+    def _embed_round(
+        self,
+        embedder: TextEmbedder,
+        index: VectorIndex,
+        missing: list[tuple[str, str]],
+        progress: ProgressCallback | None,
+        done: int,
+        total: int,
+    ) -> int:
+        records = self.catalog.get_many([doc_id for doc_id, _ in missing])
+        documents: list[tuple[DocumentRecord, list[Chunk]]] = []
+        passages: list[str] = []
+        for doc_id, _ in missing:
+            if passages and len(passages) >= PASSAGES_PER_ROUND:
+                break  # the rest stays missing: the next round takes it
+            record = records.get(doc_id)
+            if record is None:
+                continue
+            chunks = chunk_document(self.catalog.lines(doc_id), record.outline, record.page_starts)
+            documents.append((record, chunks))
+            passages.extend(passage_text(record, chunk) for chunk in chunks)
+        hashes = [text_hash(passage) for passage in passages]
+        vectors = self._vectors_for(embedder, index, passages, hashes)
+        offset = 0
+        for record, chunks in documents:
+            refs = [
+                ChunkRef(record.doc_id, c.number, c.start_line, c.end_line, hashes[offset + position])
+                for position, c in enumerate(chunks)
+            ]
+            index.remove_documents([record.doc_id])
+            index.add(record.doc_id, record.content_hash, refs, vectors[offset : offset + len(chunks)])
+            offset += len(chunks)
+            done += 1
+            if progress:
+                progress(done, total, record.path)
+        return len(documents)
+
+    def _vectors_for(self, embedder: TextEmbedder, index: VectorIndex, passages: list[str], hashes: list[int]) -> np.ndarray:
+        """One vector per passage: stored ones for texts seen before, the model for the rest (each text once)."""
+        import numpy as np  # loaded with the vectors, not with every open index
+
+        known = index.vectors_for_texts(list(set(hashes)))
+        first_of: dict[int, int] = {}
+        for position, value in enumerate(hashes):
+            if value not in known:
+                first_of.setdefault(value, position)
+        fresh = list(first_of.values())
+        computed = self._embed_in_calls(embedder, [passages[i] for i in fresh])
+        for row, position in enumerate(fresh):
+            known[hashes[position]] = computed[row]
+        with self._state_lock:
+            state = self._state
+            self._state = EmbeddingState(
+                **{**state.__dict__, "reused": state.reused + len(passages) - len(fresh), "embedded": state.embedded + len(fresh)}
+            )
+        vectors = np.zeros((len(passages), embedder.dim), dtype=np.float32)
+        for position, value in enumerate(hashes):
+            vectors[position] = known[value]
+        return vectors
+
+    def _embed_in_calls(self, embedder: TextEmbedder, passages: list[str]) -> np.ndarray:
+        import numpy as np
+
+        vectors = np.zeros((len(passages), embedder.dim), dtype=np.float32)
+        for start in range(0, len(passages), PASSAGES_PER_CALL):
+            if self._stop.is_set():
+                raise _Stopped
+            vectors[start : start + PASSAGES_PER_CALL] = embedder.embed_passages(
+                passages[start : start + PASSAGES_PER_CALL], self.settings.batch_size
+            )
+        return vectors
+
+    def _wait_for_other_writer(self, embedder: TextEmbedder, progress: ProgressCallback | None) -> bool:
+        """Another process holds the writer lock: follow its progress.
+
+        True once nothing is missing; False when that process let go with work left.
+        """
+        index = self.index_for(embedder)
+        assert index is not None
+        total = len(index.missing_documents(limit=1_000_000_000))
+        while not self._stop.is_set():
+            index.refresh()
+            remaining = len(index.missing_documents(limit=1_000_000_000))
+            if progress and total:
+                progress(total - remaining, total, "(embedding in another process)")
+            if remaining == 0:
+                return True
+            if not index.writer_active_elsewhere():
+                return False
+            time.sleep(1.0)
+        return True
+
+    def close(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+            self._thread = None
+        with self._open_lock:
+            for index in self._indexes.values():
+                index.close()
+            self._indexes.clear()

@@ -1,0 +1,96 @@
+"""Keep the index current: watch the libraries' folders and re-index what changed.
+
+Changes arrive in debounced batches from watchfiles; each batch re-indexes only
+the files it names (a deleted folder removes the documents under it), so a
+saved file is searchable within about a second and nothing is re-indexed whole.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from linkly_ls.core.engine import Engine
+
+if TYPE_CHECKING:
+    from linkly_ls.core.indexing.indexer import IndexReport
+
+DEBOUNCE_MS = 150
+
+
+def paths_by_library(engine: Engine, changed: set[Path]) -> dict[str, list[Path]]:
+    """Group changed paths under their library; a vanished folder expands to its documents."""
+    grouped: dict[str, list[Path]] = {}
+    for path in changed:
+        library = engine.library_for_path(path)
+        if library is None:
+            continue
+        targets = [path]
+        if not _is(path, Path.is_file):
+            prefix = str(path).rstrip("/") + "/"
+            targets += [Path(p) for p in engine.catalog.file_states(library.name) if p.startswith(prefix)]
+            if _is(path, Path.is_dir):
+                targets = [p for p in path.rglob("*") if _is(p, Path.is_file)] + targets[1:]
+        grouped.setdefault(library.name, []).extend(targets)
+    return grouped
+
+
+def _is(path: Path, test: Callable[[Path], bool]) -> bool:
+    """`path.is_file()` or `is_dir()`, False where a folder on the way cannot be read (the indexer reports it)."""
+    try:
+        return test(path)
+    except OSError:
+        return False
+
+
+def apply_changes(engine: Engine, changed: set[Path]) -> list[IndexReport]:
+    reports: list[IndexReport] = []
+    for name, paths in paths_by_library(engine, changed).items():
+        library = engine.catalog.library(name)
+        if library is not None:
+            reports.append(engine.index_paths(library, sorted(set(paths))))
+    return reports
+
+
+def watch_libraries(
+    engine: Engine,
+    on_batch: Callable[[list[IndexReport]], None] | None = None,
+    stop: threading.Event | None = None,
+    debounce_ms: int = DEBOUNCE_MS,
+    catch_up: bool = True,
+) -> None:
+    """Block, applying changes as they come, until `stop` is set (or Ctrl-C).
+
+    A change made before the watches are in place (while a first indexing run
+    went on, or in the moment after it) raises no event. With `catch_up` (the
+    default), the libraries are indexed once more as soon as the watches are in
+    place, so such a change is picked up then instead of at the next restart.
+    """
+    from watchfiles import watch  # imported here: a language server answers its first requests without it
+
+    roots = sorted({root for library in engine.libraries() for root in library.paths if _is(Path(root), Path.exists)})
+    if not roots:
+        return
+    for changes in watch(
+        *roots,
+        debounce=debounce_ms,
+        step=50,
+        stop_event=stop,
+        rust_timeout=1000,
+        yield_on_timeout=catch_up,
+        recursive=True,
+        ignore_permission_denied=True,
+    ):
+        if catch_up:  # the first yield: the watches were set up when the generator started
+            catch_up = False
+            reports = engine.index()
+            if on_batch and reports:
+                on_batch(reports)
+        if not changes:
+            continue
+        changed = {Path(path) for _, path in changes}
+        reports = apply_changes(engine, changed)
+        if on_batch and reports:
+            on_batch(reports)

@@ -1,0 +1,1 @@
+"""Retrieval: analysis, chunking, the keyword and vector indexes, ranking, snippets and grep engines."""

@@ -1,0 +1,263 @@
+"""Which lines of a document a `grep` pattern matches: the first match of each line, in order.
+
+The pattern runs over the document's lines joined by newlines turned into
+spaces (offsets unchanged), so a phrase that a PDF broke across two lines
+still matches; patterns with `^` or `$` match line by line instead (in one
+multiline pass over the text when the pattern provably cannot reach past a
+line's end, see `grep_patterns`). A plain literal needs no regex engine. A
+pattern that can match neither a space nor a newline (`is_confined`) runs on
+the stored text as it is, and when it starts with a character class, only
+on the lines where its literal suffix matches (`literal_suffix`). Offsets
+become line numbers by counting newlines from the previous match or from the
+nearest checkpoint (see `DocumentText.line_numbers`). Matching runs under one
+time budget for the whole document so a catastrophic pattern cannot stall
+the server.
+"""
+
+from __future__ import annotations
+
+import time
+from bisect import bisect_right
+from dataclasses import dataclass
+from itertools import accumulate
+from typing import TYPE_CHECKING
+
+from linkly_ls.core.store.line_cache import DocumentText
+from linkly_ls.core.errors import ArgumentError, ToolError
+from linkly_ls.core.search.grep_patterns import is_confined, is_literal, line_local_pattern, literal_suffix
+
+if TYPE_CHECKING:
+    import regex
+
+TIME_BUDGET_S = 1.0
+#: the suffix search gives up (and the whole text is searched) past this many suffix matches ...
+SUFFIX_FREE_MATCHES = 100
+#: ... plus one for every this many characters searched: denser, it would cost more than it saves
+SUFFIX_CHARS_PER_MATCH = 500
+
+
+@dataclass(frozen=True)
+class LineMatch:
+    """The first match on a line: its first and last line, and offsets of its first and last character
+    (-1 when the match was found line by line)."""
+
+    first: int
+    last: int
+    start: int = -1
+    last_char: int = -1
+
+
+@dataclass
+class LineMatches:
+    """The first match of every line that has one, in order, as parallel lists.
+
+    `first` (line numbers) may be None when the offsets are known: the page
+    asked for is then numbered from the checkpoints, and the whole document
+    never is (count mode needs no numbers). `last` None means the same as `first`.
+    """
+
+    document: DocumentText
+    start: list[int]
+    last_char: list[int]
+    first: list[int] | None = None
+    last: list[int] | None = None
+
+    def __len__(self) -> int:
+        return len(self.start)
+
+    def page(self, offset: int, limit: int) -> list[LineMatch]:
+        window = slice(offset, offset + limit)
+        starts = self.start[window]
+        first = self.first[window] if self.first is not None else self.document.line_numbers(starts)
+        last = self.last[window] if self.last is not None else first
+        return [LineMatch(*values) for values in zip(first, last, starts, self.last_char[window], strict=True)]
+
+
+def compile_pattern(source: str, case_insensitive: bool) -> regex.Pattern:
+    """The pattern as `grep` runs it (regex V0); an invalid one is an ArgumentError."""
+    import regex  # loaded by the first grep that needs it, not by every process that opens the tools
+
+    flags = regex.V0 | (regex.IGNORECASE if case_insensitive else 0)
+    try:
+        return regex.compile(source, flags)
+    except (regex.error, OverflowError) as error:
+        raise ArgumentError(f"`pattern` is not a valid regular expression: {error}") from None
+
+
+def needs_regex(source: str, case_insensitive: bool) -> bool:
+    """False for a case-sensitive plain literal, which is matched with `str.find` (and is always valid)."""
+    return case_insensitive or not is_literal(source)
+
+
+def find_matching_lines(document: DocumentText, source: str, case_insensitive: bool) -> LineMatches:
+    """The first match of every line that has one, in order."""
+    try:
+        if not needs_regex(source, case_insensitive):
+            if any(char.isspace() for char in source):  # may match where a newline became a space
+                return _numbered(document, *_first_literal_spans(document, source), one_line=False)
+            return _first_literal_per_line(document, source)
+        return _regex_lines(document, compile_pattern(source, case_insensitive))
+    except TimeoutError:
+        raise ToolError(
+            f"`pattern` took longer than {TIME_BUDGET_S:.0f} s on this document and was stopped; "
+            "simplify it (avoid nested repetition like (a+)+)"
+        ) from None
+
+
+def _regex_lines(document: DocumentText, pattern: regex.Pattern) -> LineMatches:
+    """The budget starts when the text to search is ready, and covers every pass over it."""
+    import regex
+
+    source = pattern.pattern
+    if not any(token in source for token in ("^", "$", "\\A", "\\Z")):
+        if not is_confined(source):
+            spaced = document.spaced
+            return _numbered(document, *_first_spans(document, spaced, pattern, TIME_BUDGET_S), one_line=False)
+        deadline = time.monotonic() + TIME_BUDGET_S
+        suffix = literal_suffix(source)
+        if suffix is not None:
+            found = _lines_with_suffix(document, pattern, regex.compile(suffix, pattern.flags), deadline)
+            if found is not None:
+                return found
+        # a confined pattern finds the same matches whether lines are joined by newlines or spaces
+        return _numbered(document, *_first_spans(document, document.text, pattern, _remaining(deadline)), one_line=True)
+    per_line = line_local_pattern(source)
+    if per_line is None:
+        return _matching_lines_one_by_one(document, pattern)
+    multiline = regex.compile(per_line, pattern.flags | regex.MULTILINE)
+    # empty matches count here, as they do line by line
+    return _numbered(document, *_first_spans(document, document.text, multiline, TIME_BUDGET_S, empty=True), one_line=True)
+
+
+def _remaining(deadline: float) -> float:
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise TimeoutError
+    return remaining
+
+
+def _first_literal_per_line(document: DocumentText, literal: str) -> LineMatches:
+    """A literal without whitespace: its first occurrence on each line, found with `str.find`.
+
+    Matches never overlap a line break, so the first occurrence on a line is
+    the first non-overlapping match there; the rest of the line is skipped.
+    """
+    starts: list[int] = []
+    find = document.text.find
+    position = find(literal)
+    while position != -1:
+        starts.append(position)
+        line_end = find("\n", position + len(literal))
+        if line_end == -1:
+            break
+        position = find(literal, line_end + 1)
+    width = len(literal) - 1
+    return LineMatches(document, starts, [start + width for start in starts])
+
+
+def _first_literal_spans(document: DocumentText, literal: str) -> tuple[list[int], list[int]]:
+    """The first of the non-overlapping occurrences of `literal` in `spaced` on each line (by its first character):
+    offsets of its first and last character."""
+    starts: list[int] = []
+    width = len(literal)
+    find, find_newline = document.spaced.find, document.text.find
+    line_end = -1
+    position = find(literal)
+    while position != -1:
+        if position > line_end:
+            starts.append(position)
+            line_end = find_newline("\n", position)
+            line_end = len(document.text) if line_end == -1 else line_end
+        position = find(literal, position + width)
+    return starts, [start + width - 1 for start in starts]
+
+
+def _first_spans(
+    document: DocumentText, text: str, pattern: regex.Pattern, timeout: float, empty: bool = False
+) -> tuple[list[int], list[int]]:
+    """The first of the non-overlapping matches in `text` on each line (by its first character): offsets of its
+    first and last character. Empty matches are left out unless `empty`.
+
+    A plain literal cannot backtrack, so it runs without the time budget
+    (whose check costs about a microsecond per match).
+    """
+    starts: list[int] = []
+    last_chars: list[int] = []
+    find = document.text.find
+    line_end = -1  # the newline (or end) of the line of the last match kept: its own newline counts as part of it
+    found_all = pattern.finditer(text) if is_literal(pattern.pattern) else pattern.finditer(text, timeout=timeout)
+    for found in found_all:
+        start, end = found.span()
+        if start <= line_end or (start == end and not empty):
+            continue
+        starts.append(start)
+        last_chars.append(max(end - 1, start))
+        line_end = find("\n", start)
+        line_end = len(text) if line_end == -1 else line_end
+    return starts, last_chars
+
+
+def _lines_with_suffix(
+    document: DocumentText, pattern: regex.Pattern, suffix: regex.Pattern, deadline: float
+) -> LineMatches | None:
+    """The first match per line, searching only the lines where `suffix` matches; None when too many do.
+
+    `pattern` cannot match a space or a newline and `suffix` is its tail from a
+    literal on, so each of its matches lies inside one line and holds a match
+    of `suffix` there; and `finditer` of `suffix` reports a match on every line
+    that has one. Those lines, joined by newlines, give `pattern` the same
+    surroundings as the whole text: a newline or an end either side, which
+    `\\b` and `\\B` see as they see the spaces that stand for newlines.
+    """
+    text = document.text
+    find, rfind = text.find, text.rfind
+    line_starts: list[int] = []
+    line_ends: list[int] = []
+    line_end = -1
+    for number, found in enumerate(suffix.finditer(text, timeout=_remaining(deadline)), start=1):
+        start, end = found.span()
+        if number > SUFFIX_FREE_MATCHES + start // SUFFIX_CHARS_PER_MATCH:
+            return None
+        if start < line_end:
+            continue
+        line_starts.append(rfind("\n", 0, start) + 1)
+        line_end = find("\n", end)
+        line_end = len(text) if line_end == -1 else line_end
+        line_ends.append(line_end)
+    pieces = [text[start:end] for start, end in zip(line_starts, line_ends, strict=True)]
+    joined_starts = list(accumulate((len(piece) + 1 for piece in pieces), initial=0))
+    starts: list[int] = []
+    last_chars: list[int] = []
+    previous = -1
+    for found in pattern.finditer("\n".join(pieces), timeout=_remaining(deadline)):
+        start, end = found.span()
+        piece = bisect_right(joined_starts, start) - 1
+        if piece == previous:
+            continue
+        previous = piece
+        offset = line_starts[piece] + start - joined_starts[piece]
+        starts.append(offset)
+        last_chars.append(offset + end - start - 1)
+    return LineMatches(document, starts, last_chars)
+
+
+def _numbered(document: DocumentText, starts: list[int], last_chars: list[int], one_line: bool) -> LineMatches:
+    """The first matches of their lines, with the line of their last character unless `one_line`."""
+    if one_line:
+        return LineMatches(document, starts, last_chars)
+    first = document.line_numbers(starts)
+    count = document.text.count
+    last = [line + count("\n", start, last_char) for line, start, last_char in zip(first, starts, last_chars)]
+    return LineMatches(document, starts, last_chars, first, last)
+
+
+def _matching_lines_one_by_one(document: DocumentText, pattern: regex.Pattern) -> LineMatches:
+    """Each line on its own: for anchored patterns that could see past a line's end."""
+    lines = document.lines()
+    deadline = time.monotonic() + TIME_BUDGET_S
+    matched: list[int] = []
+    for number, line in enumerate(lines, start=1):
+        if pattern.search(line, timeout=_remaining(deadline)):  # the budget is for the whole document
+            matched.append(number)
+    unknown = [-1] * len(matched)
+    return LineMatches(document, unknown, unknown.copy(), matched)

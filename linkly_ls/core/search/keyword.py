@@ -1,0 +1,240 @@
+"""The keyword index: Tantivy over chunks, with per-language analysis.
+
+Every chunk is one Tantivy document that knows its `doc_id` and line range.
+Text is analysed as lowercase, accent-folded, English-stemmed words (`body`);
+French and German documents also fill a field stemmed for their language;
+CJK text is indexed as character bigrams (`cjk`) so a two-character word is
+found even though CJK sentences have no spaces.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import tantivy
+from tantivy import Filter, Occur, Query, TextAnalyzerBuilder, Tokenizer
+
+from linkly_ls.core.search.analysis import cjk_query_terms, cjk_terms
+from linkly_ls.core.search.chunking import Chunk
+
+#: field -> weight of a query term matched there
+FIELD_BOOSTS = {"body": 1.0, "body_fr": 1.0, "body_de": 1.0, "title": 0.6, "headings": 0.4, "path": 0.3}
+CJK_BOOST = 1.0
+LANGUAGE_FIELDS = {"fr": "body_fr", "de": "body_de"}
+
+
+def _analyzer(language: str | None) -> tantivy.TextAnalyzer:
+    builder = TextAnalyzerBuilder(Tokenizer.simple()).filter(Filter.remove_long(60)).filter(Filter.lowercase())
+    if language:
+        builder = builder.filter(Filter.stopword(language))
+    builder = builder.filter(Filter.ascii_fold())
+    if language:
+        builder = builder.filter(Filter.stemmer(language))
+    return builder.build()
+
+
+ANALYZERS = {
+    "lk_en": _analyzer("english"),
+    "lk_fr": _analyzer("french"),
+    "lk_de": _analyzer("german"),
+    "lk_plain": _analyzer(None),
+}
+FIELD_ANALYZERS = {
+    "title": "lk_en",
+    "headings": "lk_en",
+    "body": "lk_en",
+    "body_fr": "lk_fr",
+    "body_de": "lk_de",
+    "path": "lk_plain",
+}
+
+
+def _schema() -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("doc_id", stored=True, tokenizer_name="raw", index_option="basic")
+    builder.add_integer_field("chunk", stored=True)
+    builder.add_integer_field("start_line", stored=True)
+    builder.add_integer_field("end_line", stored=True)
+    for name, analyzer in FIELD_ANALYZERS.items():
+        builder.add_text_field(name, stored=False, tokenizer_name=analyzer, index_option="freq")
+    builder.add_text_field("cjk", stored=False, tokenizer_name="whitespace", index_option="freq")
+    return builder.build()
+
+
+class IndexBusyError(Exception):
+    """Another process holds the index writer (a `linkly watch` or server is indexing)."""
+
+
+class IndexWriteError(OSError):
+    """Tantivy could not write the index (full disk, read-only folder, I/O error); nothing was published."""
+
+
+@dataclass
+class ChunkHit:
+    doc_id: str
+    chunk: int
+    start_line: int
+    end_line: int
+    score: float
+
+
+@dataclass
+class IndexedChunks:
+    """What the keyword index needs to know about one document."""
+
+    doc_id: str
+    title: str
+    path: str
+    language: str | None
+    chunks: list[Chunk]
+
+
+class KeywordIndex:
+    """Tantivy index in `directory`. One writer per process; any number of readers."""
+
+    def __init__(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.directory = directory
+        self.schema = _schema()
+        self.index = tantivy.Index(self.schema, path=str(directory), reuse=True)
+        for name, analyzer in ANALYZERS.items():
+            self.index.register_tokenizer(name, analyzer)
+        self._writer: tantivy.IndexWriter | None = None
+        self._lock = threading.Lock()
+        self._meta_stamp = self._commit_stamp()
+
+    def _get_writer(self, wait_s: float) -> tantivy.IndexWriter:
+        """The writer, waiting up to `wait_s` while another process holds it."""
+        deadline = time.monotonic() + wait_s
+        while self._writer is None:
+            try:
+                self._writer = self.index.writer(heap_size=96_000_000, num_threads=1)
+            except ValueError as error:
+                if "LockBusy" not in str(error):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise IndexBusyError(
+                        "the index is being written by another linkly process (watch, serve or an editor); "
+                        "try again when it has finished"
+                    ) from None
+                time.sleep(0.1)
+        return self._writer
+
+    def replace(self, documents: list[IndexedChunks], deleted: list[str], wait_s: float = 30.0) -> None:
+        """Delete and (re)add documents, then commit: readers see all of it or none."""
+        with self._lock:
+            try:
+                self._write(documents, deleted, wait_s)
+            except ValueError as error:
+                self._writer = None  # a failed writer is dead: drop it (and its lock) so a later call starts afresh
+                raise IndexWriteError(self._failure(error)) from error
+        self._meta_stamp = self._commit_stamp()
+        self.index.reload()
+
+    def _failure(self, error: ValueError) -> str:
+        try:
+            free = f"{shutil.disk_usage(self.directory).free:,} bytes free on its disk"
+        except OSError:
+            free = "free space unknown"
+        detail = " ".join(str(error).split())[:300]
+        return f"the keyword index could not be written ({free}): {detail}"
+
+    def _write(self, documents: list[IndexedChunks], deleted: list[str], wait_s: float) -> None:
+        writer = self._get_writer(wait_s)
+        for doc_id in deleted:
+            writer.delete_documents_by_term("doc_id", doc_id)
+        for document in documents:
+            writer.delete_documents_by_term("doc_id", document.doc_id)
+            language_field = LANGUAGE_FIELDS.get(document.language or "")
+            for chunk in document.chunks:
+                fields: dict[str, object] = {
+                    "doc_id": document.doc_id,
+                    "chunk": chunk.number,
+                    "start_line": chunk.start_line,
+                    "end_line": chunk.end_line,
+                    "title": document.title,
+                    "headings": chunk.headings,
+                    "body": chunk.text,
+                    "path": document.path,
+                }
+                if language_field:
+                    fields[language_field] = chunk.text
+                terms = cjk_terms(document.title + "\n" + chunk.text)
+                if terms:
+                    fields["cjk"] = " ".join(terms)
+                writer.add_document(tantivy.Document(**fields))
+        writer.commit()
+        writer.wait_merging_threads()
+        self._writer = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._writer = None
+
+    def _commit_stamp(self) -> int | None:
+        try:
+            return (self.directory / "meta.json").stat().st_mtime_ns
+        except OSError:
+            return None
+
+    def reload_if_committed(self) -> None:
+        """See another process's commit now rather than at Tantivy's own poll of the folder (about 0.5 s later)."""
+        stamp = self._commit_stamp()
+        if stamp != self._meta_stamp:
+            self._meta_stamp = stamp
+            self.index.reload()
+
+    def search(self, query: str, limit: int, allowed_doc_ids: list[str] | None = None) -> list[ChunkHit]:
+        """Best chunks for a free-text query (terms OR-ed, BM25), optionally within some documents."""
+        self.reload_if_committed()
+        text_query = self.build_query(query)
+        if text_query is None or limit <= 0:
+            return []
+        if allowed_doc_ids is not None:
+            if not allowed_doc_ids:
+                return []
+            text_query = Query.boolean_query(
+                [
+                    (Occur.Must, text_query),
+                    (Occur.Must, Query.term_set_query(self.schema, "doc_id", allowed_doc_ids)),
+                ]
+            )
+        searcher = self.index.searcher()
+        result = searcher.search(text_query, limit=limit, count=False)
+        hits: list[ChunkHit] = []
+        for score, address in result.hits:
+            stored = searcher.doc(address)
+            hits.append(
+                ChunkHit(
+                    doc_id=stored.get_first("doc_id"),
+                    chunk=stored.get_first("chunk"),
+                    start_line=stored.get_first("start_line"),
+                    end_line=stored.get_first("end_line"),
+                    score=float(score),
+                )
+            )
+        return hits
+
+    def build_query(self, query: str) -> Query | None:
+        clauses: list[tuple[Occur, Query]] = []
+        for field, analyzer_name in FIELD_ANALYZERS.items():
+            seen: set[str] = set()
+            for term in ANALYZERS[analyzer_name].analyze(query):
+                if term in seen:
+                    continue
+                seen.add(term)
+                term_query = Query.term_query(self.schema, field, term)
+                clauses.append((Occur.Should, Query.boost_query(term_query, FIELD_BOOSTS[field])))
+        for term in dict.fromkeys(cjk_query_terms(query)):
+            term_query = Query.term_query(self.schema, "cjk", term)
+            clauses.append((Occur.Should, Query.boost_query(term_query, CJK_BOOST)))
+        if not clauses:
+            return None
+        return Query.boolean_query(clauses)
+
+    def num_chunks(self) -> int:
+        return self.index.searcher().num_docs

@@ -1,0 +1,126 @@
+"""Find the best few lines of a passage for a query and mark the query terms in them."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from linkly_ls.core.search.analysis import CJK_RUN, STOPWORDS
+from linkly_ls.core.search.keyword import ANALYZERS
+
+_WORD = re.compile(r"[\w'’-]+", re.UNICODE)
+SNIPPET_LINES = 3
+SNIPPET_CHARS = 320
+#: distinct words whose stems are kept between searches (a few MB)
+FORMS_CACHE_WORDS = 32_768
+_UNSEEN = -1
+
+
+@lru_cache(maxsize=FORMS_CACHE_WORDS)
+def word_forms(word: str) -> frozenset[str]:
+    """A word's analysed forms in every language indexed. They do not depend on the query, so they are
+    cached across searches: analysing each word of every shown passage was most of a search's time."""
+    forms: set[str] = set()
+    for name in ("lk_en", "lk_fr", "lk_de"):
+        forms.update(ANALYZERS[name].analyze(word))
+    return frozenset(forms)
+
+
+@dataclass
+class Snippet:
+    text: str
+    line: int
+    matched_terms: int
+    total_terms: int
+
+
+class QueryMatcher:
+    """Decides whether a word of the text matches a query term, across the languages indexed."""
+
+    def __init__(self, query: str) -> None:
+        self.groups: list[set[str]] = []
+        self.cjk: list[str] = [run for run in CJK_RUN.findall(query)]
+        for word in _WORD.findall(query):
+            if CJK_RUN.fullmatch(word) or word.lower() in STOPWORDS:
+                continue
+            forms = set(word_forms(word))
+            if forms and forms not in self.groups:
+                self.groups.append(forms)
+        self._query_forms: set[str] = set().union(*self.groups)
+        self._cache: dict[str, int | None] = {}
+        #: the same answers by the word as written (one dict lookup per word of a passage)
+        self._by_word: dict[str, int | None] = {}
+
+    @property
+    def total_terms(self) -> int:
+        return len(self.groups) + len(self.cjk)
+
+    def group_of(self, word: str) -> int | None:
+        key = word.lower()
+        if key not in self._cache:
+            forms = word_forms(word)
+            if forms.isdisjoint(self._query_forms):
+                self._cache[key] = None
+            else:
+                self._cache[key] = next((i for i, group in enumerate(self.groups) if group & forms), None)
+        return self._cache[key]
+
+    def mark(self, text: str) -> tuple[str, set[int]]:
+        """The text with matched words in **bold**, and which query terms were seen."""
+        seen: set[int] = set()
+
+        def replace(match: re.Match[str]) -> str:
+            group = self.group_of(match.group(0))
+            if group is None:
+                return match.group(0)
+            seen.add(group)
+            return f"**{match.group(0)}**"
+
+        marked = _WORD.sub(replace, text) if self.groups else text
+        for index, run in enumerate(self.cjk):
+            if run in marked:
+                seen.add(len(self.groups) + index)
+                marked = marked.replace(run, f"**{run}**")
+        return marked, seen
+
+    def terms_in(self, text: str) -> set[int]:
+        """Which query terms the text holds: `mark(text)[1]` without building the marked text."""
+        if self.cjk:
+            return self.mark(text)[1]
+        seen: set[int] = set()
+        if self.groups:
+            by_word = self._by_word
+            for word in _WORD.findall(text):
+                group = by_word.get(word, _UNSEEN)
+                if group is _UNSEEN:
+                    group = by_word[word] = self.group_of(word)
+                if group is not None:
+                    seen.add(group)
+        return seen
+
+
+def best_snippet(matcher: QueryMatcher, lines: list[str], start_line: int, end_line: int) -> Snippet:
+    """The window of up to three lines in [start_line, end_line] that covers the most query terms."""
+    first = max(start_line, 1)
+    last = min(end_line, len(lines))
+    scored: list[tuple[int, set[int]]] = []
+    for number in range(first, last + 1):
+        scored.append((number, matcher.terms_in(lines[number - 1])))
+    best_line, best_seen, best_score = first, set(), (-1, -1)
+    for index, (number, _) in enumerate(scored):
+        window = scored[index : index + SNIPPET_LINES]
+        covered = set().union(*(seen for _, seen in window))
+        hits = sum(len(seen) for _, seen in window)
+        if (len(covered), hits) > best_score:
+            best_score = (len(covered), hits)
+            best_line, best_seen = number, covered
+    window_lines = [
+        lines[n - 1].strip() for n in range(best_line, min(best_line + SNIPPET_LINES, last + 1)) if lines[n - 1].strip()
+    ]
+    text = " ".join(window_lines)
+    if len(text) > SNIPPET_CHARS:
+        text = text[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
+    marked, seen = matcher.mark(text)
+    focus = next((number for number, seen_here in scored if seen_here and number >= best_line), best_line)
+    return Snippet(text=marked, line=focus, matched_terms=len(seen | best_seen), total_terms=matcher.total_terms)

@@ -1,0 +1,146 @@
+"""The embedder: the bundled model loads offline; configured hub models never block search."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from linkly_ls.core.config import ConfigError
+from linkly_ls.core.embedding.provider import EmbeddingProvider, assemble_bundled_folder
+from linkly_ls.core.embedding.settings import BUNDLED, BUNDLED_DIM, BUNDLED_MODEL_ID, DISABLED, EmbeddingSettings
+from linkly_ls.core.embedding.onnx import DEFAULT_BATCH_TOKENS, session_options, token_batches
+
+
+@pytest.fixture(scope="module")
+def bundled(tmp_path_factory):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HF_HUB_OFFLINE", "1")
+        patch.setenv("HF_HUB_ENABLE_HF_TRANSFER", "0")
+        provider = EmbeddingProvider(EmbeddingSettings(), tmp_path_factory.mktemp("models"))
+        embedder = provider.current()
+    assert embedder is not None, provider.status().reason
+    return embedder
+
+
+def test_bundled_model_loads_offline_and_gives_normalised_384_dim_vectors(bundled):
+    assert bundled.model_id == BUNDLED_MODEL_ID and bundled.dim == 384
+    vectors = bundled.embed_passages(["The cat sat on the mat.", "Stock markets fell sharply on Monday."])
+    assert vectors.shape == (2, 384) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+    query = bundled.embed_query("a kitten resting on a rug")
+    assert query.shape == (384,)
+
+
+def test_similar_meanings_are_closer_than_unrelated_text(bundled):
+    passages = bundled.embed_passages(
+        [
+            "To bake bread, mix flour, water, yeast and salt, let the dough rise, then put it in a hot oven.",
+            "The compiler rejects a program that uses a value after it was moved to another variable.",
+            "Heavy rain and strong winds are expected across the coast tomorrow.",
+        ]
+    )
+    query = bundled.embed_query("how do I make a loaf at home")
+    scores = passages @ query
+    assert scores.argmax() == 0
+    assert scores[0] > 0.4 and scores[0] - max(scores[1], scores[2]) > 0.2
+
+
+def test_long_passages_are_truncated_not_rejected(bundled):
+    vector = bundled.embed_passages(["word " * 5000])
+    assert vector.shape == (1, 384) and np.isfinite(vector).all()
+
+
+def test_bundled_folder_is_assembled_from_package_files(tmp_path):
+    folder = assemble_bundled_folder(tmp_path / "bundled")
+    assert folder is not None
+    names = {path.name for path in folder.iterdir()}
+    assert {"model.onnx", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"} <= names
+    assert (folder / "model.onnx").stat().st_size == 22_928_619
+    assert assemble_bundled_folder(tmp_path / "bundled") == folder  # idempotent
+
+
+def test_settings_from_the_config_section():
+    assert EmbeddingSettings.from_section({}).model == BUNDLED
+    assert EmbeddingSettings.from_section({"model": "none"}).model == DISABLED
+    assert EmbeddingSettings.from_section({"model": "BAAI/bge-small-en-v1.5", "batch_size": 8}).batch_size == 8
+
+
+def test_disabled_model_gives_no_embedder_and_says_why(tmp_path: Path):
+    provider = EmbeddingProvider(EmbeddingSettings(model=DISABLED), tmp_path)
+    assert provider.current() is None
+    status = provider.status()
+    assert not status.ready and "disabled" in status.reason
+
+
+def test_a_hub_model_that_cannot_be_fetched_falls_back_to_the_bundled_one(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # no network here: the download must fail, not hang
+    provider = EmbeddingProvider(EmbeddingSettings(model="BAAI/bge-small-en-v1.5"), tmp_path)
+    embedder = provider.current()
+    assert embedder is not None and embedder.model_id == BUNDLED_MODEL_ID
+    provider.wait_for_download(timeout=60)
+    assert not provider.downloading()
+    status = provider.status()
+    assert status.ready and status.model == BUNDLED_MODEL_ID
+    assert "BAAI/bge-small-en-v1.5" in status.reason and "bundled" in status.reason
+
+
+def test_bundled_vectors_equal_fastembeds_for_the_same_model(bundled, tmp_path):
+    """The direct onnxruntime path must give fastembed's vectors (pooling, truncation, normalisation)."""
+    from fastembed import TextEmbedding
+    from fastembed.common.model_description import ModelSource, PoolingType
+
+    folder = assemble_bundled_folder(tmp_path / "bundled")
+    model_id = "test/bundled-through-fastembed"
+    TextEmbedding.add_custom_model(
+        model=model_id, pooling=PoolingType.MEAN, normalization=True,
+        sources=ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"), dim=BUNDLED_DIM, model_file="model.onnx",
+    )
+    reference = TextEmbedding(model_name=model_id, specific_model_path=str(folder), local_files_only=True, threads=1)
+    texts = ["a", "Short note.", "word " * 40, "A much longer passage about rivers and bridges. " * 60, "Tabs\tand\nlines"]
+    expected = np.asarray(list(reference.passage_embed(texts, batch_size=2)), dtype=np.float32)
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    assert np.abs(bundled.embed_passages(texts) - expected).max() < 1e-4
+    query = np.asarray(list(reference.query_embed(["rivers and bridges"])), dtype=np.float32)[0]
+    assert np.abs(bundled.embed_query("rivers and bridges") - query / np.linalg.norm(query)).max() < 1e-4
+
+
+def test_vectors_do_not_depend_on_how_passages_are_batched(bundled):
+    texts = [f"Passage {n}: " + "tokens " * (n * 7 % 90) for n in range(30)]
+    together = bundled.embed_passages(texts)
+    one_by_one = np.vstack([bundled.embed_passages([text]) for text in texts])
+    assert np.abs(together - one_by_one).max() < 1e-4
+
+
+def test_token_batches_stay_within_the_budget_and_cover_every_passage():
+    lengths = [5, 300, 40, 40, 12, 128, 7, 256, 3, 90]
+    batches = list(token_batches(lengths, batch_tokens=256, max_passages=3))
+    assert sorted(i for batch in batches for i in batch) == list(range(len(lengths)))
+    for batch in batches:
+        width = max(lengths[i] for i in batch)
+        assert len(batch) <= 3 and (len(batch) * width <= 256 or len(batch) == 1)
+        assert [lengths[i] for i in batch] == sorted(lengths[i] for i in batch)
+
+
+def test_memory_and_thread_settings_reach_the_onnx_session(tmp_path):
+    import onnxruntime as ort
+
+    provider = EmbeddingProvider(EmbeddingSettings(threads=1, batch_tokens=512), tmp_path)
+    embedder = provider.current()
+    assert embedder is not None and embedder.batch_tokens == 512
+    options = embedder.options
+    assert options.intra_op_num_threads == 1
+    assert options.graph_optimization_level == ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    assert not options.enable_mem_pattern
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    assert session_options(None).intra_op_num_threads == (os.cpu_count() or 1)
+
+
+def test_batch_tokens_and_threads_from_the_config_section():
+    settings = EmbeddingSettings.from_section({"batch_tokens": 2048, "threads": 2})
+    assert settings.batch_tokens == 2048 and settings.threads == 2
+    assert EmbeddingSettings.from_section({}).batch_tokens == DEFAULT_BATCH_TOKENS
+    with pytest.raises(ConfigError):
+        EmbeddingSettings.from_section({"batch_tokens": "lots"})

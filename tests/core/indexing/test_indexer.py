@@ -1,0 +1,212 @@
+import os
+import time
+from pathlib import Path
+
+from linkly_ls.core.store.catalog import make_doc_id
+from linkly_ls.core.tools import call_tool
+
+
+def write(path: Path, text: str, mtime: float | None = None) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    if mtime is not None:
+        os.utime(path, (mtime, mtime))
+    return path
+
+
+def titles(engine, query: str) -> list[str]:
+    return [hit.title for hit in call_tool(engine, "search", {"query": query}).results]
+
+
+def test_incremental_indexing_counts_and_stable_ids(library_dir, engine_for):
+    write(library_dir / "alpha.md", "# Alpha\n\nThe quick brown fox jumps over the lazy dog.\n")
+    write(library_dir / "beta.md", "# Beta\n\nPostgres vacuum tuning notes.\n")
+    engine = engine_for(library_dir)
+    (first,) = engine.index()
+    assert (first.indexed, first.unchanged, first.failed, first.removed) == (2, 0, 0, 0)
+    alpha_id = make_doc_id(str(library_dir / "alpha.md"))
+    assert engine.catalog.get(alpha_id).title == "Alpha"
+
+    (second,) = engine.index()
+    assert (second.indexed, second.unchanged) == (0, 2)
+
+    os.utime(library_dir / "alpha.md", (time.time() + 5, time.time() + 5))
+    (touched,) = engine.index()
+    assert (touched.indexed, touched.unchanged) == (0, 2), "same content: only the mtime is updated"
+
+    write(library_dir / "beta.md", "# Beta\n\nPostgres autovacuum and checkpoint tuning.\n")
+    (changed,) = engine.index()
+    assert changed.indexed == 1 and "Beta" in titles(engine, "checkpoint")
+
+    (library_dir / "alpha.md").unlink()
+    (removed,) = engine.index()
+    assert removed.removed == 1
+    assert titles(engine, "fox") == []
+    assert engine.catalog.get(alpha_id) is None
+
+
+def test_doc_ids_survive_a_rebuild_from_scratch(library_dir, engine_for):
+    write(library_dir / "n.md", "# Note\n\nsome text\n")
+    first = engine_for(library_dir)
+    first.index()
+    second = engine_for(library_dir)
+    second.index()
+    assert [r.doc_id for r in first.catalog.all_documents()] == [r.doc_id for r in second.catalog.all_documents()]
+
+
+def test_broken_files_get_one_error_each_and_the_rest_indexes(library_dir, engine_for):
+    write(library_dir / "good.md", "# Good\n\nreadable text here\n")
+    (library_dir / "empty.md").write_bytes(b"")
+    (library_dir / "broken.docx").write_bytes(b"PK\x03\x04 this is not a real zip archive at all")
+    (library_dir / "broken.pdf").write_bytes(b"%PDF-1.4\n%%EOF\n")
+    engine = engine_for(library_dir)
+    (report,) = engine.index()
+    assert report.indexed == 1 and report.failed == 3
+    messages = dict(report.errors)
+    assert "empty file" in messages[str(library_dir / "empty.md")]
+    assert all(message and "Traceback" not in message for message in messages.values())
+    assert {e.path for e in engine.catalog.errors()} == set(messages)
+    (again,) = engine.index()
+    assert again.failed == 3 and again.errors == [], "unchanged broken files are not retried"
+    write(library_dir / "empty.md", "# Fixed now\n\ncontent\n")
+    (fixed,) = engine.index()
+    assert fixed.indexed == 1 and engine.catalog.error_for(str(library_dir / "empty.md")) is None
+
+
+def test_read_only_library_is_indexed_and_never_written(library_dir, engine_for):
+    write(library_dir / "sub" / "a.md", "# A\n\ntext\n")
+    before = sorted(p.relative_to(library_dir).as_posix() for p in library_dir.rglob("*"))
+    for path in [library_dir / "sub" / "a.md", library_dir / "sub", library_dir]:
+        path.chmod(0o555 if path.is_dir() else 0o444)
+    try:
+        engine = engine_for(library_dir)
+        (report,) = engine.index()
+        assert report.indexed == 1 and report.failed == 0
+    finally:
+        for path in [library_dir, library_dir / "sub"]:
+            path.chmod(0o755)
+    assert sorted(p.relative_to(library_dir).as_posix() for p in library_dir.rglob("*")) == before
+
+
+def test_pending_keyword_work_is_recovered_on_open(library_dir, engine_for, tmp_path):
+    write(library_dir / "a.md", "# A\n\nzebra crossing\n")
+    engine = engine_for(library_dir)
+    engine.indexer.flush = lambda: None
+    engine.index()
+    assert titles(engine, "zebra") == []
+    engine.close()
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+
+    reopened = Engine(Config(data_dir=engine.data_dir, libraries=[LibraryConfig(name="lib", paths=[library_dir])]))
+    try:
+        assert titles(reopened, "zebra") == ["A"]
+    finally:
+        reopened.close()
+
+
+def test_a_long_document_is_written_without_waiting_for_the_other_files(library_dir, engine_for, monkeypatch):
+    # With the text threshold at one character, every document read is flushed on its own
+    # (the count and time thresholds alone would leave all three to the final flush).
+    from linkly_ls.core.indexing import indexer
+
+    monkeypatch.setattr(indexer, "FLUSH_EVERY_CHARS", 1)
+    for name in ("one", "two", "three"):
+        write(library_dir / f"{name}.md", f"# {name.title()}\n\nA note called {name}.\n")
+    engine = engine_for(library_dir)
+    flushed: list[list[str]] = []
+    engine.indexer.after_flush.append(lambda pending, tombstones: flushed.append(pending))
+    (report,) = engine.index()
+    assert report.indexed == 3
+    assert [len(pending) for pending in flushed] == [1, 1, 1]
+
+
+def test_a_touched_file_with_the_same_content_is_checked_without_the_workers(library_dir, engine_for):
+    import shutil
+
+    repo = Path(__file__).resolve().parents[3]
+    pdf = library_dir / "outline.pdf"
+    shutil.copy(repo / "fixtures/papers/pdflatex-outline.pdf", pdf)
+    engine = engine_for(library_dir)
+    engine.index()
+    os.utime(pdf, (time.time() + 5, time.time() + 5))
+
+    def no_workers():
+        raise AssertionError("the workers were started for a file whose content did not change")
+
+    engine.indexer.pool = no_workers
+    (report,) = engine.index()
+    assert (report.indexed, report.unchanged) == (0, 1)
+    assert engine.catalog.file_states(report.library)[str(pdf)][2] == pdf.stat().st_mtime_ns
+    (again,) = engine.index()
+    assert again.unchanged == 1
+
+
+def test_small_notes_are_read_here_while_the_workers_start(library_dir, engine_for, monkeypatch):
+    import shutil
+
+    from linkly_ls.core.indexing import indexer
+
+    repo = Path(__file__).resolve().parents[3]
+    shutil.copy(repo / "fixtures/papers/pdflatex-outline.pdf", library_dir / "outline.pdf")
+    notes = [write(library_dir / f"note{number}.md", f"# Note {number}\n\nzebra number {number}\n") for number in range(12)]
+    read_here: list[str] = []
+    real = indexer.prepare_here
+
+    def recorded(work):
+        read_here.extend(key for key, _ in work)
+        return real(work)
+
+    monkeypatch.setattr(indexer, "prepare_here", recorded)
+    engine = engine_for(library_dir)
+    (report,) = engine.index()
+    assert report.indexed == 13 and report.failed == 0
+    assert sorted(read_here) == sorted(str(note) for note in notes), "the notes, not the PDF"
+    assert len(titles(engine, "zebra")) == 12
+    assert engine.indexer.pool().started
+
+    read_here.clear()
+    for note in notes:
+        write(note, note.read_text(encoding="utf-8") + "\nedited\n")
+    shutil.copy(repo / "fixtures/papers/multicolumn.pdf", library_dir / "second.pdf")
+    (again,) = engine.index()
+    assert again.indexed == 13
+    assert read_here == [], "the workers are up: no head start"
+
+
+def test_an_error_while_storing_the_head_start_stops_the_workers_and_leaves_no_part_folder(
+    library_dir, engine_for, monkeypatch
+):
+    import shutil
+    import tempfile
+    import threading
+
+    import pytest
+
+    from linkly_ls.core.indexing import pdf_split
+    from linkly_ls.core.engine import EngineError
+
+    repo = Path(__file__).resolve().parents[3]
+    shutil.copy(repo / "fixtures/papers/autogen-multi-agent.pdf", library_dir / "paper.pdf")
+    for number in range(12):
+        write(library_dir / f"note{number}.md", f"# Note {number}\n\ntext {number}\n")
+    monkeypatch.setattr(pdf_split, "SPLIT_MIN_SECONDS", 0.0)  # the PDF is read in parts, in a part folder
+    made: list[str] = []
+    real_mkdtemp = tempfile.mkdtemp
+
+    def recorded_mkdtemp(*args, **kwargs):  # noqa: ANN002, ANN003
+        made.append(real_mkdtemp(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(tempfile, "mkdtemp", recorded_mkdtemp)
+    engine = engine_for(library_dir)
+
+    def full_disk(prepared, library):  # noqa: ANN001
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(engine.indexer, "_store", full_disk)
+    with pytest.raises(EngineError, match="No space left"):
+        engine.index()
+    assert not any(thread.name == "linkly-workers" for thread in threading.enumerate())
+    part_folders = [folder for folder in made if "linkly-pdf-parts-" in folder]
+    assert part_folders and not any(Path(folder).exists() for folder in part_folders)

@@ -1,0 +1,103 @@
+"""OCR in a second pass: text layers first, images and scanned pages marked pending, then read."""
+
+from __future__ import annotations
+
+import shutil
+
+from linkly_ls.core.store.catalog import make_doc_id
+from linkly_ls.core.extract import extract_file
+from linkly_ls.core.extract.base import ExtractLimits
+from linkly_ls.core.extract.ocr import OCR_PENDING, ocr_pending
+from linkly_ls.core.tools import call_tool
+from linkly_ls.core.indexing.workers import TaskOutcome
+
+from .conftest import require_corpus
+
+
+def titles(engine, query: str) -> list[str]:
+    return [hit.title for hit in call_tool(engine, "search", {"query": query}).results]
+
+
+def copy_scans(library_dir):
+    corpus = require_corpus()
+    shutil.copy(corpus / "scans/ocr-sample.jpg", library_dir / "ocr-sample.jpg")
+    shutil.copy(corpus / "scans/huckleberry-finn-p22.pdf", library_dir / "huck.pdf")
+    (library_dir / "note.md").write_text("# Note\n\nplain text layer\n", encoding="utf-8")
+
+
+def test_deferred_extraction_marks_images_and_scanned_pages_pending():
+    corpus = require_corpus()
+    deferred = ExtractLimits(ocr_deferred=True)
+    image = extract_file(corpus / "scans/ocr-sample.jpg", deferred)
+    assert image.lines == ["ocr-sample.jpg"]
+    assert image.text_missing_reason.startswith(OCR_PENDING) and ocr_pending(image.warnings)
+    scan = extract_file(corpus / "scans/huckleberry-finn-p22.pdf", deferred)
+    assert scan.lines == ["--- page 1 ---"] and ocr_pending(scan.warnings)
+    text_pdf = extract_file(corpus / "papers/standards/fhs-3.0.pdf", deferred)
+    assert not ocr_pending(text_pdf.warnings) and text_pdf.text_missing_reason is None
+
+
+def test_a_long_text_pdf_with_one_scanned_page_is_not_read_twice():
+    """Its scanned cover is OCR'd in the first pass: cheaper than reading 261 pages again."""
+    corpus = require_corpus()
+    manual = extract_file(corpus / "books/debian/debian-reference.en.pdf", ExtractLimits(ocr_deferred=True))
+    assert not ocr_pending(manual.warnings) and manual.text_missing_reason is None
+
+
+def test_index_reads_pending_files_with_ocr_before_it_returns(library_dir, engine_for):
+    copy_scans(library_dir)
+    engine = engine_for(library_dir)
+    (report,) = engine.index()
+    assert (report.indexed, report.failed, report.ocr_files) == (3, 0, 2)
+    assert 0 < report.text_layer_seconds <= report.seconds
+    assert engine.catalog.ocr_pending_paths("lib") == []
+    assert "ocr-sample" in titles(engine, "quick brown dog")
+    image = engine.catalog.get(make_doc_id(str(library_dir / "ocr-sample.jpg")))
+    assert image.text_missing_reason is None and not ocr_pending(image.warnings)
+    (again,) = engine.index()
+    assert (again.indexed, again.unchanged, again.ocr_files) == (0, 3, 0)
+
+
+def test_a_run_stopped_before_its_ocr_pass_is_finished_by_the_next(library_dir, engine_for, monkeypatch):
+    copy_scans(library_dir)
+    engine = engine_for(library_dir)
+    monkeypatch.setattr(engine.indexer, "_ocr_pass", lambda *args: None)
+    engine.index()
+    assert engine.catalog.ocr_pending_paths("lib") == sorted([str(library_dir / "huck.pdf"), str(library_dir / "ocr-sample.jpg")])
+    assert "Note" in titles(engine, "plain text layer") and titles(engine, "quick brown dog jumped") == []
+    assert titles(engine, "ocr-sample")[0] == "ocr-sample", "found by its name while OCR is pending"
+    monkeypatch.undo()
+    (report,) = engine.index()
+    assert (report.indexed, report.unchanged, report.ocr_files) == (0, 3, 2)
+    assert engine.catalog.ocr_pending_paths("lib") == []
+    assert "ocr-sample" in titles(engine, "quick brown dog jumped")
+
+
+class FailingPool:
+    """Stands in for the worker pool: every task ends as a worker timeout would."""
+
+    size = 2
+
+    def run(self, work):
+        for key, _ in work:
+            yield TaskOutcome(key=key, error="extraction took longer than 180 s ([limits] extract_timeout_s); stopped")
+
+    def stop_run(self):
+        pass
+
+
+def test_an_ocr_failure_keeps_the_text_layer_and_says_why(library_dir, engine_for, monkeypatch):
+    copy_scans(library_dir)
+    engine = engine_for(library_dir)
+    monkeypatch.setattr(engine.indexer, "_ocr_pass", lambda *args: None)
+    engine.index()
+    monkeypatch.undo()
+    monkeypatch.setattr(engine.indexer, "pool", FailingPool)
+    (report,) = engine.index()
+    assert report.ocr_files == 2 and len(report.ocr_errors) == 2 and report.failed == 0
+    image = engine.catalog.get(make_doc_id(str(library_dir / "ocr-sample.jpg")))
+    assert image.text_missing_reason.startswith("OCR failed: extraction took longer than 180 s")
+    scan = engine.catalog.get(make_doc_id(str(library_dir / "huck.pdf")))
+    assert any(warning.startswith("OCR failed:") for warning in scan.warnings)
+    assert engine.catalog.ocr_pending_paths("lib") == [], "a failed OCR is not retried until the file changes"
+    assert titles(engine, "ocr-sample")[0] == "ocr-sample"

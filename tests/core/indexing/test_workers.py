@@ -1,0 +1,83 @@
+"""The worker pool keeps its workers busy while the caller handles an outcome."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+from linkly_ls.core.indexing.workers import WorkerPool
+
+
+def _wait_until(condition, timeout_s: float = 10.0) -> bool:  # noqa: ANN001
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return condition()
+
+
+def test_workers_go_on_while_the_caller_is_busy_with_an_outcome(tmp_path: Path):
+    # Each task makes a folder; the caller, busy with the first outcome, sees every folder
+    # appear: the workers were handed the following tasks without waiting for it.
+    folders = [tmp_path / f"task-{number}" for number in range(6)]
+    with WorkerPool(os.mkdir, size=1) as pool:
+        keys = []
+        for outcome in pool.run([(folder.name, str(folder)) for folder in folders]):
+            if not keys:
+                assert _wait_until(lambda: all(folder.is_dir() for folder in folders))
+            assert outcome.error is None
+            keys.append(outcome.key)
+    assert keys == [folder.name for folder in folders]
+
+
+def test_tasks_run_in_the_order_given():
+    with WorkerPool(str, size=1) as pool:
+        keys = [outcome.key for outcome in pool.run([(name, name) for name in "zyxw"])]
+    assert keys == list("zyxw")
+
+
+def test_a_run_stopped_early_leaves_the_pool_usable():
+    with WorkerPool(time.sleep, size=2) as pool:
+        for _ in pool.run([(number, 0.2) for number in range(6)]):
+            break
+        outcomes = list(pool.run([("a", 0), ("b", 0)]))
+    assert sorted(outcome.key for outcome in outcomes) == ["a", "b"]
+    assert all(outcome.error is None for outcome in outcomes)
+
+
+def test_an_error_in_a_task_is_its_outcome_and_the_run_goes_on():
+    with WorkerPool(abs, size=1) as pool:
+        outcomes = list(pool.run([("bad", "text"), ("good", -4)]))
+    assert [(outcome.key, outcome.value) for outcome in outcomes] == [("bad", None), ("good", 4)]
+    assert outcomes[0].error.startswith("TypeError: ")
+
+
+def test_closing_the_pool_stops_the_feeding_of_a_run_left_unfinished():
+    pool = WorkerPool(time.sleep, size=1)
+    run = pool.run([(number, 0.05) for number in range(40)])
+    next(run)
+    pool.close()
+    assert not any(thread.name == "linkly-workers" for thread in threading.enumerate())
+    run.close()
+
+
+def test_a_run_starts_its_workers_before_its_outcomes_are_asked_for(tmp_path: Path):
+    # The indexer reads a few small files itself meanwhile: the workers must not wait for that.
+    marker = tmp_path / "done"
+    with WorkerPool(os.mkdir, size=2) as pool:
+        assert not pool.started
+        outcomes = pool.run([("only", str(marker))])
+        assert _wait_until(marker.is_dir), "the task ran without anyone iterating the run"
+        assert pool.started
+        assert [outcome.key for outcome in outcomes] == ["only"]
+
+
+def test_closing_the_pool_stops_a_run_never_iterated():
+    pool = WorkerPool(time.sleep, size=2)
+    pool.run([(number, 0.05) for number in range(40)])
+    pool.close()
+    assert not any(thread.name == "linkly-workers" for thread in threading.enumerate())
+    assert not pool.started

@@ -1,0 +1,259 @@
+"""Hybrid search on the bundled fixture documents: paraphrases, explain, modes, partial vectors."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from linkly_ls.core.config import Config, LibraryConfig
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.tools.render import render
+from linkly_ls.core.tools import call_tool
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
+TEXT_FIXTURES = ["notes/rust", "reference", "web"]
+
+
+def copy_fixtures(target: Path) -> Path:
+    for part in TEXT_FIXTURES:
+        shutil.copytree(FIXTURES / part, target / part)
+    for path in target.rglob("*"):
+        path.chmod(path.stat().st_mode | 0o200)
+    return target
+
+
+def open_engine(data_dir: Path, library: Path, **embedding: str) -> Engine:
+    raw = {"embedding": embedding} if embedding else {}
+    return Engine(Config(data_dir=data_dir, libraries=[LibraryConfig(name="fixtures", paths=[library])], raw=raw))
+
+
+@pytest.fixture(scope="module")
+def embedded(tmp_path_factory) -> Engine:
+    """The text fixtures indexed and fully embedded with the bundled model."""
+    root = tmp_path_factory.mktemp("hybrid")
+    library = copy_fixtures(root / "library")
+    engine = open_engine(root / "data", library)
+    engine.index()
+    engine.vectors.run_until_complete()
+    yield engine
+    engine.close()
+
+
+def names(result) -> list[str]:
+    return [Path(hit.path).name for hit in result.results]
+
+
+def search(engine: Engine, query: str, **arguments):
+    return call_tool(engine, "search", {"query": query, **arguments})
+
+
+def test_a_paraphrase_without_shared_words_is_found_by_hybrid_but_not_by_keywords(embedded):
+    query = "tool that enumerates what a folder holds"  # ls.1.txt says "list directory contents"
+    embedded.search_mode = "keyword"
+    try:
+        assert "ls.1.txt" not in names(search(embedded, query))
+    finally:
+        embedded.search_mode = "auto"
+    result = search(embedded, query, limit=3, explain=True)
+    assert result.mode == "hybrid"
+    assert "ls.1.txt" in names(result)
+    found = result.results[names(result).index("ls.1.txt")]
+    assert found.explain["keyword_rank"] is None and found.explain["vector_rank"] == 1
+    assert not result.miss
+
+
+def test_hybrid_keeps_exact_keyword_hits_on_top(embedded):
+    result = search(embedded, "social contract Debian free software guidelines", limit=3)
+    assert result.mode == "hybrid" and names(result)[0] == "social-contract.txt"
+
+
+def test_explain_gives_both_ranks_and_the_fused_score(embedded):
+    data = search(embedded, "who frees memory when its owner goes out of scope", explain=True, limit=5).to_json()
+    assert data["mode"] == "hybrid" and data["indexing"] is False
+    top = data["results"][0]
+    assert Path(top["path"]).name == "ch04-01-what-is-ownership.md"
+    explain = top["explain"]
+    for key in ("keyword_rank", "keyword_score", "vector_rank", "vector_score", "fused_score"):
+        assert explain[key] is not None, key
+    assert -1 <= explain["vector_score"] <= 1 and 0 <= top["relevance"] <= 1
+
+
+def test_relevance_separates_a_good_match_from_nonsense(embedded):
+    good = search(embedded, "how does Rust manage memory with ownership", limit=1)
+    nonsense = search(embedded, "recipe for chocolate soufflé with raspberries", limit=1)
+    assert good.results[0].relevance >= 0.6
+    assert nonsense.miss and nonsense.guidance
+    assert not nonsense.results or nonsense.results[0].relevance < good.results[0].relevance - 0.3
+
+
+def test_filters_apply_to_the_vector_side(embedded):
+    result = search(embedded, "tool that enumerates what a folder holds", doc_types=["html"])
+    assert result.results and all(hit.doc_type == "html" for hit in result.results)
+
+
+def test_search_says_when_vectors_are_still_being_computed(embedded, monkeypatch):
+    from linkly_ls.core.indexing.vector_sync import EmbeddingState
+
+    monkeypatch.setattr(embedded.vectors, "state", lambda: EmbeddingState(True, 3, 10, "model"))
+    result = search(embedded, "ownership")
+    assert result.to_json()["indexing"] is True
+    assert "still building" in result.to_markdown()
+
+
+def test_list_libraries_reports_vector_coverage(embedded):
+    library = call_tool(embedded, "list_libraries", {}).to_json()["libraries"][0]
+    assert library["vector_coverage"] == 1.0
+
+
+def test_with_the_model_disabled_search_is_keyword_only_and_says_so(tmp_path):
+    library = copy_fixtures(tmp_path / "library")
+    engine = open_engine(tmp_path / "data", library, model="none")
+    try:
+        engine.index()
+        result = search(engine, "ownership borrowing")
+        assert result.mode == "keyword" and "disabled" in result.mode_reason
+        assert names(result)[0] == "ch04-01-what-is-ownership.md"
+        assert "mode: keyword" in render(result, "markdown")
+        assert call_tool(engine, "list_libraries", {}).to_json()["libraries"][0]["vector_coverage"] is None
+    finally:
+        engine.close()
+
+
+def test_new_documents_are_found_by_keywords_until_they_have_vectors(tmp_path):
+    library = tmp_path / "library"
+    shutil.copytree(FIXTURES / "reference", library)
+    for path in library.rglob("*"):
+        path.chmod(path.stat().st_mode | 0o200)
+    engine = open_engine(tmp_path / "data", library)
+    try:
+        engine.index()
+        before = search(engine, "debian social contract")
+        assert before.mode == "keyword" and "no vectors yet" in before.mode_reason
+        engine.vectors.run_until_complete()
+        (library / "zebra.md").write_text("# Zebra care\n\nZebras need hay, water and a wide paddock.\n")
+        engine.index()
+        partial = search(engine, "zebra paddock")
+        assert partial.mode == "hybrid" and "no vectors yet" in partial.mode_reason
+        assert names(partial)[0] == "zebra.md"
+        coverage = call_tool(engine, "list_libraries", {}).to_json()["libraries"][0]["vector_coverage"]
+        assert 0 < coverage < 1
+        engine.vectors.start()
+        engine.vectors.on_keyword_flush([], [])
+        for _ in range(300):
+            if call_tool(engine, "list_libraries", {}).to_json()["libraries"][0]["vector_coverage"] == 1.0:
+                break
+            time.sleep(0.1)
+        assert call_tool(engine, "list_libraries", {}).to_json()["libraries"][0]["vector_coverage"] == 1.0
+        (library / "zebra.md").unlink()
+        engine.index()
+        after = search(engine, "zebra paddock")
+        assert "zebra.md" not in names(after)
+    finally:
+        engine.close()
+
+
+def test_a_repeated_query_is_embedded_once():
+    import numpy as np
+
+    from linkly_ls.core.search.ranking import embed_query
+
+    class CountingEmbedder:
+        model_id = "test/counting"
+        calls = 0
+
+        def embed_query(self, text: str):
+            self.calls += 1
+            return np.full(4, float(len(text)), dtype=np.float32)
+
+    embedder = CountingEmbedder()
+    first = embed_query(embedder, "tides and the moon")
+    again = embed_query(embedder, "tides and the moon")
+    other = embed_query(embedder, "spring tides")
+    assert embedder.calls == 2 and np.array_equal(first, again) and not np.array_equal(first, other)
+
+
+class CountingEmbedder:
+    """The bundled embedder, counting the passages it is asked to embed."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.model_id, self.dim, self.passages = inner, inner.model_id, inner.dim, 0
+
+    def embed_passages(self, texts, batch_size=16):
+        self.passages += len(texts)
+        return self.inner.embed_passages(texts, batch_size)
+
+    def embed_query(self, text):
+        return self.inner.embed_query(text)
+
+
+def stored_vectors(engine: Engine, doc_id: str) -> np.ndarray:
+    embedder, index, _ = engine.vectors.search_index()
+    keys = index._keys_of([doc_id])
+    rows = engine.catalog.connect().execute(
+        "SELECT key FROM vector_chunks WHERE doc_id = ? ORDER BY chunk", (doc_id,)
+    ).fetchall()
+    assert len(keys) == len(rows) > 0
+    return np.vstack(index.index.get(np.asarray([row[0] for row in rows], dtype=np.uint64), dtype=np.float32))
+
+
+@contextmanager
+def embedded_rust_notes(tmp_path: Path, monkeypatch) -> Iterator[tuple[Path, Engine, CountingEmbedder]]:
+    """A writable copy of the Rust notes, indexed with vectors by a counting embedder."""
+    library = tmp_path / "library"
+    shutil.copytree(FIXTURES / "notes" / "rust", library)
+    for path in library.rglob("*"):
+        path.chmod(path.stat().st_mode | 0o200)
+    engine = open_engine(tmp_path / "data", library)
+    try:
+        counting = CountingEmbedder(engine.vectors.provider.current())
+        monkeypatch.setattr(engine.vectors.provider, "current", lambda: counting)
+        engine.index()
+        engine.vectors.run_until_complete()
+        yield library, engine, counting
+    finally:
+        engine.close()
+
+
+def test_a_copy_of_a_document_reuses_its_vectors_and_ranks_like_the_original(tmp_path, monkeypatch):
+    with embedded_rust_notes(tmp_path, monkeypatch) as (library, engine, counting):
+        first = counting.passages
+        assert first > 0 and engine.vectors.state().embedded == first
+        original = library / "ch04-01-what-is-ownership.md"
+        shutil.copyfile(original, library / "ownership-copy.md")
+        engine.index()
+        engine.vectors.run_until_complete()
+        assert counting.passages == first  # the model ran for no passage of the copy
+        state = engine.vectors.state()
+        assert state.embedded == 0 and state.reused > 0
+        ids = {Path(record.path).name: record.doc_id for record in engine.catalog.all_documents()}
+        assert np.array_equal(stored_vectors(engine, ids["ownership-copy.md"]), stored_vectors(engine, ids[original.name]))
+        embedder, index, _ = engine.vectors.search_index()
+        query = embedder.embed_query("rules for how a program manages memory")
+        copy_id, original_id = ids["ownership-copy.md"], ids[original.name]
+        # exact scores: the approximate graph search may visit only one of two identical vectors
+        hits = index.exact_search(query, 1000, allowed_doc_ids=[copy_id, original_id])
+        best = index.best_per_document(query, [copy_id, original_id])
+        assert best[copy_id].score == best[original_id].score and best[copy_id].chunk == best[original_id].chunk
+        assert [(h.chunk, h.score) for h in hits if h.doc_id == copy_id] == [
+            (h.chunk, h.score) for h in hits if h.doc_id == original_id
+        ]
+
+
+def test_an_edited_document_reuses_the_vectors_of_its_unchanged_passages(tmp_path, monkeypatch):
+    with embedded_rust_notes(tmp_path, monkeypatch) as (library, engine, counting):
+        target = library / "ch04-01-what-is-ownership.md"
+        with target.open("a", encoding="utf-8") as handle:
+            handle.write("\n\n## Zebra appendix\n\nZebras keep their stripes however ownership moves.\n")
+        engine.index()
+        before = counting.passages
+        assert engine.vectors.run_until_complete() == 1
+        state = engine.vectors.state()
+        assert state.reused > 0 and 0 < state.embedded == counting.passages - before < state.reused
+        engine.search_mode = "vector"
+        assert names(search(engine, "striped animals"))[0] == target.name

@@ -1,0 +1,213 @@
+"""The vector index: approximate search against the exact scan, and consistency across restarts."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from linkly_ls.core.store.catalog import Catalog, DocumentRecord
+from linkly_ls.core.search.vectors import ChunkRef, VectorIndex
+
+DIM = 64
+MODEL = "test/random-64"
+
+
+def put_document(catalog: Catalog, doc_id: str, content_hash: str = "h1", words: int = 10) -> None:
+    record = DocumentRecord(
+        doc_id=doc_id, library="lib", path=f"/docs/{doc_id}.md", doc_type="md", title=doc_id, size=1,
+        mtime_ns=time.time_ns(), content_hash=content_hash, word_count=words, total_lines=1, has_outline=False,
+        language="en", keywords=[], outline=[], page_starts=[], warnings=[], text_missing_reason=None,
+        indexed_at=time.time(),
+    )
+    catalog.put_document(record, ["line"])
+
+
+def unit(rows: int, seed: int) -> np.ndarray:
+    vectors = np.random.default_rng(seed).normal(size=(rows, DIM)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+@pytest.fixture
+def catalog(tmp_path: Path) -> Catalog:
+    catalog = Catalog(tmp_path / "catalog.sqlite3")
+    yield catalog
+    catalog.close()
+
+
+def fill(catalog: Catalog, index: VectorIndex, documents: int, chunks_each: int, seed: int = 0) -> np.ndarray:
+    vectors = unit(documents * chunks_each, seed)
+    for number in range(documents):
+        doc_id = f"doc{number:05d}"
+        put_document(catalog, doc_id)
+        refs = [ChunkRef(doc_id, chunk, chunk * 10 + 1, chunk * 10 + 10) for chunk in range(chunks_each)]
+        index.add(doc_id, "h1", refs, vectors[number * chunks_each : (number + 1) * chunks_each])
+    index.checkpoint()
+    return vectors
+
+
+def test_approximate_search_matches_the_exact_scan(catalog, tmp_path):
+    index = VectorIndex(catalog, tmp_path / "vectors", MODEL, DIM, writer=True)
+    fill(catalog, index, documents=1500, chunks_each=2)
+    assert len(index) == 3000
+    recalls = []
+    for query in unit(40, seed=99):
+        approximate = {(h.doc_id, h.chunk) for h in index.search(query, 10)}
+        exact = index.exact_search(query, 10)
+        recalls.append(len(approximate & {(h.doc_id, h.chunk) for h in exact}) / 10)
+        assert exact == sorted(exact, key=lambda h: -h.score)
+    assert np.mean(recalls) >= 0.95
+    index.close()
+
+
+def test_exact_scan_scores_are_cosines(catalog, tmp_path):
+    index = VectorIndex(catalog, tmp_path / "vectors", MODEL, DIM, writer=True)
+    vectors = fill(catalog, index, documents=20, chunks_each=1)
+    hit = index.exact_search(vectors[7], 1)[0]
+    assert hit.doc_id == "doc00007" and hit.score == pytest.approx(1.0, abs=1e-3)
+    index.close()
+
+
+def test_filtered_search_stays_within_the_allowed_documents(catalog, tmp_path):
+    index = VectorIndex(catalog, tmp_path / "vectors", MODEL, DIM, writer=True)
+    vectors = fill(catalog, index, documents=200, chunks_each=3)
+    allowed = ["doc00003", "doc00150"]
+    hits = index.search(vectors[0], 10, allowed)
+    assert {hit.doc_id for hit in hits} == set(allowed) and len(hits) == 6
+    index.close()
+
+
+def test_best_chunk_per_document_is_the_exact_scans_first_hit(catalog, tmp_path):
+    index = VectorIndex(catalog, tmp_path / "vectors", MODEL, DIM, writer=True)
+    fill(catalog, index, documents=30, chunks_each=5)
+    query = unit(1, seed=7)[0]
+    wanted = ["doc00003", "doc00010", "doc00029", "doc99999"]
+    expected: dict = {}
+    for hit in index.exact_search(query, 1000, wanted):
+        expected.setdefault(hit.doc_id, hit)
+    assert index.best_per_document(query, wanted) == expected and len(expected) == 3
+    put_document(catalog, "doc00010", content_hash="h2")  # changed since embedded: its vectors are not current
+    assert set(index.best_per_document(query, wanted)) == {"doc00003", "doc00029"}
+    assert index.best_per_document(query, []) == {}
+    index.close()
+
+
+def test_coverage_follows_changes_made_through_any_connection(catalog, tmp_path):
+    index = VectorIndex(catalog, tmp_path / "vectors", MODEL, DIM, writer=True)
+    fill(catalog, index, documents=3, chunks_each=1)
+    assert index.coverage() == {"lib": (30, 30)}
+    assert index.coverage() == {"lib": (30, 30)}
+    put_document(catalog, "doc-new", words=5)
+    assert index.coverage() == {"lib": (30, 35)}
+    other = Catalog(catalog.path)
+    put_document(other, "doc-other", words=7)
+    other.close()
+    assert index.coverage() == {"lib": (30, 42)}
+    index.close()
+
+
+def test_add_remove_persist_and_reopen(catalog, tmp_path):
+    directory = tmp_path / "vectors"
+    index = VectorIndex(catalog, directory, MODEL, DIM, writer=True)
+    vectors = fill(catalog, index, documents=50, chunks_each=2)
+    assert index.search(vectors[10], 1)[0].doc_id == "doc00005"
+    assert index.remove_documents(["doc00005"]) == 2
+    index.checkpoint()
+    assert "doc00005" not in {hit.doc_id for hit in index.search(vectors[10], 20)}
+    index.close()
+
+    reopened = VectorIndex(catalog, directory, MODEL, DIM, writer=True)
+    assert len(reopened) == 98
+    assert "doc00005" not in {hit.doc_id for hit in reopened.search(vectors[10], 20)}
+    assert reopened.search(vectors[20], 1)[0].doc_id == "doc00010"
+    assert [doc_id for doc_id, _ in reopened.missing_documents()] == ["doc00005"]
+    reopened.add("doc00005", "h1", [ChunkRef("doc00005", 0, 1, 10)], vectors[10:11])
+    reopened.checkpoint()
+    new_key_hit = reopened.search(vectors[10], 1)[0]
+    assert new_key_hit.doc_id == "doc00005"
+    reopened.close()
+
+
+def test_reader_sees_what_the_writer_saved(catalog, tmp_path):
+    directory = tmp_path / "vectors"
+    writer = VectorIndex(catalog, directory, MODEL, DIM, writer=True)
+    vectors = fill(catalog, writer, documents=10, chunks_each=1)
+    reader = VectorIndex(catalog, directory, MODEL, DIM, writer=True)
+    assert not reader.writable, "a second writer must not get the lock"
+    assert reader.writer_active_elsewhere()  # flock locks belong to open files: the writer's counts as another
+    assert len(reader) == 10
+    put_document(catalog, "late")
+    writer.add("late", "h1", [ChunkRef("late", 0, 1, 2)], unit(1, seed=5))
+    writer.checkpoint()
+    time.sleep(0.01)
+    reader.refresh()
+    assert len(reader) == 11
+    assert reader.search(vectors[3], 1)[0].doc_id == "doc00003"
+    writer.close()
+    reader.close()
+
+
+def test_reopen_drops_orphans_and_requeues_changed_or_deleted_documents(catalog, tmp_path):
+    directory = tmp_path / "vectors"
+    index = VectorIndex(catalog, directory, MODEL, DIM, writer=True)
+    vectors = fill(catalog, index, documents=30, chunks_each=1)
+    # a crash between saving the index file and committing its rows leaves orphan keys
+    put_document(catalog, "crashed")
+    index.add("crashed", "h1", [ChunkRef("crashed", 0, 1, 2)], unit(1, seed=7))
+    index.index.save(str(index.path))
+    index._lock_file.close()
+    index._lock_file = None
+    # meanwhile one document changed and one was deleted
+    put_document(catalog, "doc00001", content_hash="h2")
+    catalog.remove_document("doc00002")
+
+    reopened = VectorIndex(catalog, directory, MODEL, DIM, writer=True)
+    assert len(reopened) == 28
+    found = {hit.doc_id for hit in reopened.exact_search(vectors[1], 50)}
+    assert {"crashed", "doc00001", "doc00002"}.isdisjoint(found)
+    missing = {doc_id for doc_id, _ in reopened.missing_documents()}
+    assert missing == {"crashed", "doc00001"}
+    reopened.close()
+
+
+def test_vectors_for_texts_finds_pending_and_committed_vectors_as_stored(catalog, tmp_path):
+    index = VectorIndex(catalog, tmp_path / "vectors", MODEL, DIM, writer=True)
+    vectors = unit(3, seed=5)
+    put_document(catalog, "a")
+    index.add("a", "h1", [ChunkRef("a", 0, 1, 1, text_hash=11), ChunkRef("a", 1, 2, 2, text_hash=-22)], vectors[:2])
+    pending = index.vectors_for_texts([11, -22, 33])
+    assert set(pending) == {11, -22}
+    assert np.allclose(pending[11], vectors[0], atol=1e-3)  # stored as float16
+    index.checkpoint()
+    committed = index.vectors_for_texts([11, -22])
+    assert np.array_equal(committed[-22], pending[-22])
+    put_document(catalog, "b")
+    index.add("b", "h1", [ChunkRef("b", 0, 1, 1, text_hash=11)], committed[11][None, :])
+    index.checkpoint()
+    keys = index._keys_of(["a", "b"])
+    stored = np.vstack(index.index.get(np.asarray(sorted(keys), dtype=np.uint64), dtype=np.float32))
+    assert np.array_equal(stored[0], stored[2])  # re-adding a stored vector stores it unchanged
+    index.remove_documents(["a"])
+    assert set(index.vectors_for_texts([11, -22])) == {11}
+    index.close()
+
+
+def test_an_index_from_before_text_hashes_gets_the_column_and_keeps_its_rows(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "catalog.sqlite3"
+    catalog = Catalog(path)
+    with catalog.connect() as db:
+        db.execute(
+            "CREATE TABLE vector_chunks (model TEXT NOT NULL, key INTEGER NOT NULL, doc_id TEXT NOT NULL, "
+            "chunk INTEGER NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, PRIMARY KEY (model, key))"
+        )
+        db.execute("INSERT INTO vector_chunks VALUES (?, 1, 'a', 0, 1, 1)", (MODEL,))
+    index = VectorIndex(catalog, tmp_path / "vectors", MODEL, DIM, writer=True)
+    columns = {row[1] for row in sqlite3.connect(path).execute("PRAGMA table_info(vector_chunks)")}
+    assert "text_hash" in columns
+    assert index.vectors_for_texts([1, 2]) == {}
+    index.close()
+    catalog.close()

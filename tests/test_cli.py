@@ -1,0 +1,124 @@
+"""The `linkly` command as a user runs it: a real subprocess, real exit codes."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def run(env: dict, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "linkly_ls.cli", *args], env=env, capture_output=True, text=True, timeout=300
+    )
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory) -> dict:
+    home = tmp_path_factory.mktemp("cli")
+    environment = dict(os.environ)
+    environment["LINKLY_DATA_DIR"] = str(home / "data")
+    environment["LINKLY_CONFIG"] = str(home / "config.toml")
+    library = home / "notes"
+    library.mkdir()
+    for source in (FIXTURES / "notes" / "rust").glob("*.md"):
+        (library / source.name).write_bytes(source.read_bytes())
+    (library / "broken.md").write_bytes(b"")
+    result = run(environment, "index", str(library), "--library", "rust", "--description", "Rust book")
+    assert result.returncode == 0, result.stderr
+    environment["_library"] = str(library)
+    environment["_index_stdout"] = result.stdout
+    return environment
+
+
+def test_index_prints_failures_and_a_summary(env):
+    out = env["_index_stdout"].splitlines()
+    assert any(line.startswith("failed: ") and "broken.md" in line and "empty file" in line for line in out)
+    assert out[-1].startswith("rust: 3 indexed, 0 unchanged, 1 failed, 0 removed in ")
+    again = run(env, "index")
+    assert again.returncode == 0 and "rust: 0 indexed, 3 unchanged, 1 failed" in again.stdout
+
+
+def test_search_json_and_markdown(env):
+    result = run(env, "search", "ownership borrowing", "--limit", "2", "--json")
+    assert result.returncode == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert len(payload["results"]) == 2 and payload["_meta"]["now"].endswith("Z")
+    assert "ownership" in payload["results"][0]["path"]
+    markdown = run(env, "search", "ownership", "--type", "md", "--path-glob", "ch04", "--time-sort", "newest")
+    assert markdown.returncode == 0 and "[meta] now=" in markdown.stdout
+
+
+def test_the_workflow_outline_grep_read(env):
+    doc_id = json.loads(run(env, "search", "ownership", "--json").stdout)["results"][0]["doc_id"]
+    outline = run(env, "outline", doc_id, "--json")
+    assert json.loads(outline.stdout)["documents"][0]["has_outline"] is True
+    grep = run(env, "grep", "heap", doc_id, "-C", "1", "-i", "--limit", "2", "--json")
+    matches = json.loads(grep.stdout)["matches"]
+    assert len(matches) == 2 and all("heap" in m["text"].lower() for m in matches)
+    count = run(env, "grep", "heap", doc_id, "--mode", "count")
+    assert count.returncode == 0 and "matching line(s)" in count.stdout
+    read = run(env, "read", doc_id, "--offset", "3", "--limit", "2", "--json")
+    assert [line["line"] for line in json.loads(read.stdout)["lines"]] == [3, 4]
+    for command in (["list-libraries"], ["explore"], ["find-paths", "--patterns", "notes"]):
+        result = run(env, *command, "--json")
+        assert result.returncode == 0 and "_meta" in json.loads(result.stdout)
+
+
+@pytest.mark.parametrize(
+    "args, code, message",
+    [
+        (["search", "x", "--limit", "0"], 2, "`limit` must be an integer from 1 to 50"),
+        (["read", "0123456789ab", "--limit", "501"], 2, "`limit` must be an integer from 1 to 500"),
+        (["search", "x", "--modified-after", "yesterday"], 2, "`modified_after` must be a date"),
+        (["grep", "(", "0123456789ab"], 1, "not an indexed document"),
+        (["read", "../etc/passwd"], 2, "must be a document id"),
+        (["search"], 2, "the following arguments are required"),
+        (["frobnicate"], 2, "invalid choice"),
+        (["index", "/no/such/folder"], 2, "does not exist"),
+    ],
+)
+def test_errors_have_exit_codes_and_one_line(env, args, code, message):
+    result = run(env, *args)
+    assert result.returncode == code, result.stderr
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and result.stdout == ""
+
+
+def test_invalid_regex_is_a_usage_error(env):
+    doc_id = json.loads(run(env, "search", "ownership", "--json").stdout)["results"][0]["doc_id"]
+    result = run(env, "grep", "(", doc_id)
+    assert result.returncode == 2 and "not a valid regular expression" in result.stderr
+
+
+def test_unreadable_data_dir_is_a_clear_error(env, tmp_path):
+    blocked = tmp_path / "file-not-dir"
+    blocked.write_text("x")
+    result = run({**env, "LINKLY_DATA_DIR": str(blocked / "data")}, "list-libraries")
+    assert result.returncode == 1 and "cannot open the index" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_second_writer_is_refused_with_the_holder_named(env):
+    from linkly_ls.core.store.writer_lock import WriterLock
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time; from pathlib import Path; from linkly_ls.core.store.writer_lock import WriterLock;"
+         "lock = WriterLock(Path(sys.argv[1])); assert lock.try_acquire(); print('held', flush=True); time.sleep(60)",
+         env["LINKLY_DATA_DIR"]],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        result = run(env, "index")
+        assert result.returncode == 1
+        assert f"another linkly process (pid {holder.pid})" in result.stderr
+        assert run(env, "search", "ownership").returncode == 0, "readers are never blocked"
+    finally:
+        holder.kill()
+        holder.wait()
+    assert WriterLock(Path(env["LINKLY_DATA_DIR"])).try_acquire()

@@ -11,7 +11,7 @@ from linkly_ls.core.extract.ocr import OCR_PENDING, ocr_pending
 from linkly_ls.core.tools import call_tool
 from linkly_ls.core.indexing.workers import TaskOutcome
 
-from .conftest import require_corpus
+from ..conftest import require_corpus
 
 
 def titles(engine, query: str) -> list[str]:

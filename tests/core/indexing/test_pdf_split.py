@@ -15,7 +15,7 @@ from linkly_ls.core.indexing.pdf_split import PdfPartTask, PdfSplitter, page_sha
 from linkly_ls.core.indexing.preparation import prepare_file
 from linkly_ls.core.indexing.workers import TaskOutcome, WorkerPool
 
-from .conftest import require_corpus
+from ..conftest import require_corpus
 
 LIMITS = ExtractLimits(ocr_deferred=True)
 #: a PDF this large is expected to take longer than SPLIT_MIN_SECONDS (work_plan.SECONDS_PER_MB)

@@ -10,7 +10,7 @@ import pytest
 from linkly_ls.core.search import analysis
 from linkly_ls.core.extract import extract_file
 
-from .conftest import require_corpus
+from ..conftest import require_corpus
 
 LANGUAGES = [
     ("books/epub/live-manual.en.epub", "en"),

@@ -10,15 +10,19 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from linkly_ls import __version__
 from linkly_ls.core.config import ConfigError, load_config
 from linkly_ls.core.engine import Engine, EngineError
 from linkly_ls.core.search.keyword import IndexBusyError
 from linkly_ls.core.tools.render import render, render_error
-from linkly_ls.core.store.writer_lock import WriterLock
+from linkly_ls.core.indexing.writer import IndexWriter
+from linkly_ls.core.errors import IndexHeldError
 from linkly_ls.core.tools import ArgumentError, ToolError, call_tool
+
+if TYPE_CHECKING:
+    from linkly_ls.core.indexing.indexer import IndexReport
 
 
 class UsageError(Exception):
@@ -148,25 +152,9 @@ def _progress_printer():
     return show
 
 
-class IndexHeldError(Exception):
-    """Another linkly process is the index's writer."""
-
-
-def claim_writer(engine: Engine) -> WriterLock:
-    """Become the index's one writer, or explain which process already is."""
-    lock = WriterLock(engine.data_dir)
-    if not lock.try_acquire():
-        pid = lock.holder_pid()
-        raise IndexHeldError(
-            f"another linkly process{f' (pid {pid})' if pid else ''} (serve, watch or an editor) is writing "
-            "this index and keeps it current itself; stop it first, or ask it to re-index "
-            "(the index_library MCP tool, the linkly.reindex editor command)"
-        )
-    return lock
-
-
 def run_index(engine: Engine, args: argparse.Namespace) -> int:
-    claim_writer(engine)
+    writer = IndexWriter(engine)
+    writer.claim()
     if args.paths:
         library = engine.add_library(args.paths, args.library, args.description)
         names = [library.name]
@@ -174,7 +162,7 @@ def run_index(engine: Engine, args: argparse.Namespace) -> int:
         names = [args.library] if args.library else None
         if not engine.libraries():
             raise UsageError("no libraries yet: give folders to index, e.g. `linkly index ~/notes`")
-    reports = engine.index(names, progress=_progress_printer())
+    reports = writer.index(names, progress=_progress_printer())
     for report in reports:
         for path, message in report.errors:
             print(f"failed: {path}: {message}")
@@ -207,28 +195,27 @@ def _embed_all(engine: Engine) -> None:
 
 
 def run_watch(engine: Engine, args: argparse.Namespace) -> int:
-    from linkly_ls.core.indexing.watcher import watch_libraries
-
-    claim_writer(engine)
-    for report in engine.index(args.library, progress=_progress_printer()):
+    writer = IndexWriter(engine, on_reports=_print_batch)
+    writer.claim()
+    for report in writer.index(args.library, progress=_progress_printer()):
         print(report.summary(), flush=True)
-    engine.vectors.start()
+    writer.start_vectors()
     print("watching for changes (Ctrl-C to stop)", flush=True)
-
-    def on_batch(reports: list) -> None:
-        for report in reports:
-            for path, message in report.errors:
-                print(f"failed: {path}: {message}", flush=True)
-            for path, warning in report.capped:
-                print(f"capped: {path}: {warning}", flush=True)
-            if report.indexed or report.removed or report.failed:
-                print(report.summary(), flush=True)
-
     try:
-        watch_libraries(engine, on_batch=on_batch)
+        writer.watch_here()
     except KeyboardInterrupt:
         pass
     return 0
+
+
+def _print_batch(reports: list[IndexReport]) -> None:
+    for report in reports:
+        for path, message in report.errors:
+            print(f"failed: {path}: {message}", flush=True)
+        for path, warning in report.capped:
+            print(f"capped: {path}: {warning}", flush=True)
+        if report.indexed or report.removed or report.failed:
+            print(report.summary(), flush=True)
 
 
 def run_mcp(args: argparse.Namespace) -> int:

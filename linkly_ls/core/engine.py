@@ -42,9 +42,14 @@ class Engine:
             raise EngineError(f"cannot open the index in {self.data_dir}: {error}") from error
         except Exception as error:  # sqlite3.Error and Tantivy's own errors
             raise EngineError(f"cannot open the index in {self.data_dir}: {error}") from error
+        #: the one-writer rule between processes: held by this process's IndexWriter, if it is the writer
+        self.writer_lock = WriterLock(self.data_dir)
         #: chunk vectors for hybrid search; embedding runs only where `vectors.start()` is called
         self.vectors = VectorSync(
-            self.catalog, self.data_dir, EmbeddingSettings.from_section(self.config.section("embedding"))
+            self.catalog,
+            self.data_dir,
+            EmbeddingSettings.from_section(self.config.section("embedding")),
+            self.writer_lock,
         )
         #: how `search` ranks: "auto" (hybrid when vectors exist), or "keyword" / "vector" / "hybrid" for evaluation
         self.search_mode = "auto"
@@ -105,7 +110,8 @@ class Engine:
         pending, tombstones = self.catalog.pending_keyword_work()
         if not pending and not tombstones:
             return
-        lock = WriterLock(self.data_dir)
+        lock = self.writer_lock
+        taken_now = not lock.held
         try:
             if not lock.try_acquire():
                 return
@@ -117,7 +123,8 @@ class Engine:
             # a full disk or a read-only folder: reading still works; the work stays pending for a later writer
             self.recovery_problem = f"cannot finish interrupted indexing work in {self.data_dir}: {error}"
         finally:
-            lock.release()
+            if taken_now:
+                lock.release()
 
     def libraries(self) -> list[LibraryRecord]:
         return self.catalog.libraries()

@@ -31,7 +31,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from linkly_ls.core.config import Config, ConfigError
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.indexing.keeper import IndexKeeper, Keeper, WriterLock
+from linkly_ls.core.indexing.writer import IndexWriter
 from linkly_ls.mcp.runtime import RUNTIME_FILE_NAME, live_server, remove_runtime_file, write_runtime_file
 from linkly_ls.mcp.server import LocalBackend, ToolBackend, build_server
 from linkly_ls.mcp.settings import McpSettings, load_mcp_settings
@@ -181,7 +181,7 @@ class SidecarHandle:
 def start_http_sidecar(
     engine: Engine,
     settings: McpSettings,
-    keeper: Keeper | None = None,
+    writer: IndexWriter | None = None,
     write_runtime: bool = True,
 ) -> SidecarHandle:
     """Serve the tools on `engine` over HTTP from a daemon thread; returns once it accepts connections.
@@ -189,13 +189,13 @@ def start_http_sidecar(
     Raises SecurityError for a network bind without a token, PortUnavailableError
     when no port is free. With `write_runtime`, `<data_dir>/mcp-server.json`
     names the address until `stop()` (unless another live server is named there).
-    Without a `keeper`, the caller indexes as it likes; `index_library` then takes
-    the writer lock for the length of its run.
+    `writer`: this process's writer role, if it has one; without it, `index_library`
+    takes the role for the length of its run.
     """
     check_bind_is_safe(settings)
     sock = bind_socket(settings.host, settings.port)
     port = sock.getsockname()[1]
-    app = build_http_app(LocalBackend(engine, settings, keeper, WriterLock(engine.data_dir)), settings)
+    app = build_http_app(LocalBackend(engine, settings, writer), settings)
     config = uvicorn.Config(
         app,
         log_level="warning",
@@ -258,14 +258,14 @@ def run_http_server(config: Config, host: str | None = None, port: int | None = 
         )
         return 1
     engine = Engine(config)
-    keeper: IndexKeeper | None = None
+    writer: IndexWriter | None = None
     handle: SidecarHandle | None = None
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        keeper = IndexKeeper(engine, watch=watch)
-        handle = start_http_sidecar(engine, settings, keeper)
-        keeper.start()
+        writer = IndexWriter(engine, watch=watch)
+        handle = start_http_sidecar(engine, settings, writer)
+        writer.start()
         print(f"MCP server listening on {handle.url}", flush=True)
         if handle.port != settings.port and settings.port:
             print(f"(port {settings.port} was taken)", flush=True)
@@ -278,9 +278,9 @@ def run_http_server(config: Config, host: str | None = None, port: int | None = 
     finally:
         if handle is not None:
             handle.stop()
-        if keeper is not None:
-            keeper.stop()
+        if writer is not None:
+            writer.stop()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-        if keeper is None or not keeper.running:
+        if writer is None or not writer.running:
             engine.close()

@@ -24,7 +24,7 @@ from linkly_ls.core.tools import SCHEMAS, ToolError, call_tool
 from linkly_ls.core.tools.common import utc_now
 from linkly_ls.core.tools.index_library import INDEX_LIBRARY_SCHEMA, index_library
 from linkly_ls.mcp.descriptions import DESCRIPTIONS, RESULT_KEYS, SERVER_INSTRUCTIONS, TITLES
-from linkly_ls.core.indexing.keeper import Keeper, WriterLock
+from linkly_ls.core.indexing.writer import IndexWriter
 from linkly_ls.mcp.settings import STATE_CHANGING_TOOLS, McpSettings
 
 log = logging.getLogger("linkly_ls.mcp")
@@ -168,30 +168,14 @@ def _truncate(text: str, output_format: str, max_chars: int, now: str) -> tuple[
 class LocalBackend:
     """Runs the tools on an Engine in worker threads, so calls from many sessions overlap."""
 
-    def __init__(
-        self,
-        engine: Engine,
-        settings: McpSettings,
-        keeper: Keeper | None = None,
-        writer_lock: WriterLock | None = None,
-    ) -> None:
-        """`keeper`: this process's indexer, if any (an IndexKeeper, or the language server's
-        indexing service); holding its lock makes this process the writer for good.
-        `writer_lock`: without a keeper, taken just for an index_library run; None when the
-        caller coordinates writing itself."""
+    def __init__(self, engine: Engine, settings: McpSettings, writer: IndexWriter | None = None) -> None:
+        """`writer`: this process's writer role (started by `linkly serve`/`mcp`, or the language
+        server's); without one, `index_library` takes the role just for its run."""
         self.engine = engine
         self.settings = settings
-        self.keeper = keeper
-        self._writer_lock = writer_lock
+        self.writer = writer or IndexWriter(engine, watch=False)
         self._tools = tool_definitions(settings)
         self._names = {tool.name for tool in self._tools}
-
-    @property
-    def writer_lock(self) -> WriterLock | None:
-        """Read at each use: a keeper may take its lock after the server started."""
-        if self.keeper is not None and self.keeper.lock is not None:
-            return self.keeper.lock
-        return self._writer_lock
 
     async def list_tools(self) -> list[types.Tool]:
         return list(self._tools)
@@ -213,44 +197,19 @@ class LocalBackend:
             return tool_error(f"internal error: {type(error).__name__}: {error}", output_format)
 
     def _call(self, name: str, arguments: dict[str, Any], output_format: str) -> types.CallToolResult:
-        status = self.keeper.status if self.keeper is not None else None
+        status = self.writer.status
         if name == "index_library":
-            result = self._index_library({key: value for key, value in arguments.items() if key != "output_format"})
+            with self.writer.exclusive():
+                result = index_library(self.engine, **{k: v for k, v in arguments.items() if k != "output_format"})
         else:
             result = call_tool(self.engine, name, arguments)
         return success_result(
             result,
             output_format,
             self.settings.max_response_chars,
-            note=status.note() if status else None,
-            extra_meta={"indexing": status.meta()} if status and status.meta() else None,
+            note=status.note(),
+            extra_meta={"indexing": status.meta()} if status.meta() else None,
         )
-
-    def _index_library(self, arguments: dict[str, Any]) -> Any:
-        """Index only as the writer: another linkly process may be keeping this index."""
-        lock = self.writer_lock
-        if lock is None:
-            return index_library(self.engine, **arguments)
-        taken_now = not lock.held
-        if not lock.try_acquire():
-            holder = _read_lock_holder(lock.path)
-            raise ToolError(
-                f"another linkly process{holder} keeps this index current; it re-indexes changed files "
-                "itself, so there is nothing to do here"
-            )
-        try:
-            return index_library(self.engine, **arguments)
-        finally:
-            if taken_now and lock is self._writer_lock:
-                lock.release()
-
-
-def _read_lock_holder(path: Any) -> str:
-    try:
-        pid = path.read_text(encoding="utf-8").strip()
-    except OSError:
-        return ""
-    return f" (pid {pid})" if pid.isdigit() else ""
 
 
 def build_server(backend: ToolBackend, instructions: str = SERVER_INSTRUCTIONS) -> Server[Any]:

@@ -4,7 +4,7 @@ Every call goes to the live HTTP server named by the runtime file when
 there is one, so the agent sees the index that server keeps current and
 this process never writes it. Without a server, this process opens the
 index itself and serves the tools directly; it then also indexes and
-watches, but only while it holds the writer lock (see keeper.py).
+watches, but only while it holds the writer lock (see core/indexing/writer.py).
 The runtime file is read on every call, so a `linkly serve` started or
 stopped while the agent runs is followed without restarting the agent.
 """
@@ -25,7 +25,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from linkly_ls.core.config import Config
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.indexing.keeper import IndexKeeper, WriterLock
+from linkly_ls.core.indexing.writer import IndexWriter
 from linkly_ls.mcp.runtime import RuntimeInfo, read_runtime_file
 from linkly_ls.mcp.server import LocalBackend, build_server, tool_error
 from linkly_ls.mcp.settings import McpSettings, load_mcp_settings
@@ -45,7 +45,7 @@ class StdioBackend:
         self.settings = settings
         self.watch = watch
         self.engine: Engine | None = None
-        self.keeper: IndexKeeper | None = None
+        self.writer: IndexWriter | None = None
         self._allowed = set(settings.exposed_tools())
         self._local: LocalBackend | None = None
         self._local_lock = anyio.Lock()
@@ -130,16 +130,16 @@ class StdioBackend:
         async with self._local_lock:
             if self._local is None:
                 self.engine = await anyio.to_thread.run_sync(Engine, self.config)
+                self.writer = IndexWriter(self.engine, watch=True)
                 if self.watch:
-                    self.keeper = IndexKeeper(self.engine, watch=True).start()
-                writer_lock = WriterLock(self.engine.data_dir)
-                self._local = LocalBackend(self.engine, self.settings, self.keeper, writer_lock)
+                    self.writer.start()
+                self._local = LocalBackend(self.engine, self.settings, self.writer)
             return self._local
 
     def close(self) -> None:
-        if self.keeper is not None:
-            self.keeper.stop()
-        if self.engine is not None and not (self.keeper and self.keeper.running):
+        if self.writer is not None:
+            self.writer.stop()
+        if self.engine is not None and not (self.writer and self.writer.running):
             self.engine.close()
 
 

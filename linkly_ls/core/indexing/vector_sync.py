@@ -30,6 +30,7 @@ from linkly_ls.core.store.catalog import Catalog, DocumentRecord
 from linkly_ls.core.embedding.provider import EmbeddingProvider
 from linkly_ls.core.embedding.settings import EmbeddingSettings
 from linkly_ls.core.search.chunking import Chunk, chunk_document
+from linkly_ls.core.store.writer_lock import WriterLock
 from linkly_ls.core.search.vectors import ChunkRef, VectorIndex, ensure_schema, has_vectors
 
 if TYPE_CHECKING:
@@ -79,8 +80,12 @@ def text_hash(text: str) -> int:
 
 
 class VectorSync:
-    def __init__(self, catalog: Catalog, data_dir: Path, settings: EmbeddingSettings) -> None:
+    def __init__(
+        self, catalog: Catalog, data_dir: Path, settings: EmbeddingSettings, writer_lock: WriterLock | None = None
+    ) -> None:
+        """`writer_lock`: the index's writer lock; vectors are written only while this process holds it."""
         self.catalog = catalog
+        self.writer_lock = writer_lock or WriterLock(data_dir)
         self.directory = data_dir / "vectors"
         self.provider = EmbeddingProvider(settings, data_dir / "models")
         self.settings = settings
@@ -107,11 +112,15 @@ class VectorSync:
             if index is not None and (index.writable or not writer):
                 index.refresh()
                 return index
-            candidate = VectorIndex(self.catalog, self.directory, embedder.model_id, embedder.dim, writer=writer)
+            candidate = VectorIndex(
+                self.catalog, self.directory, embedder.model_id, embedder.dim, writer=writer, writer_lock=self.writer_lock
+            )
             if writer and not candidate.writable:
                 candidate.close()
                 if index is None:
-                    index = VectorIndex(self.catalog, self.directory, embedder.model_id, embedder.dim)
+                    index = VectorIndex(
+                        self.catalog, self.directory, embedder.model_id, embedder.dim, writer_lock=self.writer_lock
+                    )
                     self._indexes[embedder.model_id] = index
                 return None
             if index is not None:

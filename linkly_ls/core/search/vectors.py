@@ -29,11 +29,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 from linkly_ls.core.store.catalog import Catalog
-
-try:
-    import fcntl
-except ImportError:  # Windows: no advisory locks; the single-writer rule is then the user's
-    fcntl = None  # type: ignore[assignment]
+from linkly_ls.core.store.writer_lock import WriterLock
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS vector_chunks (
@@ -129,7 +125,17 @@ def model_slug(model_id: str, dim: int) -> str:
 class VectorIndex:
     """Vectors of one model. Thread-safe; writable only in the process holding the writer lock."""
 
-    def __init__(self, catalog: Catalog, directory: Path, model_id: str, dim: int, writer: bool = False) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        directory: Path,
+        model_id: str,
+        dim: int,
+        writer: bool = False,
+        writer_lock: WriterLock | None = None,
+    ) -> None:
+        """`writer`: ask for writing, granted while this process holds `writer_lock` (the index's
+        one writer lock; by default one of its own, on `<directory>/../writer.lock`)."""
         self.catalog = catalog
         self.model_id = model_id
         self.dim = dim
@@ -137,7 +143,8 @@ class VectorIndex:
         self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / "index.usearch"
         self._lock = threading.RLock()
-        self._lock_file = None
+        self._writer_lock = writer_lock or WriterLock(directory.parent)
+        self._took_writer_lock = False
         self._pending_rows: list[tuple] = []
         self._pending_docs: list[tuple] = []
         self._dirty = False
@@ -165,28 +172,17 @@ class VectorIndex:
         return _usearch().restore(str(self.path), view=not self.writable)
 
     def _take_writer_lock(self) -> bool:
-        if fcntl is None:
+        self._took_writer_lock = not self._writer_lock.held
+        if self._writer_lock.try_acquire():
             return True
-        handle = open(self.directory / "writer.lock", "a+")
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            handle.close()
-            return False
-        self._lock_file = handle
-        return True
+        self._took_writer_lock = False
+        return False
 
     def writer_active_elsewhere(self) -> bool:
-        """True when another process holds the writer lock (it is embedding)."""
-        if self.writable or fcntl is None:
+        """True when another process holds the writer lock (it is indexing or embedding)."""
+        if self.writable:
             return False
-        with open(self.directory / "writer.lock", "a+") as handle:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            except OSError:
-                return True
-            fcntl.flock(handle, fcntl.LOCK_UN)
-        return False
+        return self._writer_lock.held_elsewhere()
 
     def _max_key(self) -> int:
         if len(self.index) == 0:
@@ -477,6 +473,6 @@ class VectorIndex:
         with self._lock:
             if self.writable:
                 self.checkpoint()
-            if self._lock_file is not None:
-                self._lock_file.close()
-                self._lock_file = None
+            if self._took_writer_lock:
+                self._writer_lock.release()
+                self._took_writer_lock = False

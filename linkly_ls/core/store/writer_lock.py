@@ -63,6 +63,18 @@ class WriterLock:
                 self._handle.close()
                 self._handle = None
 
+    def held_elsewhere(self) -> bool:
+        """True when another holder (another process, or another WriterLock of this one) has the lock."""
+        if self._handle is not None or fcntl is None or not self.path.exists():
+            return False
+        with open(self.path, "a+", encoding="utf-8") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except OSError:
+                return True
+            fcntl.flock(handle, fcntl.LOCK_UN)
+        return False
+
     def holder_pid(self) -> int | None:
         """The pid written by the process that holds the lock, when there is one."""
         try:

@@ -18,7 +18,6 @@ the process alive after `exit`.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import threading
 import time
 import uuid
@@ -31,7 +30,8 @@ from lsprotocol import types
 from linkly_ls.core.store.catalog import LibraryRecord
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.extract import DOC_TYPES
-from linkly_ls.core.indexing.watcher import apply_changes, watch_libraries
+from linkly_ls.core.errors import IndexHeldError
+from linkly_ls.core.indexing.writer import IndexWriter, holder_text
 from linkly_ls.lsp.engine_setup import add_workspace_folders
 from linkly_ls.lsp.errors import request_failed
 from linkly_ls.lsp.server import LinklyLanguageServer
@@ -40,8 +40,6 @@ from linkly_ls.lsp.uris import file_uri, path_from_uri
 
 if TYPE_CHECKING:
     from linkly_ls.core.indexing.indexer import IndexReport
-    from linkly_ls.core.store.writer_lock import WriterLock
-    from linkly_ls.core.indexing.keeper import IndexStatus
 
 T = TypeVar("T")
 PROGRESS_INTERVAL_S = 0.2
@@ -119,26 +117,22 @@ class ProgressReporter:
 
 
 class IndexingService:
-    """Indexes and watches while this process holds the index's writer lock.
+    """Indexes and watches while this process is the index's writer (core's IndexWriter).
 
     Several linkly processes may share one index (two editors, `linkly serve`);
     only the holder of `<data_dir>/writer.lock` writes, the others serve what
-    is indexed and take over when it exits. `lock` and `status` have the shape
-    the MCP sidecar reads from its `keeper`, so its tools add the same
-    "indexing is still running" note.
+    is indexed and take over when it exits. The MCP sidecar shares `writer`, so
+    its tools add the same "indexing is still running" note.
     """
 
     def __init__(self, ls: LinklyLanguageServer) -> None:
         self.ls = ls
-        #: set by `start()`: importing them loads the MCP package, which must not delay the first answer
-        self.lock: WriterLock | None = None
-        self.status: IndexStatus | None = None
-        #: set once `lock` and `status` exist (the MCP sidecar reads both)
+        #: set by `start()`, once the index is open
+        self.writer: IndexWriter | None = None
+        #: set once `writer` exists (the MCP sidecar reads it)
         self.prepared = asyncio.Event()
         self._active = 0
         self._stopped = False
-        self._watcher: threading.Thread | None = None
-        self._watcher_stop = threading.Event()
         self._client_events: set[Path] = set()
         self._client_flush: asyncio.Task[None] | None = None
         self._client_watchers_registered = False
@@ -148,27 +142,27 @@ class IndexingService:
         return self._active > 0
 
     @property
-    def writer(self) -> bool:
-        return self.lock is not None and self.lock.held
+    def is_writer(self) -> bool:
+        return self.writer is not None and self.writer.held
 
     @property
     def indexing(self) -> bool:
         """An index run is going on, or this writer has not finished its first one."""
-        return self.busy or (self.writer and self.status is not None and not self.status.initial_done)
+        return self.busy or (self.is_writer and self.writer is not None and not self.writer.status.initial_done)
 
     def _engine(self) -> Engine:
         if self.ls.engine is None:
             raise RuntimeError("the index is not open")
         return self.ls.engine
 
-    def check_writer(self) -> None:
-        if self.lock is None:
+    def check_writer(self) -> IndexWriter:
+        if self.writer is None:
             raise request_failed("the index is still opening; try again in a moment")
-        if not self.writer:
-            raise request_failed(
-                f"another linkly process{lock_holder(self.lock)} keeps this index current; "
-                "it re-indexes changed files itself"
-            )
+        try:
+            self.writer.check_held()
+        except IndexHeldError as error:
+            raise request_failed(str(error)) from None
+        return self.writer
 
     async def _in_background(self, function: Callable[..., T], *args: Any) -> T:
         self._active += 1
@@ -179,26 +173,15 @@ class IndexingService:
 
     async def index(self, names: list[str] | None = None, title: str = "Indexing documents") -> list[IndexReport]:
         """Index the named libraries (all by default): only what changed is extracted again."""
-        self.check_writer()
+        writer = self.check_writer()
         engine = self._engine()
         names = names if names is not None else [library.name for library in engine.libraries()]
         progress = await ProgressReporter.begin(self.ls, title)
 
-        status = self.status
-        assert status is not None  # the writer lock is held, so start() has set it
-
         def run() -> list[IndexReport]:
             reports: list[IndexReport] = []
             for name in names:
-                status.library, status.done, status.total = name, 0, 0
-                report_progress = progress.for_library(name)
-
-                def track(done: int, total: int, path: str, report=report_progress) -> None:
-                    status.done, status.total = done, total
-                    if report is not None:
-                        report(done, total, path)
-
-                reports += engine.index([name], progress=track)
+                reports += writer.index([name], progress=progress.for_library(name))
             return reports
 
         reports: list[IndexReport] = []
@@ -211,8 +194,8 @@ class IndexingService:
 
     async def apply(self, paths: set[Path]) -> list[IndexReport]:
         """Re-index just these paths (changed, created or deleted files or folders)."""
-        self.check_writer()
-        reports = await self._in_background(apply_changes, self._engine(), paths)
+        writer = self.check_writer()
+        reports = await self._in_background(writer.index_paths, paths)
         self.after_reports(reports)
         return reports
 
@@ -227,37 +210,22 @@ class IndexingService:
 
     def start_watcher(self) -> None:
         """(Re)start the server-side watcher over every library's folders."""
-        self.stop_watcher()
-        engine = self._engine()
-        stop = self._watcher_stop = threading.Event()
-
-        def on_batch(reports: list[IndexReport]) -> None:
-            self.ls.call_soon(self.after_reports, reports)
-
-        def watch() -> None:
-            try:
-                watch_libraries(engine, on_batch=on_batch, stop=stop)
-            except Exception as error:  # a vanished root or an inotify limit: say so, keep serving
-                self.ls.log(f"linkly-ls: the file watcher stopped: {error}", types.MessageType.Warning)
-
-        self._watcher = threading.Thread(target=watch, name="linkly-watcher", daemon=True)
-        self._watcher.start()
-
-    def stop_watcher(self) -> None:
-        self._watcher_stop.set()
-        if self._watcher is not None:
-            self._watcher.join(timeout=2.0)
-            self._watcher = None
+        writer = self.check_writer()
+        writer.start_watching(
+            on_batch=lambda reports: self.ls.call_soon(self.after_reports, reports),
+            on_error=lambda message: self.ls.log(f"linkly-ls: {message}", types.MessageType.Warning),
+        )
 
     def stop(self) -> None:
         self._stopped = True
-        self.stop_watcher()
-        if self.lock is not None and not self.busy:
-            self.lock.release()
+        if self.writer is not None:
+            self.writer.stop_watching()
+            if not self.busy:
+                self.writer.stop(timeout=0)
 
     def client_changed(self, paths: set[Path]) -> None:
         """Collect a client's file events for a moment, then re-index them in one batch."""
-        if not self.writer:
+        if not self.is_writer:
             return
         self._client_events |= paths
         if self._client_flush is None or self._client_flush.done():
@@ -327,44 +295,33 @@ class IndexingService:
         await self._index_new_libraries([library.name for library in changed], "Indexing changed libraries")
 
     async def _index_new_libraries(self, names: list[str], title: str) -> None:
-        if names and self.writer:
+        if names and self.is_writer:
             self.start_watcher()
             await self.register_client_watchers()
             await self.index(names, title=title)
 
     async def start(self) -> None:
         """After the index is open: become the writer (now or once the current one exits), then index."""
-        keeper = await asyncio.to_thread(importlib.import_module, "linkly_ls.core.indexing.keeper")
-        self.status = keeper.IndexStatus()
-        self.lock = keeper.WriterLock(self._engine().data_dir)
+        writer = self.writer = IndexWriter(self._engine(), on_reports=self.after_reports)
         self.prepared.set()
         announced = False
-        while not self.lock.try_acquire():
+        while not writer.try_claim():
             if not announced:
                 self.ls.log(
-                    f"linkly-ls: another linkly process{lock_holder(self.lock)} keeps this index current; "
+                    f"linkly-ls: another linkly process{holder_text(writer.lock)} keeps this index current; "
                     "this server reads it and takes over when that process exits"
                 )
                 announced = True
             await asyncio.sleep(WRITER_RETRY_S)
             if self._stopped:
                 return
-        self.status.writer = True
         self.start_watcher()
         await self.register_client_watchers()
         try:
             await self.index(title="Indexing documents")
         finally:
-            self.status.initial_done = True
-        vectors = getattr(self._engine(), "vectors", None)
-        if vectors is not None:
-            vectors.start()
-
-
-def lock_holder(lock: WriterLock | None) -> str:
-    """The text " (pid N)" naming the process that holds the writer lock, when it wrote its pid."""
-    pid = lock.holder_pid() if lock is not None else None
-    return f" (pid {pid})" if pid else ""
+            writer.status.initial_done = True
+        writer.start_vectors()
 
 
 def register(server: LinklyLanguageServer) -> None:

@@ -61,8 +61,7 @@ class McpSidecar:
         settings = load_mcp_settings(engine.config)
         if self.ls.settings.mcp.port is not None:
             settings = dataclasses.replace(settings, port=self.ls.settings.mcp.port)
-        # the indexing service has the `lock` and `status` the sidecar reads from a keeper
-        self.handle = start_http_sidecar(engine, settings, keeper=self.ls.indexing)  # type: ignore[arg-type]
+        self.handle = start_http_sidecar(engine, settings, writer=self.ls.indexing.writer)
         self.url = self.handle.url
 
     def stop(self) -> None:
@@ -80,7 +79,7 @@ def status(ls: LinklyLanguageServer, sidecar: McpSidecar) -> dict[str, Any]:
         "libraries": len(engine.libraries()) if engine else 0,
         "data_dir": str(engine.data_dir) if engine else None,
         "indexing": bool(indexing and indexing.indexing),
-        "writer": bool(indexing and indexing.writer),
+        "writer": bool(indexing and indexing.is_writer),
         "mcp_url": sidecar.url,
         "mcp_error": sidecar.error,
         "error": ls.startup_error,

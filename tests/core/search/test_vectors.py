@@ -157,8 +157,7 @@ def test_reopen_drops_orphans_and_requeues_changed_or_deleted_documents(catalog,
     put_document(catalog, "crashed")
     index.add("crashed", "h1", [ChunkRef("crashed", 0, 1, 2)], unit(1, seed=7))
     index.index.save(str(index.path))
-    index._lock_file.close()
-    index._lock_file = None
+    index._writer_lock.release()  # the process died: the kernel released its lock
     # meanwhile one document changed and one was deleted
     put_document(catalog, "doc00001", content_hash="h2")
     catalog.remove_document("doc00002")

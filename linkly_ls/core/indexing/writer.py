@@ -1,0 +1,246 @@
+"""The writer role: the one linkly process that indexes, embeds and watches an index.
+
+Several processes may open the same index (`linkly serve`, a `linkly mcp` an
+agent spawned, an editor's language server, `linkly index` or `watch`). Only
+the one holding `<data_dir>/writer.lock` (the engine's `writer_lock`, an
+advisory `flock` the kernel releases if the holder dies) writes; the others
+serve what is indexed. Every face takes the role through `IndexWriter`:
+
+- `claim()` fails at once, naming the holder (`linkly index`, `linkly watch`);
+- `start()` waits for the role in a daemon thread, then indexes every library,
+  starts the chunk vectors and watches (`linkly serve`, `linkly mcp`);
+- the language server claims with its own retry loop and calls `index()`,
+  `start_vectors()` and `start_watching()` itself, to report `$/progress`;
+- `exclusive()` holds the role for one run (`index_library` when no writer
+  runs in this process).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from linkly_ls.core.errors import IndexHeldError
+
+if TYPE_CHECKING:
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.indexing.indexer import IndexReport, ProgressCallback
+    from linkly_ls.core.store.writer_lock import WriterLock
+
+log = logging.getLogger("linkly_ls.writer")
+
+LOCK_RETRY_SECONDS = 1.0
+ReportsCallback = Callable[[list["IndexReport"]], None]
+
+
+class _Stopped(Exception):
+    """Raised from the progress callback to end an indexing run early when the writer stops."""
+
+
+@dataclass
+class IndexStatus:
+    """What the writer is doing, for the note tools add while the first indexing runs."""
+
+    writer: bool = False
+    initial_done: bool = False
+    library: str = ""
+    done: int = 0
+    total: int = 0
+    error: str | None = None
+
+    def note(self) -> str | None:
+        """A sentence for the agent while results may be incomplete, else None."""
+        if self.initial_done or not self.writer:
+            return None
+        if self.total:
+            return (
+                f"Indexing is still running ({self.library}: {self.done} of {self.total} changed files); "
+                "results may be incomplete, call again shortly."
+            )
+        return "Indexing is starting; results may be incomplete, call again shortly."
+
+    def meta(self) -> dict[str, object] | None:
+        if self.initial_done or not self.writer:
+            return None
+        return {"library": self.library, "done": self.done, "total": self.total}
+
+
+def holder_text(lock: WriterLock) -> str:
+    """" (pid N)" naming the process that holds the writer lock, when it wrote its pid."""
+    pid = lock.holder_pid()
+    return f" (pid {pid})" if pid else ""
+
+
+def print_reports(reports: list[IndexReport]) -> None:
+    """The default report sink of a background writer: failures and changes, one line each, on stderr."""
+    for report in reports:
+        for path, message in report.errors:
+            print(f"linkly: failed: {path}: {message}", file=sys.stderr, flush=True)
+        if report.indexed or report.removed or report.failed:
+            print(f"linkly: {report.summary()}", file=sys.stderr, flush=True)
+
+
+class IndexWriter:
+    """This process's claim on writing one engine's index, and the work done with it."""
+
+    def __init__(self, engine: Engine, watch: bool = True, on_reports: ReportsCallback = print_reports) -> None:
+        self.engine = engine
+        self.watch = watch
+        self.on_reports = on_reports
+        self.status = IndexStatus()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._watcher: threading.Thread | None = None
+        self._watcher_stop = threading.Event()
+
+    @property
+    def lock(self) -> WriterLock:
+        return self.engine.writer_lock
+
+    @property
+    def held(self) -> bool:
+        return self.lock.held
+
+    @property
+    def running(self) -> bool:
+        """The background role (`start()`) is still at work."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def try_claim(self) -> bool:
+        if self.lock.try_acquire():
+            self.status.writer = True
+            return True
+        return False
+
+    def claim(self) -> None:
+        """Become the writer now, or raise IndexHeldError naming the process that is."""
+        if not self.try_claim():
+            raise IndexHeldError(holder_text(self.lock))
+
+    def check_held(self) -> None:
+        """Raise IndexHeldError unless this process is the writer."""
+        if not self.held:
+            raise IndexHeldError(holder_text(self.lock))
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold the role for one run: kept if this process already had it, released after otherwise."""
+        taken_now = not self.held
+        self.claim()
+        try:
+            yield
+        finally:
+            if taken_now and not self.running:
+                self.lock.release()
+                self.status.writer = False
+
+    def index(self, names: list[str] | None = None, progress: ProgressCallback | None = None) -> list[IndexReport]:
+        """Index the named libraries (all by default) one by one, as the writer; only what changed is read."""
+        self.check_held()
+        names = names if names is not None else [library.name for library in self.engine.libraries()]
+        reports: list[IndexReport] = []
+        for name in names:
+            if self._stop.is_set():
+                break
+            self.status.library, self.status.done, self.status.total = name, 0, 0
+
+            def track(done: int, total: int, path: str) -> None:
+                # Stopping mid-run is safe: what was stored stays, and Engine.recover() finishes
+                # the keyword-index work at the next open, as after a crash.
+                if self._stop.is_set():
+                    raise _Stopped
+                self.status.done, self.status.total = done, total
+                if progress is not None:
+                    progress(done, total, path)
+
+            try:
+                reports += self.engine.index([name], progress=track)
+            except _Stopped:
+                break
+        return reports
+
+    def index_paths(self, paths: set[Path]) -> list[IndexReport]:
+        """Re-index just these files or folders (changed, created or deleted), as the writer."""
+        from linkly_ls.core.indexing.watcher import apply_changes
+
+        self.check_held()
+        return apply_changes(self.engine, paths)
+
+    def start_vectors(self) -> None:
+        """Compute the missing chunk vectors in the engine's background thread (none without a model)."""
+        if self.held and not self._stop.is_set():
+            self.engine.vectors.start()
+
+    def start_watching(
+        self, on_batch: ReportsCallback | None = None, on_error: Callable[[str], None] | None = None
+    ) -> None:
+        """(Re)start a watcher thread over every library's folders; its batches go to `on_batch`,
+        and why it stopped, if it does (a vanished root, an inotify limit), to `on_error`."""
+        from linkly_ls.core.indexing.watcher import watch_libraries
+
+        self.stop_watching()
+        stop = self._watcher_stop = threading.Event()
+        sink = on_batch or self.on_reports
+
+        def watch() -> None:
+            try:
+                watch_libraries(self.engine, on_batch=sink, stop=stop)
+            except Exception as error:  # say so, keep serving
+                self.status.error = f"the file watcher stopped: {error}"
+                log.warning("%s", self.status.error)
+                if on_error is not None:
+                    on_error(self.status.error)
+
+        self._watcher = threading.Thread(target=watch, name="linkly-watcher", daemon=True)
+        self._watcher.start()
+
+    def stop_watching(self) -> None:
+        self._watcher_stop.set()
+        if self._watcher is not None:
+            self._watcher.join(timeout=2.0)
+            self._watcher = None
+
+    def watch_here(self) -> None:
+        """Watch on the calling thread until `stop()` (or Ctrl-C); batches go to `on_reports`."""
+        from linkly_ls.core.indexing.watcher import watch_libraries
+
+        self.check_held()
+        watch_libraries(self.engine, on_batch=self.on_reports, stop=self._stop)
+
+    def start(self) -> IndexWriter:
+        """Take the role in a daemon thread (waiting while another process has it), index, embed, watch."""
+        self._thread = threading.Thread(target=self._run, name="linkly-writer", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop indexing and watching; the lock is kept while a run is still finishing."""
+        self._stop.set()
+        self.stop_watching()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        if not self.running:
+            self.lock.release()
+            self.status.writer = False
+
+    def _run(self) -> None:
+        while not self.try_claim():
+            if self._stop.wait(LOCK_RETRY_SECONDS):
+                return
+        try:
+            self.on_reports(self.index())
+            self.status.initial_done = True
+            self.start_vectors()
+            if self.watch and not self._stop.is_set():
+                self.watch_here()
+        except Exception as error:  # the server keeps serving what is indexed
+            self.status.error = str(error)
+            log.exception("indexing stopped: %s", error)
+        finally:
+            self.status.initial_done = True

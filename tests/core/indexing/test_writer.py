@@ -1,0 +1,138 @@
+"""The writer role: one process at a time indexes, embeds and watches an index."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from linkly_ls.core.config import Config, LibraryConfig
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.errors import IndexHeldError
+from linkly_ls.core.extract.base import ExtractLimits
+from linkly_ls.core.indexing.writer import IndexWriter
+from linkly_ls.core.store.writer_lock import WriterLock
+from linkly_ls.core.tools import call_tool
+
+HOLD_LOCK = (
+    "import sys, time; from pathlib import Path; from linkly_ls.core.store.writer_lock import WriterLock;"
+    "lock = WriterLock(Path(sys.argv[1])); assert lock.try_acquire(); print('held', flush=True); time.sleep(60)"
+)
+
+
+def open_engine(data_dir: Path, library: Path) -> Engine:
+    return Engine(
+        Config(
+            data_dir=data_dir,
+            libraries=[LibraryConfig(name="notes", paths=[library])],
+            limits=ExtractLimits(ocr=False),
+            raw={"embedding": {"model": "none"}},
+        )
+    )
+
+
+@pytest.fixture
+def library(tmp_path: Path) -> Path:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "zebra.md").write_text("# Zebra\n\nzebra crossing\n", encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def engine(tmp_path: Path, library: Path):
+    engine = open_engine(tmp_path / "data", library)
+    yield engine
+    engine.close()
+
+
+@pytest.fixture
+def other_process_holds_the_lock(tmp_path: Path):
+    data_dir = tmp_path / "data"
+    data_dir.mkdir(exist_ok=True)
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(data_dir)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    yield holder
+    holder.kill()
+    holder.wait()
+
+
+def titles(engine: Engine, query: str) -> list[str]:
+    return [hit["title"] for hit in call_tool(engine, "search", {"query": query}).to_json()["results"]]
+
+
+def test_claim_names_the_process_that_holds_the_role(engine, other_process_holds_the_lock):
+    writer = IndexWriter(engine)
+    with pytest.raises(IndexHeldError, match=rf"another linkly process \(pid {other_process_holds_the_lock.pid}\)"):
+        writer.claim()
+    with pytest.raises(IndexHeldError):
+        writer.index()
+    assert not writer.held and not writer.status.writer
+
+
+def test_the_role_is_held_for_the_whole_run_and_released_by_stop(engine, tmp_path):
+    writer = IndexWriter(engine)
+    writer.claim()
+    seen_from_outside: list[bool] = []
+    reports = writer.index(progress=lambda done, total, path: seen_from_outside.append(
+        WriterLock(tmp_path / "data").held_elsewhere()
+    ))
+    assert [report.indexed for report in reports] == [1]
+    assert seen_from_outside and all(seen_from_outside)
+    assert titles(engine, "zebra") == ["Zebra"]
+    writer.stop()
+    assert not writer.held
+    assert WriterLock(tmp_path / "data").try_acquire()
+
+
+def test_a_background_writer_waits_for_the_role_then_indexes_and_watches(tmp_path, library):
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(data_dir)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    engine = open_engine(data_dir, library)
+    writer = IndexWriter(engine, on_reports=lambda reports: None).start()
+    try:
+        time.sleep(1.5)
+        assert writer.running and not writer.held and writer.status.note() is None
+        holder.kill()
+        holder.wait()
+        deadline = time.monotonic() + 30
+        while not writer.status.initial_done and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert writer.held and titles(engine, "zebra") == ["Zebra"]
+        (library / "okapi.md").write_text("# Okapi\n\nokapi forest\n", encoding="utf-8")
+        while not titles(engine, "okapi") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert titles(engine, "okapi") == ["Okapi"], "the watcher re-indexes saved files"
+    finally:
+        writer.stop()
+        engine.close()
+    assert not writer.running and WriterLock(data_dir).try_acquire()
+
+
+def test_exclusive_releases_only_what_it_took(engine, tmp_path):
+    writer = IndexWriter(engine, watch=False)
+    with writer.exclusive():
+        assert WriterLock(tmp_path / "data").held_elsewhere()
+        writer.index()
+    assert not writer.held, "taken for one run, released after it"
+    writer.claim()
+    with writer.exclusive():
+        writer.index()
+    assert writer.held, "a writer that already had the role keeps it"
+
+
+def test_vectors_are_written_only_under_the_index_writer_lock(engine, other_process_holds_the_lock, tmp_path):
+    """Vectors share the index's one writer lock: no lock file of their own."""
+    from linkly_ls.core.search.vectors import VectorIndex
+
+    index = VectorIndex(engine.catalog, tmp_path / "data" / "vectors", "m", 4, writer=True, writer_lock=engine.writer_lock)
+    try:
+        assert not index.writable and index.writer_active_elsewhere()
+    finally:
+        index.close()
+    assert not list((tmp_path / "data" / "vectors").rglob("writer.lock"))

@@ -2,6 +2,6 @@
 
 import sys
 
-from linkly_ls.lsp.server import main
+from linkly_ls.lsp.app import main
 
 sys.exit(main())

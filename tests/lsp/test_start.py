@@ -30,7 +30,7 @@ DEFERRED = [
 def test_creating_the_server_loads_none_of_the_background_work():
     script = (
         "import json, sys\n"
-        "from linkly_ls.lsp.server import create_server\n"
+        "from linkly_ls.lsp.app import create_server\n"
         "create_server()\n"
         f"print(json.dumps([name for name in {DEFERRED!r} if name in sys.modules]))\n"
     )

@@ -1,9 +1,12 @@
-"""The MCP server: the seven tools (plus `index_library`) on the SDK's low-level Server.
+"""The MCP server: the registry's tools on the SDK's low-level Server.
 
-The low-level Server is used because the tools' input schemas are the
-core's JSON Schemas (`SCHEMAS`), published as they are. A backend answers
-`tools/list` and `tools/call`: `LocalBackend` runs the core tools on an
-Engine; the stdio proxy forwards to a running HTTP server instead.
+The tool list (names, titles, descriptions, schemas, annotations) and the
+dispatch are generated from the tool registry (core/tools/registry.py). The
+low-level Server is used because the tools' input schemas are the core's JSON
+Schemas, published as they are. A backend answers `tools/list` and
+`tools/call`: `LocalBackend` runs the core tools on an Engine; the stdio proxy
+forwards to a running HTTP server instead. Every error reaches the client as a
+tool error made by `error_result`.
 """
 
 from __future__ import annotations
@@ -17,15 +20,14 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 
 from linkly_ls import __version__
-from linkly_ls.core.config import ConfigError
-from linkly_ls.core.engine import Engine, EngineError
-from linkly_ls.core.tools.render import render, render_error
-from linkly_ls.core.tools import SCHEMAS, ToolError, call_tool
-from linkly_ls.core.tools.common import utc_now
-from linkly_ls.core.tools.index_library import INDEX_LIBRARY_SCHEMA, index_library
-from linkly_ls.mcp.descriptions import DESCRIPTIONS, RESULT_KEYS, SERVER_INSTRUCTIONS, TITLES
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.errors import IndexHeldError, LinklyError
 from linkly_ls.core.indexing.keeper import Keeper, WriterLock
-from linkly_ls.mcp.settings import STATE_CHANGING_TOOLS, McpSettings
+from linkly_ls.core.tools.common import utc_now
+from linkly_ls.core.tools.descriptions import SERVER_INSTRUCTIONS
+from linkly_ls.core.tools.registry import REGISTRY, Tool, ToolRegistry
+from linkly_ls.core.tools.render import render, render_error
+from linkly_ls.mcp.settings import McpSettings
 
 log = logging.getLogger("linkly_ls.mcp")
 
@@ -39,44 +41,44 @@ class ToolBackend(Protocol):
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult: ...
 
 
-def input_schema(name: str) -> dict[str, Any]:
-    return INDEX_LIBRARY_SCHEMA if name == "index_library" else SCHEMAS[name]
+def tool_definition(tool: Tool) -> types.Tool:
+    return types.Tool(
+        name=tool.name,
+        title=tool.title,
+        description=tool.description,
+        input_schema=tool.input_schema,
+        output_schema=tool.output_schema,
+        annotations=types.ToolAnnotations(
+            title=tool.title,
+            read_only_hint=not tool.writes,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    )
 
 
-def output_schema(name: str) -> dict[str, Any]:
-    """Permissive: names the top-level keys so clients accept (and show) structured content."""
-    properties: dict[str, Any] = {key: {} for key in RESULT_KEYS[name]}
-    properties["_meta"] = {"type": "object", "properties": {"now": {"type": "string", "format": "date-time"}}}
-    return {"type": "object", "properties": properties}
-
-
-def tool_definitions(settings: McpSettings) -> list[types.Tool]:
-    tools = []
-    for name in settings.exposed_tools():
-        changes_state = name in STATE_CHANGING_TOOLS
-        tools.append(
-            types.Tool(
-                name=name,
-                title=TITLES[name],
-                description=DESCRIPTIONS[name],
-                input_schema=input_schema(name),
-                output_schema=output_schema(name),
-                annotations=types.ToolAnnotations(
-                    title=TITLES[name],
-                    read_only_hint=not changes_state,
-                    destructive_hint=False,
-                    idempotent_hint=True,
-                    open_world_hint=False,
-                ),
-            )
-        )
-    return tools
+def tool_definitions(settings: McpSettings, registry: ToolRegistry = REGISTRY) -> list[types.Tool]:
+    """The tools these settings expose, in the registry's order."""
+    return [tool_definition(registry.get(name)) for name in settings.exposed_tools(registry)]
 
 
 def tool_error(message: str, output_format: str = "markdown") -> types.CallToolResult:
     """A failed call: the cause only, no metadata (the contract's errors carry no `now`)."""
     text = render_error(message, output_format if output_format in OUTPUT_FORMATS else "markdown")
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+
+
+def error_result(error: Exception, tool: str, output_format: str = "markdown") -> types.CallToolResult:
+    """Any error of a call, as the tool error the client sees.
+
+    A LinklyError's message is the answer, whatever its kind. Anything else is a
+    bug: the client gets one line naming it, the server's log the traceback.
+    """
+    if isinstance(error, LinklyError):
+        return tool_error(str(error), output_format)
+    log.error("tool %s failed", tool, exc_info=error)
+    return tool_error(f"internal error: {type(error).__name__}: {error}", output_format)
 
 
 class _WithNote:
@@ -174,16 +176,18 @@ class LocalBackend:
         settings: McpSettings,
         keeper: Keeper | None = None,
         writer_lock: WriterLock | None = None,
+        registry: ToolRegistry = REGISTRY,
     ) -> None:
         """`keeper`: this process's indexer, if any (an IndexKeeper, or the language server's
         indexing service); holding its lock makes this process the writer for good.
-        `writer_lock`: without a keeper, taken just for an index_library run; None when the
-        caller coordinates writing itself."""
+        `writer_lock`: without a keeper, taken just for the run of a tool that writes; None
+        when the caller coordinates writing itself."""
         self.engine = engine
         self.settings = settings
         self.keeper = keeper
         self._writer_lock = writer_lock
-        self._tools = tool_definitions(settings)
+        self.registry = registry
+        self._tools = tool_definitions(settings, registry)
         self._names = {tool.name for tool in self._tools}
 
     @property
@@ -204,20 +208,13 @@ class LocalBackend:
             return tool_error(f"`output_format` must be one of markdown, json; got {output_format!r}")
         try:
             return await anyio.to_thread.run_sync(self._call, name, arguments, output_format)
-        except ToolError as error:
-            return tool_error(str(error), output_format)
-        except (ConfigError, EngineError) as error:
-            return tool_error(str(error), output_format)
-        except Exception as error:  # never a traceback to the client: log it, answer in one line
-            log.exception("tool %s failed", name)
-            return tool_error(f"internal error: {type(error).__name__}: {error}", output_format)
+        except Exception as error:  # never a traceback to the client
+            return error_result(error, name, output_format)
 
     def _call(self, name: str, arguments: dict[str, Any], output_format: str) -> types.CallToolResult:
         status = self.keeper.status if self.keeper is not None else None
-        if name == "index_library":
-            result = self._index_library({key: value for key, value in arguments.items() if key != "output_format"})
-        else:
-            result = call_tool(self.engine, name, arguments)
+        tool = self.registry.get(name)
+        result = self._as_writer(tool, arguments) if tool.writes else tool.call(self.engine, arguments)
         return success_result(
             result,
             output_format,
@@ -226,20 +223,20 @@ class LocalBackend:
             extra_meta={"indexing": status.meta()} if status and status.meta() else None,
         )
 
-    def _index_library(self, arguments: dict[str, Any]) -> Any:
-        """Index only as the writer: another linkly process may be keeping this index."""
+    def _as_writer(self, tool: Tool, arguments: dict[str, Any]) -> Any:
+        """Run a tool that writes only as the writer: another linkly process may be keeping this index."""
         lock = self.writer_lock
         if lock is None:
-            return index_library(self.engine, **arguments)
+            return tool.call(self.engine, arguments)
         taken_now = not lock.held
         if not lock.try_acquire():
             holder = _read_lock_holder(lock.path)
-            raise ToolError(
+            raise IndexHeldError(
                 f"another linkly process{holder} keeps this index current; it re-indexes changed files "
                 "itself, so there is nothing to do here"
             )
         try:
-            return index_library(self.engine, **arguments)
+            return tool.call(self.engine, arguments)
         finally:
             if taken_now and lock is self._writer_lock:
                 lock.release()
@@ -263,8 +260,7 @@ def build_server(backend: ToolBackend, instructions: str = SERVER_INSTRUCTIONS) 
         try:
             return await backend.call_tool(params.name, dict(params.arguments or {}))
         except Exception as error:  # a backend bug must still reach the agent as a tool error
-            log.exception("tool %s failed", params.name)
-            return tool_error(f"internal error: {type(error).__name__}: {error}")
+            return error_result(error, params.name)
 
     return Server(
         SERVER_NAME,

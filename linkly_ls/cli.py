@@ -20,7 +20,7 @@ from linkly_ls.core.config import load_config
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.errors import ErrorKind, IndexHeldError, LinklyError, ToolError, UsageError
 from linkly_ls.core.store.writer_lock import WriterLock
-from linkly_ls.core.tools.registry import OUTPUT_FORMAT, REGISTRY, Tool, ToolRegistry
+from linkly_ls.core.tools.registry import FORMAT_PROPERTY, REGISTRY, Tool, ToolRegistry
 from linkly_ls.core.tools.render import render, render_error
 
 log = logging.getLogger("linkly_ls")
@@ -83,7 +83,7 @@ def add_tool_command(sub: Any, tool: Tool) -> argparse.ArgumentParser:
     command.add_argument("--json", action="store_true", help="structured JSON output")
     required = set(tool.input_schema.get("required", []))
     for name, spec in tool.properties.items():
-        if name == OUTPUT_FORMAT:
+        if name == FORMAT_PROPERTY:
             continue
         help_text = shape.help_texts.get(name)
         if name in shape.positionals:

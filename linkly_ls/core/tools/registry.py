@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from linkly_ls.core.engine import Engine
 
 #: the one property no face passes on as an argument: the CLI's `--json`, MCP's text format
-OUTPUT_FORMAT = "output_format"
+FORMAT_PROPERTY = "output_format"
 _TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _LSP_COMMAND = re.compile(r"^linkly\.[a-z][A-Za-z0-9]*$")
 
@@ -91,7 +91,7 @@ class Tool:
         if self.lsp_command is not None and not _LSP_COMMAND.match(self.lsp_command):
             return f"LSP command {self.lsp_command!r} must look like linkly.camelCase"
         if self.cli is not None:
-            arguments = set(properties) - {OUTPUT_FORMAT}
+            arguments = set(properties) - {FORMAT_PROPERTY}
             named = set(self.cli.positionals) | set(self.cli.flags) | set(self.cli.help_texts)
             if named - arguments:
                 return f"the CLI shape names unknown properties: {', '.join(sorted(named - arguments))}"
@@ -111,7 +111,7 @@ class Tool:
     def call(self, engine: Engine, arguments: dict[str, Any] | None = None) -> Any:
         """Run the tool; the result object renders itself as markdown or JSON."""
         arguments = dict(arguments or {})
-        arguments.pop(OUTPUT_FORMAT, None)
+        arguments.pop(FORMAT_PROPERTY, None)
         return self.function(engine, **arguments)
 
 

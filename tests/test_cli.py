@@ -140,7 +140,8 @@ def test_help_is_generated_from_the_tool_registry(env):
 
     grep = options("grep")
     for usage in ("-C CONTEXT, --context CONTEXT", "-i, --case-insensitive", "--mode {content,count}",
-                  "--limit LIMIT 1-100 (default 20)", "--json structured JSON output", "positional arguments: pattern doc_id"):
+                  "--limit LIMIT 1-100 (default 20)", "--json structured JSON output",
+                  "positional arguments: pattern doc_id"):
         assert usage in grep, grep
     search = options("search")
     assert "--type DOC_TYPES document types, comma-separated: pdf,md,docx" in search, search

@@ -211,7 +211,9 @@ REGISTRY = ToolRegistry(
             input_schema=SCHEMAS["grep"],
             title="Grep a document",
             description=descriptions.GREP,
-            result_keys=("doc_id", "title", "pattern", "total_matches", "total_lines", "offset", "matches", "next_offset"),
+            result_keys=(
+                "doc_id", "title", "pattern", "total_matches", "total_lines", "offset", "matches", "next_offset"
+            ),
             cli=CliShape(
                 "grep",
                 "find lines matching a regular expression in one document",

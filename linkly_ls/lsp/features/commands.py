@@ -50,9 +50,7 @@ def report_json(report: IndexReport) -> dict[str, Any]:
     return data
 
 
-def _tool_command(tool: Tool):
-    command = tool.lsp_command or ""
-
+def _tool_command(command: str, tool: Tool):
     async def run(ls: LinklyLanguageServer, *arguments: Any) -> dict[str, Any]:
         engine = await ls.ready_engine()
         parameters = single_argument(command, arguments)
@@ -102,5 +100,6 @@ async def reindex(ls: LinklyLanguageServer, *arguments: Any) -> dict[str, Any]:
 
 def register(server: LinklyLanguageServer, registry: ToolRegistry = REGISTRY) -> None:
     for tool in registry.lsp_tools():
-        server.command(tool.lsp_command)(_tool_command(tool))
+        assert tool.lsp_command is not None
+        server.command(tool.lsp_command)(_tool_command(tool.lsp_command, tool))
     server.command(REINDEX)(reindex)

@@ -1,37 +1,39 @@
-"""The `linkly` command: the seven tools, plus `index` and `watch`, over the shared engine.
+"""The `linkly` command: the tools, plus `index`, `watch`, `serve` and `mcp`, over the shared engine.
 
-Exit status: 0 on success, 2 on a usage error, 1 on any other error; errors are
-one line on stderr, never a traceback.
+The tools' subcommands are generated from the tool registry (core/tools/registry.py);
+the other four are written here. Exit status: 0 on success, 2 on a usage error,
+1 on any other error (`report_error`); errors are one line on stderr, never a
+traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linkly_ls import __version__
-from linkly_ls.core.config import ConfigError, load_config
-from linkly_ls.core.engine import Engine, EngineError
-from linkly_ls.core.search.keyword import IndexBusyError
-from linkly_ls.core.tools.render import render, render_error
+from linkly_ls.core.config import load_config
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.errors import ErrorKind, LinklyError, ToolError, UsageError
 from linkly_ls.core.indexing.writer import IndexWriter
-from linkly_ls.core.errors import IndexHeldError
-from linkly_ls.core.tools import ArgumentError, ToolError, call_tool
+from linkly_ls.core.tools.registry import FORMAT_PROPERTY, REGISTRY, Tool, ToolRegistry
+from linkly_ls.core.tools.render import render, render_error
 
 if TYPE_CHECKING:
     from linkly_ls.core.indexing.indexer import IndexReport
 
-
-class UsageError(Exception):
-    pass
+log = logging.getLogger("linkly_ls")
+#: attributes of the parsed command line that are not a tool's: no tool property may take these names
+_RESERVED_NAMES = {"command", "config", "json"}
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # exit 2 with one line, as argparse does, minus the usage dump
-        self.exit(2, f"linkly: {message} (see `linkly {self.prog.split()[-1]} --help`)\n")
+        self.exit(2, f"linkly: {message} (see `{self.prog} --help`)\n")
 
 
 def _split(value: str | None) -> list[str] | None:
@@ -40,55 +42,13 @@ def _split(value: str | None) -> list[str] | None:
     return [part.strip() for part in value.split(",") if part.strip()]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(registry: ToolRegistry = REGISTRY) -> argparse.ArgumentParser:
     parser = _Parser(prog="linkly", description="Search, outline, grep and read your local documents.")
     parser.add_argument("--version", action="version", version=f"linkly {__version__}")
     parser.add_argument("--config", type=Path, help="config file (default: $LINKLY_CONFIG or the XDG config home)")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-
-    def tool(name: str, help_text: str) -> argparse.ArgumentParser:
-        command = sub.add_parser(name, help=help_text, description=help_text)
-        command.add_argument("--json", action="store_true", help="structured JSON output")
-        return command
-
-    search = tool("search", "search indexed documents")
-    search.add_argument("query")
-    search.add_argument("--limit", type=int, default=20, help="1-50 (default 20)")
-    search.add_argument("--type", dest="doc_types", help="document types, comma-separated: pdf,md,docx")
-    search.add_argument("--library")
-    search.add_argument("--path-glob")
-    search.add_argument("--modified-after")
-    search.add_argument("--modified-before")
-    search.add_argument("--time-sort", choices=["default", "newest", "oldest"], default="default")
-    search.add_argument("--explain", action="store_true", help="show keyword/vector ranks and fused scores")
-
-    outline = tool("outline", "show the outline of documents")
-    outline.add_argument("doc_ids", nargs="+")
-    outline.add_argument("--expand", help="node ids to expand, comma-separated: 2,3.1")
-
-    grep = tool("grep", "find lines matching a regular expression in one document")
-    grep.add_argument("pattern")
-    grep.add_argument("doc_id")
-    grep.add_argument("-C", "--context", type=int, default=3)
-    grep.add_argument("-B", "--before", type=int)
-    grep.add_argument("-A", "--after", type=int)
-    grep.add_argument("-i", "--case-insensitive", action="store_true")
-    grep.add_argument("--mode", dest="output_mode", choices=["content", "count"], default="content")
-    grep.add_argument("--limit", type=int, default=20, help="1-100 (default 20)")
-    grep.add_argument("--offset", type=int, default=0)
-
-    read = tool("read", "read numbered lines of a document")
-    read.add_argument("doc_id")
-    read.add_argument("--offset", type=int, default=1, help="first line, from 1")
-    read.add_argument("--limit", type=int, default=200, help="1-500 (default 200)")
-
-    tool("list-libraries", "list libraries and their document counts")
-    explore = tool("explore", "overview: types, folders, keywords")
-    explore.add_argument("--library")
-    find_paths = tool("find-paths", "find folders whose path matches keywords")
-    find_paths.add_argument("--patterns", required=True, help="keywords, comma-separated: Notion,notion")
-    find_paths.add_argument("--library")
-    find_paths.add_argument("--limit", type=int, default=10, help="1-50 (default 10)")
+    for tool in registry.cli_tools():
+        add_tool_command(sub, tool)
 
     index = sub.add_parser("index", help="add folders as a library and index them (incremental)")
     index.add_argument("paths", nargs="*", type=Path, help="folders or files; none: re-index every library")
@@ -114,26 +74,73 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-TOOL_COMMANDS = {
-    "search": "search",
-    "outline": "outline",
-    "grep": "grep",
-    "read": "read",
-    "list-libraries": "list_libraries",
-    "explore": "explore",
-    "find-paths": "find_paths",
-}
-_NOT_TOOL_ARGUMENTS = {"command", "json", "config"}
+def add_tool_command(sub: Any, tool: Tool) -> argparse.ArgumentParser:
+    """The subcommand of a tool, from its CLI shape and its schema (see `CliShape`)."""
+    shape = tool.cli
+    if shape is None:
+        raise ValueError(f"tool {tool.name!r} has no CLI shape")
+    reserved = _RESERVED_NAMES & set(tool.properties)
+    if reserved:
+        raise ValueError(f"tool {tool.name!r}: property {sorted(reserved)[0]!r} clashes with the command line's own")
+    command = sub.add_parser(shape.command, help=shape.help, description=shape.help)
+    command.add_argument("--json", action="store_true", help="structured JSON output")
+    required = set(tool.input_schema.get("required", []))
+    for name, spec in tool.properties.items():
+        if name == FORMAT_PROPERTY:
+            continue
+        help_text = shape.help_texts.get(name)
+        if name in shape.positionals:
+            command.add_argument(name, nargs="+" if spec["type"] == "array" else None, help=help_text)
+            continue
+        options: dict[str, Any] = {"dest": name, "help": help_text}
+        if spec["type"] == "boolean":
+            options["action"] = "store_true"
+        else:
+            options["default"] = spec.get("default")
+            if spec["type"] == "integer":
+                options["type"] = int
+            if "enum" in spec:
+                options["choices"] = spec["enum"]
+            if name in required:
+                options["required"] = True
+        command.add_argument(*shape.option_strings(name), **options)
+    return command
 
 
-def tool_arguments(args: argparse.Namespace) -> dict[str, Any]:
-    arguments = {k: v for k, v in vars(args).items() if k not in _NOT_TOOL_ARGUMENTS and v is not None}
-    for key in ("doc_types", "expand", "patterns"):
-        if key in arguments:
-            arguments[key] = _split(arguments[key])
-    if arguments.get("explain") is False:
-        arguments.pop("explain")
+def tool_arguments(tool: Tool, args: argparse.Namespace) -> dict[str, Any]:
+    """The tool's arguments from the command line: switches not given are left out, lists split at commas."""
+    positionals = tool.cli.positionals if tool.cli else ()
+    arguments: dict[str, Any] = {}
+    for name, spec in tool.properties.items():
+        value = getattr(args, name, None)
+        if value is None or (value is False and spec["type"] == "boolean"):
+            continue
+        if spec["type"] == "array" and name not in positionals:
+            value = _split(value)
+        arguments[name] = value
     return arguments
+
+
+def report_error(error: Exception, output_format: str = "markdown", server: bool = False) -> int:
+    """Print any error as one line on stderr; return the exit status its kind gives.
+
+    A tool's own errors answer in the output format asked for; the others are a
+    `linkly:` line. An exception that is neither a LinklyError nor an OSError is
+    a bug: it still gets one line, naming its type, and a `server` (whose stderr
+    is its log) logs its traceback first.
+    """
+    if isinstance(error, ToolError):
+        message = render_error(str(error), output_format)
+    elif isinstance(error, (LinklyError, OSError)):
+        message = f"linkly: {error}"
+    else:
+        if server:
+            log.error("the server stopped on an unexpected error", exc_info=error)
+        message = f"linkly: internal error: {type(error).__name__}: {error}"
+    print(message, file=sys.stderr)
+    if isinstance(error, LinklyError) and error.kind in (ErrorKind.ARGUMENT, ErrorKind.USAGE):
+        return 2
+    return 1
 
 
 def _progress_printer():
@@ -223,17 +230,13 @@ def run_mcp(args: argparse.Namespace) -> int:
     from linkly_ls.mcp import run_http_server, run_stdio
 
     config = load_config(args.config)
-    try:
-        if args.command == "serve":
-            return run_http_server(config, host=args.host, port=args.port, watch=args.watch)
-        return run_stdio(config, watch=args.watch)
-    except OSError as error:
-        print(f"linkly: {error}", file=sys.stderr)
-        return 1
+    if args.command == "serve":
+        return run_http_server(config, host=args.host, port=args.port, watch=args.watch)
+    return run_stdio(config, watch=args.watch)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+def main(argv: list[str] | None = None, registry: ToolRegistry = REGISTRY) -> int:
+    parser = build_parser(registry)
     args = parser.parse_args(argv)
     output_format = "json" if getattr(args, "json", False) else "markdown"
     engine: Engine | None = None
@@ -245,27 +248,20 @@ def main(argv: list[str] | None = None) -> int:
             return run_index(engine, args)
         if args.command == "watch":
             return run_watch(engine, args)
-        result = call_tool(engine, TOOL_COMMANDS[args.command], tool_arguments(args))
+        tool = registry.for_cli_command(args.command)
+        if tool is None:
+            raise UsageError(f"unknown command {args.command!r}")
+        result = tool.call(engine, tool_arguments(tool, args))
         print(render(result, output_format))
         return 0
-    except (UsageError, ConfigError) as error:
-        print(f"linkly: {error}", file=sys.stderr)
-        return 2
-    except ArgumentError as error:
-        print(render_error(str(error), output_format), file=sys.stderr)
-        return 2
-    except ToolError as error:
-        print(render_error(str(error), output_format), file=sys.stderr)
-        return 1
-    except (EngineError, IndexBusyError, IndexHeldError) as error:
-        print(f"linkly: {error}", file=sys.stderr)
-        return 1
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         # the reader went away (`linkly search ... | head`): not an error; keep exit-time flushes quiet
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Exception as error:
+        return report_error(error, output_format, server=args.command in ("serve", "mcp"))
     finally:
         if engine is not None:
             engine.close()

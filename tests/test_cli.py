@@ -122,3 +122,65 @@ def test_a_second_writer_is_refused_with_the_holder_named(env):
         holder.kill()
         holder.wait()
     assert WriterLock(Path(env["LINKLY_DATA_DIR"])).try_acquire()
+
+
+def test_usage_errors_name_the_program_once(env):
+    unknown = run(env, "frobnicate")
+    assert unknown.returncode == 2 and unknown.stderr.endswith("(see `linkly --help`)\n"), unknown.stderr
+    assert "linkly linkly" not in unknown.stderr
+    missing = run(env, "grep", "x")
+    assert missing.returncode == 2 and missing.stderr.endswith("(see `linkly grep --help`)\n"), missing.stderr
+
+
+def test_help_is_generated_from_the_tool_registry(env):
+    def options(*args: str) -> str:
+        result = run(env, *args, "--help")
+        assert result.returncode == 0, result.stderr
+        return " ".join(result.stdout.split())
+
+    grep = options("grep")
+    for usage in ("-C CONTEXT, --context CONTEXT", "-i, --case-insensitive", "--mode {content,count}",
+                  "--limit LIMIT 1-100 (default 20)", "--json structured JSON output",
+                  "positional arguments: pattern doc_id"):
+        assert usage in grep, grep
+    search = options("search")
+    assert "--type DOC_TYPES document types, comma-separated: pdf,md,docx" in search, search
+    assert "--time-sort {default,newest,oldest}" in search and "--explain show keyword/vector ranks" in search
+    assert "--patterns PATTERNS keywords, comma-separated: Notion,notion" in options("find-paths")
+    assert "usage: linkly outline [-h] [--json] [--expand EXPAND] doc_ids [doc_ids ...]" in options("outline")
+
+
+FAILING_TOOL = Path(__file__).resolve().parent / "failing_tool.py"
+
+#: error raised by the tool -> exit status, and the stderr line (its message is "<name> raised on purpose")
+CLI_ANSWERS = {
+    "ArgumentError": (2, "Error: {message}"),
+    "ToolError": (1, "Error: {message}"),
+    "UsageError": (2, "linkly: {message}"),
+    "ConfigError": (2, "linkly: {message}"),
+    "EngineError": (1, "linkly: {message}"),
+    "IndexBusyError": (1, "linkly: {message}"),
+    "IndexWriteError": (1, "linkly: {message}"),
+    "IndexHeldError": (1, "linkly: {message}"),
+    "UpstreamUnavailable": (1, "linkly: {message}"),
+    "RuntimeError": (1, "linkly: internal error: RuntimeError: {message}"),
+}
+
+
+@pytest.mark.parametrize("error", list(CLI_ANSWERS))
+def test_each_kind_of_error_a_tool_raises_is_one_line_and_an_exit_status(env, error):
+    result = subprocess.run(
+        [sys.executable, str(FAILING_TOOL), "cli", "fail", error],
+        env=env, capture_output=True, text=True, timeout=120,
+    )
+    code, line = CLI_ANSWERS[error]
+    assert (result.returncode, result.stderr) == (code, line.format(message=f"{error} raised on purpose") + "\n")
+    assert result.stdout == ""
+
+
+def test_a_tool_error_answers_in_json_when_asked(env):
+    result = subprocess.run(
+        [sys.executable, str(FAILING_TOOL), "cli", "fail", "ArgumentError", "--json"],
+        env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 2 and json.loads(result.stderr) == {"error": "ArgumentError raised on purpose"}

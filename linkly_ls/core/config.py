@@ -33,13 +33,14 @@ from pathlib import Path
 
 from platformdirs import user_config_dir, user_data_dir
 
+from linkly_ls.core.errors import UsageError
 from linkly_ls.core.extract.base import ExtractLimits
 
 APP_NAME = "linkly-ls"
 LIBRARY_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._ -]{0,63}$")
 
 
-class ConfigError(Exception):
+class ConfigError(UsageError):
     """The configuration file is missing a value or has a wrong one."""
 
 

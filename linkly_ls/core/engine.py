@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from linkly_ls.core.store.catalog import Catalog, LibraryRecord
 from linkly_ls.core.config import Config, ConfigError, load_config, validate_library_name
 from linkly_ls.core.embedding.settings import EmbeddingSettings
+from linkly_ls.core.errors import LinklyError
 from linkly_ls.core.search.keyword import IndexBusyError, KeywordIndex
 from linkly_ls.core.indexing.vector_sync import VectorSync
 from linkly_ls.core.store.writer_lock import WriterLock
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from linkly_ls.core.indexing.indexer import Indexer, IndexReport, ProgressCallback
 
 
-class EngineError(Exception):
+class EngineError(LinklyError):
     """The index cannot be opened or written (permissions, disk, another writer)."""
 
 

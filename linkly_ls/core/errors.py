@@ -1,15 +1,55 @@
-"""The errors tools raise: their message is shown to the caller as is."""
+"""The errors linkly reports to a person or an agent: one hierarchy, three kinds.
+
+Every error meant to be read (a bad argument, a wrong setting, an index another
+process is writing) is a `LinklyError` whose message is shown as is. Its `kind`
+says how each face answers it, and each face maps kinds in one place
+(`cli.report_error`, `lsp.errors.json_rpc_error`, `mcp.server.error_result`):
+
+| kind          | meaning                                         | CLI    | LSP            | MCP        |
+| ------------- | ----------------------------------------------- | ------ | -------------- | ---------- |
+| `ARGUMENT`    | an argument of the call is malformed            | exit 2 | InvalidParams  | tool error |
+| `USAGE`       | the command line or the configuration is wrong  | exit 2 | RequestFailed  | tool error |
+| `UNAVAILABLE` | a well-formed call that cannot be answered here | exit 1 | RequestFailed  | tool error |
+
+Any other exception is a bug: faces answer it in one line and log its
+traceback where the server keeps its log, never in the answer.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import ClassVar
 
 
-class ToolError(Exception):
+class ErrorKind(Enum):
+    ARGUMENT = "argument"
+    USAGE = "usage"
+    UNAVAILABLE = "unavailable"
+
+
+class LinklyError(Exception):
+    """An error for the caller to read; subclasses set `kind` (default: cannot be answered)."""
+
+    kind: ClassVar[ErrorKind] = ErrorKind.UNAVAILABLE
+
+
+class UsageError(LinklyError):
+    """The command line or the configuration asks for something that cannot be: fix the input."""
+
+    kind = ErrorKind.USAGE
+
+
+class ToolError(LinklyError):
     """A tool call that cannot be answered: an unknown document, a regex that ran too long."""
 
 
 class ArgumentError(ToolError):
     """An argument is malformed or out of range; the message names it and what it accepts."""
 
+    kind = ErrorKind.ARGUMENT
 
-class IndexHeldError(ToolError):
+
+class IndexHeldError(LinklyError):
     """Another linkly process is the index's writer: it indexes, embeds and watches, this one reads."""
 
     def __init__(self, holder: str = "") -> None:

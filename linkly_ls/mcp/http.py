@@ -31,6 +31,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from linkly_ls.core.config import Config, ConfigError
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.errors import LinklyError
 from linkly_ls.core.indexing.writer import IndexWriter
 from linkly_ls.mcp.runtime import RUNTIME_FILE_NAME, live_server, remove_runtime_file, write_runtime_file
 from linkly_ls.mcp.server import LocalBackend, ToolBackend, build_server
@@ -50,7 +51,7 @@ class SecurityError(ConfigError):
     """A setting that would expose the documents: e.g. a network bind without a token."""
 
 
-class PortUnavailableError(OSError):
+class PortUnavailableError(OSError, LinklyError):
     """No port free in the searched range."""
 
 

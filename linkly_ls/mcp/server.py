@@ -1,9 +1,12 @@
-"""The MCP server: the seven tools (plus `index_library`) on the SDK's low-level Server.
+"""The MCP server: the registry's tools on the SDK's low-level Server.
 
-The low-level Server is used because the tools' input schemas are the
-core's JSON Schemas (`SCHEMAS`), published as they are. A backend answers
-`tools/list` and `tools/call`: `LocalBackend` runs the core tools on an
-Engine; the stdio proxy forwards to a running HTTP server instead.
+The tool list (names, titles, descriptions, schemas, annotations) and the
+dispatch are generated from the tool registry (core/tools/registry.py). The
+low-level Server is used because the tools' input schemas are the core's JSON
+Schemas, published as they are. A backend answers `tools/list` and
+`tools/call`: `LocalBackend` runs the core tools on an Engine; the stdio proxy
+forwards to a running HTTP server instead. Every error reaches the client as a
+tool error made by `error_result`.
 """
 
 from __future__ import annotations
@@ -17,15 +20,14 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 
 from linkly_ls import __version__
-from linkly_ls.core.config import ConfigError
-from linkly_ls.core.engine import Engine, EngineError
-from linkly_ls.core.tools.render import render, render_error
-from linkly_ls.core.tools import SCHEMAS, ToolError, call_tool
-from linkly_ls.core.tools.common import utc_now
-from linkly_ls.core.tools.index_library import INDEX_LIBRARY_SCHEMA, index_library
-from linkly_ls.mcp.descriptions import DESCRIPTIONS, RESULT_KEYS, SERVER_INSTRUCTIONS, TITLES
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.errors import LinklyError
 from linkly_ls.core.indexing.writer import IndexWriter
-from linkly_ls.mcp.settings import STATE_CHANGING_TOOLS, McpSettings
+from linkly_ls.core.tools.common import utc_now
+from linkly_ls.core.tools.descriptions import SERVER_INSTRUCTIONS
+from linkly_ls.core.tools.registry import REGISTRY, Tool, ToolRegistry
+from linkly_ls.core.tools.render import render, render_error
+from linkly_ls.mcp.settings import McpSettings
 
 log = logging.getLogger("linkly_ls.mcp")
 
@@ -39,44 +41,44 @@ class ToolBackend(Protocol):
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult: ...
 
 
-def input_schema(name: str) -> dict[str, Any]:
-    return INDEX_LIBRARY_SCHEMA if name == "index_library" else SCHEMAS[name]
+def tool_definition(tool: Tool) -> types.Tool:
+    return types.Tool(
+        name=tool.name,
+        title=tool.title,
+        description=tool.description,
+        input_schema=tool.input_schema,
+        output_schema=tool.output_schema,
+        annotations=types.ToolAnnotations(
+            title=tool.title,
+            read_only_hint=not tool.writes,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    )
 
 
-def output_schema(name: str) -> dict[str, Any]:
-    """Permissive: names the top-level keys so clients accept (and show) structured content."""
-    properties: dict[str, Any] = {key: {} for key in RESULT_KEYS[name]}
-    properties["_meta"] = {"type": "object", "properties": {"now": {"type": "string", "format": "date-time"}}}
-    return {"type": "object", "properties": properties}
-
-
-def tool_definitions(settings: McpSettings) -> list[types.Tool]:
-    tools = []
-    for name in settings.exposed_tools():
-        changes_state = name in STATE_CHANGING_TOOLS
-        tools.append(
-            types.Tool(
-                name=name,
-                title=TITLES[name],
-                description=DESCRIPTIONS[name],
-                input_schema=input_schema(name),
-                output_schema=output_schema(name),
-                annotations=types.ToolAnnotations(
-                    title=TITLES[name],
-                    read_only_hint=not changes_state,
-                    destructive_hint=False,
-                    idempotent_hint=True,
-                    open_world_hint=False,
-                ),
-            )
-        )
-    return tools
+def tool_definitions(settings: McpSettings, registry: ToolRegistry = REGISTRY) -> list[types.Tool]:
+    """The tools these settings expose, in the registry's order."""
+    return [tool_definition(registry.get(name)) for name in settings.exposed_tools(registry)]
 
 
 def tool_error(message: str, output_format: str = "markdown") -> types.CallToolResult:
     """A failed call: the cause only, no metadata (the contract's errors carry no `now`)."""
     text = render_error(message, output_format if output_format in OUTPUT_FORMATS else "markdown")
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+
+
+def error_result(error: Exception, tool: str, output_format: str = "markdown") -> types.CallToolResult:
+    """Any error of a call, as the tool error the client sees.
+
+    A LinklyError's message is the answer, whatever its kind. Anything else is a
+    bug: the client gets one line naming it, the server's log the traceback.
+    """
+    if isinstance(error, LinklyError):
+        return tool_error(str(error), output_format)
+    log.error("tool %s failed", tool, exc_info=error)
+    return tool_error(f"internal error: {type(error).__name__}: {error}", output_format)
 
 
 class _WithNote:
@@ -168,13 +170,20 @@ def _truncate(text: str, output_format: str, max_chars: int, now: str) -> tuple[
 class LocalBackend:
     """Runs the tools on an Engine in worker threads, so calls from many sessions overlap."""
 
-    def __init__(self, engine: Engine, settings: McpSettings, writer: IndexWriter | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        settings: McpSettings,
+        writer: IndexWriter | None = None,
+        registry: ToolRegistry = REGISTRY,
+    ) -> None:
         """`writer`: this process's writer role (started by `linkly serve`/`mcp`, or the language
-        server's); without one, `index_library` takes the role just for its run."""
+        server's); without one, a tool that writes takes the role just for its run."""
         self.engine = engine
         self.settings = settings
         self.writer = writer or IndexWriter(engine, watch=False)
-        self._tools = tool_definitions(settings)
+        self.registry = registry
+        self._tools = tool_definitions(settings, registry)
         self._names = {tool.name for tool in self._tools}
 
     async def list_tools(self) -> list[types.Tool]:
@@ -188,21 +197,17 @@ class LocalBackend:
             return tool_error(f"`output_format` must be one of markdown, json; got {output_format!r}")
         try:
             return await anyio.to_thread.run_sync(self._call, name, arguments, output_format)
-        except ToolError as error:
-            return tool_error(str(error), output_format)
-        except (ConfigError, EngineError) as error:
-            return tool_error(str(error), output_format)
-        except Exception as error:  # never a traceback to the client: log it, answer in one line
-            log.exception("tool %s failed", name)
-            return tool_error(f"internal error: {type(error).__name__}: {error}", output_format)
+        except Exception as error:  # never a traceback to the client
+            return error_result(error, name, output_format)
 
     def _call(self, name: str, arguments: dict[str, Any], output_format: str) -> types.CallToolResult:
         status = self.writer.status
-        if name == "index_library":
+        tool = self.registry.get(name)
+        if tool.writes:
             with self.writer.exclusive():
-                result = index_library(self.engine, **{k: v for k, v in arguments.items() if k != "output_format"})
+                result = tool.call(self.engine, arguments)
         else:
-            result = call_tool(self.engine, name, arguments)
+            result = tool.call(self.engine, arguments)
         return success_result(
             result,
             output_format,
@@ -222,8 +227,7 @@ def build_server(backend: ToolBackend, instructions: str = SERVER_INSTRUCTIONS) 
         try:
             return await backend.call_tool(params.name, dict(params.arguments or {}))
         except Exception as error:  # a backend bug must still reach the agent as a tool error
-            log.exception("tool %s failed", params.name)
-            return tool_error(f"internal error: {type(error).__name__}: {error}")
+            return error_result(error, params.name)
 
     return Server(
         SERVER_NAME,

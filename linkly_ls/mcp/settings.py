@@ -19,18 +19,13 @@ import os
 from dataclasses import dataclass, field, replace
 
 from linkly_ls.core.config import Config, ConfigError
+from linkly_ls.core.tools.registry import REGISTRY, ToolRegistry
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 60606
 DEFAULT_MAX_REQUEST_BYTES = 1 << 20
 DEFAULT_MAX_RESPONSE_CHARS = 200_000
 TOKEN_ENVIRONMENT_VARIABLE = "LINKLY_MCP_TOKEN"
-
-#: the read-only tools, in the order an agent should meet them
-READ_TOOLS = ("search", "outline", "grep", "read", "list_libraries", "explore", "find_paths")
-#: tools that change the index; `read_only = true` hides them
-STATE_CHANGING_TOOLS = ("index_library",)
-ALL_TOOLS = READ_TOOLS + STATE_CHANGING_TOOLS
 
 _KNOWN_KEYS = {
     "host",
@@ -50,7 +45,8 @@ _LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
 class McpSettings:
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
-    tools: tuple[str, ...] = ALL_TOOLS
+    #: the allowlist; default: every registered tool
+    tools: tuple[str, ...] = field(default_factory=REGISTRY.names)
     read_only: bool = False
     token: str | None = None
     allowed_origins: tuple[str, ...] = ()
@@ -60,10 +56,11 @@ class McpSettings:
     #: where the settings came from, for error messages
     source: str = field(default="[mcp]", compare=False)
 
-    def exposed_tools(self) -> list[str]:
-        """The allowlist minus the state-changing tools when read-only, in canonical order."""
-        hidden = set(STATE_CHANGING_TOOLS) if self.read_only else set()
-        return [name for name in ALL_TOOLS if name in self.tools and name not in hidden]
+    def exposed_tools(self, registry: ToolRegistry = REGISTRY) -> list[str]:
+        """The allowlist minus the tools that write when read-only, in the registry's order."""
+        return [
+            tool.name for tool in registry if tool.name in self.tools and not (self.read_only and tool.writes)
+        ]
 
     def with_address(self, host: str | None = None, port: int | None = None) -> McpSettings:
         """These settings with a command-line host or port in place of the configured one."""
@@ -93,11 +90,11 @@ def load_mcp_settings(config: Config) -> McpSettings:
         raise ConfigError(
             f"{where}: unknown key(s) {', '.join(sorted(unknown))}; known: {', '.join(sorted(_KNOWN_KEYS))}"
         )
-    tools = _string_list(section.get("tools", list(ALL_TOOLS)), "tools", where)
-    unknown_tools = [name for name in tools if name not in ALL_TOOLS]
+    tools = _string_list(section.get("tools", list(REGISTRY.names())), "tools", where)
+    unknown_tools = [name for name in tools if name not in REGISTRY]
     if unknown_tools:
         raise ConfigError(
-            f"{where}: tools lists unknown tool(s) {', '.join(unknown_tools)}; tools: {', '.join(ALL_TOOLS)}"
+            f"{where}: tools lists unknown tool(s) {', '.join(unknown_tools)}; tools: {', '.join(REGISTRY.names())}"
         )
     read_only = section.get("read_only", False)
     if not isinstance(read_only, bool):

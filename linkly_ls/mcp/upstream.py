@@ -18,12 +18,13 @@ from anyio.abc import TaskGroup, TaskStatus
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+from linkly_ls.core.errors import LinklyError
 from linkly_ls.mcp.runtime import RuntimeInfo
 
 log = logging.getLogger("linkly_ls.mcp")
 
 
-class UpstreamUnavailable(Exception):
+class UpstreamUnavailable(LinklyError):
     """The HTTP server in the runtime file could not be reached, refused us, or went away."""
 
 

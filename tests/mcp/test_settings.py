@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from linkly_ls.core.config import ConfigError, load_config
-from linkly_ls.mcp.settings import ALL_TOOLS, load_mcp_settings
+from linkly_ls.mcp.settings import load_mcp_settings
+
+ALL_TOOLS = ("search", "outline", "grep", "read", "list_libraries", "explore", "find_paths", "index_library")
 
 
 def settings_from(tmp_path: Path, text: str, monkeypatch: pytest.MonkeyPatch):

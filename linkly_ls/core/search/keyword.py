@@ -18,6 +18,7 @@ from pathlib import Path
 import tantivy
 from tantivy import Filter, Occur, Query, TextAnalyzerBuilder, Tokenizer
 
+from linkly_ls.core.errors import LinklyError
 from linkly_ls.core.search.analysis import cjk_query_terms, cjk_terms
 from linkly_ls.core.search.chunking import Chunk
 
@@ -65,11 +66,11 @@ def _schema() -> tantivy.Schema:
     return builder.build()
 
 
-class IndexBusyError(Exception):
+class IndexBusyError(LinklyError):
     """Another process holds the index writer (a `linkly watch` or server is indexing)."""
 
 
-class IndexWriteError(OSError):
+class IndexWriteError(OSError, LinklyError):
     """Tantivy could not write the index (full disk, read-only folder, I/O error); nothing was published."""
 
 

@@ -7,32 +7,20 @@ never overlaps a watcher batch or another run in the same process.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.indexing.indexer import IndexReport
-from linkly_ls.core.tools.common import resolve_library
 from linkly_ls.core.errors import ArgumentError
+from linkly_ls.core.tools.common import resolve_library
+from linkly_ls.core.tools.schema import SCHEMAS
+
+if TYPE_CHECKING:  # the indexer loads extraction code: only a run of this tool needs it
+    from linkly_ls.core.indexing.indexer import IndexReport
 
 #: how many failed files a result lists per library (the counts are always complete)
 MAX_LISTED_ERRORS = 20
 
-INDEX_LIBRARY_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "library": {
-            "type": "string",
-            "description": "The library to re-index (a plain name or `local://name`); omit to re-index every library.",
-        },
-        "output_format": {
-            "type": "string",
-            "enum": ["markdown", "json"],
-            "default": "markdown",
-            "description": "Set to `json` for structured JSON output.",
-        },
-    },
-    "additionalProperties": False,
-}
+INDEX_LIBRARY_SCHEMA = SCHEMAS["index_library"]
 
 
 @dataclass

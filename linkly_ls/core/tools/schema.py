@@ -1,8 +1,10 @@
-"""The seven tools' parameters, as JSON Schema, and the validation every face shares.
+"""The tools' parameters, as JSON Schema, and the validation every face shares.
 
-These schemas are the contract (names, types, defaults, limits); the MCP server
-publishes them as input schemas and the CLI and language server validate with
-them, so a bad argument gets the same clear message everywhere.
+These schemas are the contract (names, types, defaults, limits). The registry
+gives each tool its schema, and every face is generated from it: the MCP server
+publishes it as the input schema, the CLI makes one argument per property, and
+the tools validate with it, so a bad argument gets the same clear message
+everywhere. A new parameter is one more property here.
 """
 
 from __future__ import annotations
@@ -200,7 +202,21 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "required": ["patterns"],
         "additionalProperties": False,
     },
+    "index_library": {
+        "type": "object",
+        "properties": {
+            "library": {
+                "type": "string",
+                "description": "The library to re-index (a plain name or `local://name`); omit to re-index every library.",
+            },
+            "output_format": OUTPUT_FORMAT,
+        },
+        "additionalProperties": False,
+    },
 }
+
+#: the property types `validate` checks, and so the only ones a tool's schema may use
+PROPERTY_TYPES = ("string", "integer", "boolean", "array")
 
 _TYPE_NAMES = {"string": "a string", "integer": "an integer", "boolean": "true or false", "array": "a list"}
 

@@ -1,8 +1,11 @@
-"""`workspace/executeCommand`: the seven tools, and re-indexing, as editor commands.
+"""`workspace/executeCommand`: the registry's tools, and re-indexing, as editor commands.
 
-Each command takes one argument, a dict of the tool's parameters (the same
-names and limits as the CLI and the MCP server), and returns the tool's JSON
-(`to_payload`: the result plus `_meta.now`). A bad argument is an
+One command per tool with an `lsp_command` in the tool registry
+(core/tools/registry.py); `linkly.reindex` is written here, as it also
+re-indexes files by path. Each command takes one argument, a dict of the
+tool's parameters (the same names and limits as the CLI and the MCP server),
+and returns the tool's JSON (`to_payload`: the result plus `_meta.now`).
+Errors are mapped by `lsp.errors.json_rpc_error`: a bad argument is an
 InvalidParams error, an unanswerable call a RequestFailed error; both carry
 the tool's own message and no traceback.
 
@@ -17,9 +20,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from linkly_ls.core.tools.render import to_payload
-from linkly_ls.core.tools import call_tool
 from linkly_ls.core.tools.common import utc_now
+from linkly_ls.core.tools.registry import REGISTRY, Tool, ToolRegistry
+from linkly_ls.core.tools.render import to_payload
 from linkly_ls.lsp.errors import invalid_params, request_failed, tool_errors
 from linkly_ls.lsp.server import LinklyLanguageServer
 from linkly_ls.lsp.settings import plain
@@ -27,16 +30,6 @@ from linkly_ls.lsp.settings import plain
 if TYPE_CHECKING:
     from linkly_ls.core.indexing.indexer import IndexReport
 
-#: command name -> tool name
-TOOL_COMMANDS = {
-    "linkly.search": "search",
-    "linkly.grep": "grep",
-    "linkly.outline": "outline",
-    "linkly.read": "read",
-    "linkly.listLibraries": "list_libraries",
-    "linkly.explore": "explore",
-    "linkly.findPaths": "find_paths",
-}
 REINDEX = "linkly.reindex"
 
 
@@ -57,18 +50,18 @@ def report_json(report: IndexReport) -> dict[str, Any]:
     return data
 
 
-def _tool_command(command: str, tool: str):
+def _tool_command(command: str, tool: Tool):
     async def run(ls: LinklyLanguageServer, *arguments: Any) -> dict[str, Any]:
         engine = await ls.ready_engine()
         parameters = single_argument(command, arguments)
 
         def call() -> dict[str, Any]:
             with tool_errors():
-                return to_payload(call_tool(engine, tool, parameters))
+                return to_payload(tool.call(engine, parameters))
 
         return await asyncio.to_thread(call)
 
-    run.__name__ = f"run_{tool}"
+    run.__name__ = f"run_{tool.name}"
     return run
 
 
@@ -105,7 +98,8 @@ async def reindex(ls: LinklyLanguageServer, *arguments: Any) -> dict[str, Any]:
     return {"reports": [report_json(report) for report in reports], "_meta": {"now": utc_now()}}
 
 
-def register(server: LinklyLanguageServer) -> None:
-    for command, tool in TOOL_COMMANDS.items():
-        server.command(command)(_tool_command(command, tool))
+def register(server: LinklyLanguageServer, registry: ToolRegistry = REGISTRY) -> None:
+    for tool in registry.lsp_tools():
+        assert tool.lsp_command is not None
+        server.command(tool.lsp_command)(_tool_command(tool.lsp_command, tool))
     server.command(REINDEX)(reindex)

@@ -1,8 +1,9 @@
 """What an agent reads before calling anything: the server instructions and each tool's description.
 
-The wording follows the tool contract (spec/linkly-tools): the workflow
+The wording is part of the tool contract (spec/linkly-tools): the workflow
 search → grep or outline → read, when to pick which, and how to turn
-"last month" into dates using `now` from the response metadata.
+"last month" into dates using `now` from the response metadata. The registry
+(registry.py) gives each tool its description; the MCP server publishes them.
 """
 
 from __future__ import annotations
@@ -123,37 +124,3 @@ deleted on disk are reflected in search. Incremental: unchanged files are skippe
 library, how many documents were indexed, unchanged, failed and removed. The server normally keeps \
 the index current by itself; call this only when the user asks to refresh or results look stale.\
 """
-
-DESCRIPTIONS: dict[str, str] = {
-    "search": SEARCH,
-    "outline": OUTLINE,
-    "grep": GREP,
-    "read": READ,
-    "list_libraries": LIST_LIBRARIES,
-    "explore": EXPLORE,
-    "find_paths": FIND_PATHS,
-    "index_library": INDEX_LIBRARY,
-}
-
-TITLES: dict[str, str] = {
-    "search": "Search documents",
-    "outline": "Document outline",
-    "grep": "Grep a document",
-    "read": "Read document lines",
-    "list_libraries": "List libraries",
-    "explore": "Explore the collection",
-    "find_paths": "Find folder paths",
-    "index_library": "Re-index a library",
-}
-
-#: top-level keys of each tool's JSON payload (besides `_meta`), published as its output schema
-RESULT_KEYS: dict[str, tuple[str, ...]] = {
-    "search": ("results", "total", "mode", "mode_reason", "miss", "guidance"),
-    "outline": ("documents",),
-    "grep": ("doc_id", "title", "pattern", "total_matches", "total_lines", "offset", "matches", "next_offset"),
-    "read": ("doc_id", "title", "path", "offset", "lines", "total_lines", "remaining_lines", "next_offset"),
-    "list_libraries": ("libraries",),
-    "explore": ("scope", "document_count", "doc_types", "directories", "keywords"),
-    "find_paths": ("total_files", "truncated", "directories"),
-    "index_library": ("libraries",),
-}

@@ -1,0 +1,293 @@
+"""The tool registry: each tool declared once, and every face generated from it.
+
+A `Tool` names its function, its input schema (schema.py), the title and the
+description an agent reads (descriptions.py), the top-level keys of its JSON
+result, whether it writes the index, its shape as a `linkly` subcommand and its
+language-server command. The MCP server lists and dispatches the registry's
+tools; the CLI makes a subcommand of each tool with a `cli` shape; the language
+server a `workspace/executeCommand` command of each tool with an `lsp_command`.
+Adding a tool is its module plus one entry in `REGISTRY` below.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from linkly_ls.core.errors import ArgumentError
+from linkly_ls.core.tools import descriptions
+from linkly_ls.core.tools.explore import explore
+from linkly_ls.core.tools.find_paths import find_paths
+from linkly_ls.core.tools.grep import grep
+from linkly_ls.core.tools.index_library import index_library
+from linkly_ls.core.tools.libraries import list_libraries
+from linkly_ls.core.tools.outline import outline
+from linkly_ls.core.tools.read import read
+from linkly_ls.core.tools.schema import PROPERTY_TYPES, SCHEMAS
+from linkly_ls.core.tools.search import search
+
+if TYPE_CHECKING:
+    from linkly_ls.core.engine import Engine
+
+#: the one property no face passes on as an argument: the CLI's `--json`, MCP's text format
+FORMAT_PROPERTY = "output_format"
+_TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+_LSP_COMMAND = re.compile(r"^linkly\.[a-z][A-Za-z0-9]*$")
+
+
+@dataclass(frozen=True)
+class CliShape:
+    """A tool as a `linkly` subcommand.
+
+    Every schema property but `output_format` (the `--json` switch) becomes an
+    argument, in schema order: the `positionals` by name, the others as
+    `--kebab-case` flags unless `flags` gives other option strings. An integer
+    takes a number, a boolean is a switch, an enum takes one of its values, an
+    array one comma-separated value (a positional array: one or more values).
+    Defaults and required flags come from the schema; `help_texts` is what
+    `--help` prints beside an argument.
+    """
+
+    command: str
+    help: str
+    positionals: tuple[str, ...] = ()
+    flags: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    help_texts: Mapping[str, str] = field(default_factory=dict)
+
+    def option_strings(self, name: str) -> tuple[str, ...]:
+        return self.flags.get(name, (f"--{name.replace('_', '-')}",))
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    function: Callable[..., Any]
+    input_schema: dict[str, Any]
+    title: str
+    description: str
+    #: top-level keys of the JSON result (besides `_meta`), published as the output schema
+    result_keys: tuple[str, ...]
+    #: changes the index: only the index's writer runs it, and read-only servers hide it
+    writes: bool = False
+    cli: CliShape | None = None
+    lsp_command: str | None = None
+
+    def __post_init__(self) -> None:
+        problem = self._problem()
+        if problem:
+            raise ValueError(f"tool {self.name!r}: {problem}")
+
+    def _problem(self) -> str | None:
+        if not _TOOL_NAME.match(self.name):
+            return "a name is lowercase letters, digits and underscores"
+        properties = self.input_schema.get("properties")
+        if self.input_schema.get("type") != "object" or not isinstance(properties, dict):
+            return "the input schema must be an object schema with properties"
+        for name, spec in properties.items():
+            if spec.get("type") not in PROPERTY_TYPES:
+                return f"property {name!r} has type {spec.get('type')!r}; supported: {', '.join(PROPERTY_TYPES)}"
+        if self.lsp_command is not None and not _LSP_COMMAND.match(self.lsp_command):
+            return f"LSP command {self.lsp_command!r} must look like linkly.camelCase"
+        if self.cli is not None:
+            arguments = set(properties) - {FORMAT_PROPERTY}
+            named = set(self.cli.positionals) | set(self.cli.flags) | set(self.cli.help_texts)
+            if named - arguments:
+                return f"the CLI shape names unknown properties: {', '.join(sorted(named - arguments))}"
+        return None
+
+    @property
+    def properties(self) -> dict[str, dict[str, Any]]:
+        return self.input_schema["properties"]
+
+    @property
+    def output_schema(self) -> dict[str, Any]:
+        """Permissive: names the top-level keys so clients accept (and show) structured content."""
+        properties: dict[str, Any] = {key: {} for key in self.result_keys}
+        properties["_meta"] = {"type": "object", "properties": {"now": {"type": "string", "format": "date-time"}}}
+        return {"type": "object", "properties": properties}
+
+    def call(self, engine: Engine, arguments: dict[str, Any] | None = None) -> Any:
+        """Run the tool; the result object renders itself as markdown or JSON."""
+        arguments = dict(arguments or {})
+        arguments.pop(FORMAT_PROPERTY, None)
+        return self.function(engine, **arguments)
+
+
+class ToolRegistry:
+    """Tools by name, in the order every face lists them."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.register(tool)
+
+    def register(self, tool: Tool) -> Tool:
+        if tool.name in self._tools:
+            raise ValueError(f"a tool named {tool.name!r} is already registered")
+        if tool.cli is not None and self.for_cli_command(tool.cli.command) is not None:
+            raise ValueError(f"the CLI command {tool.cli.command!r} already belongs to another tool")
+        if tool.lsp_command is not None and any(other.lsp_command == tool.lsp_command for other in self):
+            raise ValueError(f"the LSP command {tool.lsp_command!r} already belongs to another tool")
+        self._tools[tool.name] = tool
+        return tool
+
+    def with_tools(self, *tools: Tool) -> ToolRegistry:
+        """A new registry: this one's tools, then these."""
+        return ToolRegistry([*self, *tools])
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(list(self._tools.values()))
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._tools)
+
+    def get(self, name: str) -> Tool:
+        tool = self._tools.get(name)
+        if tool is None:
+            raise ArgumentError(f"unknown tool {name!r}; tools: {', '.join(self._tools)}")
+        return tool
+
+    def call(self, engine: Engine, name: str, arguments: dict[str, Any] | None = None) -> Any:
+        return self.get(name).call(engine, arguments)
+
+    def cli_tools(self) -> list[Tool]:
+        return [tool for tool in self if tool.cli is not None]
+
+    def for_cli_command(self, command: str) -> Tool | None:
+        return next((tool for tool in self if tool.cli is not None and tool.cli.command == command), None)
+
+    def lsp_tools(self) -> list[Tool]:
+        return [tool for tool in self if tool.lsp_command is not None]
+
+
+REGISTRY = ToolRegistry(
+    [
+        Tool(
+            name="search",
+            function=search,
+            input_schema=SCHEMAS["search"],
+            title="Search documents",
+            description=descriptions.SEARCH,
+            result_keys=("results", "total", "mode", "mode_reason", "miss", "guidance"),
+            cli=CliShape(
+                "search",
+                "search indexed documents",
+                positionals=("query",),
+                flags={"doc_types": ("--type",)},
+                help_texts={
+                    "limit": "1-50 (default 20)",
+                    "doc_types": "document types, comma-separated: pdf,md,docx",
+                    "explain": "show keyword/vector ranks and fused scores",
+                },
+            ),
+            lsp_command="linkly.search",
+        ),
+        Tool(
+            name="outline",
+            function=outline,
+            input_schema=SCHEMAS["outline"],
+            title="Document outline",
+            description=descriptions.OUTLINE,
+            result_keys=("documents",),
+            cli=CliShape(
+                "outline",
+                "show the outline of documents",
+                positionals=("doc_ids",),
+                help_texts={"expand": "node ids to expand, comma-separated: 2,3.1"},
+            ),
+            lsp_command="linkly.outline",
+        ),
+        Tool(
+            name="grep",
+            function=grep,
+            input_schema=SCHEMAS["grep"],
+            title="Grep a document",
+            description=descriptions.GREP,
+            result_keys=(
+                "doc_id", "title", "pattern", "total_matches", "total_lines", "offset", "matches", "next_offset"
+            ),
+            cli=CliShape(
+                "grep",
+                "find lines matching a regular expression in one document",
+                positionals=("pattern", "doc_id"),
+                flags={
+                    "context": ("-C", "--context"),
+                    "before": ("-B", "--before"),
+                    "after": ("-A", "--after"),
+                    "case_insensitive": ("-i", "--case-insensitive"),
+                    "output_mode": ("--mode",),
+                },
+                help_texts={"limit": "1-100 (default 20)"},
+            ),
+            lsp_command="linkly.grep",
+        ),
+        Tool(
+            name="read",
+            function=read,
+            input_schema=SCHEMAS["read"],
+            title="Read document lines",
+            description=descriptions.READ,
+            result_keys=("doc_id", "title", "path", "offset", "lines", "total_lines", "remaining_lines", "next_offset"),
+            cli=CliShape(
+                "read",
+                "read numbered lines of a document",
+                positionals=("doc_id",),
+                help_texts={"offset": "first line, from 1", "limit": "1-500 (default 200)"},
+            ),
+            lsp_command="linkly.read",
+        ),
+        Tool(
+            name="list_libraries",
+            function=list_libraries,
+            input_schema=SCHEMAS["list_libraries"],
+            title="List libraries",
+            description=descriptions.LIST_LIBRARIES,
+            result_keys=("libraries",),
+            cli=CliShape("list-libraries", "list libraries and their document counts"),
+            lsp_command="linkly.listLibraries",
+        ),
+        Tool(
+            name="explore",
+            function=explore,
+            input_schema=SCHEMAS["explore"],
+            title="Explore the collection",
+            description=descriptions.EXPLORE,
+            result_keys=("scope", "document_count", "doc_types", "directories", "keywords"),
+            cli=CliShape("explore", "overview: types, folders, keywords"),
+            lsp_command="linkly.explore",
+        ),
+        Tool(
+            name="find_paths",
+            function=find_paths,
+            input_schema=SCHEMAS["find_paths"],
+            title="Find folder paths",
+            description=descriptions.FIND_PATHS,
+            result_keys=("total_files", "truncated", "directories"),
+            cli=CliShape(
+                "find-paths",
+                "find folders whose path matches keywords",
+                help_texts={"patterns": "keywords, comma-separated: Notion,notion", "limit": "1-50 (default 10)"},
+            ),
+            lsp_command="linkly.findPaths",
+        ),
+        # the CLI's `linkly index` and the editors' `linkly.reindex` re-index by path as well, so they
+        # are written by hand in their faces
+        Tool(
+            name="index_library",
+            function=index_library,
+            input_schema=SCHEMAS["index_library"],
+            title="Re-index a library",
+            description=descriptions.INDEX_LIBRARY,
+            result_keys=("libraries",),
+            writes=True,
+        ),
+    ]
+)

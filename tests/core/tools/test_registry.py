@@ -1,0 +1,200 @@
+"""The tool registry: what it declares, what it refuses, and that every face is generated from it."""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from linkly_ls.cli import build_parser, main, tool_arguments
+from linkly_ls.core.config import Config
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.tools import REGISTRY, SCHEMAS, ArgumentError, CliShape, Tool, ToolRegistry, call_tool
+from linkly_ls.core.tools.descriptions import SERVER_INSTRUCTIONS
+from linkly_ls.core.tools.schema import OUTPUT_FORMAT
+from linkly_ls.lsp.features import commands
+from linkly_ls.lsp.server import LinklyLanguageServer
+from linkly_ls.mcp.server import LocalBackend, tool_definitions
+from linkly_ls.mcp.settings import McpSettings
+
+EIGHT_TOOLS = ("search", "outline", "grep", "read", "list_libraries", "explore", "find_paths", "index_library")
+
+
+@dataclass
+class Tally:
+    counts: list[tuple[str, int]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"words": [{"word": word, "count": count} for word, count in self.counts]}
+
+    def to_markdown(self) -> str:
+        return "\n".join(f"- {word}: {count}" for word, count in self.counts)
+
+
+def tally(engine: Engine, **arguments: Any) -> Tally:
+    """Count the words of `text`: a tool that needs no index, to show how the faces carry one."""
+    words = arguments["text"].split()
+    if arguments.get("ignore_case"):
+        words = [word.lower() for word in words]
+    if arguments.get("only"):
+        words = [word for word in words if word in arguments["only"]]
+    return Tally(Counter(words).most_common(arguments.get("top", 3)))
+
+
+TALLY = Tool(
+    name="tally",
+    function=tally,
+    input_schema={
+        "type": "object",
+        "properties": {
+            "text": {"type": "string", "minLength": 1, "description": "The text whose words to count."},
+            "top": {"type": "integer", "minimum": 1, "default": 3, "description": "How many words to list."},
+            "only": {"type": "array", "items": {"type": "string"}, "description": "Count only these words."},
+            "ignore_case": {"type": "boolean", "default": False, "description": "Fold case first."},
+            "output_format": OUTPUT_FORMAT,
+        },
+        "required": ["text"],
+        "additionalProperties": False,
+    },
+    title="Tally words",
+    description="Count the words of a text.",
+    result_keys=("words",),
+    cli=CliShape("tally", "count the words of a text", positionals=("text",), flags={"top": ("-n", "--top")},
+                 help_texts={"only": "words, comma-separated"}),
+    lsp_command="linkly.tally",
+)
+
+
+@pytest.fixture
+def engine(tmp_path: Path):
+    engine = Engine(Config(data_dir=tmp_path / "data"))
+    yield engine
+    engine.close()
+
+
+def test_the_eight_tools_are_declared_once_in_order() -> None:
+    assert REGISTRY.names() == EIGHT_TOOLS
+    for tool in REGISTRY:
+        assert tool.input_schema is SCHEMAS[tool.name]
+        assert tool.title and tool.description and tool.result_keys
+    assert [tool.name for tool in REGISTRY if tool.writes] == ["index_library"]
+    assert [tool.cli.command for tool in REGISTRY.cli_tools()] == [
+        "search", "outline", "grep", "read", "list-libraries", "explore", "find-paths",
+    ]
+    assert [tool.lsp_command for tool in REGISTRY.lsp_tools()] == [
+        "linkly.search", "linkly.outline", "linkly.grep", "linkly.read",
+        "linkly.listLibraries", "linkly.explore", "linkly.findPaths",
+    ]
+    assert "search → grep or outline → read" in SERVER_INSTRUCTIONS
+
+
+def test_the_output_schema_names_the_result_keys_and_meta() -> None:
+    schema = REGISTRY.get("read").output_schema
+    assert schema["type"] == "object"
+    assert list(schema["properties"]) == [*REGISTRY.get("read").result_keys, "_meta"]
+    assert schema["properties"]["_meta"]["properties"]["now"] == {"type": "string", "format": "date-time"}
+
+
+def test_an_unknown_tool_is_an_argument_error(engine: Engine) -> None:
+    with pytest.raises(ArgumentError, match=r"unknown tool 'nope'; tools: search, outline, .*, index_library$"):
+        call_tool(engine, "nope", {})
+
+
+def test_a_tool_registered_in_a_registry_appears_in_every_face(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    registry = REGISTRY.with_tools(TALLY)
+    assert registry.names() == (*EIGHT_TOOLS, "tally") and "tally" not in REGISTRY
+
+    # the CLI: a subcommand, its arguments converted, dispatched by main
+    args = build_parser(registry).parse_args(["tally", "a b A b c", "-n", "2", "--only", "a, b", "--ignore-case"])
+    assert tool_arguments(TALLY, args) == {"text": "a b A b c", "top": 2, "only": ["a", "b"], "ignore_case": True}
+    monkeypatch.setenv("LINKLY_DATA_DIR", str(tmp_path / "cli-data"))
+    monkeypatch.setenv("LINKLY_CONFIG", str(tmp_path / "no-config.toml"))
+    assert main(["tally", "x y x", "--json"], registry) == 0
+    assert '"word": "x",\n      "count": 2' in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["tally", "x"])
+    assert "invalid choice: 'tally'" in capsys.readouterr().err
+
+    # MCP: listed last with its schemas and annotations, and dispatched
+    definitions = tool_definitions(McpSettings(tools=registry.names()), registry)
+    listed = definitions[-1]
+    assert (listed.name, listed.title, listed.description) == ("tally", "Tally words", "Count the words of a text.")
+    assert listed.input_schema == TALLY.input_schema and list(listed.output_schema["properties"]) == ["words", "_meta"]
+    assert listed.annotations.read_only_hint is True
+    assert [tool.name for tool in tool_definitions(McpSettings())] == list(EIGHT_TOOLS)
+    backend = LocalBackend(engine, McpSettings(tools=registry.names()), registry=registry)
+    answer = anyio.run(backend.call_tool, "tally", {"text": "b a b", "top": 1})
+    assert not answer.is_error and answer.structured_content["words"] == [{"word": "b", "count": 2}]
+
+    # the language server: one more workspace/executeCommand command
+    server = LinklyLanguageServer()
+    commands.register(server, registry)
+    assert "linkly.tally" in server.protocol.fm.commands
+    plain = LinklyLanguageServer()
+    commands.register(plain)
+    assert set(server.protocol.fm.commands) - set(plain.protocol.fm.commands) == {"linkly.tally"}
+
+
+def test_one_more_schema_property_reaches_every_generated_surface() -> None:
+    schema = copy.deepcopy(SCHEMAS["search"])
+    schema["properties"]["mode"] = {"type": "string", "enum": ["auto", "keyword"], "default": "auto"}
+    search = replace(REGISTRY.get("search"), input_schema=schema)
+    registry = ToolRegistry([search if tool.name == "search" else tool for tool in REGISTRY])
+
+    args = build_parser(registry).parse_args(["search", "tides", "--mode", "keyword"])
+    assert tool_arguments(search, args)["mode"] == "keyword"
+    assert build_parser(registry).parse_args(["search", "tides"]).mode == "auto"
+    listed = tool_definitions(McpSettings(), registry)[0]
+    assert listed.input_schema["properties"]["mode"]["enum"] == ["auto", "keyword"]
+
+
+def test_read_only_settings_hide_the_tools_that_write() -> None:
+    writer = replace(TALLY, name="tally_and_save", cli=None, lsp_command=None, writes=True)
+    registry = REGISTRY.with_tools(writer)
+    assert McpSettings(tools=registry.names(), read_only=True).exposed_tools(registry) == list(EIGHT_TOOLS[:-1])
+    definitions = tool_definitions(McpSettings(tools=registry.names()), registry)
+    assert definitions[-1].name == "tally_and_save" and definitions[-1].annotations.read_only_hint is False
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"name": "Tally"}, "lowercase letters"),
+        ({"input_schema": {"type": "object", "properties": {"x": {"type": "number"}}}}, "'x' has type 'number'"),
+        ({"input_schema": {"type": "string"}}, "an object schema"),
+        ({"lsp_command": "tally"}, "must look like linkly.camelCase"),
+        ({"cli": CliShape("tally", "count", positionals=("words",))}, "unknown properties: words"),
+        ({"cli": CliShape("tally", "count", flags={"output_format": ("--format",)})}, "properties: output_format"),
+    ],
+)
+def test_a_malformed_tool_is_refused_with_the_reason(change: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        replace(TALLY, **change)
+
+
+@pytest.mark.parametrize(
+    ("clash", "message"),
+    [
+        (replace(TALLY, name="search"), "a tool named 'search' is already registered"),
+        (replace(TALLY, cli=CliShape("grep", "count")), "the CLI command 'grep' already belongs to another tool"),
+        (replace(TALLY, lsp_command="linkly.read"), "the LSP command 'linkly.read' already belongs to another tool"),
+    ],
+)
+def test_a_clashing_tool_is_refused(clash: Tool, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        REGISTRY.with_tools(clash)
+    assert "tally" not in REGISTRY and REGISTRY.names() == EIGHT_TOOLS
+
+
+def test_a_tool_property_may_not_shadow_the_command_lines_own() -> None:
+    shadowing = replace(TALLY, input_schema={"type": "object", "properties": {"config": {"type": "string"}}},
+                        cli=CliShape("tally", "count"))
+    with pytest.raises(ValueError, match="'config' clashes with the command line's own"):
+        build_parser(REGISTRY.with_tools(shadowing))

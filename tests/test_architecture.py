@@ -26,8 +26,10 @@ def imported_modules(path: Path, known: set[str]) -> set[str]:
             if isinstance(node, ast.Import):
                 found.update(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.module:
-                found.add(node.module)
-                found.update(f"{node.module}.{alias.name}" for alias in node.names)
+                submodules = {f"{node.module}.{alias.name}" for alias in node.names} & known
+                found.update(submodules)
+                if len(submodules) < len(node.names):  # names defined by the module itself
+                    found.add(node.module)
             for field in ("body", "orelse", "finalbody", "handlers"):
                 children = getattr(node, field, None)
                 if isinstance(children, list):

@@ -52,8 +52,10 @@ class ArgumentError(ToolError):
 class IndexHeldError(LinklyError):
     """Another linkly process is the index's writer: it indexes, embeds and watches, this one reads."""
 
-    def __init__(self, holder: str = "") -> None:
-        super().__init__(
+    @classmethod
+    def naming(cls, holder: str = "") -> IndexHeldError:
+        """The one message every face shows; `holder` is " (pid N)" when the holder wrote its pid."""
+        return cls(
             f"another linkly process{holder} (serve, watch or an editor) keeps this index current and "
             "re-indexes changed files itself; to re-index now, ask it (the index_library MCP tool, "
             "the linkly.reindex editor command)"

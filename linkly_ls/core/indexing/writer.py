@@ -121,12 +121,12 @@ class IndexWriter:
     def claim(self) -> None:
         """Become the writer now, or raise IndexHeldError naming the process that is."""
         if not self.try_claim():
-            raise IndexHeldError(holder_text(self.lock))
+            raise IndexHeldError.naming(holder_text(self.lock))
 
     def check_held(self) -> None:
         """Raise IndexHeldError unless this process is the writer."""
         if not self.held:
-            raise IndexHeldError(holder_text(self.lock))
+            raise IndexHeldError.naming(holder_text(self.lock))
 
     @contextmanager
     def exclusive(self) -> Iterator[None]:

@@ -56,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--modified-after")
     search.add_argument("--modified-before")
     search.add_argument("--time-sort", choices=["default", "newest", "oldest"], default="default")
+    search.add_argument("--mode", choices=["auto", "keyword", "vector", "hybrid"], default="auto", help="ranking (default auto)")
     search.add_argument("--explain", action="store_true", help="show keyword/vector ranks and fused scores")
 
     outline = tool("outline", "show the outline of documents")

@@ -53,6 +53,14 @@ def test_search_json_and_markdown(env):
     assert markdown.returncode == 0 and "[meta] now=" in markdown.stdout
 
 
+def test_search_mode_flag(env):
+    result = run(env, "search", "ownership", "--mode", "keyword", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["mode"] == "keyword"
+    refused = run(env, "search", "ownership", "--mode", "fuzzy")
+    assert refused.returncode == 2 and "fuzzy" in refused.stderr
+
+
 def test_the_workflow_outline_grep_read(env):
     doc_id = json.loads(run(env, "search", "ownership", "--json").stdout)["results"][0]["doc_id"]
     outline = run(env, "outline", doc_id, "--json")

@@ -60,6 +60,7 @@ class Engine:
         self.recovery_problem: str | None = None
         with self._writing():
             self._sync_config_libraries()
+            self._rebuild_outdated_keyword_index()
             self.recover()
 
     @cached_property
@@ -100,6 +101,26 @@ class Engine:
             )
             if self.catalog.library(library.name) != record:  # no write when nothing changed: reading works on a full disk
                 self.catalog.upsert_library(record)
+
+    def _rebuild_outdated_keyword_index(self) -> None:
+        """A keyword index written by another schema version is emptied and every document queued for it
+        again (`recover` then re-adds them from the catalog's text, without reading a file).
+
+        The catalog is marked first: a crash in between leaves work pending, never documents missing.
+        """
+        if not self.keyword.outdated:
+            return
+        lock = WriterLock(self.data_dir)
+        try:
+            if not lock.try_acquire():
+                return  # the writer process rebuilds it when it next opens the index
+            with self.write_lock:
+                self.catalog.mark_all_keyword_pending()
+                self.keyword.clear_for_rebuild(wait_s=0)
+        except IndexBusyError:
+            pass
+        finally:
+            lock.release()
 
     def recover(self) -> None:
         """Finish keyword-index work that an interrupted run left pending.

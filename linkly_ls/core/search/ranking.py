@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from linkly_ls.core.embedding.settings import TextEmbedder
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.search import feedback
 from linkly_ls.core.search.keyword import ChunkHit
 from linkly_ls.core.search.vectors import VectorHit, VectorIndex
 
@@ -134,39 +135,99 @@ def rank_documents(
     vector_chunks: int = VECTOR_CANDIDATE_CHUNKS,
     fusion: str | None = None,
 ) -> Ranking:
-    """Documents best first. `mode`: auto (hybrid when vectors exist), keyword, vector or hybrid."""
+    """Documents best first. `mode`: auto (hybrid when vectors exist), keyword, vector or hybrid.
+
+    With feedback on (`feedback.RM3_DOCUMENTS`, `feedback.ROCCHIO_DOCUMENTS`), the first round's best
+    documents feed a second round of each side, which is fused again.
+    """
     if mode not in MODES:
         raise ValueError(f"unknown search mode {mode!r}")
-    documents = keyword_documents(engine.keyword.search(query, keyword_chunks, allowed_doc_ids))
+    keyword_hits = engine.keyword.search(query, keyword_chunks, allowed_doc_ids)
+    documents = keyword_documents(keyword_hits)
     if mode == "keyword":
-        return _keyword_only(documents, "keyword mode requested")
+        return _keyword_only(_keyword_feedback(engine, query, documents, keyword_chunks, allowed_doc_ids), "keyword mode requested")
     sync = engine.vectors
     embedder, index, why = sync.search_index()
     if embedder is None or index is None:
+        documents = _keyword_feedback(engine, query, documents, keyword_chunks, allowed_doc_ids)
         return _keyword_only(documents, why + "; keyword search only", sync.building(None))
     building = sync.building(index)
     query_vector = embed_query(embedder, query)
     vector_hits = index.search(query_vector, vector_chunks, allowed_doc_ids)
-    by_vector = vector_documents(vector_hits)
-    for doc_id, (rank, hit) in by_vector.items():
+    _add_vector_side(documents, vector_hits)
+    if mode == "vector":
+        if feedback.ROCCHIO_DOCUMENTS:
+            ranked = sorted((d for d in documents.values() if d.vector_rank), key=lambda d: d.vector_rank or 0)
+            vector_hits = _vector_feedback(index, query_vector, ranked, vector_chunks, allowed_doc_ids)
+            documents = {}
+            _add_vector_side(documents, vector_hits)
+        ranked = sorted((d for d in documents.values() if d.vector_rank), key=lambda d: d.vector_rank or 0)
+        for document in ranked:
+            document.fused_score = document.vector_score or 0.0
+        return Ranking(ranked, "vector", f"vector mode requested (model {embedder.model_id})", building, query_vector, index)
+    ranked = _fused(engine, index, documents, fusion)
+    if feedback.RM3_DOCUMENTS or feedback.ROCCHIO_DOCUMENTS:
+        if feedback.RM3_DOCUMENTS:
+            keyword_hits = _rm3_round(engine, query, ranked, keyword_chunks, allowed_doc_ids)
+        if feedback.ROCCHIO_DOCUMENTS:
+            vector_hits = _vector_feedback(index, query_vector, ranked, vector_chunks, allowed_doc_ids)
+        documents = keyword_documents(keyword_hits)
+        _add_vector_side(documents, vector_hits)
+        ranked = _fused(engine, index, documents, fusion)
+    covered = _coverage_note(sync.coverage())
+    reason = f"keyword + vectors (model {embedder.model_id}){covered}"
+    return Ranking(ranked, "hybrid", reason, building, query_vector, index)
+
+
+def _add_vector_side(documents: dict[str, RankedDocument], vector_hits: list[VectorHit]) -> None:
+    for doc_id, (rank, hit) in vector_documents(vector_hits).items():
         document = documents.setdefault(doc_id, RankedDocument(doc_id=doc_id))
         document.vector_rank = rank
         document.vector_score = hit.score
         document.vector_passage = Passage(hit.start_line, hit.end_line)
-    if mode == "vector":
-        ranked = sorted((documents[d] for d in by_vector), key=lambda d: d.vector_rank or 0)
-        for document in ranked:
-            document.fused_score = document.vector_score or 0.0
-        return Ranking(ranked, "vector", f"vector mode requested (model {embedder.model_id})", building, query_vector, index)
-    without_vectors = _without_vectors(engine, index, [d for d in documents if d not in by_vector])
+
+
+def _fused(engine: Engine, index: VectorIndex, documents: dict[str, RankedDocument], fusion: str | None) -> list[RankedDocument]:
+    without_vectors = _without_vectors(engine, index, [d for d, doc in documents.items() if doc.vector_rank is None])
     if (fusion or FUSION) == "rrf":
         _fuse_rrf(documents.values(), without_vectors)
     else:
         _fuse_convex(documents.values(), without_vectors)
-    ranked = sorted(documents.values(), key=lambda d: -d.fused_score)
-    covered = _coverage_note(sync.coverage())
-    reason = f"keyword + vectors (model {embedder.model_id}){covered}"
-    return Ranking(ranked, "hybrid", reason, building, query_vector, index)
+    return sorted(documents.values(), key=lambda d: -d.fused_score)
+
+
+def _rm3_round(
+    engine: Engine, query: str, ranked: list[RankedDocument], limit: int, allowed_doc_ids: list[str] | None
+) -> list[ChunkHit]:
+    """The keyword side again, its query expanded by RM3 from the best documents of the first round."""
+    passages = []
+    for document in ranked[: feedback.RM3_DOCUMENTS]:
+        passage = document.passage
+        count = min(passage.end_line - passage.start_line + 1, feedback.FEEDBACK_LINES)
+        text = "\n".join(engine.catalog.line_range(document.doc_id, passage.start_line, count))
+        passages.append((text, document.fused_score or 0.0))
+    expansion = feedback.rm3_terms(query, passages)
+    return engine.keyword.search_query(engine.keyword.build_query(query, expansion), limit, allowed_doc_ids)
+
+
+def _keyword_feedback(
+    engine: Engine, query: str, documents: dict[str, RankedDocument], limit: int, allowed_doc_ids: list[str] | None
+) -> dict[str, RankedDocument]:
+    if not feedback.RM3_DOCUMENTS or not documents:
+        return documents
+    for document in documents.values():
+        document.fused_score = document.keyword_score or 0.0
+    return keyword_documents(_rm3_round(engine, query, list(documents.values()), limit, allowed_doc_ids))
+
+
+def _vector_feedback(
+    index: VectorIndex, query_vector: np.ndarray, ranked: list[RankedDocument], limit: int, allowed_doc_ids: list[str] | None
+) -> list[VectorHit]:
+    """The vector side again, the query vector moved towards the first round's best documents (Rocchio)."""
+    top = [document.doc_id for document in ranked[: feedback.ROCCHIO_DOCUMENTS]]
+    chunks = index.best_chunks(query_vector, top)
+    moved = feedback.rocchio_vector(query_vector, [vector for _, vector in chunks.values()])
+    return index.search(moved, limit, allowed_doc_ids)
 
 
 def _keyword_only(documents: dict[str, RankedDocument], reason: str, building: bool = False) -> Ranking:

@@ -365,6 +365,10 @@ class VectorIndex:
     def best_per_document(self, query: np.ndarray, doc_ids: list[str]) -> dict[str, VectorHit]:
         """Each document's closest chunk, exactly (what `exact_search` ranks first for it), from one
         read of the documents' chunk rows: resolving every key of a long book again cost tens of ms."""
+        return {doc_id: hit for doc_id, (hit, _) in self.best_chunks(query, doc_ids).items()}
+
+    def best_chunks(self, query: np.ndarray, doc_ids: list[str]) -> dict[str, tuple[VectorHit, np.ndarray]]:
+        """`best_per_document`, with each best chunk's vector (for feedback on the query vector)."""
         import numpy as np  # loaded with the vectors, not with every open index
 
         rows = self._current_chunks("c.doc_id", doc_ids) if len(self.index) else []
@@ -384,7 +388,7 @@ class VectorIndex:
         )
         order = np.lexsort((-scores, documents))  # by document, best chunk first (stable: earlier rows win ties)
         firsts = order[np.concatenate(([True], documents[order][1:] != documents[order][:-1]))]
-        return {rows[i][1]: VectorHit(*rows[i][1:], score=float(scores[i])) for i in firsts}
+        return {rows[i][1]: (VectorHit(*rows[i][1:], score=float(scores[i])), matrix[i]) for i in firsts}
 
     def _scan(self, query: np.ndarray, keys: list[int], limit: int) -> list[VectorHit]:
         import numpy as np  # loaded with the vectors, not with every open index

@@ -264,6 +264,11 @@ class Catalog:
         tombstones = [row[0] for row in db.execute("SELECT doc_id FROM tombstones")]
         return pending, tombstones
 
+    def mark_all_keyword_pending(self) -> None:
+        """Queue every document for the keyword index again (its schema changed)."""
+        with self.connect() as db:
+            db.execute("UPDATE documents SET keyword_state = 'pending' WHERE keyword_state != 'pending'")
+
     def mark_keyword_done(self, added: list[str], deleted: list[str]) -> None:
         with self.connect() as db:
             db.executemany(

@@ -185,6 +185,7 @@ REGISTRY = ToolRegistry(
                 help_texts={
                     "limit": "1-50 (default 20)",
                     "doc_types": "document types, comma-separated: pdf,md,docx",
+                    "mode": "ranking: auto, keyword, vector or hybrid (default auto)",
                     "explain": "show keyword/vector ranks and fused scores",
                 },
             ),

@@ -67,6 +67,13 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "description": "`default` keeps relevance order; `newest` / `oldest` reorder the selected, "
                 "deduplicated results by modification time.",
             },
+            "mode": {
+                "type": "string",
+                "enum": ["auto", "keyword", "vector", "hybrid"],
+                "default": "auto",
+                "description": "How to rank: `auto` (hybrid when vectors exist, else keywords), `keyword` "
+                "(exact terms only, BM25), `vector` (meaning only), `hybrid` (both, fused).",
+            },
             "explain": {
                 "type": "boolean",
                 "default": False,

@@ -159,12 +159,14 @@ def allowed_documents(engine: Engine, params: dict[str, Any]) -> list[str] | Non
 
 
 def search(engine: Engine, **arguments: Any) -> SearchResult:
-    """The `search` tool. Ranking mode follows `engine.search_mode` ("auto" unless a harness sets it)."""
+    """The `search` tool. `mode` ranks by keywords, vectors or both; `auto` follows `engine.search_mode`
+    (itself "auto": hybrid when vectors exist)."""
     params = validate("search", arguments)
     query: str = params["query"].strip()
     limit: int = params["limit"]
+    mode: str = params["mode"] if params["mode"] != "auto" else engine.search_mode
     allowed = allowed_documents(engine, params)
-    ranking = rank_documents(engine, query, allowed, mode=engine.search_mode)
+    ranking = rank_documents(engine, query, allowed, mode=mode)
     distinct = _distinct_documents(engine, ranking.documents, limit)
     records = _shown_documents(engine, [document.doc_id for document in distinct])
     picked = [(document, records[document.doc_id]) for document in distinct if document.doc_id in records]

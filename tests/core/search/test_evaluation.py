@@ -2,26 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
+from linkly_ls.core.search import evaluation as ir_eval
+from linkly_ls.core.search import ranking
+
 REPO = Path(__file__).resolve().parents[3]
 ADI = REPO.parent / "shared" / "ir" / "adi"
-
-
-def load_harness():
-    spec = importlib.util.spec_from_file_location("ir_eval", REPO / "bench" / "ir_eval.py")
-    module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    sys.modules["ir_eval"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-ir_eval = load_harness()
 
 
 def test_metrics_follow_trec_eval_definitions():
@@ -41,6 +30,31 @@ def test_reference_figures_are_read_from_the_collections_readme():
     assert ir_eval.reference_figures(ADI) == {"ndcg10": 0.4832, "mrr10": 0.645, "recall100": 0.9103}
 
 
+def test_leave_one_out_scores_each_collection_with_the_choice_made_on_the_others():
+    ratios = {
+        "a": {"x": 1.30, "y": 1.00, "z": 1.00},  # wins only where it was tuned
+        "b": {"x": 1.05, "y": 1.05, "z": 1.05},
+    }
+    held_out = {row.collection: row for row in ir_eval.leave_one_out(ratios)}
+    assert held_out["x"].chosen == "b" and held_out["x"].ratio == pytest.approx(1.05)
+    assert held_out["x"].best == "a" and held_out["x"].best_ratio == pytest.approx(1.30)
+    assert held_out["y"].chosen == "a" and held_out["y"].ratio == pytest.approx(1.00)
+
+
+def test_settings_are_restored_after_the_block():
+    before = ranking.CONVEX_KEYWORD_WEIGHT
+    with ir_eval.settings({"linkly_ls.core.search.ranking:CONVEX_KEYWORD_WEIGHT": 0.123}):
+        assert ranking.CONVEX_KEYWORD_WEIGHT == 0.123
+    assert ranking.CONVEX_KEYWORD_WEIGHT == before
+
+
+def test_documents_are_written_as_title_blank_line_text(tmp_path):
+    collection = ir_eval.Collection("c", [{"id": "a/1", "title": " A  title ", "text": "Body text."}], [], {}, {})
+    names = ir_eval.write_library(collection, tmp_path)
+    assert names == {"a_1": "a/1"}
+    assert (tmp_path / "a_1.txt").read_text(encoding="utf-8") == "A title\n\nBody text.\n"
+
+
 def test_adi_keyword_and_hybrid_quality(tmp_path):
     if not ADI.exists():
         pytest.skip("the IR collections are not beside the repository")
@@ -57,4 +71,4 @@ def test_adi_keyword_and_hybrid_quality(tmp_path):
     assert keyword.recall100 >= 0.85
     assert hybrid.ndcg10 >= keyword.ndcg10 and hybrid.ndcg10 >= 1.05 * collection.reference["ndcg10"]
     assert hybrid.recall100 >= keyword.recall100
-    print(ir_eval.format_table(collection, [keyword, hybrid]))
+    print(ir_eval.format_scores(collection, [keyword, hybrid]))

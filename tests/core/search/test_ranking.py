@@ -257,3 +257,19 @@ def test_an_edited_document_reuses_the_vectors_of_its_unchanged_passages(tmp_pat
         assert state.reused > 0 and 0 < state.embedded == counting.passages - before < state.reused
         engine.search_mode = "vector"
         assert names(search(engine, "striped animals"))[0] == target.name
+
+
+def test_the_mode_argument_chooses_the_ranking(embedded):
+    query = "tool that enumerates what a folder holds"
+    assert "ls.1.txt" not in names(search(embedded, query, mode="keyword"))
+    for mode in ("keyword", "vector", "hybrid"):
+        assert search(embedded, query, mode=mode).mode == mode
+    assert search(embedded, query, mode="auto").mode == "hybrid"
+    assert "ls.1.txt" in names(search(embedded, query, mode="vector", limit=3))
+
+
+def test_an_unknown_mode_is_an_argument_error(embedded):
+    from linkly_ls.core.errors import ArgumentError
+
+    with pytest.raises(ArgumentError, match="mode"):
+        search(embedded, "contract", mode="fuzzy")

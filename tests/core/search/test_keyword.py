@@ -1,0 +1,103 @@
+"""The keyword index's query: repeated terms, language readings, and the schema version."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tantivy import Occur, Query
+
+from linkly_ls.core.config import Config, LibraryConfig
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.search import keyword
+from linkly_ls.core.search.chunking import Chunk
+from linkly_ls.core.search.keyword import IndexedChunks, KeywordIndex, query_term_counts
+
+
+def one_chunk(doc_id: str, text: str, language: str | None = "en", title: str = "") -> IndexedChunks:
+    return IndexedChunks(doc_id, title, f"/library/{doc_id}.txt", language, [Chunk(0, 1, 1, "", text)])
+
+
+@pytest.fixture
+def index(tmp_path: Path) -> KeywordIndex:
+    return KeywordIndex(tmp_path / "keyword")
+
+
+def scores(index: KeywordIndex, query: str) -> dict[str, float]:
+    return {hit.doc_id: hit.score for hit in index.search(query, 10)}
+
+
+def test_query_terms_are_counted():
+    assert query_term_counts(["librari", "index", "librari"]) == {"librari": 2, "index": 1}
+
+
+def test_a_term_the_query_repeats_weighs_more(index):
+    filler = " ".join(f"word{n}" for n in range(6))
+    index.replace([one_chunk("a", f"catalogue {filler}"), one_chunk("b", f"archive {filler}")], [])
+    even = scores(index, "catalogue archive")
+    assert even["a"] == pytest.approx(even["b"])
+    repeated = scores(index, "archive catalogue archive archive")
+    assert repeated["b"] > 2 * repeated["a"]
+
+
+def test_a_language_guessed_from_a_short_text_gets_no_field_of_its_own(index):
+    text = "the parser reads tokens from the stream"
+    index.replace([one_chunk("english", text, "en"), one_chunk("guessed", text, "fr")], [])
+    found = scores(index, "parser tokens stream")
+    assert found["guessed"] == pytest.approx(found["english"])
+
+
+def test_the_best_language_reading_counts_not_their_sum(index):
+    french = "la bibliothèque municipale prête des livres anciens et des cartes " * 6
+    english = "the municipal library lends old books and maps " * 6
+    index.replace([one_chunk("fr", french, "fr"), one_chunk("en", english, "en")], [])
+    searcher = index.index.searcher()
+    french_only = index.build_query("bibliothèque livres")
+    best = searcher.search(french_only, 1).hits[0][0]
+    body = Query.boolean_query(
+        [(Occur.Should, Query.term_query(index.schema, "body", term)) for term in ("bibliothequ", "livr")]
+    )
+    body_fr = Query.boolean_query(
+        [(Occur.Should, Query.term_query(index.schema, "body_fr", term)) for term in ("bibliothequ", "livr")]
+    )
+    separately = [searcher.search(query, 1).hits[0][0] for query in (body, body_fr)]
+    assert best == pytest.approx(max(separately), rel=1e-4)
+
+
+def test_french_text_is_found_by_its_french_stems(index):
+    french = "les bibliothèques publiques de la ville ouvrent le dimanche " * 6
+    index.replace([one_chunk("fr", french, "fr"), one_chunk("en", "public gardens", "en")], [])
+    assert [hit.doc_id for hit in index.search("bibliothèque", 10)] == ["fr"]
+
+
+def test_an_index_of_an_older_schema_is_rebuilt_from_the_catalog_on_open(library_dir, tmp_path):
+    (library_dir / "notes.txt").write_text("Notes\n\nthe heron nests by the river\n")
+    config = Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="lib", paths=[library_dir])])
+    engine = Engine(config)
+    engine.index()
+    assert not engine.keyword.outdated
+    # what an older version left: other content, and no version stamp
+    writer = engine.keyword.index.writer(heap_size=15_000_000, num_threads=1)
+    writer.delete_all_documents()
+    writer.commit()
+    writer.wait_merging_threads()
+    del writer
+    (engine.keyword.directory / keyword.VERSION_FILE).unlink()
+    engine.close()
+
+    reopened = Engine(config)
+    try:
+        assert not reopened.keyword.outdated
+        assert reopened.keyword._stored_version() == keyword.SCHEMA_VERSION
+        assert [hit.doc_id for hit in reopened.keyword.search("heron", 5)] == [
+            record.doc_id for record in reopened.catalog.all_documents()
+        ]
+        assert reopened.catalog.pending_keyword_work() == ([], [])
+    finally:
+        reopened.close()
+
+
+def test_a_new_index_is_stamped_with_the_current_schema(tmp_path):
+    index = KeywordIndex(tmp_path / "fresh")
+    assert not index.outdated
+    assert KeywordIndex(tmp_path / "fresh")._stored_version() == keyword.SCHEMA_VERSION

@@ -31,7 +31,6 @@ import os
 import random
 import re
 import shutil
-import sqlite3
 import sys
 import tempfile
 import time
@@ -48,6 +47,8 @@ from linkly_ls.core.engine import Engine  # noqa: E402
 from linkly_ls.core.extract.base import ExtractLimits  # noqa: E402
 from linkly_ls.core.search.chunking import chunk_document  # noqa: E402
 from linkly_ls.core.search.vectors import _usearch  # noqa: E402
+from linkly_ls.core.store.catalog import Catalog, StoreError  # noqa: E402
+from linkly_ls.core.store.vector_rows import stored_vector_rows  # noqa: E402
 from linkly_ls.core.tools import call_tool  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -137,20 +138,20 @@ def vector_rows(data_dir: Path) -> tuple[dict[str, list[tuple[int, int, int, int
     path = data_dir / "catalog.sqlite3"
     if not path.exists():
         return {}, {}, None
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    catalog = Catalog(path, read_only=True)  # read-only: the check must not change what it checks
     try:
-        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if "vector_chunks" not in tables:
-            return {}, {}, None
-        models = [row[0] for row in db.execute("SELECT DISTINCT model FROM vector_docs")]
-        chunks: dict[str, list[tuple[int, int, int, int]]] = {}
-        columns = "model, key, doc_id, chunk, start_line, end_line"
-        for model, key, doc_id, chunk, start, end in db.execute(f"SELECT {columns} FROM vector_chunks"):
-            chunks.setdefault(doc_id, []).append((chunk, start, end, key))
-        docs = {doc_id: (content_hash, count) for _, doc_id, content_hash, count in db.execute("SELECT * FROM vector_docs")}
-        return {d: sorted(c) for d, c in chunks.items()}, docs, (models[0] if models else None)
+        stored = stored_vector_rows(catalog)
     finally:
-        db.close()
+        catalog.close()
+    if stored is None:
+        return {}, {}, None
+    chunk_rows, doc_rows = stored
+    models = list(dict.fromkeys(model for model, _, _, _ in doc_rows))
+    chunks: dict[str, list[tuple[int, int, int, int]]] = {}
+    for _, key, doc_id, chunk, start, end, _ in chunk_rows:
+        chunks.setdefault(doc_id, []).append((chunk, start, end, key))
+    docs = {doc_id: (content_hash, count) for _, doc_id, content_hash, count in doc_rows}
+    return {d: sorted(c) for d, c in chunks.items()}, docs, (models[0] if models else None)
 
 
 def all_row_keys(data_dir: Path) -> set[int]:
@@ -162,7 +163,7 @@ def committed_rows(data_dir: Path) -> bool:
     """Whether a checkpoint has committed vector rows yet (the catalog may be mid-write)."""
     try:
         return bool(all_row_keys(data_dir))
-    except sqlite3.Error:
+    except StoreError:
         return False
 
 

@@ -408,18 +408,19 @@ class Linkly:
             result.documents = summary.get("indexed") if summary else None
         indexed_paths: set[str] = set()
         try:  # best effort: which documents came out without any text
-            import sqlite3
+            from linkly_ls.core.store.catalog import Catalog
 
-            connection = sqlite3.connect(f"file:{data_dir / 'catalog.sqlite3'}?mode=ro", uri=True)
-            for path, words, reason in connection.execute(
-                "SELECT path, word_count, text_missing_reason FROM documents"
-            ):
-                relative = os.path.relpath(path, corpus.root)
+            catalog = Catalog(data_dir / "catalog.sqlite3", read_only=True)
+            try:
+                records = catalog.all_documents()
+            finally:
+                catalog.close()
+            for record in records:
+                relative = os.path.relpath(record.path, corpus.root)
                 indexed_paths.add(relative)
-                if reason or not words:
-                    result.no_text.append((relative, reason or "no words extracted"))
-            connection.close()
-        except Exception as error:  # noqa: BLE001 - the catalog schema is not a public interface
+                if record.text_missing_reason or not record.word_count:
+                    result.no_text.append((relative, record.text_missing_reason or "no words extracted"))
+        except Exception as error:  # noqa: BLE001 - a catalog of another version may not be readable
             result.warnings.append(f"could not read the catalog for per-file detail: {error}")
         if indexed_paths:
             failed = {path for path, _ in result.failed}

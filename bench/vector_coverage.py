@@ -26,7 +26,6 @@ import argparse
 import os
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -100,15 +99,18 @@ def copy_keyword_index(source: Path, target: Path) -> None:
     """The catalog and keyword index of an existing data dir, without its vectors."""
     if not (source / "catalog.sqlite3").is_file():
         raise SystemExit(f"error: {source} has no catalog.sqlite3 (not a linkly data dir)")
+    from linkly_ls.core.store.catalog import Catalog
+    from linkly_ls.core.store.schema import copy_database
+    from linkly_ls.core.store.vector_rows import forget_all_vectors
+
     target.mkdir(parents=True, exist_ok=True)
-    with sqlite3.connect(f"file:{source / 'catalog.sqlite3'}?mode=ro", uri=True) as reader:
-        with sqlite3.connect(target / "catalog.sqlite3") as writer:
-            reader.backup(writer)
+    copy_database(source / "catalog.sqlite3", target / "catalog.sqlite3")
     shutil.copytree(source / "keyword", target / "keyword")
-    with sqlite3.connect(target / "catalog.sqlite3") as db:
-        for table in ("vector_chunks", "vector_docs"):
-            if db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
-                db.execute(f"DELETE FROM {table}")
+    catalog = Catalog(target / "catalog.sqlite3")
+    try:
+        forget_all_vectors(catalog)
+    finally:
+        catalog.close()
 
 
 def count_chunks(data_dir: Path) -> int:
@@ -118,7 +120,7 @@ def count_chunks(data_dir: Path) -> int:
 
     catalog = Catalog(data_dir / "catalog.sqlite3")
     try:
-        doc_ids = [row[0] for row in catalog.connect().execute("SELECT doc_id FROM documents")]
+        doc_ids = catalog.doc_ids()
         records = catalog.get_many(doc_ids)
         return sum(
             len(chunk_document(catalog.lines(doc_id), records[doc_id].outline, records[doc_id].page_starts))
@@ -130,10 +132,16 @@ def count_chunks(data_dir: Path) -> int:
 
 
 def vector_rows(database: Path) -> int:
+    from linkly_ls.core.store.catalog import Catalog, StoreError
+    from linkly_ls.core.store.vector_rows import VectorRows
+
     try:
-        with sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=5) as db:
-            return int(db.execute("SELECT COUNT(*) FROM vector_chunks WHERE model = ?", (MODEL_ID,)).fetchone()[0])
-    except sqlite3.Error:
+        catalog = Catalog(database, read_only=True)
+        try:
+            return VectorRows(catalog, MODEL_ID).count()
+        finally:
+            catalog.close()
+    except StoreError:
         return 0
 
 

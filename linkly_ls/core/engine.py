@@ -7,7 +7,6 @@ tool functions with it.
 from __future__ import annotations
 
 import re
-import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,7 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from linkly_ls.core.store.catalog import Catalog, LibraryRecord
+from linkly_ls.core.store.catalog import Catalog, LibraryRecord, StoreError
 from linkly_ls.core.config import Config, ConfigError, load_config, validate_library_name
 from linkly_ls.core.embedding.settings import EmbeddingSettings
 from linkly_ls.core.errors import LinklyError
@@ -41,7 +40,7 @@ class Engine:
             self.keyword = KeywordIndex(self.data_dir / "keyword")
         except (OSError, ValueError) as error:
             raise EngineError(f"cannot open the index in {self.data_dir}: {error}") from error
-        except Exception as error:  # sqlite3.Error and Tantivy's own errors
+        except Exception as error:  # StoreError and Tantivy's own errors
             raise EngineError(f"cannot open the index in {self.data_dir}: {error}") from error
         #: the one-writer rule between processes: held by this process's IndexWriter, if it is the writer
         self.writer_lock = WriterLock(self.data_dir)
@@ -82,7 +81,7 @@ class Engine:
         """
         try:
             yield
-        except sqlite3.Error as error:
+        except StoreError as error:
             raise EngineError(f"cannot write the index in {self.data_dir}: {error}") from error
         except OSError as error:
             raise EngineError(
@@ -141,7 +140,7 @@ class Engine:
                 self.indexer.flush(wait_s=0)
         except IndexBusyError:
             pass  # a writer that does not take the writer lock is at work; it flushes this itself
-        except (sqlite3.Error, OSError) as error:
+        except (StoreError, OSError) as error:
             # a full disk or a read-only folder: reading still works; the work stays pending for a later writer
             self.recovery_problem = f"cannot finish interrupted indexing work in {self.data_dir}: {error}"
         finally:

@@ -31,7 +31,8 @@ from linkly_ls.core.embedding.provider import EmbeddingProvider
 from linkly_ls.core.embedding.settings import EmbeddingSettings
 from linkly_ls.core.search.chunking import Chunk, chunk_document
 from linkly_ls.core.store.writer_lock import WriterLock
-from linkly_ls.core.search.vectors import ChunkRef, VectorIndex, ensure_schema, has_vectors
+from linkly_ls.core.search.vectors import ChunkRef, VectorIndex
+from linkly_ls.core.store.vector_rows import ensure_vector_tables, has_vectors
 
 if TYPE_CHECKING:
     import numpy as np
@@ -101,7 +102,7 @@ class VectorSync:
         #: cleared while `load_in_background` loads the model; search meanwhile ranks by keywords alone
         self._model_loaded = threading.Event()
         self._model_loaded.set()
-        ensure_schema(catalog)
+        ensure_vector_tables(catalog)
 
     # opening
 

@@ -240,20 +240,7 @@ def _without_vectors(engine: Engine, index: VectorIndex, doc_ids: list[str]) -> 
     """Those of `doc_ids` that have no current vectors (not embedded yet)."""
     if not doc_ids:
         return set()
-    db = engine.catalog.connect()
-    have: set[str] = set()
-    for start in range(0, len(doc_ids), 500):
-        batch = doc_ids[start : start + 500]
-        marks = ",".join("?" * len(batch))
-        have.update(
-            row[0]
-            for row in db.execute(
-                "SELECT v.doc_id FROM vector_docs v JOIN documents d ON d.doc_id = v.doc_id "
-                f"AND d.content_hash = v.content_hash WHERE v.model = ? AND v.doc_id IN ({marks})",
-                [index.model_id, *batch],
-            )
-        )
-    return set(doc_ids) - have
+    return set(doc_ids) - index.documents_with_vectors(doc_ids)
 
 
 def _fuse_rrf(documents, without_vectors: set[str]) -> None:

@@ -1,10 +1,11 @@
 """The vector index: one usearch HNSW index per embedding model, next to the catalog.
 
-Keys are integer chunk ids; the table `vector_chunks` of the catalog database
-maps each to (doc_id, chunk number, line range, hash of the embedded text), and
-`vector_docs` records which version (content hash) of a document the vectors were
-computed from. The text hash lets a passage whose exact text already has a vector
-(a copied or renamed document, an unchanged section of an edited one) reuse it.
+Keys are integer chunk ids; rows of the catalog database (`VectorRows`,
+core/store/vector_rows.py) map each to (doc_id, chunk number, line range, hash
+of the embedded text) and record which version (content hash) of a document the
+vectors were computed from. The text hash lets a passage whose exact text already
+has a vector (a copied or renamed document, an unchanged section of an edited
+one) reuse it.
 
 Crash safety comes from one ordering rule: rows are committed only *after* the
 index file holding their vectors was saved (atomically: temporary file, then
@@ -29,28 +30,9 @@ if TYPE_CHECKING:
     import numpy as np
 
 from linkly_ls.core.store.catalog import Catalog
+from linkly_ls.core.store.vector_rows import ChunkRow, DocRow, VectorRows, ensure_vector_tables
 from linkly_ls.core.store.writer_lock import WriterLock
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS vector_chunks (
-    model TEXT NOT NULL,
-    key INTEGER NOT NULL,
-    doc_id TEXT NOT NULL,
-    chunk INTEGER NOT NULL,
-    start_line INTEGER NOT NULL,
-    end_line INTEGER NOT NULL,
-    text_hash INTEGER,
-    PRIMARY KEY (model, key)
-);
-CREATE INDEX IF NOT EXISTS vector_chunks_doc ON vector_chunks(model, doc_id);
-CREATE TABLE IF NOT EXISTS vector_docs (
-    model TEXT NOT NULL,
-    doc_id TEXT NOT NULL,
-    content_hash TEXT NOT NULL,
-    chunks INTEGER NOT NULL,
-    PRIMARY KEY (model, doc_id)
-);
-"""
 #: below this many candidate chunks a filtered search scans them exactly instead of walking the graph
 EXACT_SCAN_LIMIT = 20_000
 
@@ -100,24 +82,6 @@ def _cosines(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
     return np.einsum("ij,j->i", matrix, np.asarray(query, dtype=np.float32))
 
 
-def ensure_schema(catalog: Catalog) -> None:
-    with catalog.connect() as db:
-        db.executescript(_SCHEMA)
-        columns = {row[1] for row in db.execute("PRAGMA table_info(vector_chunks)")}
-        if "text_hash" not in columns:  # an index from before text reuse: its rows just never match
-            db.execute("ALTER TABLE vector_chunks ADD COLUMN text_hash INTEGER")
-        db.execute("CREATE INDEX IF NOT EXISTS vector_chunks_text ON vector_chunks(model, text_hash)")
-
-
-def has_vectors(catalog: Catalog, model_ids: list[str]) -> bool:
-    """Whether any of these models has stored vectors, without loading a model."""
-    marks = ",".join("?" * len(model_ids))
-    row = catalog.connect().execute(
-        f"SELECT 1 FROM vector_docs WHERE model IN ({marks}) AND chunks > 0 LIMIT 1", model_ids
-    ).fetchone()
-    return row is not None
-
-
 def model_slug(model_id: str, dim: int) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", model_id).strip("-") + f"-{dim}"
 
@@ -145,19 +109,17 @@ class VectorIndex:
         self._lock = threading.RLock()
         self._writer_lock = writer_lock or WriterLock(directory.parent)
         self._took_writer_lock = False
-        self._pending_rows: list[tuple] = []
-        self._pending_docs: list[tuple] = []
+        self.rows = VectorRows(catalog, model_id)
+        self._pending_rows: list[ChunkRow] = []
+        self._pending_docs: list[DocRow] = []
         self._dirty = False
         self._loaded_stamp: tuple[int, int] | None = None
-        #: (connection, its (data_version, total_changes), coverage) of the last `coverage()`
-        self._coverage: tuple[object, tuple[int, int], dict[str, tuple[int, int]]] | None = None
-        ensure_schema(catalog)
+        ensure_vector_tables(catalog)
         self.writable = writer and self._take_writer_lock()
         self.index = self._open()
         self._next_key = 1
         if self.writable:
-            row = catalog.connect().execute("SELECT MAX(key) FROM vector_chunks WHERE model = ?", (model_id,)).fetchone()
-            self._next_key = max(int(row[0] or 0), self._max_key()) + 1
+            self._next_key = max(self.rows.max_key(), self._max_key()) + 1
             self.reconcile()
 
     def _new_index(self):
@@ -236,13 +198,7 @@ class VectorIndex:
             self._pending_rows = [row for row in self._pending_rows if row[2] not in removed]
             self._pending_docs = [row for row in self._pending_docs if row[1] not in removed]
             keys.extend(self._keys_of(doc_ids))
-            db = self.catalog.connect()
-            for start in range(0, len(doc_ids), 500):
-                batch = doc_ids[start : start + 500]
-                marks = ",".join("?" * len(batch))
-                with db:
-                    db.execute(f"DELETE FROM vector_chunks WHERE model = ? AND doc_id IN ({marks})", [self.model_id, *batch])
-                    db.execute(f"DELETE FROM vector_docs WHERE model = ? AND doc_id IN ({marks})", [self.model_id, *batch])
+            self.rows.delete_documents(doc_ids)
             if keys:
                 self.index.remove(np.asarray(keys, dtype=np.uint64))
                 self._dirty = True
@@ -258,13 +214,7 @@ class VectorIndex:
             with open(temporary, "rb+") as handle:
                 os.fsync(handle.fileno())
             os.replace(temporary, self.path)
-            with self.catalog.connect() as db:
-                db.executemany(
-                    "INSERT OR REPLACE INTO vector_chunks (model, key, doc_id, chunk, start_line, end_line, text_hash) "
-                    "VALUES (?,?,?,?,?,?,?)",
-                    self._pending_rows,
-                )
-                db.executemany("INSERT OR REPLACE INTO vector_docs VALUES (?,?,?,?)", self._pending_docs)
+            self.rows.commit(self._pending_rows, self._pending_docs)
             self._pending_rows, self._pending_docs = [], []
             self._dirty = False
 
@@ -277,22 +227,13 @@ class VectorIndex:
         """
         import numpy as np  # loaded with the vectors, not with every open index
 
-        db = self.catalog.connect()
-        known = {row[0] for row in db.execute("SELECT key FROM vector_chunks WHERE model = ?", (self.model_id,))}
+        known = self.rows.keys()
         orphans = [int(key) for key in self.index.keys if int(key) not in known] if len(self.index) else []
         with self._lock:
             if orphans:
                 self.index.remove(np.asarray(orphans, dtype=np.uint64))
                 self._dirty = True
-        outdated = [
-            row[0]
-            for row in db.execute(
-                "SELECT v.doc_id FROM vector_docs v LEFT JOIN documents d ON d.doc_id = v.doc_id "
-                "WHERE v.model = ? AND (d.doc_id IS NULL OR d.content_hash != v.content_hash)",
-                (self.model_id,),
-            )
-        ]
-        self.remove_documents(outdated)
+        self.remove_documents(self.rows.outdated_documents())
         self.checkpoint()
 
     def vectors_for_texts(self, text_hashes: list[int]) -> dict[int, np.ndarray]:
@@ -312,17 +253,7 @@ class VectorIndex:
             for row in self._pending_rows:
                 if row[6] in wanted:
                     key_of.setdefault(row[6], row[1])
-        db = self.catalog.connect()
-        remaining = [value for value in wanted if value not in key_of]
-        for start in range(0, len(remaining), 500):
-            batch = remaining[start : start + 500]
-            marks = ",".join("?" * len(batch))
-            for text_hash, key in db.execute(
-                f"SELECT text_hash, MIN(key) FROM vector_chunks WHERE model = ? AND text_hash IN ({marks}) "
-                "GROUP BY text_hash",
-                [self.model_id, *batch],
-            ):
-                key_of[text_hash] = key
+        key_of.update(self.rows.keys_for_texts([value for value in wanted if value not in key_of]))
         with self._lock:
             present = [(text_hash, key) for text_hash, key in key_of.items() if key in self.index]
             if not present:
@@ -371,7 +302,7 @@ class VectorIndex:
         """`best_per_document`, with each best chunk's vector (for feedback on the query vector)."""
         import numpy as np  # loaded with the vectors, not with every open index
 
-        rows = self._current_chunks("c.doc_id", doc_ids) if len(self.index) else []
+        rows = self.rows.current_chunks_of_documents(doc_ids) if len(self.index) else []
         if not rows:
             return {}
         keys = np.asarray([row[0] for row in rows], dtype=np.uint64)
@@ -405,73 +336,28 @@ class VectorIndex:
         return self._resolve([(present[i], float(scores[i])) for i in order])
 
     def _keys_of(self, doc_ids: list[str]) -> list[int]:
-        db = self.catalog.connect()
-        keys: list[int] = []
-        for start in range(0, len(doc_ids), 500):
-            batch = doc_ids[start : start + 500]
-            marks = ",".join("?" * len(batch))
-            keys.extend(
-                row[0]
-                for row in db.execute(
-                    f"SELECT key FROM vector_chunks WHERE model = ? AND doc_id IN ({marks})", [self.model_id, *batch]
-                )
-            )
-        return keys
+        return self.rows.keys_of(doc_ids)
 
     def _resolve(self, found: list[tuple[int, float]]) -> list[VectorHit]:
         """Chunk refs for keys, best first; keys of deleted or since-changed documents are dropped."""
-        refs = {row[0]: row[1:] for row in self._current_chunks("c.key", [key for key, _ in found])}
+        refs = {row[0]: row[1:] for row in self.rows.current_chunks_of_keys([key for key, _ in found])}
         return [VectorHit(*refs[key], score=score) for key, score in found if key in refs]
-
-    def _current_chunks(self, column: str, values: list) -> list[tuple]:
-        """(key, doc_id, chunk, start_line, end_line) of current vectors whose `column` is in `values`."""
-        db = self.catalog.connect()
-        rows: list[tuple] = []
-        for start in range(0, len(values), 500):
-            batch = values[start : start + 500]
-            marks = ",".join("?" * len(batch))
-            rows.extend(
-                db.execute(
-                    "SELECT c.key, c.doc_id, c.chunk, c.start_line, c.end_line FROM vector_chunks c "
-                    "JOIN vector_docs v ON v.model = c.model AND v.doc_id = c.doc_id "
-                    "JOIN documents d ON d.doc_id = c.doc_id AND d.content_hash = v.content_hash "
-                    f"WHERE c.model = ? AND {column} IN ({marks})",
-                    [self.model_id, *batch],
-                )
-            )
-        return rows
 
     # bookkeeping
 
     def missing_documents(self, limit: int = 256) -> list[tuple[str, str]]:
         """(doc_id, content_hash) of documents without current vectors: newest day first, then smallest."""
         pending = {doc_id for _, doc_id, _, _ in self._pending_docs}
-        rows = self.catalog.connect().execute(
-            "SELECT d.doc_id, d.content_hash FROM documents d LEFT JOIN vector_docs v "
-            "ON v.model = ? AND v.doc_id = d.doc_id AND v.content_hash = d.content_hash "
-            "WHERE v.doc_id IS NULL ORDER BY d.mtime_ns / 86400000000000 DESC, d.word_count ASC LIMIT ?",
-            (self.model_id, limit + len(pending)),
-        )
+        rows = self.rows.missing_documents(limit + len(pending))
         return [(doc_id, content_hash) for doc_id, content_hash in rows if doc_id not in pending][:limit]
 
+    def documents_with_vectors(self, doc_ids: list[str]) -> set[str]:
+        """Those of `doc_ids` whose committed vectors are current (embedded from the catalog's version)."""
+        return self.rows.documents_with_vectors(doc_ids) if doc_ids else set()
+
     def coverage(self) -> dict[str, tuple[int, int]]:
-        """library -> (words in documents with current vectors, all words). Every hybrid search asks and
-        the answer reads all documents, so it is kept until the database changes: `data_version` moves
-        when another connection commits, `total_changes` when this thread's connection does."""
-        db = self.catalog.connect()
-        stamp = (db.execute("PRAGMA data_version").fetchone()[0], db.total_changes)
-        cached = self._coverage
-        if cached is not None and cached[0] is db and cached[1] == stamp:
-            return dict(cached[2])
-        rows = db.execute(
-            "SELECT d.library, SUM(CASE WHEN v.doc_id IS NULL THEN 0 ELSE d.word_count END), SUM(d.word_count) "
-            "FROM documents d LEFT JOIN vector_docs v "
-            "ON v.model = ? AND v.doc_id = d.doc_id AND v.content_hash = d.content_hash GROUP BY d.library",
-            (self.model_id,),
-        )
-        coverage = {library: (int(done or 0), int(total or 0)) for library, done, total in rows}
-        self._coverage = (db, stamp, coverage)
-        return dict(coverage)
+        """library -> (words in documents with current vectors, all words), kept until the database changes."""
+        return self.rows.coverage()
 
     def close(self) -> None:
         with self._lock:

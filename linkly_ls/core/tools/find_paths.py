@@ -76,14 +76,8 @@ def find_paths(engine: Engine, **arguments: Any) -> FindPathsResult:
     params = validate("find_paths", arguments)
     patterns = [_fold(pattern) for pattern in params["patterns"]]
     library = resolve_library(engine.catalog, params["library"])
-    query = "SELECT path FROM documents"
-    rows = (
-        engine.catalog.connect().execute(query + " WHERE library = ?", (library.name,))
-        if library
-        else engine.catalog.connect().execute(query)
-    )
     buckets: Counter[str] = Counter()
-    for (path,) in rows:
+    for path in engine.catalog.paths(library.name if library else None):
         bucket = bucket_for(path, patterns)
         if bucket is not None:
             buckets[bucket] += 1

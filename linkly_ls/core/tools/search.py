@@ -7,7 +7,6 @@ the hits and decides when a search is a miss.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +18,7 @@ from linkly_ls.core.search.ranking import Passage, RankedDocument, best_cosines,
 from linkly_ls.core.search.relevance import RelevanceScorer
 from linkly_ls.core.tools.schema import validate
 from linkly_ls.core.search.snippets import QueryMatcher, best_snippet
+from linkly_ls.core.store.records import DocumentSummary
 
 #: below this best relevance a search is a miss. Hybrid relevance includes the cosine; measured on the
 #: IR collections, 0.30 flags about 5% of on-topic queries and every off-topic one (queries of another
@@ -140,21 +140,7 @@ def allowed_documents(engine: Engine, params: dict[str, Any]) -> list[str] | Non
     glob = compile_path_glob(params["path_glob"]) if params.get("path_glob") else None
     if library is None and not doc_types and after is None and before is None and glob is None:
         return None
-    clauses, values = [], []
-    if library is not None:
-        clauses.append("library = ?")
-        values.append(library.name)
-    if doc_types:
-        clauses.append(f"doc_type IN ({','.join('?' * len(doc_types))})")
-        values.extend(doc_types)
-    if after is not None:
-        clauses.append("mtime_ns >= ?")
-        values.append(int(after * 1e9))
-    if before is not None:
-        clauses.append("mtime_ns <= ?")
-        values.append(int(before * 1e9))
-    where = " AND ".join(clauses) or "1"
-    rows = engine.catalog.connect().execute(f"SELECT doc_id, path FROM documents WHERE {where}", values)
+    rows = engine.catalog.documents_matching(library.name if library else None, doc_types, after, before)
     return [doc_id for doc_id, path in rows if glob is None or glob.search(path)]
 
 
@@ -168,7 +154,7 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     allowed = allowed_documents(engine, params)
     ranking = rank_documents(engine, query, allowed, mode=mode)
     distinct = _distinct_documents(engine, ranking.documents, limit)
-    records = _shown_documents(engine, [document.doc_id for document in distinct])
+    records = engine.catalog.summaries([document.doc_id for document in distinct])
     picked = [(document, records[document.doc_id]) for document in distinct if document.doc_id in records]
     cosines = best_cosines(ranking, [document.doc_id for document, _ in picked])
     searcher = engine.keyword.index.searcher()
@@ -187,47 +173,6 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     return result
 
 
-@dataclass
-class ShownDocument:
-    """What a hit shows of a document's catalog record (a full record also parses its outline, large for books)."""
-
-    doc_id: str
-    library: str
-    path: str
-    doc_type: str
-    title: str
-    size: int
-    mtime_ns: int
-    content_hash: str
-    word_count: int
-    total_lines: int
-    has_outline: bool
-    keywords: list[str]
-    text_missing_reason: str | None
-
-    @property
-    def modified_at(self) -> float:
-        return self.mtime_ns / 1e9
-
-
-def _shown_documents(engine: Engine, doc_ids: list[str]) -> dict[str, ShownDocument]:
-    if not doc_ids:
-        return {}
-    marks = ",".join("?" * len(doc_ids))
-    rows = engine.catalog.connect().execute(
-        "SELECT doc_id, library, path, doc_type, title, size, mtime_ns, content_hash, word_count, total_lines, "
-        f"has_outline, keywords, text_missing_reason FROM documents WHERE doc_id IN ({marks})",
-        doc_ids,
-    )
-    shown: dict[str, ShownDocument] = {}
-    for row in rows:
-        document = ShownDocument(*row)
-        document.has_outline = bool(document.has_outline)
-        document.keywords = json.loads(row[11])
-        shown[document.doc_id] = document
-    return shown
-
-
 def _distinct_documents(engine: Engine, documents: list[RankedDocument], limit: int) -> list[RankedDocument]:
     """The first `limit` ranked documents with distinct content: copies of a file show once.
 
@@ -237,16 +182,9 @@ def _distinct_documents(engine: Engine, documents: list[RankedDocument], limit: 
     picked: list[RankedDocument] = []
     seen_content: set[str] = set()
     page = limit * 4 + 50
-    db = engine.catalog.connect()
     for start in range(0, len(documents), page):
         batch = documents[start : start + page]
-        marks = ",".join("?" * len(batch))
-        hashes = dict(
-            db.execute(
-                f"SELECT doc_id, content_hash FROM documents WHERE doc_id IN ({marks})",
-                [document.doc_id for document in batch],
-            )
-        )
+        hashes = engine.catalog.content_hashes([document.doc_id for document in batch])
         for document in batch:
             content_hash = hashes.get(document.doc_id)
             if content_hash is None or content_hash in seen_content:
@@ -261,7 +199,7 @@ def _distinct_documents(engine: Engine, documents: list[RankedDocument], limit: 
 def _make_hit(
     engine: Engine,
     document: RankedDocument,
-    record: ShownDocument,
+    record: DocumentSummary,
     cosine: tuple[float, Passage] | None,
     scorer: RelevanceScorer,
     matcher: QueryMatcher,
@@ -321,7 +259,7 @@ def _rounded(value: float | None, digits: int = 4) -> float | None:
     return None if value is None else round(float(value), digits)
 
 
-def _is_stale(record: ShownDocument) -> bool:
+def _is_stale(record: DocumentSummary) -> bool:
     """True when the file on disk is not what was indexed (changed, or gone)."""
     try:
         stat = os.stat(record.path)

@@ -269,7 +269,7 @@ def test_rendering_adds_meta_to_successes_only(engine):
 
 def test_read_and_grep_do_not_parse_the_outline(engine, monkeypatch):
     # A long book's outline is most of what parsing its record costs; neither tool shows it.
-    from linkly_ls.core.store import catalog
+    from linkly_ls.core.store import records
 
     doc_id = doc(engine, "Notion-Export-c58e/workspace/receipts.md")
     assert engine.catalog.get(doc_id).outline, "the document has an outline to skip"
@@ -277,7 +277,7 @@ def test_read_and_grep_do_not_parse_the_outline(engine, monkeypatch):
     def refuse(data):  # noqa: ANN001
         raise AssertionError("the outline was parsed")
 
-    monkeypatch.setattr(catalog.OutlineNode, "from_dict", staticmethod(refuse))
+    monkeypatch.setattr(records.OutlineNode, "from_dict", staticmethod(refuse))
     assert call_tool(engine, "read", {"doc_id": doc_id}).to_json()["lines"][0]["text"] == "# Receipts"
     assert call_tool(engine, "grep", {"doc_id": doc_id, "pattern": "grocery"}).to_json()["total_matches"] == 1
     assert engine.catalog.get(doc_id, with_outline=False).title == "Receipts"

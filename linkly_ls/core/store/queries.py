@@ -1,0 +1,178 @@
+"""The catalog's read queries: libraries, document records and the projections of them tools need.
+
+`CatalogReads` is mixed into `Catalog`, whose per-thread `connect()` it uses;
+writes, keyword bookkeeping and document text stay in `catalog.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from linkly_ls.core.store.records import (
+    DOC_COLUMNS,
+    DOC_COLUMNS_NO_OUTLINE,
+    SUMMARY_COLUMNS,
+    DocumentRecord,
+    DocumentSummary,
+    ErrorRecord,
+    LibraryRecord,
+    document_from_row,
+    library_from_row,
+    summary_from_row,
+)
+from linkly_ls.core.store.schema import Connection
+
+#: ids per `IN (...)` query: well under SQLite's limit on bound values
+BATCH = 500
+
+
+class CatalogReads:
+    connect: Callable[[], Connection]
+
+    # libraries
+
+    def libraries(self) -> list[LibraryRecord]:
+        rows = self.connect().execute(
+            "SELECT name, description, paths, include_globs, exclude_globs, origin FROM libraries ORDER BY name"
+        )
+        return [library_from_row(row) for row in rows]
+
+    def library(self, name: str) -> LibraryRecord | None:
+        return next((lib for lib in self.libraries() if lib.name == name), None)
+
+    def document_counts(self) -> dict[str, int]:
+        rows = self.connect().execute("SELECT library, COUNT(*) FROM documents GROUP BY library")
+        return {name: count for name, count in rows}
+
+    # document records
+
+    def get(self, doc_id: str, with_outline: bool = True) -> DocumentRecord | None:
+        """The document's record; `with_outline=False` leaves its `outline` empty, for callers that
+        need the record but not the outline (`grep`, `read`)."""
+        columns = DOC_COLUMNS if with_outline else DOC_COLUMNS_NO_OUTLINE
+        row = self.connect().execute(f"SELECT {columns} FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
+        return document_from_row(row) if row else None
+
+    def get_many(self, doc_ids: list[str]) -> dict[str, DocumentRecord]:
+        found: dict[str, DocumentRecord] = {}
+        db = self.connect()
+        for start in range(0, len(doc_ids), BATCH):
+            batch = doc_ids[start : start + BATCH]
+            marks = ",".join("?" * len(batch))
+            for row in db.execute(f"SELECT {DOC_COLUMNS} FROM documents WHERE doc_id IN ({marks})", batch):
+                record = document_from_row(row)
+                found[record.doc_id] = record
+        return found
+
+    def by_path(self, path: str) -> DocumentRecord | None:
+        row = self.connect().execute(
+            f"SELECT {DOC_COLUMNS} FROM documents WHERE path = ?", (path,)
+        ).fetchone()
+        return document_from_row(row) if row else None
+
+    def all_documents(self, library: str | None = None) -> list[DocumentRecord]:
+        if library is None:
+            rows = self.connect().execute(f"SELECT {DOC_COLUMNS} FROM documents ORDER BY path")
+        else:
+            rows = self.connect().execute(
+                f"SELECT {DOC_COLUMNS} FROM documents WHERE library = ? ORDER BY path", (library,)
+            )
+        return [document_from_row(row) for row in rows]
+
+    def count(self) -> int:
+        return self.connect().execute("SELECT COUNT(*) FROM documents").fetchone()[0]
+
+    # projections
+
+    def file_states(self, library: str) -> dict[str, tuple[str, int, int, str]]:
+        """path -> (doc_id, size, mtime_ns, content_hash) for a library's documents."""
+        rows = self.connect().execute(
+            "SELECT path, doc_id, size, mtime_ns, content_hash FROM documents WHERE library = ?", (library,)
+        )
+        return {row[0]: (row[1], row[2], row[3], row[4]) for row in rows}
+
+    def ocr_pending_paths(self, library: str) -> list[str]:
+        """Paths of a library's documents whose OCR was left for a second pass that has not run yet."""
+        rows = self.connect().execute(
+            "SELECT path FROM documents WHERE library = ? AND warnings LIKE '%\"OCR pending%' ORDER BY path",
+            (library,),
+        )
+        return [row[0] for row in rows]
+
+    def doc_ids(self) -> list[str]:
+        """Every document's id, in no particular order."""
+        return [row[0] for row in self.connect().execute("SELECT doc_id FROM documents")]
+
+    def paths(self, library: str | None = None) -> list[str]:
+        """Every document's path (of one library, or of all), in no particular order."""
+        query = "SELECT path FROM documents"
+        rows = (
+            self.connect().execute(query + " WHERE library = ?", (library,))
+            if library is not None
+            else self.connect().execute(query)
+        )
+        return [row[0] for row in rows]
+
+    def documents_matching(
+        self,
+        library: str | None = None,
+        doc_types: list[str] | None = None,
+        modified_after: float | None = None,
+        modified_before: float | None = None,
+    ) -> list[tuple[str, str]]:
+        """(doc_id, path) of the documents that pass every given filter; times are Unix seconds, inclusive."""
+        clauses: list[str] = []
+        values: list[object] = []
+        if library is not None:
+            clauses.append("library = ?")
+            values.append(library)
+        if doc_types:
+            clauses.append(f"doc_type IN ({','.join('?' * len(doc_types))})")
+            values.extend(doc_types)
+        if modified_after is not None:
+            clauses.append("mtime_ns >= ?")
+            values.append(int(modified_after * 1e9))
+        if modified_before is not None:
+            clauses.append("mtime_ns <= ?")
+            values.append(int(modified_before * 1e9))
+        where = " AND ".join(clauses) or "1"
+        return self.connect().execute(f"SELECT doc_id, path FROM documents WHERE {where}", values).fetchall()
+
+    def content_hashes(self, doc_ids: list[str]) -> dict[str, str]:
+        """doc_id -> content hash, for those of `doc_ids` the catalog has."""
+        found: dict[str, str] = {}
+        db = self.connect()
+        for start in range(0, len(doc_ids), BATCH):
+            batch = doc_ids[start : start + BATCH]
+            marks = ",".join("?" * len(batch))
+            found.update(db.execute(f"SELECT doc_id, content_hash FROM documents WHERE doc_id IN ({marks})", batch))
+        return found
+
+    def summaries(self, doc_ids: list[str]) -> dict[str, DocumentSummary]:
+        """doc_id -> what a search hit shows of it, for those of `doc_ids` the catalog has (no outline is parsed)."""
+        found: dict[str, DocumentSummary] = {}
+        db = self.connect()
+        for start in range(0, len(doc_ids), BATCH):
+            batch = doc_ids[start : start + BATCH]
+            marks = ",".join("?" * len(batch))
+            for row in db.execute(f"SELECT {SUMMARY_COLUMNS} FROM documents WHERE doc_id IN ({marks})", batch):
+                summary = summary_from_row(row)
+                found[summary.doc_id] = summary
+        return found
+
+    # errors
+
+    def errors(self, library: str | None = None) -> list[ErrorRecord]:
+        query = "SELECT path, library, message, size, mtime_ns FROM errors"
+        rows = (
+            self.connect().execute(query + " ORDER BY path")
+            if library is None
+            else self.connect().execute(query + " WHERE library = ? ORDER BY path", (library,))
+        )
+        return [ErrorRecord(*row) for row in rows]
+
+    def error_for(self, path: str) -> ErrorRecord | None:
+        row = self.connect().execute(
+            "SELECT path, library, message, size, mtime_ns FROM errors WHERE path = ?", (path,)
+        ).fetchone()
+        return ErrorRecord(*row) if row else None

@@ -1,0 +1,179 @@
+"""What the catalog stores and returns: typed records, and how they map to and from table rows."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+from linkly_ls.core.document import OutlineNode
+from linkly_ls.core.store.line_blocks import encode_lines
+
+DOC_COLUMNS = (
+    "doc_id, library, path, doc_type, title, size, mtime_ns, content_hash, word_count, "
+    "total_lines, has_outline, language, keywords, outline, page_starts, warnings, "
+    "text_missing_reason, indexed_at"
+)
+#: the same without the outline, whose parsing is most of a record's cost for a long book (3 ms for R's manual)
+DOC_COLUMNS_NO_OUTLINE = DOC_COLUMNS.replace(" outline,", " '[]',")
+#: the columns of a `DocumentSummary`, in its field order
+SUMMARY_COLUMNS = (
+    "doc_id, library, path, doc_type, title, size, mtime_ns, content_hash, word_count, total_lines, "
+    "has_outline, keywords, text_missing_reason"
+)
+
+
+def make_doc_id(path: str) -> str:
+    """A document's id: stable for a path across restarts, re-indexing and rebuilds."""
+    return hashlib.sha1(path.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+
+
+@dataclass
+class LibraryRecord:
+    name: str
+    paths: list[str]
+    description: str = ""
+    include: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+    origin: str = "cli"
+
+
+@dataclass
+class DocumentRecord:
+    """Everything the catalog knows about one document, except its lines."""
+
+    doc_id: str
+    library: str
+    path: str
+    doc_type: str
+    title: str
+    size: int
+    mtime_ns: int
+    content_hash: str
+    word_count: int
+    total_lines: int
+    has_outline: bool
+    language: str | None
+    keywords: list[str]
+    outline: list[OutlineNode]
+    page_starts: list[int]
+    warnings: list[str]
+    text_missing_reason: str | None
+    indexed_at: float
+
+    @property
+    def modified_at(self) -> float:
+        return self.mtime_ns / 1e9
+
+
+@dataclass
+class DocumentSummary:
+    """What a search hit shows of a document's record (a full record also parses its outline, large for books)."""
+
+    doc_id: str
+    library: str
+    path: str
+    doc_type: str
+    title: str
+    size: int
+    mtime_ns: int
+    content_hash: str
+    word_count: int
+    total_lines: int
+    has_outline: bool
+    keywords: list[str]
+    text_missing_reason: str | None
+
+    @property
+    def modified_at(self) -> float:
+        return self.mtime_ns / 1e9
+
+
+@dataclass
+class ErrorRecord:
+    path: str
+    library: str
+    message: str
+    size: int
+    mtime_ns: int
+
+
+def library_row(library: LibraryRecord, created_at: float) -> tuple:
+    return (
+        library.name,
+        library.description,
+        json.dumps(library.paths),
+        json.dumps(library.include),
+        json.dumps(library.exclude),
+        library.origin,
+        created_at,
+    )
+
+
+def library_from_row(row: tuple) -> LibraryRecord:
+    return LibraryRecord(
+        name=row[0],
+        description=row[1],
+        paths=json.loads(row[2]),
+        include=json.loads(row[3]),
+        exclude=json.loads(row[4]),
+        origin=row[5],
+    )
+
+
+def document_row(record: DocumentRecord, lines: list[str]) -> tuple:
+    """The values of `DOC_COLUMNS` followed by the encoded lines."""
+    blob = encode_lines(lines)
+    return (
+        record.doc_id,
+        record.library,
+        record.path,
+        record.doc_type,
+        record.title,
+        record.size,
+        record.mtime_ns,
+        record.content_hash,
+        record.word_count,
+        record.total_lines,
+        int(record.has_outline),
+        record.language,
+        json.dumps(record.keywords, ensure_ascii=False),
+        json.dumps([node.to_dict() for node in record.outline], ensure_ascii=False),
+        json.dumps(record.page_starts),
+        json.dumps(record.warnings, ensure_ascii=False),
+        record.text_missing_reason,
+        record.indexed_at,
+        blob,
+    )
+
+
+def document_from_row(row: tuple) -> DocumentRecord:
+    """A record from the values of `DOC_COLUMNS` (or `DOC_COLUMNS_NO_OUTLINE`)."""
+    return DocumentRecord(
+        doc_id=row[0],
+        library=row[1],
+        path=row[2],
+        doc_type=row[3],
+        title=row[4],
+        size=row[5],
+        mtime_ns=row[6],
+        content_hash=row[7],
+        word_count=row[8],
+        total_lines=row[9],
+        has_outline=bool(row[10]),
+        language=row[11],
+        keywords=json.loads(row[12]),
+        outline=[OutlineNode.from_dict(node) for node in json.loads(row[13])],
+        page_starts=json.loads(row[14]),
+        warnings=json.loads(row[15]),
+        text_missing_reason=row[16],
+        indexed_at=row[17],
+    )
+
+
+def summary_from_row(row: tuple) -> DocumentSummary:
+    """A summary from the values of `SUMMARY_COLUMNS`."""
+    summary = DocumentSummary(*row)
+    summary.has_outline = bool(summary.has_outline)
+    summary.keywords = json.loads(row[11])
+    return summary

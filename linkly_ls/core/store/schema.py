@@ -1,0 +1,97 @@
+"""The catalog database file: how a connection to it is opened, its tables, and their migrations.
+
+One SQLite database in WAL mode holds the catalog (libraries, documents with
+their lines, extraction errors, tombstones of deleted documents) and the vector
+rows (`vector_rows.py` owns those two tables). Every connection waits up to 30 s
+for a lock instead of failing at once: one process writes, others read beside it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+SCHEMA_VERSION = 1
+
+#: what every storage call raises when the database cannot be read or written (a full disk, a
+#: read-only folder, a damaged file, a lock held past the timeout); callers outside `store/`
+#: catch this name, never the driver's own
+StoreError = sqlite3.Error
+
+#: the type of a connection storage hands between its own modules (never outside `store/`)
+Connection = sqlite3.Connection
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS libraries (
+    name TEXT PRIMARY KEY,
+    description TEXT NOT NULL DEFAULT '',
+    paths TEXT NOT NULL,
+    include_globs TEXT NOT NULL DEFAULT '[]',
+    exclude_globs TEXT NOT NULL DEFAULT '[]',
+    origin TEXT NOT NULL DEFAULT 'cli',
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id TEXT PRIMARY KEY,
+    library TEXT NOT NULL,
+    path TEXT NOT NULL UNIQUE,
+    doc_type TEXT NOT NULL,
+    title TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    content_hash TEXT NOT NULL,
+    word_count INTEGER NOT NULL,
+    total_lines INTEGER NOT NULL,
+    has_outline INTEGER NOT NULL,
+    language TEXT,
+    keywords TEXT NOT NULL,
+    outline TEXT NOT NULL,
+    page_starts TEXT NOT NULL,
+    warnings TEXT NOT NULL,
+    text_missing_reason TEXT,
+    indexed_at REAL NOT NULL,
+    keyword_state TEXT NOT NULL DEFAULT 'pending',
+    lines BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS documents_library ON documents(library);
+CREATE INDEX IF NOT EXISTS documents_state ON documents(keyword_state);
+CREATE TABLE IF NOT EXISTS errors (
+    path TEXT PRIMARY KEY,
+    library TEXT NOT NULL,
+    message TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tombstones (doc_id TEXT PRIMARY KEY);
+"""
+
+
+def open_connection(path: Path, read_only: bool) -> Connection:
+    """A new connection: read-only ones open the file as it is; writable ones switch it to WAL."""
+    if read_only:
+        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30, check_same_thread=False)
+    else:
+        connection = sqlite3.connect(path, timeout=30, check_same_thread=False)
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA synchronous=NORMAL")
+    connection.execute("PRAGMA busy_timeout=30000")
+    return connection
+
+
+def create_catalog_tables(db: Connection) -> None:
+    """Create the catalog's tables that are missing and record the schema version (one transaction)."""
+    with db:
+        db.executescript(_SCHEMA)
+        db.execute(
+            "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
+            (str(SCHEMA_VERSION),),
+        )
+
+
+def copy_database(source: Path, target: Path) -> None:
+    """A consistent copy of the database at `source` (read-only there) into the file `target`."""
+    with sqlite3.connect(f"file:{source}?mode=ro", uri=True) as reader:
+        with sqlite3.connect(target) as writer:
+            reader.backup(writer)

@@ -1,0 +1,70 @@
+"""The database file: connections, the catalog's tables, copies."""
+
+from __future__ import annotations
+
+import pytest
+
+from linkly_ls.core.store.catalog import Catalog, LibraryRecord
+from linkly_ls.core.store.schema import (
+    SCHEMA_VERSION,
+    StoreError,
+    copy_database,
+    create_catalog_tables,
+    open_connection,
+)
+
+TABLES = {"meta", "libraries", "documents", "errors", "tombstones"}
+
+
+def tables(connection) -> set[str]:
+    return {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def test_a_writable_connection_uses_wal_and_waits_for_locks(tmp_path):
+    connection = open_connection(tmp_path / "catalog.sqlite3", read_only=False)
+    assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert connection.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+    assert connection.execute("PRAGMA busy_timeout").fetchone()[0] == 30000
+    connection.close()
+
+
+def test_the_catalog_tables_are_created_once_with_the_schema_version(tmp_path):
+    connection = open_connection(tmp_path / "catalog.sqlite3", read_only=False)
+    create_catalog_tables(connection)
+    create_catalog_tables(connection)  # a second start changes nothing
+    assert TABLES <= tables(connection)
+    assert connection.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() == [
+        (str(SCHEMA_VERSION),)
+    ]
+    indexes = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert {"documents_library", "documents_state"} <= indexes
+    connection.close()
+
+
+def test_a_read_only_connection_refuses_writes_with_a_store_error(tmp_path):
+    path = tmp_path / "catalog.sqlite3"
+    Catalog(path).close()
+    reader = Catalog(path, read_only=True)
+    assert reader.libraries() == []
+    with pytest.raises(StoreError):
+        reader.upsert_library(LibraryRecord(name="lib", paths=["/docs"]))
+    reader.close()
+
+
+def test_a_read_only_catalog_creates_no_file(tmp_path):
+    with pytest.raises(StoreError):
+        Catalog(tmp_path / "missing.sqlite3", read_only=True).count()
+    assert not (tmp_path / "missing.sqlite3").exists()
+
+
+def test_copy_database_copies_every_committed_row(tmp_path, make_record):
+    source = Catalog(tmp_path / "source.sqlite3")
+    source.upsert_library(LibraryRecord(name="lib", paths=["/docs"]))
+    source.put_document(make_record("/docs/a.md"), ["# Top"])
+    copy_database(source.path, tmp_path / "copy.sqlite3")
+    source.close()
+    copy = Catalog(tmp_path / "copy.sqlite3", read_only=True)
+    assert [library.name for library in copy.libraries()] == ["lib"]
+    assert copy.paths() == ["/docs/a.md"]
+    assert copy.lines(copy.doc_ids()[0]) == ["# Top"]
+    copy.close()

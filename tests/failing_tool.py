@@ -79,7 +79,7 @@ def main(face: str, argv: list[str]) -> int:
         from linkly_ls.cli import main as cli_main
 
         return cli_main(argv)
-    from linkly_ls.lsp.server import main as lsp_main
+    from linkly_ls.lsp.app import main as lsp_main
 
     return lsp_main(argv)
 

@@ -20,6 +20,7 @@ from linkly_ls.core.config import load_config
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.errors import ErrorKind, LinklyError, ToolError, UsageError
 from linkly_ls.core.indexing.writer import IndexWriter
+from linkly_ls.core.tools.remote_collections import call_on_remote
 from linkly_ls.core.tools.registry import FORMAT_PROPERTY, REGISTRY, Tool, ToolRegistry
 from linkly_ls.core.tools.render import render, render_error
 
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("linkly_ls")
 #: attributes of the parsed command line that are not a tool's: no tool property may take these names
-_RESERVED_NAMES = {"command", "config", "json"}
+_RESERVED_NAMES = {"command", "config", "json", "remote_name"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -46,6 +47,12 @@ def build_parser(registry: ToolRegistry = REGISTRY) -> argparse.ArgumentParser:
     parser = _Parser(prog="linkly", description="Search, outline, grep and read your local documents.")
     parser.add_argument("--version", action="version", version=f"linkly {__version__}")
     parser.add_argument("--config", type=Path, help="config file (default: $LINKLY_CONFIG or the XDG config home)")
+    parser.add_argument(
+        "--remote",
+        dest="remote_name",
+        metavar="NAME",
+        help="run the tool on this remote machine (a [[remote]] of the config file); ids it hands out look like NAME:3f2a9c01b7de",
+    )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for tool in registry.cli_tools():
         add_tool_command(sub, tool)
@@ -241,6 +248,8 @@ def main(argv: list[str] | None = None, registry: ToolRegistry = REGISTRY) -> in
     output_format = "json" if getattr(args, "json", False) else "markdown"
     engine: Engine | None = None
     try:
+        if args.remote_name and registry.for_cli_command(args.command) is None:
+            raise UsageError(f"--remote runs a tool on a remote machine; `{args.command}` works on this machine only")
         if args.command in ("serve", "mcp"):
             return run_mcp(args)
         engine = Engine(load_config(args.config))
@@ -251,7 +260,10 @@ def main(argv: list[str] | None = None, registry: ToolRegistry = REGISTRY) -> in
         tool = registry.for_cli_command(args.command)
         if tool is None:
             raise UsageError(f"unknown command {args.command!r}")
-        result = tool.call(engine, tool_arguments(tool, args))
+        if args.remote_name:
+            result = call_on_remote(engine, args.remote_name, tool.name, tool_arguments(tool, args))
+        else:
+            result = tool.call(engine, tool_arguments(tool, args))
         print(render(result, output_format))
         return 0
     except KeyboardInterrupt:

@@ -24,6 +24,7 @@ from linkly_ls.core.store.writer_lock import WriterLock
 
 if TYPE_CHECKING:
     from linkly_ls.core.indexing.indexer import Indexer, IndexReport, ProgressCallback
+    from linkly_ls.core.remote import RemoteSet
 
 
 class EngineError(LinklyError):
@@ -70,6 +71,14 @@ class Engine:
         indexer = Indexer(self.catalog, self.keyword, self.config.limits, self.data_dir)
         indexer.after_flush.append(self.vectors.on_keyword_flush)
         return indexer
+
+    @cached_property
+    def remotes(self) -> RemoteSet:
+        """The configured remote machines (`[[remote]]`), read on first use."""
+        from linkly_ls.core.remote import RemoteSet
+        from linkly_ls.core.remote.config import load_remotes
+
+        return RemoteSet(load_remotes(self.config))
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
@@ -196,6 +205,8 @@ class Engine:
         return best[1] if best else None
 
     def close(self) -> None:
+        if "remotes" in self.__dict__:
+            self.remotes.close()
         self.vectors.close()
         if "indexer" in self.__dict__:
             self.indexer.close()

@@ -115,7 +115,10 @@ def resolve_library(catalog: Catalog, name: str | None) -> LibraryRecord | None:
         return None
     plain = name
     if plain.startswith("cloud:"):
-        raise ArgumentError("`library`: cloud libraries are not available; only local libraries exist here")
+        raise ArgumentError(
+            f"`library` {name!r} is a remote library: remote calls are read-only and only reach search, outline, "
+            "grep, read, list_libraries, explore and find_paths; re-index it on its own machine"
+        )
     if plain.startswith("local://"):
         plain = plain[len("local://") :].strip("/")
     library = catalog.library(plain)

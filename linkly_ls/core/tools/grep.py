@@ -12,7 +12,9 @@ from typing import Any
 from linkly_ls.core.store.catalog import DocumentRecord
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.store.line_cache import DocumentText
+from linkly_ls.core.remote.names import split_doc_id
 from linkly_ls.core.tools.common import get_document
+from linkly_ls.core.tools.remote_documents import RemoteResult, ask_remote, sent_arguments
 from linkly_ls.core.errors import ToolError
 from linkly_ls.core.search.grep_lines import LineMatch, compile_pattern, find_matching_lines, needs_regex
 from linkly_ls.core.tools.schema import validate
@@ -65,26 +67,33 @@ class GrepResult:
         return data
 
     def to_markdown(self) -> str:
-        head = f"{self.total_matches} matching line(s) for `{self.pattern}` in {self.record.title} (`{self.record.doc_id}`)"
-        if self.output_mode == "count":
-            return head
-        out = [head, ""]
-        previous_end = None
-        for match in self.matches:
-            first = match.before[0][0] if match.before else match.line
-            if previous_end is not None and first > previous_end + 1:
-                out.append("--")
-            for number, text in match.before:
-                if previous_end is None or number > previous_end:
-                    out.append(f"{number}-\t{text}")
-            out.append(f"{match.line}:\t{match.text}")
-            for number, text in match.after:
+        return grep_markdown(self.to_json())
+
+
+def grep_markdown(data: dict[str, Any]) -> str:
+    """The markdown of a `grep` answer, from its JSON form (a remote's answer renders the same way)."""
+    head = f"{data['total_matches']} matching line(s) for `{data['pattern']}` in {data['title']} (`{data['doc_id']}`)"
+    if "matches" not in data:  # output_mode=count
+        return head
+    out = [head, ""]
+    previous_end = None
+    for match in data["matches"]:
+        before = [(entry["line"], entry["text"]) for entry in match["before"]]
+        after = [(entry["line"], entry["text"]) for entry in match["after"]]
+        first = before[0][0] if before else match["line"]
+        if previous_end is not None and first > previous_end + 1:
+            out.append("--")
+        for number, text in before:
+            if previous_end is None or number > previous_end:
                 out.append(f"{number}-\t{text}")
-            previous_end = match.after[-1][0] if match.after else match.line
-        shown_to = self.offset + len(self.matches)
-        if shown_to < self.total_matches:
-            out.append(f"\n[{self.total_matches - shown_to} more match(es); continue with offset={shown_to}]")
-        return "\n".join(out)
+        out.append(f"{match['line']}:\t{match['text']}")
+        for number, text in after:
+            out.append(f"{number}-\t{text}")
+        previous_end = after[-1][0] if after else match["line"]
+    shown_to = data["offset"] + len(data["matches"])
+    if shown_to < data["total_matches"]:
+        out.append(f"\n[{data['total_matches'] - shown_to} more match(es); continue with offset={shown_to}]")
+    return "\n".join(out)
 
 
 def _clip(text: str) -> str:
@@ -126,12 +135,15 @@ def _grep_match(document: DocumentText, found: LineMatch, before: int, after: in
     )
 
 
-def grep(engine: Engine, **arguments: Any) -> GrepResult:
+def grep(engine: Engine, **arguments: Any) -> GrepResult | RemoteResult:
     params = validate("grep", arguments)
-    record = get_document(engine.catalog, params["doc_id"], with_outline=False)
     source, case_insensitive = params["pattern"], params["case_insensitive"]
+    remote, doc_id = split_doc_id(params["doc_id"])
+    record = get_document(engine.catalog, params["doc_id"], with_outline=False) if remote is None else None
     if needs_regex(source, case_insensitive):
         compile_pattern(source, case_insensitive)  # a bad pattern is reported before the text is read
+    if record is None:
+        return RemoteResult(ask_remote(engine, remote, "grep", sent_arguments(params, doc_id=doc_id)), grep_markdown)
     document = engine.catalog.document_text(record.doc_id)
     if document is None:
         raise ToolError(f"`doc_id` {record.doc_id!r} is not an indexed document; use an id from search results")

@@ -8,7 +8,9 @@ from typing import Any
 from linkly_ls.core.store.catalog import DocumentRecord
 from linkly_ls.core.document import OutlineNode
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.remote.names import split_doc_id
 from linkly_ls.core.tools.common import get_document, iso_utc
+from linkly_ls.core.tools.remote_documents import RemoteResult, ask_remote, rewrite_document
 from linkly_ls.core.errors import ArgumentError
 from linkly_ls.core.tools.schema import validate
 
@@ -40,21 +42,23 @@ class OutlineResult:
         return {"documents": [document.to_json() for document in self.documents]}
 
     def to_markdown(self) -> str:
-        out: list[str] = []
-        for document in self.documents:
-            record = document.record
-            out.append(f"## {record.title}")
-            out.append(
-                f"doc_id `{record.doc_id}` · {record.doc_type} · {record.total_lines} lines · "
-                f"{record.word_count} words · {record.path}"
-            )
-            if not document.nodes:
-                out.append(
-                    "_No outline (has_outline: false): use `grep` to find passages or `read` it page by page._"
-                )
-            _markdown_nodes(document.nodes, 0, out)
-            out.append("")
-        return "\n".join(out).rstrip()
+        return outline_markdown(self.to_json())
+
+
+def outline_markdown(data: dict[str, Any]) -> str:
+    """The markdown of an `outline` answer, from its JSON form (a remote's answer renders the same way)."""
+    out: list[str] = []
+    for document in data["documents"]:
+        out.append(f"## {document['title']}")
+        out.append(
+            f"doc_id `{document['doc_id']}` · {document['doc_type']} · {document['total_lines']} lines · "
+            f"{document['word_count']} words · {document['path']}"
+        )
+        if not document["nodes"]:
+            out.append("_No outline (has_outline: false): use `grep` to find passages or `read` it page by page._")
+        _markdown_nodes(document["nodes"], 0, out)
+        out.append("")
+    return "\n".join(out).rstrip()
 
 
 def _markdown_nodes(nodes: list[dict[str, Any]], depth: int, out: list[str]) -> None:
@@ -95,19 +99,54 @@ def _all_ids(nodes: list[OutlineNode]) -> set[str]:
     return ids
 
 
-def outline(engine: Engine, **arguments: Any) -> OutlineResult:
+def outline(engine: Engine, **arguments: Any) -> OutlineResult | RemoteResult:
     params = validate("outline", arguments)
     expand = set(params["expand"]) if params["expand"] else None
+    doc_ids = list(dict.fromkeys(params["doc_ids"]))
+    if any(split_doc_id(doc_id)[0] for doc_id in doc_ids):
+        return _outline_anywhere(engine, doc_ids, expand)
     documents: list[DocumentOutline] = []
-    for index, doc_id in enumerate(dict.fromkeys(params["doc_ids"])):
+    for index, doc_id in enumerate(doc_ids):
         record = get_document(engine.catalog, doc_id, f"doc_ids[{index}]")
         documents.append(DocumentOutline(record=record, nodes=_render_nodes(record.outline, expand)))
     if expand is not None:
-        known = set().union(*(_all_ids(document.record.outline) for document in documents))
-        unknown = sorted(expand - known)
-        if unknown:
-            raise ArgumentError(
-                f"`expand` names node(s) {', '.join(unknown)} that are not in the outline; "
-                "use ids shown by outline, like \"2\" or \"3.1\""
-            )
+        _check_expand(expand, [document.record.outline for document in documents])
     return OutlineResult(documents=documents)
+
+
+def _check_expand(expand: set[str], trees: list[list[OutlineNode]]) -> None:
+    unknown = sorted(expand - set().union(*(_all_ids(tree) for tree in trees)))
+    if unknown:
+        raise ArgumentError(
+            f"`expand` names node(s) {', '.join(unknown)} that are not in the outline; "
+            "use ids shown by outline, like \"2\" or \"3.1\""
+        )
+
+
+def _outline_anywhere(engine: Engine, doc_ids: list[str], expand: set[str] | None) -> RemoteResult:
+    """Outlines of local and remote documents, in the order asked; each remote sends its whole trees
+    once and `expand` folds them here, so it means the same whichever server holds a document."""
+    wanted: dict[str, list[str]] = {}
+    for doc_id in doc_ids:
+        remote, bare = split_doc_id(doc_id)
+        if remote is not None:
+            wanted.setdefault(remote, []).append(str(bare))
+    fetched: dict[str, dict[str, Any]] = {}
+    for remote, bare_ids in wanted.items():
+        for document in ask_remote(engine, remote, "outline", {"doc_ids": bare_ids})["documents"]:
+            fetched[rewrite_document(remote, document)["doc_id"]] = document
+    documents: list[dict[str, Any]] = []
+    trees: list[list[OutlineNode]] = []
+    for index, doc_id in enumerate(doc_ids):
+        if doc_id in fetched:
+            data = dict(fetched[doc_id])
+            tree = [OutlineNode.from_dict(node) for node in data["nodes"]]
+        else:
+            record = get_document(engine.catalog, doc_id, f"doc_ids[{index}]")
+            data, tree = DocumentOutline(record=record, nodes=[]).to_json(), record.outline
+        data["nodes"] = _render_nodes(tree, expand)
+        documents.append(data)
+        trees.append(tree)
+    if expand is not None:
+        _check_expand(expand, trees)
+    return RemoteResult({"documents": documents}, outline_markdown)

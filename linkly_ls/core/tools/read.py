@@ -11,7 +11,9 @@ from typing import Any
 
 from linkly_ls.core.store.catalog import DocumentRecord
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.remote.names import split_doc_id
 from linkly_ls.core.tools.common import get_document
+from linkly_ls.core.tools.remote_documents import RemoteResult, ask_remote, sent_arguments
 from linkly_ls.core.errors import ToolError
 from linkly_ls.core.tools.schema import validate
 
@@ -43,23 +45,31 @@ class ReadResult:
         return data
 
     def to_markdown(self) -> str:
-        width = len(str(self.lines[-1][0])) if self.lines else 1
-        out = [f"{number:>{max(width, 6)}}\t{text}" for number, text in self.lines]
-        if self.record.text_missing_reason:
-            out.append(f"[text missing: {self.record.text_missing_reason}]")
-        if self.remaining:
-            next_offset = self.lines[-1][0] + 1
-            out.append(
-                f"[{self.remaining} more line(s) of {self.record.total_lines}; "
-                f"continue with offset={next_offset}]"
-            )
-        else:
-            out.append(f"[end of document: {self.record.total_lines} lines]")
-        return "\n".join(out)
+        return read_markdown(self.to_json())
 
 
-def read(engine: Engine, **arguments: Any) -> ReadResult:
+def read_markdown(data: dict[str, Any]) -> str:
+    """The markdown of a `read` answer, from its JSON form (a remote's answer renders the same way)."""
+    lines = [(entry["line"], entry["text"]) for entry in data["lines"]]
+    width = len(str(lines[-1][0])) if lines else 1
+    out = [f"{number:>{max(width, 6)}}\t{text}" for number, text in lines]
+    if data.get("text_missing_reason"):
+        out.append(f"[text missing: {data['text_missing_reason']}]")
+    if data["remaining_lines"]:
+        out.append(
+            f"[{data['remaining_lines']} more line(s) of {data['total_lines']}; "
+            f"continue with offset={data['next_offset']}]"
+        )
+    else:
+        out.append(f"[end of document: {data['total_lines']} lines]")
+    return "\n".join(out)
+
+
+def read(engine: Engine, **arguments: Any) -> ReadResult | RemoteResult:
     params = validate("read", arguments)
+    remote, doc_id = split_doc_id(params["doc_id"])
+    if remote is not None:
+        return RemoteResult(ask_remote(engine, remote, "read", sent_arguments(params, doc_id=doc_id)), read_markdown)
     record = get_document(engine.catalog, params["doc_id"], with_outline=False)
     offset, limit = params["offset"], params["limit"]
     total = record.total_lines

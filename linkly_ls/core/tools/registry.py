@@ -18,15 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 from linkly_ls.core.errors import ArgumentError
 from linkly_ls.core.tools import descriptions
-from linkly_ls.core.tools.explore import explore
-from linkly_ls.core.tools.find_paths import find_paths
 from linkly_ls.core.tools.grep import grep
 from linkly_ls.core.tools.index_library import index_library
-from linkly_ls.core.tools.libraries import list_libraries
 from linkly_ls.core.tools.outline import outline
 from linkly_ls.core.tools.read import read
+from linkly_ls.core.tools.remote_collections import explore_anywhere, find_paths_anywhere, list_libraries_anywhere
+from linkly_ls.core.tools.remote_search import search_anywhere
 from linkly_ls.core.tools.schema import PROPERTY_TYPES, SCHEMAS
-from linkly_ls.core.tools.search import search
 
 if TYPE_CHECKING:
     from linkly_ls.core.engine import Engine
@@ -172,11 +170,11 @@ REGISTRY = ToolRegistry(
     [
         Tool(
             name="search",
-            function=search,
+            function=search_anywhere,
             input_schema=SCHEMAS["search"],
             title="Search documents",
             description=descriptions.SEARCH,
-            result_keys=("results", "total", "mode", "mode_reason", "miss", "guidance"),
+            result_keys=("results", "total", "mode", "mode_reason", "miss", "guidance", "remotes"),
             cli=CliShape(
                 "search",
                 "search indexed documents",
@@ -187,6 +185,7 @@ REGISTRY = ToolRegistry(
                     "doc_types": "document types, comma-separated: pdf,md,docx",
                     "mode": "ranking: auto, keyword, vector or hybrid (default auto)",
                     "explain": "show keyword/vector ranks and fused scores",
+                    "remote": "also search every configured remote machine",
                 },
             ),
             lsp_command="linkly.search",
@@ -247,31 +246,35 @@ REGISTRY = ToolRegistry(
         ),
         Tool(
             name="list_libraries",
-            function=list_libraries,
+            function=list_libraries_anywhere,
             input_schema=SCHEMAS["list_libraries"],
             title="List libraries",
             description=descriptions.LIST_LIBRARIES,
-            result_keys=("libraries",),
-            cli=CliShape("list-libraries", "list libraries and their document counts"),
+            result_keys=("libraries", "remotes", "configured_remotes"),
+            cli=CliShape(
+                "list-libraries",
+                "list libraries and their document counts",
+                help_texts={"remote": "also list every configured remote machine's libraries"},
+            ),
             lsp_command="linkly.listLibraries",
         ),
         Tool(
             name="explore",
-            function=explore,
+            function=explore_anywhere,
             input_schema=SCHEMAS["explore"],
             title="Explore the collection",
             description=descriptions.EXPLORE,
-            result_keys=("scope", "document_count", "doc_types", "directories", "keywords"),
+            result_keys=("scope", "document_count", "doc_types", "directories", "keywords", "remotes"),
             cli=CliShape("explore", "overview: types, folders, keywords"),
             lsp_command="linkly.explore",
         ),
         Tool(
             name="find_paths",
-            function=find_paths,
+            function=find_paths_anywhere,
             input_schema=SCHEMAS["find_paths"],
             title="Find folder paths",
             description=descriptions.FIND_PATHS,
-            result_keys=("total_files", "truncated", "directories"),
+            result_keys=("total_files", "truncated", "directories", "remotes"),
             cli=CliShape(
                 "find-paths",
                 "find folders whose path matches keywords",

@@ -21,9 +21,17 @@ OUTPUT_FORMAT = {
 }
 LIBRARY = {
     "type": "string",
-    "description": "Restrict to one library: a plain name (or `local://name`). "
-    "Use `list_libraries` to see the available names.",
+    "description": "Restrict to one library. Local: a plain name or `local://name` (`local://`: every local "
+    "library); remote: `cloud:///<remote>/<library>`, `cloud:///<remote>` (one remote machine) or `cloud:///` "
+    "(every remote). Use `list_libraries` to see the available names.",
 }
+REMOTE = {
+    "type": "boolean",
+    "default": False,
+    "description": "Also reach the configured remote machines (`[[remote]]`); their ids look like "
+    "`desktop:3f2a9c01b7de`. A failing remote is reported in `remotes`, the others still answer.",
+}
+DOC_ID = "Document id (from search results): 12 hexadecimal characters, or `<remote>:<id>` for a remote document."
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     "search": {
@@ -79,6 +87,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "default": False,
                 "description": "Add per-result ranking details (keyword rank and score, fused score).",
             },
+            "remote": REMOTE,
             "output_format": OUTPUT_FORMAT,
         },
         "required": ["query"],
@@ -92,7 +101,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "items": {"type": "string"},
                 "minItems": 1,
                 "maxItems": 20,
-                "description": "Document ids (from search results).",
+                "description": "Document ids (from search results; `<remote>:<id>` for remote documents).",
             },
             "expand": {
                 "type": "array",
@@ -108,7 +117,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "type": "object",
         "properties": {
             "pattern": {"type": "string", "minLength": 1, "maxLength": 1000, "description": "Regular expression."},
-            "doc_id": {"type": "string", "description": "Document id to search within (from search results)."},
+            "doc_id": {"type": "string", "description": DOC_ID},
             "context": {
                 "type": "integer",
                 "minimum": 0,
@@ -156,7 +165,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "read": {
         "type": "object",
         "properties": {
-            "doc_id": {"type": "string", "description": "Document id (from search results)."},
+            "doc_id": {"type": "string", "description": DOC_ID},
             "offset": {
                 "type": "integer",
                 "minimum": 1,
@@ -177,7 +186,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     },
     "list_libraries": {
         "type": "object",
-        "properties": {"output_format": OUTPUT_FORMAT},
+        "properties": {"remote": REMOTE, "output_format": OUTPUT_FORMAT},
         "additionalProperties": False,
     },
     "explore": {

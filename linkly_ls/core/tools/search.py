@@ -48,6 +48,10 @@ class SearchHit:
     stale: bool = False
     text_missing_reason: str | None = None
     explain: dict[str, Any] | None = None
+    #: what copies share: copies on several servers show once when their answers are merged
+    content_hash: str | None = None
+    #: the server that answered ("local" or a remote's name), set when several servers were searched
+    server: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = {
@@ -71,6 +75,10 @@ class SearchHit:
             data["text_missing_reason"] = self.text_missing_reason
         if self.explain is not None:
             data["explain"] = self.explain
+        if self.content_hash:
+            data["content_hash"] = self.content_hash
+        if self.server is not None:
+            data["server"] = self.server
         return data
 
 
@@ -241,6 +249,7 @@ def _make_hit(
         stale=_is_stale(record),
         text_missing_reason=record.text_missing_reason,
         explain=details,
+        content_hash=record.content_hash,
     )
 
 

@@ -1,0 +1,97 @@
+"""Remote libraries: other machines' `linkly serve`, searched from here.
+
+`config` reads the `[[remote]]` tables, `client` calls one remote's tools
+over MCP, `names` parses library values and ids, and `RemoteSet` (below)
+holds one client per remote and asks several at once. The tools
+(core/tools/remote_*.py) merge the answers; the faces see ordinary results.
+Remote calls are read-only: only the reading tools are ever sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from linkly_ls.core.errors import ArgumentError, LinklyError
+from linkly_ls.core.remote.client import RemoteClient, RemoteError, RemoteToolError
+from linkly_ls.core.remote.config import RemoteConfig
+
+T = TypeVar("T")
+#: the tools a remote is asked to run; never one that writes its index
+READ_ONLY_TOOLS = frozenset({"search", "outline", "grep", "read", "list_libraries", "explore", "find_paths"})
+
+
+@dataclass
+class RemoteStatus:
+    """How one remote answered a call that several servers shared: `error` says why it did not."""
+
+    name: str
+    ok: bool
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "ok": self.ok, "error": self.error}
+
+
+@dataclass
+class RemoteAnswer:
+    status: RemoteStatus
+    payload: dict[str, Any] | None = None
+
+
+class RemoteSet:
+    """One client per configured remote, in config order."""
+
+    def __init__(self, remotes: Iterable[RemoteConfig]) -> None:
+        self.clients = {remote.name: RemoteClient(remote) for remote in remotes}
+
+    def __bool__(self) -> bool:
+        return bool(self.clients)
+
+    def names(self) -> list[str]:
+        return list(self.clients)
+
+    def client(self, name: str) -> RemoteClient:
+        client = self.clients.get(name)
+        if client is None:
+            known = ", ".join(self.clients) or "none is configured"
+            raise ArgumentError(f"there is no remote {name!r}; remotes: {known}")
+        return client
+
+    def call(self, name: str, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """One remote's answer; its failure is the caller's error (RemoteError or RemoteToolError)."""
+        if tool not in READ_ONLY_TOOLS:
+            raise ArgumentError(f"`{tool}` is not sent to remotes: remote calls are read-only")
+        return self.client(name).call_tool(tool, arguments)
+
+    def ask_all(self, calls: dict[str, tuple[str, dict[str, Any]]], local: Callable[[], T] | None = None) -> tuple[T | None, list[RemoteAnswer]]:
+        """Run `calls` (remote -> (tool, arguments)) at once, and `local` meanwhile in this thread.
+
+        A remote that fails is an answer with `ok: false` and its reason; an error of `local` is raised
+        (after the remotes are done, so no call outlives this one by more than its timeout).
+        """
+        if not calls:
+            return (local() if local else None), []
+        with ThreadPoolExecutor(max_workers=len(calls), thread_name_prefix="linkly-remote") as pool:
+            futures = {name: pool.submit(self.call, name, tool, arguments) for name, (tool, arguments) in calls.items()}
+            local_result = local() if local else None
+            answers = [_answer(name, future) for name, future in futures.items()]
+        return local_result, answers
+
+    def close(self) -> None:
+        for client in self.clients.values():
+            client.close()
+
+
+def _answer(name: str, future: Any) -> RemoteAnswer:
+    try:
+        return RemoteAnswer(RemoteStatus(name, True), future.result())
+    except LinklyError as error:
+        return RemoteAnswer(RemoteStatus(name, False, str(error)))
+    except Exception as error:  # a bug in reading one remote's answer must not sink the others
+        return RemoteAnswer(RemoteStatus(name, False, f"internal error: {type(error).__name__}: {error}"))
+
+
+__all__ = ["READ_ONLY_TOOLS", "RemoteAnswer", "RemoteClient", "RemoteError", "RemoteSet", "RemoteStatus", "RemoteToolError"]

@@ -1,0 +1,194 @@
+"""`search` across servers: this machine's index and the remotes a `library` value or `remote` names.
+
+Without `library` and `remote`, or with a local library, this is the local
+`search` as is. Otherwise every server is asked at once (remotes over MCP,
+within their timeouts) and the hits are merged by `relevance`, which means
+the same on every server (same engine, same calibration), copies dropped by
+content, cut to `limit`. Each hit says which `server` answered; remote ids,
+paths and libraries are written so the other tools reach them
+(`desktop:3f2a9c01b7de`, `cloud:///desktop/...`). A remote that fails is
+reported in `remotes` and the others' hits still come back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.errors import ToolError
+from linkly_ls.core.remote import RemoteAnswer, RemoteStatus
+from linkly_ls.core.remote.names import (
+    Scope,
+    is_cloud,
+    parse_scope,
+    remote_doc_id,
+    remote_library,
+    remote_path,
+)
+from linkly_ls.core.tools.schema import validate
+from linkly_ls.core.tools.search import WEAK_RELEVANCE, SearchHit, SearchResult, search
+
+LOCAL_SERVER = "local"
+
+
+@dataclass
+class MergedSearchResult(SearchResult):
+    remotes: list[RemoteStatus] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        data = super().to_json()
+        data["remotes"] = [status.to_json() for status in self.remotes]
+        return data
+
+    def to_markdown(self) -> str:
+        lines = [super().to_markdown()]
+        failed = [status for status in self.remotes if not status.ok]
+        if failed:
+            lines.append("")
+            lines.extend(f"- remote **{status.name}** did not answer: {status.error}" for status in failed)
+        return "\n".join(lines)
+
+
+def search_anywhere(engine: Engine, **arguments: Any) -> SearchResult:
+    """The `search` tool, on every server the arguments name."""
+    params = validate("search", arguments)
+    local_arguments = {name: value for name, value in arguments.items() if name != "remote"}
+    if not params["remote"] and not is_cloud(params["library"]) and not is_cloud(params["path_glob"]):
+        return search(engine, **local_arguments)
+    scope = _narrowed(parse_scope(params["library"], engine.remotes.names(), params["remote"]), params["path_glob"])
+    if scope.local_only:
+        return search(engine, **{**local_arguments, "library": scope.local_library})
+    calls = {
+        name: ("search", _remote_arguments(arguments, name, library)) for name, library in scope.remotes.items()
+    }
+    local_call = (lambda: search(engine, **{**local_arguments, "library": scope.local_library})) if scope.local else None
+    local, answers = engine.remotes.ask_all(calls, local_call)
+    return merge_search(params, local, answers)
+
+
+def _narrowed(scope: Scope, path_glob: str | None) -> Scope:
+    """A `cloud:///<remote>/...` path_glob (from a remote's find_paths) can only match that remote's files."""
+    if not is_cloud(path_glob):
+        return scope
+    remote = path_glob[len("cloud:") :].lstrip("/").split("/", 1)[0]
+    return Scope(local=False, remotes={name: lib for name, lib in scope.remotes.items() if name == remote})
+
+
+def _remote_arguments(arguments: dict[str, Any], remote: str, library: str | None) -> dict[str, Any]:
+    """What the remote is sent: the caller's arguments, its own library name and path glob, nothing that widens."""
+    sent = {name: value for name, value in arguments.items() if value is not None and name not in ("remote", "library", "output_format")}
+    if library:
+        sent["library"] = library
+    if is_cloud(sent.get("path_glob")):
+        _, _, path = sent["path_glob"][len("cloud:") :].lstrip("/").partition("/")
+        sent["path_glob"] = "/" + path  # cloud:///desktop/home/me -> /home/me, as the remote stores it
+    return sent
+
+
+def merge_search(params: dict[str, Any], local: SearchResult | None, answers: list[RemoteAnswer]) -> MergedSearchResult:
+    hits: list[SearchHit] = []
+    modes: dict[str, tuple[str, str]] = {}
+    indexing = False
+    if local is not None:
+        for hit in local.results:
+            hit.server = LOCAL_SERVER
+        hits.extend(local.results)
+        modes[LOCAL_SERVER] = (local.mode, local.mode_reason)
+        indexing = local.indexing
+    for answer in answers:
+        if answer.payload is None:
+            continue
+        try:
+            hits.extend(hit_from_remote(answer.status.name, hit) for hit in answer.payload.get("results", []))
+        except (KeyError, TypeError, ValueError) as error:
+            answer.status.ok, answer.status.error = False, f"answered a search result that cannot be read ({error})"
+            hits = [hit for hit in hits if hit.server != answer.status.name]
+            continue
+        modes[answer.status.name] = (str(answer.payload.get("mode", "keyword")), str(answer.payload.get("mode_reason", "")))
+        indexing = indexing or bool(answer.payload.get("indexing"))
+    statuses = [answer.status for answer in answers]
+    if not modes:
+        raise ToolError("no server answered: " + "; ".join(f"{status.name}: {status.error}" for status in statuses))
+    hits.sort(key=lambda hit: -hit.relevance)
+    picked = _distinct(hits, params["limit"])
+    if params["time_sort"] != "default":
+        picked.sort(key=lambda hit: hit.modified_at, reverse=params["time_sort"] == "newest")
+    mode, reason = _merged_mode(modes)
+    result = MergedSearchResult(
+        query=params["query"].strip(), results=picked, mode=mode, mode_reason=reason, indexing=indexing, remotes=statuses
+    )
+    strong = any(hit.relevance >= WEAK_RELEVANCE.get(modes[hit.server or LOCAL_SERVER][0], 0.30) for hit in picked)
+    if not strong:
+        result.miss = True
+        result.guidance = _guidance(params)
+    failed = [status.name for status in statuses if not status.ok]
+    if failed:
+        result.guidance.append(
+            f"Remote(s) {', '.join(failed)} did not answer (see `remotes`): their documents are missing from these "
+            "results; try again later or search the others."
+        )
+    return result
+
+
+def hit_from_remote(remote: str, data: dict[str, Any]) -> SearchHit:
+    """A remote's hit, with the id, path and library this machine's tools reach it by."""
+    passage = data.get("passage") or {}
+    return SearchHit(
+        doc_id=remote_doc_id(remote, str(data["doc_id"])),
+        title=str(data["title"]),
+        path=remote_path(remote, str(data["path"])),
+        relevance=float(data["relevance"]),
+        word_count=int(data.get("word_count", 0)),
+        total_lines=int(data.get("total_lines", 0)),
+        has_outline=bool(data.get("has_outline", False)),
+        modified_at=str(data.get("modified_at", "")),
+        keywords=list(data.get("keywords", [])),
+        snippet=str(data.get("snippet", "")),
+        doc_type=str(data.get("doc_type", "")),
+        library=remote_library(remote, str(data.get("library", ""))),
+        line=int(data.get("line", 1)),
+        start_line=int(passage.get("start_line", 1)),
+        end_line=int(passage.get("end_line", 1)),
+        stale=bool(data.get("stale", False)),
+        text_missing_reason=data.get("text_missing_reason"),
+        explain=data.get("explain"),
+        content_hash=data.get("content_hash"),
+        server=remote,
+    )
+
+
+def _distinct(hits: list[SearchHit], limit: int) -> list[SearchHit]:
+    """The best `limit` hits with distinct content: a document kept on two machines shows once."""
+    picked: list[SearchHit] = []
+    seen: set[Any] = set()
+    for hit in hits:
+        key = hit.content_hash or (hit.doc_type, hit.title, hit.word_count, hit.total_lines)
+        if key in seen:
+            continue
+        seen.add(key)
+        picked.append(hit)
+        if len(picked) >= limit:
+            break
+    return picked
+
+
+def _merged_mode(modes: dict[str, tuple[str, str]]) -> tuple[str, str]:
+    kinds = {mode for mode, _ in modes.values()}
+    if len(kinds) == 1:
+        mode = kinds.pop()
+        reasons = dict.fromkeys(reason for _, reason in modes.values())
+        return mode, "; ".join(reason for reason in reasons if reason)
+    return "mixed", "; ".join(f"{server}: {mode} ({reason})" for server, (mode, reason) in modes.items())
+
+
+def _guidance(params: dict[str, Any]) -> list[str]:
+    advice = ["Try other words or synonyms (e.g. 'auth login sign-in'), or fewer words."]
+    if params.get("path_glob") or params.get("library"):
+        advice.append("Widen or drop `path_glob` / `library`; call `find_paths` to discover the real folder names.")
+    if params.get("modified_after") or params.get("modified_before"):
+        advice.append("Widen the date window (`modified_after` / `modified_before`).")
+    if params.get("doc_types"):
+        advice.append("Drop the `doc_types` filter.")
+    advice.append("For an exact name, number or phrase inside a known document, use `grep` on its doc_id.")
+    return advice

@@ -261,7 +261,7 @@ REGISTRY = ToolRegistry(
             input_schema=SCHEMAS["explore"],
             title="Explore the collection",
             description=descriptions.EXPLORE,
-            result_keys=("scope", "document_count", "doc_types", "directories", "keywords"),
+            result_keys=("scope", "document_count", "doc_types", "directories", "keywords", "skipped_count", "skipped_folders"),
             cli=CliShape("explore", "overview: types, folders, keywords"),
             lsp_command="linkly.explore",
         ),

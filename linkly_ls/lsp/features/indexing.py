@@ -288,6 +288,7 @@ class IndexingService:
                 include=library.include,
                 exclude=library.exclude,
                 origin="config",
+                respect_gitignore=library.respect_gitignore,
             )
             await asyncio.to_thread(engine.catalog.upsert_library, record)
         if new.data_dir != old.data_dir or new.embedding_model != old.embedding_model:

@@ -176,7 +176,7 @@ REGISTRY = ToolRegistry(
             input_schema=SCHEMAS["search"],
             title="Search documents",
             description=descriptions.SEARCH,
-            result_keys=("results", "total", "mode", "mode_reason", "miss", "guidance"),
+            result_keys=("results", "total", "mode", "mode_reason", "miss", "guidance", "notice"),
             cli=CliShape(
                 "search",
                 "search indexed documents",

@@ -1,7 +1,8 @@
-"""The `linkly` command: the tools, plus `index`, `watch`, `serve` and `mcp`, over the shared engine.
+"""The `linkly` command: the tools, plus `index`, `watch`, `serve`, `mcp`, `status` and
+`remove-library`, over the shared engine.
 
 The tools' subcommands are generated from the tool registry (core/tools/registry.py);
-the other four are written here. Exit status: 0 on success, 2 on a usage error,
+the others are written here. Exit status: 0 on success, 2 on a usage error,
 1 on any other error (`report_error`); errors are one line on stderr, never a
 traceback.
 """
@@ -32,9 +33,20 @@ log = logging.getLogger("linkly_ls")
 _RESERVED_NAMES = {"command", "config", "json", "remote_name"}
 
 
+PROGRAM = "linkly"
+
+
 class _Parser(argparse.ArgumentParser):
+    """Subcommand parsers are named `linkly <command>` (never after the main parser's usage line)."""
+
     def error(self, message: str) -> None:  # exit 2 with one line, as argparse does, minus the usage dump
-        self.exit(2, f"linkly: {message} (see `{self.prog} --help`)\n")
+        self.exit(2, f"{PROGRAM}: {message} (see `{self.prog} --help`)\n")
+
+
+class _Commands(argparse._SubParsersAction):
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        kwargs["prog"] = f"{PROGRAM} {name}"
+        return super().add_parser(name, **kwargs)
 
 
 def _split(value: str | None) -> list[str] | None:
@@ -44,7 +56,8 @@ def _split(value: str | None) -> list[str] | None:
 
 
 def build_parser(registry: ToolRegistry = REGISTRY) -> argparse.ArgumentParser:
-    parser = _Parser(prog="linkly", description="Search, outline, grep and read your local documents.")
+    parser = _Parser(prog=PROGRAM, description="Search, outline, grep and read your local documents.")
+    parser.register("action", "parsers", _Commands)
     parser.add_argument("--version", action="version", version=f"linkly {__version__}")
     parser.add_argument("--config", type=Path, help="config file (default: $LINKLY_CONFIG or the XDG config home)")
     parser.add_argument(
@@ -67,6 +80,22 @@ def build_parser(registry: ToolRegistry = REGISTRY) -> argparse.ArgumentParser:
         help="also compute every chunk's vector before returning (otherwise `linkly watch`, "
         "`linkly serve` or the next `--wait` does it; search meanwhile uses keywords for the rest)",
     )
+    index.add_argument(
+        "--gitignore",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="with PATH: whether the library honours .gitignore and .ignore files (default: yes for a new "
+        "library, unchanged for an existing one); --no-gitignore indexes the files they name too",
+    )
+
+    status = sub.add_parser("status", help="per library: documents, skipped, failed, OCR, vectors; what the writer does")
+    status.add_argument("--json", action="store_true", help="structured JSON output")
+
+    remove = sub.add_parser(
+        "remove-library", help="forget a library: its documents leave the index (its folders are not touched)"
+    )
+    remove.add_argument("name", help="the library's name (see `linkly list-libraries`)")
+    remove.add_argument("--json", action="store_true", help="structured JSON output")
 
     watch = sub.add_parser("watch", help="index, then keep the index current as files change")
     watch.add_argument("--library", action="append", help="only this library (repeatable)")
@@ -170,9 +199,11 @@ def run_index(engine: Engine, args: argparse.Namespace) -> int:
     writer = IndexWriter(engine)
     writer.claim()
     if args.paths:
-        library = engine.add_library(args.paths, args.library, args.description)
+        library = engine.add_library(args.paths, args.library, args.description, respect_gitignore=args.gitignore)
         names = [library.name]
     else:
+        if args.gitignore is not None:
+            raise UsageError("--gitignore and --no-gitignore apply to the folders given: `linkly index PATH --no-gitignore`")
         names = [args.library] if args.library else None
         if not engine.libraries():
             raise UsageError("no libraries yet: give folders to index, e.g. `linkly index ~/notes`")
@@ -192,6 +223,23 @@ def run_index(engine: Engine, args: argparse.Namespace) -> int:
             )
     if getattr(args, "wait", False):
         _embed_all(engine)
+    return 0
+
+
+def run_status(engine: Engine, output_format: str) -> int:
+    from linkly_ls.core.tools.status import status
+    from linkly_ls.mcp.runtime import live_server
+
+    server = live_server(engine.data_dir)
+    print(render(status(engine, mcp_url=server.url if server else None), output_format))
+    return 0
+
+
+def run_remove_library(engine: Engine, args: argparse.Namespace, output_format: str) -> int:
+    from linkly_ls.core.tools.remove_library import remove_library
+
+    engine.writer_lock.try_acquire()  # the writer alone changes the index: refused while a server keeps it
+    print(render(remove_library(engine, args.name), output_format))
     return 0
 
 
@@ -257,6 +305,10 @@ def main(argv: list[str] | None = None, registry: ToolRegistry = REGISTRY) -> in
             return run_index(engine, args)
         if args.command == "watch":
             return run_watch(engine, args)
+        if args.command == "status":
+            return run_status(engine, output_format)
+        if args.command == "remove-library":
+            return run_remove_library(engine, args, output_format)
         tool = registry.for_cli_command(args.command)
         if tool is None:
             raise UsageError(f"unknown command {args.command!r}")

@@ -192,3 +192,74 @@ def test_a_tool_error_answers_in_json_when_asked(env):
         env=env, capture_output=True, text=True, timeout=120,
     )
     assert result.returncode == 2 and json.loads(result.stderr) == {"error": "ArgumentError raised on purpose"}
+
+
+def fresh_env(home: Path, config: str = "") -> dict:
+    environment = {**os.environ, "LINKLY_DATA_DIR": str(home / "data"), "LINKLY_CONFIG": str(home / "config.toml")}
+    (home / "config.toml").write_text(config, encoding="utf-8")
+    return environment
+
+
+def test_status_shows_each_library_and_the_writer_that_holds_the_index(env):
+    status = run(env, "status", "--json")
+    assert status.returncode == 0, status.stderr
+    data = json.loads(status.stdout)
+    (rust,) = data["libraries"]
+    assert rust["name"] == "rust" and rust["document_count"] == 3 and rust["failed_count"] == 1
+    assert {"skipped_count", "skipped", "ocr_pending_count", "vector_coverage"} <= set(rust)
+    assert data["writer"]["pid"] is None and data["mcp_url"] is None
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time; from pathlib import Path; from linkly_ls.core.store.writer_lock import WriterLock;"
+         "lock = WriterLock(Path(sys.argv[1])); assert lock.try_acquire(); print('held', flush=True); time.sleep(60)",
+         env["LINKLY_DATA_DIR"]],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        held = run(env, "status")
+        assert held.returncode == 0 and f"- writer: pid {holder.pid}, activity not published" in held.stdout
+        assert "| rust | 3 | 0 | 1 | 0 |" in held.stdout
+        refused = run(env, "remove-library", "rust")
+        assert refused.returncode == 1 and f"another linkly process (pid {holder.pid})" in refused.stderr
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_remove_library_forgets_a_library_and_refuses_one_of_the_config_file(tmp_path):
+    notes, papers = tmp_path / "notes", tmp_path / "papers"
+    for folder in (notes, papers):
+        folder.mkdir()
+    (notes / "a.md").write_text("# A\n\nquokka notes\n", encoding="utf-8")
+    (notes / ".gitignore").write_text("private/\n", encoding="utf-8")
+    (notes / "private").mkdir()
+    (notes / "private" / "p.md").write_text("# P\n\nquokka secrets\n", encoding="utf-8")
+    (papers / "b.md").write_text("# B\n\nquokka papers\n", encoding="utf-8")
+    environment = fresh_env(tmp_path, f'[[library]]\nname = "papers"\npaths = ["{papers}"]\n')
+    added = run(environment, "index", str(notes), "--library", "notes")
+    assert added.returncode == 0 and "notes: 1 indexed" in added.stdout and "1 skipped (.gitignore/.ignore 1)" in added.stdout
+    widened = run(environment, "index", str(notes), "--library", "notes", "--no-gitignore")
+    assert widened.returncode == 0 and "notes: 1 indexed, 1 unchanged" in widened.stdout, widened.stdout
+    assert "papers: 1 indexed" in run(environment, "index").stdout
+    refused = run(environment, "remove-library", "papers")
+    assert refused.returncode == 2 and str(tmp_path / "config.toml") in refused.stderr, refused.stderr
+    removed = run(environment, "remove-library", "notes", "--json")
+    assert removed.returncode == 0, removed.stderr
+    assert json.loads(removed.stdout)["removed_documents"] == 2
+    assert (notes / "a.md").exists() and (notes / "private" / "p.md").exists()
+    found = json.loads(run(environment, "search", "quokka", "--json").stdout)
+    assert [Path(hit["path"]).name for hit in found["results"]] == ["b.md"]
+    libraries = json.loads(run(environment, "list-libraries", "--json").stdout)["libraries"]
+    assert [library["name"] for library in libraries] == ["papers"]
+    unknown = run(environment, "remove-library", "notes")
+    assert unknown.returncode == 2 and "does not exist" in unknown.stderr
+
+
+def test_search_of_an_empty_index_says_how_to_add_a_library(tmp_path):
+    result = run(fresh_env(tmp_path), "search", "anything", "--json")
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["miss"] is True and answer["notice"] == "No libraries yet: nothing is indexed."
+    assert "linkly index" in answer["guidance"][0]
+    assert "**No libraries yet: nothing is indexed.**" in run(fresh_env(tmp_path), "search", "anything").stdout

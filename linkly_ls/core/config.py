@@ -21,6 +21,7 @@ The config file is TOML (`LINKLY_CONFIG`, default `$XDG_CONFIG_HOME/linkly-ls/co
     paths = ["~/papers", "~/notes/reading"]
     include = ["**/*.pdf", "**/*.md"]     # optional; default: every supported file
     exclude = ["**/drafts/**"]            # optional; .gitignore and .ignore are honoured too
+    respect_gitignore = true              # false: files that .gitignore/.ignore name are indexed too
 """
 
 from __future__ import annotations
@@ -51,6 +52,9 @@ class LibraryConfig:
     description: str = ""
     include: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
+    respect_gitignore: bool = True
+    #: where it is defined, for messages: "config" (the config file) or "editor" (a language server's settings)
+    origin: str = "config"
 
 
 @dataclass
@@ -132,9 +136,16 @@ def _parse_libraries(entries: object, path: Path) -> list[LibraryConfig]:
                 paths=[Path(p).expanduser().resolve() for p in paths],
                 include=_string_list(entry.get("include", []), f"library {name!r} include", path),
                 exclude=_string_list(entry.get("exclude", []), f"library {name!r} exclude", path),
+                respect_gitignore=_boolean(entry.get("respect_gitignore", True), f"library {name!r} respect_gitignore", path),
             )
         )
     return libraries
+
+
+def _boolean(value: object, what: str, path: Path) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{path}: {what} must be true or false")
+    return value
 
 
 def _string_list(value: object, what: str, path: Path) -> list[str]:

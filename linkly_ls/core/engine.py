@@ -106,6 +106,7 @@ class Engine:
                 include=library.include,
                 exclude=library.exclude,
                 origin="config",
+                respect_gitignore=library.respect_gitignore,
             )
             if self.catalog.library(library.name) != record:  # no write when nothing changed: reading works on a full disk
                 self.catalog.upsert_library(record)
@@ -159,8 +160,18 @@ class Engine:
     def libraries(self) -> list[LibraryRecord]:
         return self.catalog.libraries()
 
-    def add_library(self, paths: list[Path], name: str | None = None, description: str = "") -> LibraryRecord:
-        """Register folders (or files) as a library, or add them to an existing one."""
+    def add_library(
+        self,
+        paths: list[Path],
+        name: str | None = None,
+        description: str = "",
+        respect_gitignore: bool | None = None,
+        origin: str = "cli",
+    ) -> LibraryRecord:
+        """Register folders (or files) as a library, or add them to an existing one.
+
+        `respect_gitignore`: None keeps an existing library's setting (a new one honours ignore files).
+        """
         resolved = [path.expanduser().resolve() for path in paths]
         for path in resolved:
             if not path.exists():
@@ -172,9 +183,17 @@ class Engine:
             existing.paths = merged
             if description:
                 existing.description = description
+            if respect_gitignore is not None:
+                existing.respect_gitignore = respect_gitignore
             self.catalog.upsert_library(existing)
             return existing
-        library = LibraryRecord(name=name, description=description, paths=[str(path) for path in resolved])
+        library = LibraryRecord(
+            name=name,
+            description=description,
+            paths=[str(path) for path in resolved],
+            origin=origin,
+            respect_gitignore=True if respect_gitignore is None else respect_gitignore,
+        )
         self.catalog.upsert_library(library)
         return library
 

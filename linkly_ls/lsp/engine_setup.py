@@ -56,7 +56,7 @@ def add_workspace_folders(engine: Engine, folders: list[Path], log: Callable[[st
             log(f"linkly-ls: not indexing workspace folder {folder} (home or root folder); add it as a library")
             continue
         name = library_name_for_folder(folder, taken)
-        engine.add_library([folder], name, description=f"workspace folder {folder}")
+        engine.add_library([folder], name, description=f"workspace folder {folder}", origin="workspace")
         taken.add(name)
         roots.add(folder)
         added.append(name)

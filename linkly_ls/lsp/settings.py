@@ -2,7 +2,7 @@
 
     {
       "libraries": [{"name": "papers", "paths": ["~/papers"], "description": "",
-                     "include": ["**/*.pdf"], "exclude": []}],
+                     "include": ["**/*.pdf"], "exclude": [], "respectGitignore": true}],
       "dataDir": "~/.local/share/linkly-ls",
       "embeddingModel": "…",
       "mcp": {"enabled": true, "port": 60606}
@@ -107,12 +107,17 @@ def _library(entry: Any) -> LibraryConfig:
             raise ConfigError(f"library {name!r}: {key} must be a list of glob strings")
         return value
 
+    respect = entry.get("respectGitignore", entry.get("respect_gitignore", True))
+    if not isinstance(respect, bool):
+        raise ConfigError(f"library {name!r}: respectGitignore must be true or false")
     return LibraryConfig(
         name=name,
         paths=[Path(path).expanduser().resolve() for path in paths],
         description=str(entry.get("description") or ""),
         include=strings("include"),
         exclude=strings("exclude"),
+        respect_gitignore=respect,
+        origin="editor",
     )
 
 

@@ -49,7 +49,9 @@ export interface SearchResult extends Meta {
   mode?: string;
   mode_reason?: string;
   miss?: boolean;
-  guidance?: string;
+  guidance?: string[];
+  /** why nothing can match at all (an empty index) */
+  notice?: string;
 }
 
 export interface GrepMatch {
@@ -135,8 +137,20 @@ export interface UriForPathResult {
   doc_type: string;
 }
 
+export interface LibraryStatus {
+  name: string;
+  document_count: number;
+  skipped_count: number;
+  skipped: Record<string, number>;
+  failed_count: number;
+  ocr_pending_count: number;
+  vector_coverage: number | null;
+}
+
 export interface ServerStatus {
   version: string;
+  /** "starting" until the index is open and the server knows whether it writes it */
+  state: "starting" | "indexing" | "embedding" | "ready" | "failed";
   documents: number;
   libraries: number;
   data_dir: string | null;
@@ -145,4 +159,13 @@ export interface ServerStatus {
   mcp_url: string | null;
   mcp_error: string | null;
   error: string | null;
+  skipped?: number;
+  failed?: number;
+  ocr_pending?: number;
+  vector_coverage?: number | null;
+  embedding?: { documents_done: number; documents_total: number; eta_seconds: number | null } | null;
+  writer_pid?: number | null;
+  activity?: string;
+  activity_description?: string | null;
+  library_details?: LibraryStatus[];
 }

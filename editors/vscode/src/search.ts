@@ -107,7 +107,13 @@ export class SearchPicker implements vscode.Disposable {
         state.error = undefined;
         state.items = result.results.length
           ? result.results.map(hitItem)
-          : [{ label: "$(search-stop) No matches", detail: result.guidance || `Nothing matches "${query}".`, alwaysShow: true }];
+          : [
+              {
+                label: result.notice ? `$(info) ${result.notice}` : "$(search-stop) No matches",
+                detail: result.guidance?.join(" ") || `Nothing matches "${query}".`,
+                alwaysShow: true,
+              },
+            ];
       } catch (error) {
         if (mine !== generation || isCancellation(error)) {
           return;

@@ -1,5 +1,6 @@
-// The status bar item: "starting", indexing progress (from `$/progress`, and `linkly/status`
-// polled while indexing), then the document count and the MCP address.
+// The status bar item: "starting" (the server's own `state`), indexing progress (from `$/progress`,
+// and `linkly/status` polled while indexing), embedding with its time left, then the document count
+// and the MCP address; the tooltip has each library's documents, skipped, failed and vectors.
 
 import * as vscode from "vscode";
 import { STATUS_REQUEST, ServerStatus } from "./protocol";
@@ -7,15 +8,13 @@ import { LinklyService, ProgressEvent } from "./service";
 
 const BUSY_POLL_MS = 1500;
 const IDLE_POLL_MS = 15000;
-const SETTLE_MS = 10000;
+const STARTING_POLL_MS = 300;
 
 export class StatusBar implements vscode.Disposable {
   readonly item: vscode.StatusBarItem;
   /** the last `linkly/status` answer */
   status: ServerStatus | undefined;
   private progress: { title: string; message?: string; percentage?: number } | undefined;
-  /** when the server last (re)started: right after, it may not have begun indexing yet */
-  private runningSince = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private disposed = false;
   private readonly disposables: vscode.Disposable[] = [];
@@ -29,8 +28,7 @@ export class StatusBar implements vscode.Disposable {
     this.disposables.push(
       this.item,
       this.updates,
-      service.onDidChangeState((state) => {
-        this.runningSince = state === "running" ? Date.now() : 0;
+      service.onDidChangeState(() => {
         this.progress = undefined;
         this.status = undefined;
         this.render();
@@ -82,9 +80,9 @@ export class StatusBar implements vscode.Disposable {
     this.render();
     this.updates.fire(this.status);
     const mcpPending = !!this.status && !this.status.mcp_url && !this.status.mcp_error && this.mcpEnabled();
-    const settling = !!this.status && !this.status.writer && Date.now() - this.runningSince < SETTLE_MS;
-    const busy = !this.status || this.status.indexing || !!this.progress || mcpPending || settling;
-    this.schedule(busy ? (settling ? 300 : BUSY_POLL_MS) : IDLE_POLL_MS);
+    const starting = !this.status || this.status.state === "starting";
+    const busy = starting || this.status?.state !== "ready" || !!this.progress || mcpPending;
+    this.schedule(starting ? STARTING_POLL_MS : busy ? BUSY_POLL_MS : IDLE_POLL_MS);
   }
 
   private mcpEnabled(): boolean {
@@ -112,10 +110,7 @@ export class StatusBar implements vscode.Disposable {
       return;
     }
     const status = this.status;
-    // a server that has not taken the index's writer lock yet is about to index (unless another
-    // linkly process keeps the index current: then it never takes it, and the count is shown)
-    const settling = !!status && !status.writer && Date.now() - this.runningSince < SETTLE_MS;
-    if (settling && !status.documents) {
+    if (status?.state === "starting") {
       item.text = "$(sync~spin) Linkly: opening the index";
       item.tooltip = "linkly-ls is opening its index";
       return;
@@ -138,13 +133,28 @@ export class StatusBar implements vscode.Disposable {
       return;
     }
     const mcp = status.mcp_url ? ` · MCP ${new URL(status.mcp_url).host}` : "";
-    item.text = `$(library) Linkly: ${status.documents} docs${mcp}`;
+    const embedding = status.state === "embedding" && status.embedding ? ` · vectors ${vectorProgress(status)}` : "";
+    item.text = `$(library) Linkly: ${status.documents} docs${embedding}${mcp}`;
     tooltip.appendMarkdown(
       `**linkly-ls ${status.version}**: ${status.documents} documents in ${status.libraries} ${
         status.libraries === 1 ? "library" : "libraries"
       }\n\n`,
     );
     tooltip.appendMarkdown(`Index: \`${status.data_dir ?? "?"}\`\n\n`);
+    if (status.library_details?.length) {
+      tooltip.appendMarkdown("| library | documents | skipped | failed | OCR pending | vectors |\n|---|---|---|---|---|---|\n");
+      for (const library of status.library_details) {
+        const vectors = library.vector_coverage === null ? "off" : `${Math.round(library.vector_coverage * 100)}%`;
+        tooltip.appendMarkdown(
+          `| ${library.name} | ${library.document_count} | ${library.skipped_count} | ${library.failed_count} | ` +
+            `${library.ocr_pending_count} | ${vectors} |\n`,
+        );
+      }
+      tooltip.appendMarkdown("\n");
+    }
+    if (status.activity_description) {
+      tooltip.appendMarkdown(`Writer${status.writer_pid ? ` (pid ${status.writer_pid})` : ""}: ${status.activity_description}\n\n`);
+    }
     if (status.mcp_url) {
       tooltip.appendMarkdown(`MCP server: \`${status.mcp_url}\` ([copy configuration](command:linkly.copyMcpConfig))\n\n`);
     } else if (status.mcp_error) {
@@ -167,4 +177,21 @@ export class StatusBar implements vscode.Disposable {
       disposable.dispose();
     }
   }
+}
+
+/** `120/400 documents, about 3 min left` */
+export function vectorProgress(status: ServerStatus): string {
+  const embedding = status.embedding;
+  if (!embedding) {
+    return "";
+  }
+  const left = embedding.eta_seconds === null ? "" : `, about ${formatDuration(embedding.eta_seconds)} left`;
+  return `${embedding.documents_done}/${embedding.documents_total}${left}`;
+}
+
+function formatDuration(seconds: number): string {
+  if (seconds < 90) {
+    return `${Math.max(1, Math.round(seconds))} s`;
+  }
+  return seconds < 5400 ? `${Math.round(seconds / 60)} min` : `${(seconds / 3600).toFixed(1)} h`;
 }

@@ -19,13 +19,21 @@ from dataclasses import dataclass, field, replace
 from itertools import chain
 from pathlib import Path
 
-from linkly_ls.core.store.catalog import Catalog, DocumentRecord, ErrorRecord, LibraryRecord, make_doc_id
+from linkly_ls.core.store.catalog import (
+    Catalog,
+    DocumentRecord,
+    ErrorRecord,
+    LibraryRecord,
+    SkippedCount,
+    make_doc_id,
+)
 from linkly_ls.core.extract.base import ExtractLimits
 from linkly_ls.core.extract.ocr import OCR_PENDING, ocr_pending, ocr_unavailable_reason
 from linkly_ls.core.search.chunking import chunk_document
 from linkly_ls.core.search.keyword import IndexedChunks, KeywordIndex
 from linkly_ls.core.indexing.pdf_split import PdfSplitter, run_task
 from linkly_ls.core.indexing.preparation import PreparedFile, hash_file, one_line, prepare_file, prepare_here
+from linkly_ls.core.indexing.skips import TOO_LARGE, SkipTally, describe
 from linkly_ls.core.indexing.reachability import is_under, keep_message, root_problem, unreadable_problem
 from linkly_ls.core.indexing.walker import WalkRules, is_indexable, walk_library
 from linkly_ls.core.indexing.work_plan import plan, slowest_first
@@ -65,11 +73,19 @@ class IndexReport:
     #: files read by the OCR pass, and (path, message) for those whose OCR failed
     ocr_files: int = 0
     ocr_errors: list[tuple[str, str]] = field(default_factory=list)
+    #: reason -> files of the library's folders a full walk left out (see skips.py); a file over
+    #: `[limits] max_file_mb` is counted here and, with its error, among the failed
+    skipped: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def skipped_count(self) -> int:
+        return sum(self.skipped.values())
 
     def summary(self) -> str:
+        skipped = f"; {self.skipped_count} skipped ({describe(self.skipped)})" if self.skipped else ""
         return (
             f"{self.library}: {self.indexed} indexed, {self.unchanged} unchanged, {self.failed} failed, "
-            f"{self.removed} removed in {self.seconds:.1f} s"
+            f"{self.removed} removed in {self.seconds:.1f} s{skipped}"
         )
 
 
@@ -109,7 +125,13 @@ class Indexer:
         """Bring the catalog in line with the library's folders (or just `only_paths` of it)."""
         started = time.monotonic()
         report = IndexReport(library=library.name)
-        rules = WalkRules(include=library.include, exclude=library.exclude, skip_dirs=[self.data_dir])
+        rules = WalkRules(
+            include=library.include,
+            exclude=library.exclude,
+            skip_dirs=[self.data_dir],
+            respect_ignore_files=library.respect_gitignore,
+        )
+        tally = SkipTally()
         states = self.catalog.file_states(library.name)
         previous_errors = {error.path: error for error in self.catalog.errors(library.name)}
         unreadable: dict[str, str] = {}
@@ -118,7 +140,7 @@ class Indexer:
             if problem:
                 unreadable[root] = problem
         if only_paths is None:
-            found = self._walk(library, rules, unreadable)
+            found = self._walk(library, rules, unreadable, tally)
             scope = set(states) | set(previous_errors)
         else:
             found = []
@@ -145,6 +167,8 @@ class Indexer:
                 stat = path.stat()
             except OSError:
                 continue
+            if stat.st_size > self.limits.max_file_bytes:  # still read by a worker, for its error line
+                tally.add(str(path.parent), TOO_LARGE)
             state = states.get(key)
             if state and state[1] == stat.st_size and state[2] == stat.st_mtime_ns:
                 report.unchanged += 1
@@ -168,6 +192,12 @@ class Indexer:
         for doc_id in deleted:
             self.catalog.remove_document(doc_id)
         report.removed = len(deleted)
+        if only_paths is None:
+            report.skipped = tally.by_reason()
+            self.catalog.replace_skipped(
+                library.name,
+                [SkippedCount(library.name, folder, reason, count) for (folder, reason), count in tally.by_folder.items()],
+            )
         for path in set(previous_errors) & (scope - seen):
             self.catalog.remove_error(path)
         read_here, for_workers = plan(sizes, workers_up=self._pool is not None and self._pool.started)
@@ -207,7 +237,9 @@ class Indexer:
         self.save_read_documents()
         self.flush()
 
-    def _walk(self, library: LibraryRecord, rules: WalkRules, unreadable: dict[str, str]) -> list[Path]:
+    def _walk(
+        self, library: LibraryRecord, rules: WalkRules, unreadable: dict[str, str], tally: SkipTally
+    ) -> list[Path]:
         """The files of the library's roots not in `unreadable`; folders that cannot be listed are added to it."""
 
         def note(error: OSError) -> None:
@@ -217,7 +249,7 @@ class Indexer:
         files: list[Path] = []
         for root in library.paths:
             if root not in unreadable:
-                files.extend(walk_library(Path(root), rules, on_unreadable=note))
+                files.extend(walk_library(Path(root), rules, on_unreadable=note, on_skipped=tally.add))
         return files
 
     def _in_library(self, path: Path, library: LibraryRecord, rules: WalkRules) -> bool:

@@ -32,7 +32,7 @@ from linkly_ls.core.embedding.settings import EmbeddingSettings
 from linkly_ls.core.search.chunking import Chunk, chunk_document
 from linkly_ls.core.store.writer_lock import WriterLock
 from linkly_ls.core.search.vectors import ChunkRef, VectorIndex
-from linkly_ls.core.store.vector_rows import ensure_vector_tables, has_vectors
+from linkly_ls.core.store.vector_rows import ensure_vector_tables, forget_vectors_of, has_vectors
 
 if TYPE_CHECKING:
     import numpy as np
@@ -195,6 +195,14 @@ class VectorSync:
             return {library: 0.0 for library in self.catalog.document_counts()}
         return {library: (done / total if total else 1.0) for library, (done, total) in index.coverage().items()}
 
+    def embedded_words(self) -> tuple[int, int] | None:
+        """(words in documents whose chunks have vectors, all words), or None without a vector index."""
+        _, index, _ = self.search_index()
+        if index is None:
+            return None
+        pairs = list(index.coverage().values())
+        return sum(done for done, _ in pairs), sum(total for _, total in pairs)
+
     # background work
 
     def on_keyword_flush(self, added: list[str], deleted: list[str]) -> None:
@@ -204,6 +212,16 @@ class VectorSync:
         with self._state_lock:
             self._deleted.update(deleted)
         self._wake.set()
+
+    def forget_documents(self, doc_ids: list[str]) -> None:
+        """Drop these documents' vectors now (a removed library's): through the vector indexes this
+        process writes, then the rows of every other model."""
+        with self._open_lock:
+            writable = [index for index in self._indexes.values() if index.writable]
+        for index in writable:
+            index.remove_documents(doc_ids)
+            index.checkpoint()
+        forget_vectors_of(self.catalog, doc_ids)
 
     def start(self) -> None:
         """Embed in a background thread until `close()`; wakes up after every keyword-index flush."""

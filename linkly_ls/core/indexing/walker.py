@@ -1,4 +1,10 @@
-"""Find the files of a library: supported types, include/exclude globs, .gitignore and .ignore."""
+"""Find the files of a library: supported types, include/exclude globs, .gitignore and .ignore.
+
+What the walk leaves out is reported to `on_skipped` with a reason (`skips.py`), so that no file is
+kept out of the index without a word. Hidden files and folders, version-control and tool folders
+(`.git`, `node_modules`, ...) and symlinks are left out without being counted: they are never a
+person's documents.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,12 @@ from pathlib import Path
 import pathspec
 
 from linkly_ls.core.extract import is_supported
+from linkly_ls.core.indexing.skips import EXCLUDE, GITIGNORE, NOT_INCLUDED, UNSUPPORTED
+
+#: (folder, reason, number of files) for files a walk leaves out
+SkipCallback = Callable[[str, str, int], None]
+#: entries looked at when counting the documents inside an ignored or excluded folder
+MAX_COUNTED_ENTRIES = 50_000
 
 IGNORE_FILES = (".gitignore", ".ignore")
 ALWAYS_SKIPPED_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".tox"}
@@ -20,30 +32,49 @@ class WalkRules:
     include: list[str]
     exclude: list[str]
     skip_dirs: list[Path]
+    #: read `.gitignore` and `.ignore` files (a library's `respect_gitignore`)
+    respect_ignore_files: bool = True
 
     def __post_init__(self) -> None:
         self._include = pathspec.GitIgnoreSpec.from_lines(self.include) if self.include else None
         self._exclude = pathspec.GitIgnoreSpec.from_lines(self.exclude) if self.exclude else None
 
     def wanted(self, relative: str) -> bool:
+        return self.unwanted_reason(relative) is None
+
+    def unwanted_reason(self, relative: str) -> str | None:
+        """Why the include/exclude globs keep this file out (`exclude`, `not_included`), or None."""
         if self._exclude is not None and self._exclude.match_file(relative):
-            return False
-        return self._include is None or self._include.match_file(relative)
+            return EXCLUDE
+        if self._include is not None and not self._include.match_file(relative):
+            return NOT_INCLUDED
+        return None
+
+    def ignore_spec(self, directory: Path) -> pathspec.GitIgnoreSpec | None:
+        return _ignore_spec(directory) if self.respect_ignore_files else None
 
 
 def walk_library(
-    root: Path, rules: WalkRules, on_unreadable: Callable[[OSError], None] | None = None
+    root: Path,
+    rules: WalkRules,
+    on_unreadable: Callable[[OSError], None] | None = None,
+    on_skipped: SkipCallback | None = None,
 ) -> Iterator[Path]:
     """Yield the supported files under `root`, honouring ignore files found on the way.
 
     Hidden folders and files are skipped, symlinks are not followed (no loops,
     no escape from the library), and the index's own folder is never walked.
     A folder that cannot be listed is passed to `on_unreadable` (its OSError
-    names it) and skipped.
+    names it) and skipped. Files left out by an ignore file, the globs or their
+    type are counted to `on_skipped`; an ignored folder counts the documents
+    (supported files) inside it.
     """
+    skipped = on_skipped or (lambda folder, reason, count: None)
     if root.is_file():
         if is_supported(root):
             yield root
+        else:
+            skipped(str(root.parent), UNSUPPORTED, 1)
         return
     skip = {path.resolve() for path in rules.skip_dirs}
     ignore_stack: list[tuple[str, pathspec.GitIgnoreSpec]] = []
@@ -53,7 +84,7 @@ def walk_library(
         relative_dir = "" if relative_dir == "." else relative_dir + "/"
         while ignore_stack and not relative_dir.startswith(ignore_stack[-1][0]):
             ignore_stack.pop()
-        spec = _ignore_spec(current)
+        spec = rules.ignore_spec(current)
         if spec is not None:
             ignore_stack.append((relative_dir, spec))
 
@@ -69,22 +100,52 @@ def walk_library(
             full = current / name
             if name.startswith(".") or name in ALWAYS_SKIPPED_DIRS or full.is_symlink():
                 continue
-            if full.resolve() in skip or ignored(relative_dir + name, True):
+            if full.resolve() in skip:
                 continue
-            if rules._exclude is not None and rules._exclude.match_file(relative_dir + name + "/"):
+            reason = GITIGNORE if ignored(relative_dir + name, True) else None
+            if reason is None and rules._exclude is not None and rules._exclude.match_file(relative_dir + name + "/"):
+                reason = EXCLUDE
+            if reason is not None:
+                count = count_documents(full)
+                if count:
+                    skipped(str(full), reason, count)
                 continue
             kept_dirs.append(name)
         dirnames[:] = kept_dirs
+        unsupported = 0
         for name in sorted(filenames):
             if name.startswith("."):
                 continue
             full = current / name
             relative = relative_dir + name
-            if not is_supported(full) or full.is_symlink():
+            if full.is_symlink():
                 continue
-            if ignored(relative, False) or not rules.wanted(relative):
+            if not is_supported(full):
+                unsupported += 1
+                continue
+            reason = GITIGNORE if ignored(relative, False) else rules.unwanted_reason(relative)
+            if reason is not None:
+                skipped(directory, reason, 1)
                 continue
             yield full
+        if unsupported:
+            skipped(directory, UNSUPPORTED, unsupported)
+
+
+def count_documents(folder: Path) -> int:
+    """How many files a walk of `folder` could index (supported, not hidden, no symlink), looking at
+    no more than `MAX_COUNTED_ENTRIES` entries: the files an ignored or excluded folder keeps out."""
+    count = seen = 0
+    for directory, dirnames, filenames in os.walk(folder, followlinks=False):
+        dirnames[:] = [name for name in dirnames if not name.startswith(".") and name not in ALWAYS_SKIPPED_DIRS]
+        for name in filenames:
+            seen += 1
+            if not name.startswith(".") and is_supported(Path(name)) and not os.path.islink(os.path.join(directory, name)):
+                count += 1
+        seen += len(dirnames)
+        if seen >= MAX_COUNTED_ENTRIES:
+            break
+    return count
 
 
 def _ignore_spec(directory: Path) -> pathspec.GitIgnoreSpec | None:
@@ -119,7 +180,7 @@ def is_indexable(path: Path, root: Path, rules: WalkRules) -> bool:
         return False
     directory = root
     for depth, part in enumerate(parts):
-        spec = _ignore_spec(directory)
+        spec = rules.ignore_spec(directory)
         if spec is not None:
             inner = "/".join(parts[depth:])
             if spec.match_file(inner):

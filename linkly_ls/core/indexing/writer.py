@@ -13,13 +13,18 @@ serve what is indexed. Every face takes the role through `IndexWriter`:
   `start_vectors()` and `start_watching()` itself, to report `$/progress`;
 - `exclusive()` holds the role for one run (`index_library` when no writer
   runs in this process).
+
+While it holds the role, a writer publishes what it is doing (`writer_status.py`)
+for `linkly status` in other processes.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,6 +32,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from linkly_ls.core.errors import IndexHeldError
+from linkly_ls.core.indexing.writer_status import (
+    EMBEDDING,
+    IDLE,
+    INDEXING,
+    STARTING,
+    WATCHING,
+    EmbeddingEta,
+    WriterActivity,
+    remove_activity,
+    write_activity,
+)
 
 if TYPE_CHECKING:
     from linkly_ls.core.engine import Engine
@@ -36,6 +52,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("linkly_ls.writer")
 
 LOCK_RETRY_SECONDS = 1.0
+#: how often a writer checks whether what it does changed, and publishes it
+PUBLISH_SECONDS = 1.0
 ReportsCallback = Callable[[list["IndexReport"]], None]
 
 
@@ -98,6 +116,10 @@ class IndexWriter:
         self._thread: threading.Thread | None = None
         self._watcher: threading.Thread | None = None
         self._watcher_stop = threading.Event()
+        #: index runs in progress (a run, a watcher batch)
+        self._runs = 0
+        self._eta = EmbeddingEta()
+        self._publisher: threading.Thread | None = None
 
     @property
     def lock(self) -> WriterLock:
@@ -115,8 +137,60 @@ class IndexWriter:
     def try_claim(self) -> bool:
         if self.lock.try_acquire():
             self.status.writer = True
+            self._start_publishing()
             return True
         return False
+
+    def activity(self) -> WriterActivity:
+        """What this writer does now (for `linkly status` and the editors' status)."""
+        status = self.status
+        if self._runs:
+            return WriterActivity(os.getpid(), INDEXING, status.library, status.done, status.total)
+        state = self.engine.vectors.state()
+        if state.running:
+            now = time.monotonic()
+            if self._eta.due(now):
+                words = self.engine.vectors.embedded_words()
+                if words is not None:
+                    self._eta.sample(now, *words)
+            eta = self._eta.eta
+            embedding = {
+                "documents_done": state.done,
+                "documents_total": state.total,
+                "eta_seconds": None if eta is None else round(eta),
+            }
+            return WriterActivity(os.getpid(), EMBEDDING, embedding=embedding)
+        self._eta.reset()
+        if not status.initial_done and self.running:
+            return WriterActivity(os.getpid(), STARTING)
+        watching = (self._watcher is not None and self._watcher.is_alive()) or (self.running and self.watch)
+        return WriterActivity(os.getpid(), WATCHING if watching else IDLE)
+
+    def _start_publishing(self) -> None:
+        if self._publisher is not None and self._publisher.is_alive():
+            return
+        self._publisher = threading.Thread(target=self._publish, name="linkly-writer-status", daemon=True)
+        self._publisher.start()
+
+    def _publish(self) -> None:
+        """Rewrite the status file when the activity changes, until the role is given up."""
+        data_dir = self.engine.data_dir
+        published: WriterActivity | None = None
+        try:
+            while self.held:
+                current = self.activity()
+                if not current.same_as(published):
+                    write_activity(data_dir, current)
+                    published = current
+                if self._stop.wait(PUBLISH_SECONDS):
+                    break
+        except Exception as error:  # a full disk: status is a courtesy, the writer goes on
+            log.warning("cannot publish the writer status: %s", error)
+        finally:
+            try:
+                remove_activity(data_dir)
+            except OSError:
+                pass
 
     def claim(self) -> None:
         """Become the writer now, or raise IndexHeldError naming the process that is."""
@@ -145,6 +219,14 @@ class IndexWriter:
         self.check_held()
         names = names if names is not None else [library.name for library in self.engine.libraries()]
         reports: list[IndexReport] = []
+        self._runs += 1
+        try:
+            self._index_each(names, progress, reports)
+        finally:
+            self._runs -= 1
+        return reports
+
+    def _index_each(self, names: list[str], progress: ProgressCallback | None, reports: list[IndexReport]) -> None:
         for name in names:
             if self._stop.is_set():
                 break
@@ -163,14 +245,17 @@ class IndexWriter:
                 reports += self.engine.index([name], progress=track)
             except _Stopped:
                 break
-        return reports
 
     def index_paths(self, paths: set[Path]) -> list[IndexReport]:
         """Re-index just these files or folders (changed, created or deleted), as the writer."""
         from linkly_ls.core.indexing.watcher import apply_changes
 
         self.check_held()
-        return apply_changes(self.engine, paths)
+        self._runs += 1
+        try:
+            return apply_changes(self.engine, paths)
+        finally:
+            self._runs -= 1
 
     def start_vectors(self) -> None:
         """Compute the missing chunk vectors in the engine's background thread (none without a model)."""

@@ -23,6 +23,7 @@ from linkly_ls.core.store.records import (
     DocumentSummary,
     ErrorRecord,
     LibraryRecord,
+    SkippedCount,
     document_row,
     library_row,
     make_doc_id,
@@ -36,6 +37,7 @@ __all__ = [
     "DocumentSummary",
     "ErrorRecord",
     "LibraryRecord",
+    "SkippedCount",
     "StoreError",
     "make_doc_id",
 ]
@@ -71,11 +73,35 @@ class Catalog(CatalogReads):
     def upsert_library(self, library: LibraryRecord) -> None:
         with self.connect() as db:
             db.execute(
-                "INSERT INTO libraries(name, description, paths, include_globs, exclude_globs, origin, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET "
+                "INSERT INTO libraries(name, description, paths, include_globs, exclude_globs, origin, respect_gitignore, "
+                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET "
                 "description=excluded.description, paths=excluded.paths, include_globs=excluded.include_globs, "
-                "exclude_globs=excluded.exclude_globs, origin=excluded.origin",
+                "exclude_globs=excluded.exclude_globs, origin=excluded.origin, "
+                "respect_gitignore=excluded.respect_gitignore",
                 library_row(library, time.time()),
+            )
+
+    def remove_library(self, name: str) -> list[str]:
+        """Forget a library in one transaction: its documents (each leaves a tombstone for the keyword
+        index), its errors, its skipped counts and the library itself. Returns the removed doc_ids."""
+        with self.connect() as db:
+            doc_ids = [row[0] for row in db.execute("SELECT doc_id FROM documents WHERE library = ?", (name,))]
+            db.executemany("INSERT OR IGNORE INTO tombstones(doc_id) VALUES (?)", [(doc_id,) for doc_id in doc_ids])
+            db.execute("DELETE FROM documents WHERE library = ?", (name,))
+            db.execute("DELETE FROM errors WHERE library = ?", (name,))
+            db.execute("DELETE FROM skipped WHERE library = ?", (name,))
+            db.execute("DELETE FROM libraries WHERE name = ?", (name,))
+        for doc_id in doc_ids:
+            self._forget_lines(doc_id)
+        return doc_ids
+
+    def replace_skipped(self, library: str, counts: list[SkippedCount]) -> None:
+        """Record what a full walk of the library left out, instead of what the previous one did."""
+        with self.connect() as db:
+            db.execute("DELETE FROM skipped WHERE library = ?", (library,))
+            db.executemany(
+                "INSERT INTO skipped(library, folder, reason, count) VALUES (?, ?, ?, ?)",
+                [(library, count.folder, count.reason, count.count) for count in counts],
             )
 
     # documents

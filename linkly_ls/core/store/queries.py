@@ -16,6 +16,7 @@ from linkly_ls.core.store.records import (
     DocumentSummary,
     ErrorRecord,
     LibraryRecord,
+    SkippedCount,
     document_from_row,
     library_from_row,
     summary_from_row,
@@ -33,7 +34,8 @@ class CatalogReads:
 
     def libraries(self) -> list[LibraryRecord]:
         rows = self.connect().execute(
-            "SELECT name, description, paths, include_globs, exclude_globs, origin FROM libraries ORDER BY name"
+            "SELECT name, description, paths, include_globs, exclude_globs, origin, respect_gitignore "
+            "FROM libraries ORDER BY name"
         )
         return [library_from_row(row) for row in rows]
 
@@ -170,6 +172,24 @@ class CatalogReads:
             else self.connect().execute(query + " WHERE library = ? ORDER BY path", (library,))
         )
         return [ErrorRecord(*row) for row in rows]
+
+    def error_counts(self) -> dict[str, int]:
+        """library -> how many of its files failed to index."""
+        rows = self.connect().execute("SELECT library, COUNT(*) FROM errors GROUP BY library")
+        return {name: count for name, count in rows}
+
+    # skipped files
+
+    def skipped(self, library: str | None = None) -> list[SkippedCount]:
+        """What the libraries' last full walks left out, per folder and reason, most files first."""
+        query = "SELECT library, folder, reason, count FROM skipped"
+        order = " ORDER BY count DESC, folder, reason"
+        rows = (
+            self.connect().execute(query + order)
+            if library is None
+            else self.connect().execute(query + " WHERE library = ?" + order, (library,))
+        )
+        return [SkippedCount(*row) for row in rows]
 
     def error_for(self, path: str) -> ErrorRecord | None:
         row = self.connect().execute(

@@ -35,7 +35,11 @@ class LibraryRecord:
     description: str = ""
     include: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
+    #: "cli" (`linkly index PATH`), "config" (the config file or an editor's settings), "workspace"
+    #: (an editor's workspace folder)
     origin: str = "cli"
+    #: whether `.gitignore` and `.ignore` files inside the library's folders keep files out
+    respect_gitignore: bool = True
 
 
 @dataclass
@@ -89,6 +93,16 @@ class DocumentSummary:
         return self.mtime_ns / 1e9
 
 
+@dataclass(frozen=True)
+class SkippedCount:
+    """How many files of one folder a library's last full walk left out, for one reason."""
+
+    library: str
+    folder: str
+    reason: str
+    count: int
+
+
 @dataclass
 class ErrorRecord:
     path: str
@@ -106,6 +120,7 @@ def library_row(library: LibraryRecord, created_at: float) -> tuple:
         json.dumps(library.include),
         json.dumps(library.exclude),
         library.origin,
+        int(library.respect_gitignore),
         created_at,
     )
 
@@ -118,6 +133,7 @@ def library_from_row(row: tuple) -> LibraryRecord:
         include=json.loads(row[3]),
         exclude=json.loads(row[4]),
         origin=row[5],
+        respect_gitignore=bool(row[6]),
     )
 
 

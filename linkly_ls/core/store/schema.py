@@ -2,7 +2,8 @@
 
 One SQLite database in WAL mode holds the catalog (libraries, documents with
 their lines, extraction errors, tombstones of deleted documents) and the vector
-rows (`vector_rows.py` owns those two tables). Every connection waits up to 30 s
+rows (`vector_rows.py` owns those two tables), and the files each library's
+walk left out (`skipped`, counted per folder and reason). Every connection waits up to 30 s
 for a lock instead of failing at once: one process writes, others read beside it.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 #: what every storage call raises when the database cannot be read or written (a full disk, a
 #: read-only folder, a damaged file, a lock held past the timeout); callers outside `store/`
@@ -30,7 +31,8 @@ CREATE TABLE IF NOT EXISTS libraries (
     include_globs TEXT NOT NULL DEFAULT '[]',
     exclude_globs TEXT NOT NULL DEFAULT '[]',
     origin TEXT NOT NULL DEFAULT 'cli',
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    respect_gitignore INTEGER NOT NULL DEFAULT 1
 );
 CREATE TABLE IF NOT EXISTS documents (
     doc_id TEXT PRIMARY KEY,
@@ -65,7 +67,17 @@ CREATE TABLE IF NOT EXISTS errors (
     at REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS tombstones (doc_id TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS skipped (
+    library TEXT NOT NULL,
+    folder TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (library, folder, reason)
+);
 """
+
+#: column additions of later schema versions, applied to a catalog an older version created
+_ADDED_COLUMNS = (("libraries", "respect_gitignore", "INTEGER NOT NULL DEFAULT 1"),)
 
 
 def open_connection(path: Path, read_only: bool) -> Connection:
@@ -81,12 +93,18 @@ def open_connection(path: Path, read_only: bool) -> Connection:
 
 
 def create_catalog_tables(db: Connection) -> None:
-    """Create the catalog's tables that are missing and record the schema version (one transaction)."""
+    """Create the catalog's tables that are missing, bring an older catalog's tables up to this
+    version (new tables and columns, with their defaults) and record the schema version."""
     with db:
         db.executescript(_SCHEMA)
+        for table, column, declaration in _ADDED_COLUMNS:
+            columns = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+            if column not in columns:
+                db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
         db.execute(
-            "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
-            (str(SCHEMA_VERSION),),
+            "INSERT INTO meta(key, value) VALUES ('schema_version', ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value WHERE CAST(value AS INTEGER) < ?",
+            (str(SCHEMA_VERSION), SCHEMA_VERSION),
         )
 
 

@@ -84,6 +84,18 @@ def forget_all_vectors(catalog: Catalog) -> None:
                 db.execute(f"DELETE FROM {table}")
 
 
+def forget_vectors_of(catalog: Catalog, doc_ids: list[str]) -> None:
+    """Delete these documents' vector rows of every model (a removed library's); the saved index's keys
+    without rows are dropped when a writer next opens it."""
+    db = catalog.connect()
+    for start in range(0, len(doc_ids), BATCH):
+        batch = doc_ids[start : start + BATCH]
+        marks = ",".join("?" * len(batch))
+        with db:
+            db.execute(f"DELETE FROM vector_chunks WHERE doc_id IN ({marks})", batch)
+            db.execute(f"DELETE FROM vector_docs WHERE doc_id IN ({marks})", batch)
+
+
 class VectorRows:
     """The vector rows of one model. Each call uses the calling thread's catalog connection."""
 

@@ -9,6 +9,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.indexing.skips import describe, reasons_in_order
 from linkly_ls.core.tools.common import resolve_library
 from linkly_ls.core.tools.schema import validate
 
@@ -16,6 +17,7 @@ MAX_TREE_DEPTH = 3
 MAX_CHILDREN = 12
 TOP_KEYWORDS = 30
 SOURCES_PER_KEYWORD = 5
+TOP_SKIPPED_FOLDERS = 10
 
 
 @dataclass
@@ -48,6 +50,9 @@ class ExploreResult:
     doc_types: list[tuple[str, int]]
     directories: list[dict[str, Any]]
     keywords: list[dict[str, Any]]
+    #: the folders whose files the walks left out most: {path, skipped_count, reasons}
+    skipped_folders: list[dict[str, Any]] = field(default_factory=list)
+    skipped_count: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -56,6 +61,8 @@ class ExploreResult:
             "doc_types": [{"type": kind, "count": count} for kind, count in self.doc_types],
             "directories": self.directories,
             "keywords": self.keywords,
+            "skipped_count": self.skipped_count,
+            "skipped_folders": self.skipped_folders,
         }
 
     def to_markdown(self) -> str:
@@ -77,6 +84,10 @@ class ExploreResult:
         for keyword in self.keywords:
             titles = "; ".join(source["title"] for source in keyword["documents"])
             out.append(f"- **{keyword['keyword']}** ({keyword['count']}): {titles}")
+        if self.skipped_folders:
+            out += ["", f"### Skipped ({self.skipped_count} files not indexed; top folders)"]
+            for folder in self.skipped_folders:
+                out.append(f"- {folder['path']} · {folder['skipped_count']} files · {describe(folder['reasons'])}")
         return "\n".join(out)
 
 
@@ -111,6 +122,7 @@ def explore(engine: Engine, **arguments: Any) -> ExploreResult:
             shown.setdefault(key, keyword)
             keyword_docs[key].append((record.doc_id, record.title))
     ranked = sorted(keyword_docs.items(), key=lambda item: (-len(item[1]), item[0]))[:TOP_KEYWORDS]
+    skipped_count, skipped_folders = _skipped_folders(engine, library.name if library else None)
     return ExploreResult(
         scope=f"library {library.name}" if library else "all libraries",
         document_count=len(records),
@@ -124,7 +136,21 @@ def explore(engine: Engine, **arguments: Any) -> ExploreResult:
             }
             for key, sources in ranked
         ],
+        skipped_folders=skipped_folders,
+        skipped_count=skipped_count,
     )
+
+
+def _skipped_folders(engine: Engine, library: str | None) -> tuple[int, list[dict[str, Any]]]:
+    """(files left out in all, the folders that left out most with their reasons)."""
+    by_folder: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    for row in engine.catalog.skipped(library):
+        by_folder[row.folder].append((row.reason, row.count))
+    folders = sorted(by_folder.items(), key=lambda item: (-sum(count for _, count in item[1]), item[0]))
+    return sum(count for rows in by_folder.values() for _, count in rows), [
+        {"path": folder, "skipped_count": sum(count for _, count in rows), "reasons": reasons_in_order(rows)}
+        for folder, rows in folders[:TOP_SKIPPED_FOLDERS]
+    ]
 
 
 def _root_for(path: str, roots: list[DirectoryNode]) -> DirectoryNode | None:

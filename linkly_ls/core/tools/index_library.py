@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.errors import ArgumentError
+from linkly_ls.core.indexing.skips import describe
 from linkly_ls.core.tools.common import resolve_library
 from linkly_ls.core.tools.schema import SCHEMAS
 
@@ -39,6 +40,8 @@ class ReindexResult:
                     "removed": report.removed,
                     "seconds": round(report.seconds, 3),
                     "document_count": self.document_counts.get(report.library, 0),
+                    "skipped_count": report.skipped_count,
+                    "skipped": report.skipped,
                     "errors": [
                         {"path": path, "message": message} for path, message in report.errors[:MAX_LISTED_ERRORS]
                     ],
@@ -57,6 +60,8 @@ class ReindexResult:
                 f"- **{report.library}**: {report.indexed} indexed, {report.unchanged} unchanged, "
                 f"{report.failed} failed, {report.removed} removed in {report.seconds:.1f} s; {count} documents now"
             )
+            if report.skipped:
+                out.append(f"  - skipped: {report.skipped_count} ({describe(report.skipped)})")
             for path, message in report.errors[:MAX_LISTED_ERRORS]:
                 out.append(f"  - failed: {path}: {message}")
             hidden = len(report.errors) - MAX_LISTED_ERRORS

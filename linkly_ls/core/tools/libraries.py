@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from linkly_ls.core.store.catalog import LibraryRecord
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.indexing.skips import describe, reasons_in_order
 from linkly_ls.core.tools.schema import validate
 
 
@@ -19,6 +20,12 @@ class LibraryInfo:
     vector_coverage: float | None = None
     #: documents indexed by name or text layer whose images or scanned pages still wait for the OCR pass
     ocr_pending_count: int = 0
+    #: reason -> files the last full walk of the library's folders left out (see indexing/skips.py)
+    skipped: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def skipped_count(self) -> int:
+        return sum(self.skipped.values())
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -28,6 +35,9 @@ class LibraryInfo:
             "document_count": self.document_count,
             "failed_count": self.failed_count,
             "ocr_pending_count": self.ocr_pending_count,
+            "skipped_count": self.skipped_count,
+            "skipped": self.skipped,
+            "respect_gitignore": self.record.respect_gitignore,
             "vector_coverage": None if self.vector_coverage is None else round(self.vector_coverage, 4),
             "include": self.record.include,
             "exclude": self.record.exclude,
@@ -51,7 +61,8 @@ class LibrariesResult:
             failed = f", {library.failed_count} failed" if library.failed_count else ""
             vectors = "" if library.vector_coverage is None else f", vectors {library.vector_coverage:.0%}"
             pending = f", {library.ocr_pending_count} awaiting OCR" if library.ocr_pending_count else ""
-            out.append(f"- **{record.name}**: {library.document_count} documents{failed}{pending}{vectors}")
+            skipped = f", {library.skipped_count} skipped ({describe(library.skipped)})" if library.skipped else ""
+            out.append(f"- **{record.name}**: {library.document_count} documents{failed}{pending}{skipped}{vectors}")
             if record.description:
                 out.append(f"  {record.description}")
             out.append(f"  paths: {', '.join(record.paths)}")
@@ -61,9 +72,8 @@ class LibrariesResult:
 def list_libraries(engine: Engine, **arguments: Any) -> LibrariesResult:
     validate("list_libraries", arguments)
     counts = engine.catalog.document_counts()
-    failures: dict[str, int] = {}
-    for error in engine.catalog.errors():
-        failures[error.library] = failures.get(error.library, 0) + 1
+    failures = engine.catalog.error_counts()
+    skipped = skipped_by_library(engine)
     coverage = engine.vectors.coverage()
     return LibrariesResult(
         libraries=[
@@ -72,6 +82,7 @@ def list_libraries(engine: Engine, **arguments: Any) -> LibrariesResult:
                 document_count=counts.get(record.name, 0),
                 failed_count=failures.get(record.name, 0),
                 ocr_pending_count=len(engine.catalog.ocr_pending_paths(record.name)),
+                skipped=skipped.get(record.name, {}),
                 vector_coverage=coverage.get(record.name, 1.0 if counts.get(record.name, 0) == 0 else 0.0)
                 if engine.vectors.provider.enabled
                 else None,
@@ -79,3 +90,11 @@ def list_libraries(engine: Engine, **arguments: Any) -> LibrariesResult:
             for record in engine.libraries()
         ]
     )
+
+
+def skipped_by_library(engine: Engine) -> dict[str, dict[str, int]]:
+    """library -> reason -> files its last full walk left out."""
+    pairs: dict[str, list[tuple[str, int]]] = {}
+    for row in engine.catalog.skipped():
+        pairs.setdefault(row.library, []).append((row.reason, row.count))
+    return {library: reasons_in_order(rows) for library, rows in pairs.items()}

@@ -174,7 +174,7 @@ REGISTRY = ToolRegistry(
             input_schema=SCHEMAS["search"],
             title="Search documents",
             description=descriptions.SEARCH,
-            result_keys=("results", "total", "mode", "mode_reason", "miss", "guidance", "remotes"),
+            result_keys=("results", "total", "mode", "mode_reason", "miss", "guidance", "notice", "remotes"),
             cli=CliShape(
                 "search",
                 "search indexed documents",
@@ -264,7 +264,9 @@ REGISTRY = ToolRegistry(
             input_schema=SCHEMAS["explore"],
             title="Explore the collection",
             description=descriptions.EXPLORE,
-            result_keys=("scope", "document_count", "doc_types", "directories", "keywords", "remotes"),
+            result_keys=(
+                "scope", "document_count", "doc_types", "directories", "keywords", "skipped_count", "skipped_folders", "remotes",
+            ),
             cli=CliShape("explore", "overview: types, folders, keywords"),
             lsp_command="linkly.explore",
         ),

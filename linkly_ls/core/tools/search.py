@@ -92,6 +92,8 @@ class SearchResult:
     indexing: bool = False
     miss: bool = False
     guidance: list[str] = field(default_factory=list)
+    #: why nothing can match at all (an empty index), said instead of "No strong match."
+    notice: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -104,6 +106,8 @@ class SearchResult:
         }
         if self.guidance:
             data["guidance"] = self.guidance
+        if self.notice:
+            data["notice"] = self.notice
         return data
 
     def to_markdown(self) -> str:
@@ -130,7 +134,7 @@ class SearchResult:
                 out.append(f"- explain: {hit.explain}")
             out.append("")
         if self.miss:
-            out.append("**No strong match.** " + " ".join(self.guidance))
+            out.append(f"**{self.notice or 'No strong match.'}** " + " ".join(self.guidance))
         return "\n".join(out).rstrip()
 
 
@@ -159,6 +163,8 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     query: str = params["query"].strip()
     limit: int = params["limit"]
     mode: str = params["mode"] if params["mode"] != "auto" else engine.search_mode
+    if engine.catalog.count() == 0:
+        return empty_index_result(engine, query)
     allowed = allowed_documents(engine, params)
     ranking = rank_documents(engine, query, allowed, mode=mode)
     distinct = _distinct_documents(engine, ranking.documents, limit)
@@ -275,6 +281,26 @@ def _is_stale(record: DocumentSummary) -> bool:
     except OSError:
         return True
     return stat.st_mtime_ns != record.mtime_ns or stat.st_size != record.size
+
+
+def empty_index_result(engine: Engine, query: str) -> SearchResult:
+    """A search of an index without documents: say why, and how to add some, rather than "no strong match"."""
+    libraries = engine.libraries()
+    result = SearchResult(query=query, results=[], mode="keyword", mode_reason="the index holds no documents", miss=True)
+    if not libraries:
+        result.notice = "No libraries yet: nothing is indexed."
+        result.guidance = [
+            "Add a folder as a library: `linkly index ~/notes --library notes` (or a [[library]] table in the "
+            "config file, or open the folder in an editor with the linkly extension), then search again."
+        ]
+        return result
+    names = ", ".join(library.name for library in libraries)
+    result.notice = "No documents indexed yet."
+    result.guidance = [
+        f"The libraries ({names}) hold no documents yet: indexing may still be running, or every file was skipped. "
+        "`linkly status` (or `list_libraries`, with `skipped_count` and the reasons) says which."
+    ]
+    return result
 
 
 def _add_guidance(result: SearchResult, params: dict[str, Any]) -> None:

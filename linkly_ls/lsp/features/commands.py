@@ -2,7 +2,8 @@
 
 One command per tool with an `lsp_command` in the tool registry
 (core/tools/registry.py); `linkly.reindex` is written here, as it also
-re-indexes files by path. Each command takes one argument, a dict of the
+re-indexes files by path, and so is `linkly.removeLibrary`, which agents
+are not offered (MCP): forgetting a library is the user's decision. Each command takes one argument, a dict of the
 tool's parameters (the same names and limits as the CLI and the MCP server),
 and returns the tool's JSON (`to_payload`: the result plus `_meta.now`).
 Errors are mapped by `lsp.errors.json_rpc_error`: a bad argument is an
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from linkly_ls.core.indexing.indexer import IndexReport
 
 REINDEX = "linkly.reindex"
+REMOVE_LIBRARY = "linkly.removeLibrary"
 
 
 def single_argument(command: str, arguments: tuple[Any, ...]) -> dict[str, Any]:
@@ -98,8 +100,22 @@ async def reindex(ls: LinklyLanguageServer, *arguments: Any) -> dict[str, Any]:
     return {"reports": [report_json(report) for report in reports], "_meta": {"now": utc_now()}}
 
 
+async def remove_library(ls: LinklyLanguageServer, *arguments: Any) -> dict[str, Any]:
+    """`{name}`: forget a library (its folders are not touched); the config file's are refused."""
+    await ls.ready_engine()
+    parameters = single_argument(REMOVE_LIBRARY, arguments)
+    if set(parameters) != {"name"} or not isinstance(parameters["name"], str):
+        raise invalid_params(f"{REMOVE_LIBRARY} takes {{name}}: the name of a library")
+    if ls.indexing is None:
+        raise request_failed("indexing is not available")
+    with tool_errors():
+        removed = await ls.indexing.remove_library(parameters["name"])
+    return to_payload(removed)
+
+
 def register(server: LinklyLanguageServer, registry: ToolRegistry = REGISTRY) -> None:
     for tool in registry.lsp_tools():
         assert tool.lsp_command is not None
         server.command(tool.lsp_command)(_tool_command(tool.lsp_command, tool))
     server.command(REINDEX)(reindex)
+    server.command(REMOVE_LIBRARY)(remove_library)

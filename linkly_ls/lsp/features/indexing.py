@@ -6,7 +6,8 @@
   change on disk, whatever the client does.
 - When the client offers dynamic registration of `workspace/didChangeWatchedFiles`,
   its file events are accepted too; each batch re-indexes only the named paths.
-- `workspace/didChangeWorkspaceFolders`: an added folder becomes a library;
+- `workspace/didChangeWorkspaceFolders`: an added folder becomes a library; a removed
+  folder's library is forgotten (unless the config file or the settings define it);
   `workspace/didChangeConfiguration`: new or changed libraries are indexed.
 - Once the first run is done, chunk embedding for hybrid search starts in
   the engine's own background thread (none when `embeddingModel` is "none").
@@ -40,6 +41,7 @@ from linkly_ls.lsp.uris import file_uri, path_from_uri
 
 if TYPE_CHECKING:
     from linkly_ls.core.indexing.indexer import IndexReport
+    from linkly_ls.core.tools.remove_library import RemovedLibrary
 
 T = TypeVar("T")
 PROGRESS_INTERVAL_S = 0.2
@@ -136,6 +138,8 @@ class IndexingService:
         self._client_events: set[Path] = set()
         self._client_flush: asyncio.Task[None] | None = None
         self._client_watchers_registered = False
+        #: the first attempt to become the writer is over (`linkly/status` says `starting` until then)
+        self.claim_settled = False
 
     @property
     def busy(self) -> bool:
@@ -275,6 +279,35 @@ class IndexingService:
         names = await asyncio.to_thread(add_workspace_folders, self._engine(), folders, self.ls.log)
         await self._index_new_libraries(names, "Indexing new workspace folders")
 
+    async def remove_library(self, name: str) -> RemovedLibrary:
+        """Forget a library (`linkly.removeLibrary`, a removed workspace folder), then watch the rest."""
+        from linkly_ls.core.tools.remove_library import remove_library
+
+        writer = self.check_writer()
+        removed = await self._in_background(remove_library, self._engine(), name)
+        writer.start_watching(
+            on_batch=lambda reports: self.ls.call_soon(self.after_reports, reports),
+            on_error=lambda message: self.ls.log(f"linkly-ls: {message}", types.MessageType.Warning),
+        )
+        await self.register_client_watchers()
+        self.ls.log(f"linkly-ls: library {removed.library} removed ({removed.documents} documents)")
+        for callback in self.ls.on_indexed:
+            callback([])
+        return removed
+
+    async def remove_folders(self, folders: list[Path]) -> None:
+        """Workspace folders closed: forget the libraries made for them. A folder that a library of the
+        config file, the settings or `linkly index` holds keeps it."""
+        engine = self._engine()
+        for folder in folders:
+            library = workspace_library(engine.libraries(), folder)
+            if library is None:
+                continue
+            if not self.is_writer:
+                self.ls.log(f"linkly-ls: library {library.name} stays: another linkly process keeps this index")
+                continue
+            await self.remove_library(library.name)
+
     async def apply_settings(self, old: ServerSettings, new: ServerSettings) -> None:
         """Settings changed while running: new or changed libraries are indexed at once."""
         before = {library.name: library for library in old.libraries}
@@ -288,6 +321,7 @@ class IndexingService:
                 include=library.include,
                 exclude=library.exclude,
                 origin="config",
+                respect_gitignore=library.respect_gitignore,
             )
             await asyncio.to_thread(engine.catalog.upsert_library, record)
         if new.data_dir != old.data_dir or new.embedding_model != old.embedding_model:
@@ -305,7 +339,9 @@ class IndexingService:
         writer = self.writer = IndexWriter(self._engine(), on_reports=self.after_reports)
         self.prepared.set()
         announced = False
-        while not writer.try_claim():
+        claimed = writer.try_claim()
+        self.claim_settled = True
+        while not claimed:
             if not announced:
                 self.ls.log(
                     f"linkly-ls: another linkly process{holder_text(writer.lock)} keeps this index current; "
@@ -315,6 +351,7 @@ class IndexingService:
             await asyncio.sleep(WRITER_RETRY_S)
             if self._stopped:
                 return
+            claimed = writer.try_claim()
         self.start_watcher()
         await self.register_client_watchers()
         try:
@@ -322,6 +359,17 @@ class IndexingService:
         finally:
             writer.status.initial_done = True
         writer.start_vectors()
+
+
+def workspace_library(libraries: list[LibraryRecord], folder: Path) -> LibraryRecord | None:
+    """The library made for this workspace folder (indexes before origins existed marked it only by its
+    description), unless that library is the config file's or the settings' own."""
+    for library in libraries:
+        if library.paths != [str(folder)] or library.origin == "config":
+            continue
+        if library.origin == "workspace" or library.description == f"workspace folder {folder}":
+            return library
+    return None
 
 
 def register(server: LinklyLanguageServer) -> None:
@@ -352,6 +400,9 @@ def register(server: LinklyLanguageServer) -> None:
     async def on_folders_changed(ls: LinklyLanguageServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
         if await ls.wait_ready() is None:
             return
+        removed = [path for folder in params.event.removed if (path := path_from_uri(folder.uri)) is not None]
+        if removed:
+            await service.remove_folders(removed)
         added = [path for folder in params.event.added if (path := path_from_uri(folder.uri)) is not None]
         if added:
             await service.add_folders(added)

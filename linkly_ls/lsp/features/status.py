@@ -1,5 +1,9 @@
 """`linkly/status`, and the MCP sidecar: the same tools over streamable HTTP, on this process's Engine.
 
+`linkly/status` answers at once, also while the server starts: `state` is `starting` until the index
+is open and the server knows whether it is the index's writer, then `indexing`, `embedding`, `ready`
+(or `failed`); the numbers are those of `linkly status` (core/tools/status.py).
+
 The sidecar starts once the index is open (setting `mcp.enabled`, default
 true) on `mcp.port` (default: the `[mcp]` port of the config file, 60606),
 or the next free port. Host, token and tool allowlist come from the config
@@ -70,20 +74,52 @@ class McpSidecar:
             self.handle = None
 
 
+def server_state(ls: LinklyLanguageServer) -> str:
+    indexing = ls.indexing
+    if ls.startup_error is not None:
+        return "failed"
+    if ls.engine is None or indexing is None or not indexing.claim_settled:
+        return "starting"
+    if indexing.indexing:
+        return "indexing"
+    if indexing.is_writer and ls.engine.vectors.state().running:
+        return "embedding"
+    return "ready"
+
+
 def status(ls: LinklyLanguageServer, sidecar: McpSidecar) -> dict[str, Any]:
+    from linkly_ls.core.tools.status import status as index_status
+
     engine = ls.engine
     indexing = ls.indexing
-    return {
+    answer: dict[str, Any] = {
         "version": __version__,
-        "documents": engine.catalog.count() if engine else 0,
-        "libraries": len(engine.libraries()) if engine else 0,
-        "data_dir": str(engine.data_dir) if engine else None,
+        "state": server_state(ls),
+        "documents": 0,
+        "libraries": 0,
+        "data_dir": None,
         "indexing": bool(indexing and indexing.indexing),
         "writer": bool(indexing and indexing.is_writer),
         "mcp_url": sidecar.url,
         "mcp_error": sidecar.error,
         "error": ls.startup_error,
     }
+    if engine is None:
+        return answer
+    details = index_status(engine, writer=indexing.writer if indexing else None, mcp_url=sidecar.url).to_json()
+    answer.update(
+        {
+            key: details[key]
+            for key in ("documents", "data_dir", "skipped", "failed", "ocr_pending", "vector_coverage", "embedding")
+        }
+    )
+    writer = details["writer"]
+    answer["libraries"] = len(details["libraries"])
+    answer["library_details"] = details["libraries"]
+    answer["writer_pid"] = writer["pid"]
+    answer["activity"] = writer["activity"]
+    answer["activity_description"] = writer["description"]
+    return answer
 
 
 def register(server: LinklyLanguageServer) -> None:
@@ -93,5 +129,4 @@ def register(server: LinklyLanguageServer) -> None:
 
     @server.feature(STATUS)
     async def on_status(ls: LinklyLanguageServer, params: Any) -> dict[str, Any]:
-        await ls.wait_ready()
         return await asyncio.to_thread(status, ls, sidecar)

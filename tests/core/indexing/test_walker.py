@@ -55,3 +55,55 @@ def test_is_indexable_agrees_with_walk(tmp_path):
     walked = set(walk_library(tmp_path, rules))
     for candidate in [tmp_path / "ignored/a.md", tmp_path / "kept/b.md", tmp_path / "c.pdf"]:
         assert is_indexable(candidate, tmp_path, rules) == (candidate in walked)
+
+
+def skipped_by(root: Path, rules: WalkRules) -> tuple[list[str], dict[tuple[str, str], int]]:
+    counts: dict[tuple[str, str], int] = {}
+
+    def note(folder: str, reason: str, count: int) -> None:
+        key = (Path(folder).relative_to(root).as_posix(), reason)
+        counts[key] = counts.get(key, 0) + count
+
+    found = sorted(p.relative_to(root).as_posix() for p in walk_library(root, rules, on_skipped=note))
+    return found, counts
+
+
+def test_every_file_left_out_is_counted_with_its_reason(tmp_path):
+    make_tree(
+        tmp_path,
+        {
+            ".gitignore": "papers/\n*.log.md\n",
+            "a.md": "x",
+            "run.log.md": "x",
+            "papers/p1.pdf": "x",
+            "papers/deep/p2.pdf": "x",
+            "papers/script.py": "code",
+            "drafts/d.md": "x",
+            "notes/n.md": "x",
+            "notes/n.txt": "x",
+            "code/main.py": "x",
+            "code/util.py": "x",
+            ".hidden.md": "x",
+            ".git/config.md": "x",
+            "node_modules/pkg/readme.md": "x",
+        },
+    )
+    rules = WalkRules(include=["*.md"], exclude=["drafts/"], skip_dirs=[])
+    found, counts = skipped_by(tmp_path, rules)
+    assert found == ["a.md", "notes/n.md"]
+    assert counts == {
+        (".", "gitignore"): 1,  # run.log.md
+        ("papers", "gitignore"): 2,  # the two PDFs inside the ignored folder; script.py is no document
+        ("drafts", "exclude"): 1,
+        ("notes", "not_included"): 1,
+        ("code", "unsupported"): 2,
+    }
+
+
+def test_ignore_files_are_read_only_when_the_library_respects_them(tmp_path):
+    make_tree(tmp_path, {".gitignore": "*.pdf\nbuild/\n", "a.md": "x", "paper.pdf": "x", "build/b.md": "x"})
+    ignoring = WalkRules([], [], [], respect_ignore_files=False)
+    found, counts = skipped_by(tmp_path, ignoring)
+    assert found == ["a.md", "build/b.md", "paper.pdf"] and counts == {}
+    assert is_indexable(tmp_path / "paper.pdf", tmp_path, ignoring)
+    assert not is_indexable(tmp_path / "paper.pdf", tmp_path, WalkRules([], [], []))

@@ -80,3 +80,31 @@ def test_errors_are_replaced_and_removed_by_path(catalog):
     assert catalog.errors() == [ErrorRecord("/docs/a.pdf", "lib", "second", 2, 2)]
     catalog.remove_error("/docs/a.pdf")
     assert catalog.errors() == []
+
+
+def test_removing_a_library_forgets_its_documents_errors_and_skipped_counts_only(catalog, make_record):
+    from linkly_ls.core.store.catalog import SkippedCount
+
+    catalog.upsert_library(LibraryRecord(name="lib", paths=["/docs"], respect_gitignore=False))
+    catalog.upsert_library(LibraryRecord(name="other", paths=["/other"]))
+    mine, theirs = make_record("/docs/a.md"), make_record("/other/b.md", library="other")
+    catalog.put_documents([(mine, ["# A"]), (theirs, ["# B"])])
+    catalog.mark_keyword_done([mine.doc_id, theirs.doc_id], [])
+    catalog.put_error(ErrorRecord("/docs/broken.pdf", "lib", "broken", 1, 1))
+    catalog.replace_skipped("lib", [SkippedCount("lib", "/docs", "gitignore", 4)])
+    catalog.replace_skipped("other", [SkippedCount("other", "/other", "unsupported", 1)])
+    assert catalog.library("lib").respect_gitignore is False
+    assert catalog.remove_library("lib") == [mine.doc_id]
+    assert [library.name for library in catalog.libraries()] == ["other"]
+    assert catalog.get(mine.doc_id) is None and catalog.get(theirs.doc_id) is not None
+    assert catalog.errors() == [] and catalog.error_counts() == {}
+    assert catalog.skipped() == [SkippedCount("other", "/other", "unsupported", 1)]
+    assert catalog.pending_keyword_work() == ([], [mine.doc_id])  # the keyword index forgets it at the next flush
+
+
+def test_a_full_walk_replaces_the_skipped_counts_of_its_library(catalog):
+    from linkly_ls.core.store.catalog import SkippedCount
+
+    catalog.replace_skipped("lib", [SkippedCount("lib", "/docs", "gitignore", 4), SkippedCount("lib", "/docs/x", "exclude", 9)])
+    catalog.replace_skipped("lib", [SkippedCount("lib", "/docs", "unsupported", 2)])
+    assert catalog.skipped("lib") == [SkippedCount("lib", "/docs", "unsupported", 2)]

@@ -68,3 +68,25 @@ def test_copy_database_copies_every_committed_row(tmp_path, make_record):
     assert copy.paths() == ["/docs/a.md"]
     assert copy.lines(copy.doc_ids()[0]) == ["# Top"]
     copy.close()
+
+
+def test_a_catalog_of_schema_version_1_is_brought_up_to_date_keeping_its_libraries(tmp_path):
+    path = tmp_path / "catalog.sqlite3"
+    old = open_connection(path, read_only=False)
+    with old:
+        old.executescript(
+            "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+            "INSERT INTO meta VALUES ('schema_version', '1');"
+            "CREATE TABLE libraries (name TEXT PRIMARY KEY, description TEXT NOT NULL DEFAULT '', paths TEXT NOT NULL,"
+            " include_globs TEXT NOT NULL DEFAULT '[]', exclude_globs TEXT NOT NULL DEFAULT '[]',"
+            " origin TEXT NOT NULL DEFAULT 'cli', created_at REAL NOT NULL);"
+            "INSERT INTO libraries(name, paths, created_at) VALUES ('notes', '[\"/notes\"]', 1.0);"
+        )
+    old.close()
+    catalog = Catalog(path)
+    assert catalog.libraries() == [LibraryRecord(name="notes", paths=["/notes"], respect_gitignore=True)]
+    assert "skipped" in tables(catalog.connect()) and catalog.skipped() == []
+    assert catalog.connect().execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
+        str(SCHEMA_VERSION),
+    )
+    catalog.close()

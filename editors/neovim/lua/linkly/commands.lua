@@ -163,7 +163,8 @@ function M.search(query, options)
   local hits = result.results or {}
   if #hits == 0 then
     local guidance = table.concat(result.guidance or {}, " ")
-    linkly.notify(("no results for %q. %s"):format(query, guidance), vim.log.levels.WARN)
+    local headline = result.notice or ("no results for %q."):format(query)
+    linkly.notify(("%s %s"):format(headline, guidance), vim.log.levels.WARN)
     return
   end
   local picker = linkly.config.picker
@@ -465,9 +466,21 @@ function M.status()
     linkly.error(err)
     return
   end
-  linkly.notify(("linkly-ls %s: %d documents in %d libraries%s; index in %s; MCP: %s"):format(
-    status.version or "?", status.documents or 0, status.libraries or 0, status.indexing and " (indexing)" or "",
-    status.data_dir or "?", status.mcp_url or status.mcp_error or "off"))
+  local lines = { ("linkly-ls %s (%s): %d documents in %d libraries; index in %s; MCP: %s"):format(
+    status.version or "?", status.state or "?", status.documents or 0, status.libraries or 0,
+    status.data_dir or "?", status.mcp_url or status.mcp_error or "off") }
+  if status.activity_description then
+    table.insert(lines, ("writer%s: %s"):format(
+      status.writer_pid ~= vim.NIL and status.writer_pid and (" (pid %d)"):format(status.writer_pid) or "",
+      status.activity_description))
+  end
+  for _, library in ipairs(status.library_details or {}) do
+    local vectors = library.vector_coverage
+    table.insert(lines, ("%s: %d documents, %d skipped, %d failed, %d awaiting OCR, vectors %s"):format(
+      library.name, library.document_count, library.skipped_count, library.failed_count, library.ocr_pending_count,
+      (vectors == nil or vectors == vim.NIL) and "off" or ("%d%%"):format(math.floor(vectors * 100 + 0.5))))
+  end
+  linkly.notify(table.concat(lines, "\n"))
   return status
 end
 

@@ -3,6 +3,7 @@
 local M = {}
 
 local MCP_WAIT_MS = 5000
+local START_WAIT_MS = 15000
 
 function M.check()
   local health = vim.health
@@ -61,6 +62,13 @@ function M.check()
   if not status then
     health.error("the server does not respond: " .. tostring(err), { "see :LspLog" })
     return
+  end
+  if status.state == "starting" then
+    -- the server answers at once while it opens its index: wait for the numbers
+    vim.wait(START_WAIT_MS, function()
+      status = linkly.request_sync("linkly/status", vim.empty_dict()) or status
+      return status.state ~= "starting"
+    end, 100)
   end
   if status.error then
     health.error("the server could not open its index: " .. status.error)

@@ -13,7 +13,6 @@ local M = {}
 
 local NOT_INDEXED = "is not an indexed document"
 local POLL_MS = 300
-local READER_WAIT_MS = 15000
 
 function M.uri(doc_id)
   return "linkly://doc/" .. doc_id
@@ -79,8 +78,6 @@ end
 local function wait_for_index(bufnr, params, token)
   local deadline = vim.uv.now() + linkly.config.index_timeout
   local asked = false
-  -- a server that is not the index's writer after this long is a reader: another process indexes
-  local reader_deadline = vim.uv.now() + READER_WAIT_MS
   local function tick()
     if not vim.api.nvim_buf_is_valid(bufnr) or vim.b[bufnr].linkly_pending ~= token then
       return
@@ -110,7 +107,7 @@ local function wait_for_index(bufnr, params, token)
           end)
         elseif asked and status and status.writer and not status.indexing then
           fail(bufnr, err)
-        elseif status and not status.writer and not status.indexing and vim.uv.now() > reader_deadline then
+        elseif status and status.state ~= "starting" and not status.writer and not status.indexing then
           -- another linkly process keeps this index: it indexes the file if it is in a library
           fail(bufnr, err .. " (another linkly process keeps this index current)")
         else

@@ -1,0 +1,60 @@
+"""Why a file of a library's folders is not in the index, and the tally an indexing run keeps of it.
+
+A full walk counts, per folder, the files it leaves out: kept out by a `.gitignore` or `.ignore`
+file, by the library's `exclude` globs or outside its `include` globs, of a type linkly does not
+read, or over `[limits] max_file_mb`. The counts are stored per library (the catalog's `skipped`
+table), so `list_libraries`, `explore` and `linkly status` can say what is missing and why.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+GITIGNORE = "gitignore"
+EXCLUDE = "exclude"
+NOT_INCLUDED = "not_included"
+UNSUPPORTED = "unsupported"
+TOO_LARGE = "too_large"
+
+#: each reason as a person reads it, in the order reports list them
+REASON_LABELS = {
+    GITIGNORE: ".gitignore/.ignore",
+    EXCLUDE: "exclude",
+    NOT_INCLUDED: "not in include",
+    UNSUPPORTED: "unsupported type",
+    TOO_LARGE: "too large",
+}
+
+
+class SkipTally:
+    """Files left out by one run, per (folder, reason)."""
+
+    def __init__(self) -> None:
+        self.by_folder: Counter[tuple[str, str]] = Counter()
+
+    def add(self, folder: str, reason: str, count: int = 1) -> None:
+        self.by_folder[(folder, reason)] += count
+
+    def by_reason(self) -> dict[str, int]:
+        return reasons_in_order((reason, count) for (_, reason), count in self.by_folder.items())
+
+    def total(self) -> int:
+        return sum(self.by_folder.values())
+
+
+def reasons_in_order(pairs) -> dict[str, int]:
+    """(reason, count) pairs summed per reason, in `REASON_LABELS` order."""
+    totals: Counter[str] = Counter()
+    for reason, count in pairs:
+        totals[reason] += count
+    return {reason: totals[reason] for reason in sorted(totals, key=_rank) if totals[reason]}
+
+
+def describe(reasons: dict[str, int]) -> str:
+    """`.gitignore/.ignore 60, unsupported type 7`."""
+    return ", ".join(f"{REASON_LABELS.get(reason, reason)} {count}" for reason, count in reasons.items())
+
+
+def _rank(reason: str) -> int:
+    order = list(REASON_LABELS)
+    return order.index(reason) if reason in order else len(order)

@@ -1,0 +1,122 @@
+"""What the index's writer is doing, published for the other processes: `<data_dir>/writer-status.json`.
+
+Only the writer knows whether it is indexing, embedding or just watching, and how fast its vectors
+come. While it holds the writer lock it rewrites this small file whenever that changes (checked
+every second); `linkly status`, or an editor whose language server only reads the index, shows it.
+A crash can leave the file behind, so readers trust it only when its pid is the lock holder's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+STATUS_FILE_NAME = "writer-status.json"
+#: seconds between two samples of the embedded words, from which the time left is estimated
+ETA_SAMPLE_S = 5.0
+
+#: what a writer does: its first run has not begun, an index run, embedding passages, watching folders
+STARTING, INDEXING, EMBEDDING, WATCHING, IDLE = "starting", "indexing", "embedding", "watching", "idle"
+
+
+@dataclass
+class WriterActivity:
+    pid: int
+    activity: str
+    #: the index run's library and files done of the files to read (changed ones only)
+    library: str = ""
+    done: int = 0
+    total: int = 0
+    #: while embedding: {"documents_done", "documents_total", "words_done", "words_total", "eta_seconds"}
+    embedding: dict[str, Any] | None = None
+    updated_at: float = field(default_factory=time.time)
+
+    def same_as(self, other: WriterActivity | None) -> bool:
+        return other is not None and {**asdict(self), "updated_at": 0} == {**asdict(other), "updated_at": 0}
+
+    def describe(self) -> str:
+        """`indexing notes: 12 of 40 files`, `embedding: 1,200 of 5,000 documents, about 4 min left`, ..."""
+        if self.activity == INDEXING:
+            progress = f": {self.done} of {self.total} files" if self.total else ""
+            return f"indexing {self.library}{progress}".rstrip()
+        if self.activity == EMBEDDING and self.embedding:
+            embedding = self.embedding
+            eta = embedding.get("eta_seconds")
+            left = f", about {format_duration(eta)} left" if eta is not None else ""
+            return (
+                f"embedding: {embedding['documents_done']:,} of {embedding['documents_total']:,} documents{left}"
+            )
+        return {STARTING: "starting", WATCHING: "watching for changes", IDLE: "idle"}.get(self.activity, self.activity)
+
+
+def format_duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 5400:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+class EmbeddingEta:
+    """Seconds left of an embedding run, from the pace of embedded words since the run began."""
+
+    def __init__(self) -> None:
+        self._first: tuple[float, int] | None = None
+        self._last_sample = 0.0
+        self.eta: float | None = None
+
+    def reset(self) -> None:
+        self._first, self.eta = None, None
+
+    def due(self, now: float) -> bool:
+        return now - self._last_sample >= ETA_SAMPLE_S
+
+    def sample(self, now: float, words_done: int, words_total: int) -> float | None:
+        self._last_sample = now
+        if self._first is None or words_done < self._first[1]:
+            self._first = (now, words_done)
+            return self.eta
+        elapsed, gained = now - self._first[0], words_done - self._first[1]
+        if elapsed > 0 and gained > 0:
+            self.eta = max(0.0, (words_total - words_done) / (gained / elapsed))
+        return self.eta
+
+
+def status_file(data_dir: Path) -> Path:
+    return data_dir / STATUS_FILE_NAME
+
+
+def write_activity(data_dir: Path, activity: WriterActivity) -> None:
+    """Write atomically (temp file + rename), so a reader never sees half a file."""
+    descriptor, temporary = tempfile.mkstemp(prefix=".writer-status.", suffix=".json", dir=data_dir)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        json.dump(asdict(activity), handle)
+    os.replace(temporary, status_file(data_dir))
+
+
+def remove_activity(data_dir: Path) -> None:
+    """Remove the file if this process wrote it."""
+    current = read_activity(data_dir)
+    if current is not None and current.pid != os.getpid():
+        return
+    try:
+        status_file(data_dir).unlink()
+    except FileNotFoundError:
+        pass
+
+
+def read_activity(data_dir: Path, holder_pid: int | None = None) -> WriterActivity | None:
+    """The published activity; with `holder_pid`, only when that process wrote it."""
+    try:
+        data = json.loads(status_file(data_dir).read_text(encoding="utf-8"))
+        activity = WriterActivity(**data)
+    except (OSError, ValueError, TypeError):
+        return None
+    if holder_pid is not None and activity.pid != holder_pid:
+        return None
+    return activity

@@ -1,0 +1,142 @@
+"""`status`: how complete the index is and what its writer is doing, for `linkly status` and the editors.
+
+Per library: documents, files skipped (and why), failed, awaiting OCR, vector coverage. Then the
+writer: this process (`writer` given and holding the role: its live activity), another process (the
+lock holder's pid and the activity it publishes, see indexing/writer_status.py), or none. The faces add
+what only they know, such as the address of a running MCP server.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from linkly_ls import __version__
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.indexing.skips import describe
+from linkly_ls.core.indexing.writer_status import EMBEDDING, WriterActivity, format_duration, read_activity
+from linkly_ls.core.tools.libraries import LibraryInfo, list_libraries
+
+if TYPE_CHECKING:
+    from linkly_ls.core.indexing.writer import IndexWriter
+
+
+@dataclass
+class WriterInfo:
+    #: None when no process holds the writer lock
+    pid: int | None
+    this_process: bool
+    activity: WriterActivity | None
+
+    def to_json(self) -> dict[str, Any]:
+        activity = self.activity
+        return {
+            "pid": self.pid,
+            "this_process": self.this_process,
+            "activity": activity.activity if activity else ("unknown" if self.pid else "none"),
+            "description": activity.describe() if activity else None,
+            "library": activity.library if activity else "",
+            "done": activity.done if activity else 0,
+            "total": activity.total if activity else 0,
+        }
+
+
+@dataclass
+class StatusResult:
+    data_dir: str
+    libraries: list[LibraryInfo]
+    writer: WriterInfo
+    mcp_url: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def embedding(self) -> dict[str, Any] | None:
+        activity = self.writer.activity
+        return activity.embedding if activity and activity.activity == EMBEDDING else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": __version__,
+            "data_dir": self.data_dir,
+            "documents": sum(library.document_count for library in self.libraries),
+            "skipped": sum(library.skipped_count for library in self.libraries),
+            "failed": sum(library.failed_count for library in self.libraries),
+            "ocr_pending": sum(library.ocr_pending_count for library in self.libraries),
+            "vector_coverage": self.vector_coverage(),
+            "embedding": self.embedding,
+            "writer": self.writer.to_json(),
+            "mcp_url": self.mcp_url,
+            "libraries": [
+                {
+                    key: value
+                    for key, value in library.to_json().items()
+                    if key not in ("description", "include", "exclude")
+                }
+                for library in self.libraries
+            ],
+            **self.extra,
+        }
+
+    def vector_coverage(self) -> float | None:
+        """The libraries' vector coverage weighted by their document counts (None when embeddings are off)."""
+        covered = [library for library in self.libraries if library.vector_coverage is not None]
+        if not covered:
+            return None
+        words = sum(library.document_count for library in covered)
+        if not words:
+            return 1.0
+        return round(sum(library.vector_coverage * library.document_count for library in covered) / words, 4)
+
+    def to_markdown(self) -> str:
+        data = self.to_json()
+        out = [
+            f"## linkly status ({data['documents']} documents in {len(self.libraries)} "
+            f"{'library' if len(self.libraries) == 1 else 'libraries'})",
+            "",
+            f"- index: {self.data_dir}",
+            f"- writer: {self._writer_line()}",
+        ]
+        embedding = self.embedding
+        if embedding:
+            eta = embedding.get("eta_seconds")
+            left = f", about {format_duration(eta)} left" if eta is not None else ", estimating the time left"
+            out.append(
+                f"- embedding: {embedding['documents_done']:,} of {embedding['documents_total']:,} documents{left}"
+            )
+        out.append(f"- MCP: {self.mcp_url or 'no server running'}")
+        if not self.libraries:
+            out += ["", "No libraries yet. Add one with `linkly index PATH --library NAME`."]
+            return "\n".join(out)
+        out += ["", "| library | documents | skipped | failed | OCR pending | vectors |", "|---|---|---|---|---|---|"]
+        for library in self.libraries:
+            skipped = str(library.skipped_count)
+            if library.skipped:
+                skipped += f" ({describe(library.skipped)})"
+            vectors = "off" if library.vector_coverage is None else f"{library.vector_coverage:.0%}"
+            out.append(
+                f"| {library.record.name} | {library.document_count} | {skipped} | {library.failed_count} | "
+                f"{library.ocr_pending_count} | {vectors} |"
+            )
+        return "\n".join(out)
+
+    def _writer_line(self) -> str:
+        writer = self.writer
+        if writer.pid is None and not writer.this_process:
+            return "none (nothing keeps the index current; `linkly watch` or `linkly serve` would)"
+        who = "this process" if writer.this_process else f"pid {writer.pid}"
+        what = writer.activity.describe() if writer.activity else "activity not published"
+        return f"{who}, {what}"
+
+
+def status(engine: Engine, writer: IndexWriter | None = None, mcp_url: str | None = None) -> StatusResult:
+    """The index's state; `writer`: this process's writer role, when it has one."""
+    libraries = list_libraries(engine).libraries
+    if writer is not None and writer.held:
+        activity = writer.activity()
+        info = WriterInfo(pid=activity.pid, this_process=True, activity=activity)
+    elif engine.writer_lock.held_elsewhere():
+        pid = engine.writer_lock.holder_pid()
+        info = WriterInfo(pid=pid, this_process=False, activity=read_activity(engine.data_dir, pid) if pid else None)
+    else:
+        info = WriterInfo(pid=None, this_process=False, activity=None)
+    return StatusResult(data_dir=str(engine.data_dir), libraries=libraries, writer=info, mcp_url=mcp_url)

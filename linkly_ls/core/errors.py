@@ -52,11 +52,14 @@ class ArgumentError(ToolError):
 class IndexHeldError(LinklyError):
     """Another linkly process is the index's writer: it indexes, embeds and watches, this one reads."""
 
+    REINDEX_ADVICE: ClassVar[str] = (
+        "to re-index now, ask it (the index_library MCP tool, the linkly.reindex editor command)"
+    )
+
     @classmethod
-    def naming(cls, holder: str = "") -> IndexHeldError:
+    def naming(cls, holder: str = "", advice: str = REINDEX_ADVICE) -> IndexHeldError:
         """The one message every face shows; `holder` is " (pid N)" when the holder wrote its pid."""
         return cls(
             f"another linkly process{holder} (serve, watch or an editor) keeps this index current and "
-            "re-indexes changed files itself; to re-index now, ask it (the index_library MCP tool, "
-            "the linkly.reindex editor command)"
+            f"re-indexes changed files itself; {advice}"
         )

@@ -15,7 +15,6 @@ from linkly_ls.core.engine import Engine
 from linkly_ls.core.errors import ArgumentError, IndexHeldError, UsageError
 from linkly_ls.core.indexing.writer import holder_text
 from linkly_ls.core.store.catalog import LibraryRecord
-from linkly_ls.core.store.vector_rows import forget_vectors_of
 from linkly_ls.core.tools.common import resolve_library
 
 
@@ -59,9 +58,9 @@ def remove_library(engine: Engine, name: str) -> RemovedLibrary:
             "then it leaves the index at the next start"
         )
     if not engine.writer_lock.held:
-        raise IndexHeldError(
-            f"another linkly process{holder_text(engine.writer_lock)} (serve, watch or an editor) keeps this index "
-            "current; stop it to remove a library, or remove it from that editor (the linkly.removeLibrary command)"
+        raise IndexHeldError.naming(
+            holder_text(engine.writer_lock),
+            "stop it to remove a library, or remove it from that editor (the linkly.removeLibrary command)",
         )
     errors = len(engine.catalog.errors(record.name))
     with engine.write_lock:

@@ -10,7 +10,7 @@ import pytest
 from linkly_ls.core.tools import SCHEMAS
 from linkly_ls.core.tools.index_library import INDEX_LIBRARY_SCHEMA
 
-SEVEN_TOOLS = ["search", "outline", "grep", "read", "list_libraries", "explore", "find_paths"]
+NINE_TOOLS = ["search", "outline", "grep", "read", "list_libraries", "explore", "find_paths", "links", "related"]
 OWNERSHIP_TITLE = "What Is Ownership?"
 
 
@@ -21,13 +21,13 @@ async def find_ownership(session, kit) -> dict:
     return hit
 
 
-async def test_lists_the_seven_tools_and_index_library_with_the_core_schemas(served, kit) -> None:
+async def test_lists_the_nine_tools_and_index_library_with_the_core_schemas(served, kit) -> None:
     async with kit.http_session(served.url) as session:
         assert "search → grep or outline → read" in session.initialize_result.instructions
         tools = (await session.list_tools()).tools
-    assert [tool.name for tool in tools] == SEVEN_TOOLS + ["index_library"]
+    assert [tool.name for tool in tools] == NINE_TOOLS + ["index_library"]
     by_name = {tool.name: tool for tool in tools}
-    for name in SEVEN_TOOLS:
+    for name in NINE_TOOLS:
         assert by_name[name].input_schema == SCHEMAS[name]
         assert by_name[name].annotations.read_only_hint is True
         assert by_name[name].output_schema["type"] == "object"

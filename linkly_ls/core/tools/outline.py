@@ -1,4 +1,5 @@
-"""`outline`: the section tree of one or more documents, with line ranges for `read`."""
+"""`outline`: the section tree of one or more documents, with line ranges for `read`, and how many
+links each document has and how many lead to it (the `links` tool lists them)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 from linkly_ls.core.store.catalog import DocumentRecord
 from linkly_ls.core.document import OutlineNode
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.links.resolver import LinkResolver
 from linkly_ls.core.tools.common import get_document, iso_utc
 from linkly_ls.core.errors import ArgumentError
 from linkly_ls.core.tools.schema import validate
@@ -17,6 +19,8 @@ from linkly_ls.core.tools.schema import validate
 class DocumentOutline:
     record: DocumentRecord
     nodes: list[dict[str, Any]]
+    links: int = 0
+    backlinks: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -28,6 +32,8 @@ class DocumentOutline:
             "word_count": self.record.word_count,
             "modified_at": iso_utc(self.record.modified_at),
             "has_outline": self.record.has_outline,
+            "links": self.links,
+            "backlinks": self.backlinks,
             "nodes": self.nodes,
         }
 
@@ -46,7 +52,8 @@ class OutlineResult:
             out.append(f"## {record.title}")
             out.append(
                 f"doc_id `{record.doc_id}` · {record.doc_type} · {record.total_lines} lines · "
-                f"{record.word_count} words · {record.path}"
+                f"{record.word_count} words · {document.links} link(s), {document.backlinks} backlink(s) · "
+                f"{record.path}"
             )
             if not document.nodes:
                 out.append(
@@ -99,9 +106,17 @@ def outline(engine: Engine, **arguments: Any) -> OutlineResult:
     params = validate("outline", arguments)
     expand = set(params["expand"]) if params["expand"] else None
     documents: list[DocumentOutline] = []
+    resolver = LinkResolver(engine.catalog)
     for index, doc_id in enumerate(dict.fromkeys(params["doc_ids"])):
         record = get_document(engine.catalog, doc_id, f"doc_ids[{index}]")
-        documents.append(DocumentOutline(record=record, nodes=_render_nodes(record.outline, expand)))
+        documents.append(
+            DocumentOutline(
+                record=record,
+                nodes=_render_nodes(record.outline, expand),
+                links=engine.catalog.link_count(record.doc_id),
+                backlinks=len(resolver.backlinks(record)),
+            )
+        )
     if expand is not None:
         known = set().union(*(_all_ids(document.record.outline) for document in documents))
         unknown = sorted(expand - known)

@@ -192,3 +192,23 @@ def test_a_tool_error_answers_in_json_when_asked(env):
         env=env, capture_output=True, text=True, timeout=120,
     )
     assert result.returncode == 2 and json.loads(result.stderr) == {"error": "ArgumentError raised on purpose"}
+
+
+def test_links_and_related_walk_the_notes(env):
+    structs = next(
+        hit["doc_id"]
+        for hit in json.loads(run(env, "search", "struct fields", "--json").stdout)["results"]
+        if hit["title"] == "Defining and Instantiating Structs"
+    )
+    links = run(env, "links", structs, "--direction", "out", "--json")
+    assert links.returncode == 0, links.stderr
+    by_target = {link["target"]: link for link in json.loads(links.stdout)["links"]}
+    move = by_target["ch04-01-what-is-ownership.html#variables-and-data-interacting-with-move"]
+    assert (move["status"], move["title"], move["heading"]) == (
+        "ok", "What Is Ownership?", "Variables and Data Interacting with Move"
+    )
+    assert by_target["ch03-02-data-types.html#the-tuple-type"]["status"] == "missing"
+    related = run(env, "related", structs, "--limit", "2")
+    assert related.returncode == 0 and related.stdout.startswith("## Related to Defining and Instantiating Structs")
+    bad = run(env, "related", structs, "--limit", "99")
+    assert bad.returncode == 2 and "limit" in bad.stderr

@@ -177,3 +177,17 @@ def test_oversized_request_body_is_refused(served) -> None:
     with httpx.Client(timeout=10) as client:
         response = client.post(served.url, content=json.dumps(body), headers=HEADERS)
     assert response.status_code == 413
+
+
+async def test_links_and_related_over_the_socket(served, kit) -> None:
+    async with kit.http_session(served.url) as session:
+        hit = await find_ownership(session, kit)
+        links = kit.assert_success(await session.call_tool("links", {"doc_id": hit["doc_id"], "output_format": "json"}))
+        assert links["doc_id"] == hit["doc_id"] and set(links["counts"]) == {"links", "backlinks", "broken"}
+        backlinks = {link["title"] for link in links["backlinks"]}
+        assert "Defining and Instantiating Structs" in backlinks
+        related = kit.assert_success(await session.call_tool("related", {"doc_id": hit["doc_id"], "limit": 3}))
+        assert related["doc_id"] == hit["doc_id"] and len(related["results"]) <= 3
+        assert all({"doc_id", "relevance", "reason"} <= set(result) for result in related["results"])
+        refused = await session.call_tool("related", {"doc_id": "nope"})
+        assert refused.is_error and "document id" in refused.content[0].text

@@ -23,7 +23,7 @@ _WIKILINK = re.compile(r"!?\[\[([^\[\]|#\n]*)(#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\
 _INLINE = re.compile(
     r"(!?)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*(<[^<>\n]*>|(?:[^\s()]|\([^\s()]*\))*)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?\s*\)"
 )
-_REFERENCE = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\[\]]*\])+)\](?:\[([^\[\]]*)\])?(?![(:\[])")
+_REFERENCE = re.compile(r"(?<!\])(!?)\[((?:[^\[\]]|\[[^\[\]]*\])+)\](?:\[([^\[\]]*)\])?(?![(:\[])")
 _DEFINITION = re.compile(r"^\s{0,3}\[([^\[\]]+)\]:\s*(<[^<>]*>|\S+)")
 _AUTOLINK = re.compile(r"<((?:[a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^\s<>]*)|(?:[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+))>")
 _ANCHOR = re.compile(r"""<a\s(?:[^<>]*?\s)?href\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))[^<>]*>(.*?)(?:</a>|$)""", re.I)
@@ -42,7 +42,23 @@ def find_links(lines: list[str], first_line: int = 1) -> list[Link]:
         if _DEFINITION.match(line):
             continue  # a definition is where a reference link points, not a link of its own
         links.extend(_line_links(_mask(line), line, number, definitions))
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        if "[" in line and "]" in following and index + 1 not in code and following.strip():
+            links.extend(_broken_across(line, following, number, definitions))
     return links
+
+
+def _broken_across(line: str, following: str, number: int, definitions: dict[str, str]) -> list[Link]:
+    """Links whose text wraps onto the next line: they stand on their first line, up to its end."""
+    joined = line + "\n" + following
+    spanning = [
+        link
+        for link in _line_links(_mask(line) + "\n" + _mask(following), joined, number, definitions)
+        if link.start < len(line) < link.end
+    ]
+    for link in spanning:
+        link.end = len(line)
+    return spanning
 
 
 def _line_links(masked: str, line: str, number: int, definitions: dict[str, str]) -> list[Link]:

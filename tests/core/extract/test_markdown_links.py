@@ -53,3 +53,12 @@ def test_line_numbers_start_where_the_body_starts():
 
 def test_a_reference_without_a_definition_is_plain_text():
     assert find_links(["[not a link] and [nor][this]"]) == []
+
+
+def test_a_link_whose_text_wraps_stands_on_its_first_line():
+    lines = ["in the [“Variables and Data Interacting with", "Move”][move] section and [a](b.md).", "", "[move]: own.html#move"]
+    links = find_links(lines)
+    assert [(link.line, link.target, link.text, link.start, link.end) for link in links] == [
+        (1, "own.html#move", "“Variables and Data Interacting with Move”", 7, 44),
+        (2, "b.md", "a", 25, 34),
+    ]

@@ -103,9 +103,15 @@ class LinkResolver:
         return [self.resolve(record, link) for link in self.catalog.links_from(record.doc_id)]
 
     def resolve(self, source: DocumentRecord, link: LinkRecord) -> ResolvedLink:
+        return self.resolve_from(source.doc_id, source.path, link, source)
+
+    def resolve_from(
+        self, source_id: str, source_path: str, link: LinkRecord, source: DocumentRecord | None = None
+    ) -> ResolvedLink:
+        """`resolve` for a source that may not be indexed (an editor's new, unsaved note)."""
         resolved = ResolvedLink(
-            source_id=source.doc_id,
-            source_path=source.path,
+            source_id=source_id,
+            source_path=source_path,
             line=link.line,
             start=link.start,
             end=link.end,
@@ -120,7 +126,7 @@ class LinkResolver:
         if link.target_name is not None:
             target = self._by_name(link, resolved)
         else:
-            target = self._by_path(link.target_path or "", source, resolved)
+            target = self._by_path(link.target_path or "", source_path, source, resolved)
         if target is None:
             return resolved
         resolved.doc_id, resolved.path, resolved.title = target.doc_id, target.path, target.title
@@ -142,6 +148,12 @@ class LinkResolver:
         resolved.sort(key=lambda item: (item.source_path, item.line, item.start))
         return resolved
 
+    def document_at(self, path: str) -> DocumentRecord | None:
+        """The indexed document a path link to `path` leads to, if any."""
+        candidates = _path_candidates(path)
+        found = self.catalog.documents_at(candidates)
+        return next((self.record(found[c][0]) for c in candidates if c in found), None)
+
     def record(self, doc_id: str) -> DocumentRecord | None:
         if doc_id not in self._records:
             self._records[doc_id] = self.catalog.get(doc_id)
@@ -149,14 +161,14 @@ class LinkResolver:
 
     # targets
 
-    def _by_path(self, path: str, source: DocumentRecord, resolved: ResolvedLink) -> DocumentRecord | None:
-        if path == source.path:
+    def _by_path(
+        self, path: str, source_path: str, source: DocumentRecord | None, resolved: ResolvedLink
+    ) -> DocumentRecord | None:
+        if path == source_path and source is not None:
             return source
-        candidates = _path_candidates(path)
-        found = self.catalog.documents_at(candidates)
-        for candidate in candidates:
-            if candidate in found:
-                return self.record(found[candidate][0])
+        target = self.document_at(path)
+        if target is not None:
+            return target
         resolved.status = "unindexed" if os.path.exists(path) else "missing"
         resolved.path = path
         return None

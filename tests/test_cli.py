@@ -263,3 +263,23 @@ def test_search_of_an_empty_index_says_how_to_add_a_library(tmp_path):
     assert answer["miss"] is True and answer["notice"] == "No libraries yet: nothing is indexed."
     assert "linkly index" in answer["guidance"][0]
     assert "**No libraries yet: nothing is indexed.**" in run(fresh_env(tmp_path), "search", "anything").stdout
+
+
+def test_links_and_related_walk_the_notes(env):
+    structs = next(
+        hit["doc_id"]
+        for hit in json.loads(run(env, "search", "struct fields", "--json").stdout)["results"]
+        if hit["title"] == "Defining and Instantiating Structs"
+    )
+    links = run(env, "links", structs, "--direction", "out", "--json")
+    assert links.returncode == 0, links.stderr
+    by_target = {link["target"]: link for link in json.loads(links.stdout)["links"]}
+    move = by_target["ch04-01-what-is-ownership.html#variables-and-data-interacting-with-move"]
+    assert (move["status"], move["title"], move["heading"]) == (
+        "ok", "What Is Ownership?", "Variables and Data Interacting with Move"
+    )
+    assert by_target["ch03-02-data-types.html#the-tuple-type"]["status"] == "missing"
+    related = run(env, "related", structs, "--limit", "2")
+    assert related.returncode == 0 and related.stdout.startswith("## Related to Defining and Instantiating Structs")
+    bad = run(env, "related", structs, "--limit", "99")
+    assert bad.returncode == 2 and "limit" in bad.stderr

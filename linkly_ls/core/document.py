@@ -43,6 +43,26 @@ class OutlineNode:
 
 
 @dataclass
+class Link:
+    """A link as written in a document: where it stands and what it points to.
+
+    `line` is 1-based; `start`/`end` are character offsets in that line (0 and
+    0 when the format gives no position, as in a PDF or DOCX). `target` is the
+    raw target (a URL, a relative path with an optional #fragment, a wikilink
+    name). `target_line` is set when the extractor itself knows the line the
+    link leads to inside the same document (a PDF page, an EPUB chapter).
+    """
+
+    line: int
+    target: str
+    text: str = ""
+    kind: str = "inline"
+    start: int = 0
+    end: int = 0
+    target_line: int | None = None
+
+
+@dataclass
 class ExtractedDocument:
     """The text and structure of one file, as an extractor sees it.
 
@@ -51,7 +71,8 @@ class ExtractedDocument:
     `text_missing_reason` is set when the file yielded no text at all but is
     still worth indexing by name (an image without OCR, a scanned PDF).
     `page_starts` holds the line number where each page (or slide, or chapter)
-    begins, for chunking by structure.
+    begins, for chunking by structure. `links` are the document's links in
+    document order.
     """
 
     lines: list[str]
@@ -62,6 +83,7 @@ class ExtractedDocument:
     text_missing_reason: str | None = None
     page_starts: list[int] = field(default_factory=list)
     language: str | None = None
+    links: list[Link] = field(default_factory=list)
 
 
 class ExtractionError(Exception):
@@ -138,6 +160,7 @@ class LineBuilder:
         self.lines: list[str] = []
         self.headings: list[Heading] = []
         self.page_starts: list[int] = []
+        self.links: list[Link] = []
 
     @property
     def next_line(self) -> int:

@@ -20,6 +20,9 @@ from linkly_ls.lsp.features import (
     commands,
     diagnostics,
     indexing,
+    link_completion,
+    link_diagnostics,
+    link_navigation,
     status,
     symbols,
     virtual_documents,
@@ -27,7 +30,18 @@ from linkly_ls.lsp.features import (
 )
 from linkly_ls.lsp.server import LinklyLanguageServer
 
-FEATURES = (symbols, workspace_symbols, virtual_documents, commands, indexing, diagnostics, status)
+FEATURES = (
+    symbols,
+    workspace_symbols,
+    virtual_documents,
+    commands,
+    indexing,
+    diagnostics,
+    link_diagnostics,
+    link_navigation,
+    link_completion,
+    status,
+)
 
 
 def drop_answered_errors(record: logging.LogRecord) -> bool:

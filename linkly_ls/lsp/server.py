@@ -63,6 +63,8 @@ class LinklyLanguageServer(LanguageServer):
         self.on_engine_ready: list[Callable[[LinklyLanguageServer], None]] = []
         #: called on the event loop with the reports of every index run or watcher batch
         self.on_indexed: list[Callable[[list[IndexReport]], None]] = []
+        #: more diagnostics for an open document: (engine, uri, server) -> diagnostics, run off the event loop
+        self.diagnostic_sources: list[Callable[[Engine, str, LinklyLanguageServer], list[types.Diagnostic]]] = []
         #: called on `shutdown`, in reverse order of registration
         self.on_stop: list[Callable[[], None]] = []
         self.indexing: IndexingService | None = None

@@ -75,6 +75,8 @@ async def test_capabilities_advertised(session: Session) -> None:
         "linkly.listLibraries",
         "linkly.explore",
         "linkly.findPaths",
+        "linkly.links",
+        "linkly.related",
         "linkly.reindex",
     } <= set(capabilities.execute_command_provider.commands)
 

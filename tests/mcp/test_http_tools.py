@@ -10,7 +10,7 @@ import pytest
 from linkly_ls.core.tools import SCHEMAS
 from linkly_ls.core.tools.index_library import INDEX_LIBRARY_SCHEMA
 
-SEVEN_TOOLS = ["search", "outline", "grep", "read", "list_libraries", "explore", "find_paths"]
+NINE_TOOLS = ["search", "outline", "grep", "read", "list_libraries", "explore", "find_paths", "links", "related"]
 OWNERSHIP_TITLE = "What Is Ownership?"
 
 
@@ -21,13 +21,13 @@ async def find_ownership(session, kit) -> dict:
     return hit
 
 
-async def test_lists_the_seven_tools_and_index_library_with_the_core_schemas(served, kit) -> None:
+async def test_lists_the_nine_tools_and_index_library_with_the_core_schemas(served, kit) -> None:
     async with kit.http_session(served.url) as session:
         assert "search → grep or outline → read" in session.initialize_result.instructions
         tools = (await session.list_tools()).tools
-    assert [tool.name for tool in tools] == SEVEN_TOOLS + ["index_library"]
+    assert [tool.name for tool in tools] == NINE_TOOLS + ["index_library"]
     by_name = {tool.name: tool for tool in tools}
-    for name in SEVEN_TOOLS:
+    for name in NINE_TOOLS:
         assert by_name[name].input_schema == SCHEMAS[name]
         assert by_name[name].annotations.read_only_hint is True
         assert by_name[name].output_schema["type"] == "object"
@@ -177,3 +177,17 @@ def test_oversized_request_body_is_refused(served) -> None:
     with httpx.Client(timeout=10) as client:
         response = client.post(served.url, content=json.dumps(body), headers=HEADERS)
     assert response.status_code == 413
+
+
+async def test_links_and_related_over_the_socket(served, kit) -> None:
+    async with kit.http_session(served.url) as session:
+        hit = await find_ownership(session, kit)
+        links = kit.assert_success(await session.call_tool("links", {"doc_id": hit["doc_id"], "output_format": "json"}))
+        assert links["doc_id"] == hit["doc_id"] and set(links["counts"]) == {"links", "backlinks", "broken"}
+        backlinks = {link["title"] for link in links["backlinks"]}
+        assert "Defining and Instantiating Structs" in backlinks
+        related = kit.assert_success(await session.call_tool("related", {"doc_id": hit["doc_id"], "limit": 3}))
+        assert related["doc_id"] == hit["doc_id"] and len(related["results"]) <= 3
+        assert all({"doc_id", "relevance", "reason"} <= set(result) for result in related["results"])
+        refused = await session.call_tool("related", {"doc_id": "nope"})
+        assert refused.is_error and "document id" in refused.content[0].text

@@ -17,7 +17,9 @@ import pytest
 
 INSPECTOR_PACKAGE = "@modelcontextprotocol/inspector"
 CACHE = Path.home() / ".cache" / "linkly-test" / "inspector"
-EIGHT_TOOLS = ["search", "outline", "grep", "read", "list_libraries", "explore", "find_paths", "index_library"]
+TEN_TOOLS = [
+    "search", "outline", "grep", "read", "list_libraries", "explore", "find_paths", "links", "related", "index_library"
+]
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +59,7 @@ def run_inspector(binary: Path, tmp_path: Path, *args: str, returncode: int = 0)
 
 def test_inspector_lists_and_calls_tools_over_http(inspector, inspected, tmp_path) -> None:
     listed = run_inspector(inspector, tmp_path, inspected.url, "--transport", "http", "--method", "tools/list")
-    assert [tool["name"] for tool in listed["tools"]] == EIGHT_TOOLS
+    assert [tool["name"] for tool in listed["tools"]] == TEN_TOOLS
     called = run_inspector(
         inspector,
         tmp_path,

@@ -10,7 +10,9 @@ import pytest
 
 from linkly_ls.mcp.runtime import write_runtime_file
 
-EIGHT_TOOLS = ["search", "outline", "grep", "read", "list_libraries", "explore", "find_paths", "index_library"]
+TEN_TOOLS = [
+    "search", "outline", "grep", "read", "list_libraries", "explore", "find_paths", "links", "related", "index_library"
+]
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +23,7 @@ def stdio_home(tmp_path_factory, kit):
 async def test_stdio_serves_every_tool_on_its_own_index(stdio_home, kit) -> None:
     async with kit.stdio_session(stdio_home) as session:
         assert "search → grep or outline → read" in session.initialize_result.instructions
-        assert [tool.name for tool in (await session.list_tools()).tools] == EIGHT_TOOLS
+        assert [tool.name for tool in (await session.list_tools()).tools] == TEN_TOOLS
         await kit.wait_indexed(session, stdio_home.documents)
 
         found = kit.assert_success(await session.call_tool("search", {"query": "social contract free software"}))
@@ -58,7 +60,7 @@ async def test_stdio_forwards_to_a_running_server_and_falls_back_when_it_stops(h
         async with kit.http_session(url) as http:
             await kit.wait_indexed(http, home.documents)
         async with kit.stdio_session(home) as session:
-            assert [tool.name for tool in (await session.list_tools()).tools] == EIGHT_TOOLS
+            assert [tool.name for tool in (await session.list_tools()).tools] == TEN_TOOLS
             # The server holds the writer lock: index_library succeeds only because it runs there.
             forwarded = kit.assert_success(await session.call_tool("index_library", {"output_format": "json"}))
             assert forwarded["libraries"][0]["unchanged"] == home.documents

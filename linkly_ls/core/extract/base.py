@@ -131,6 +131,7 @@ def cap_lines(document: ExtractedDocument, limits: ExtractLimits) -> None:
 
         _remap_outline(document.outline, move, move_end)
         document.page_starts = [move(start) for start in document.page_starts]
+        _remap_links(document, move, width)
         document.lines = wrapped
         document.warnings.append(
             f"{split_count} line(s) longer than {width:,} characters were wrapped ([limits] max_line_chars)"
@@ -141,6 +142,20 @@ def cap_lines(document: ExtractedDocument, limits: ExtractLimits) -> None:
         last = max(len(document.lines), 1)
         _remap_outline(document.outline, lambda n: min(n, last), lambda n: min(n, last))
         document.page_starts = [start for start in document.page_starts if start <= last]
+        document.links = [link for link in document.links if link.line <= last]
+        for link in document.links:
+            if link.target_line is not None:
+                link.target_line = min(link.target_line, last)
+
+
+def _remap_links(document: ExtractedDocument, move, width: int) -> None:
+    """Move links with their lines; a link on a wrapped line loses its columns (they no longer fit)."""
+    for link in document.links:
+        if 0 < link.line <= len(document.lines) and len(document.lines[link.line - 1]) > width:
+            link.start = link.end = 0
+        link.line = move(link.line)
+        if link.target_line is not None:
+            link.target_line = move(link.target_line)
 
 
 def _remap_outline(nodes: list[OutlineNode], move, move_end) -> None:

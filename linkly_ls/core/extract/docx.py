@@ -17,7 +17,7 @@ from docx.opc.exceptions import PackageNotFoundError
 from docx.oxml.ns import nsmap, qn
 from lxml import etree
 
-from linkly_ls.core.document import ExtractedDocument, ExtractionError, LineBuilder
+from linkly_ls.core.document import ExtractedDocument, ExtractionError, LineBuilder, Link
 from linkly_ls.core.extract.base import ExtractLimits, title_from_path
 from linkly_ls.core.extract.zipguard import check_zip
 
@@ -33,6 +33,8 @@ _RUN_CONTENT = etree.XPath(
     namespaces={"w": nsmap["w"]},
 )
 _TEXT, _BREAK, _BREAK_TYPE = qn("w:t"), qn("w:br"), qn("w:type")
+_HYPERLINK, _ANCHOR_ATTR, _REL_ID = qn("w:hyperlink"), qn("w:anchor"), qn("r:id")
+_BOOKMARK, _NAME = qn("w:bookmarkStart"), qn("w:name")
 #: what the other run contents stand for, as python-docx renders them
 _RUN_CHARACTERS = {qn("w:tab"): "\t", qn("w:ptab"): "\t", qn("w:cr"): "\n", qn("w:noBreakHyphen"): "-"}
 
@@ -42,7 +44,7 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
     document = _open(path)
     styles = _style_table(document)
     builder = LineBuilder()
-    walker = _BodyWalker(styles, builder)
+    walker = _BodyWalker(styles, builder, _external_targets(document))
     walker.walk(document.element.body)
     lines, outline = builder.finish()
     return ExtractedDocument(
@@ -50,7 +52,17 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
         title=_title(document, walker, path),
         doc_type="docx",
         outline=outline,
+        links=walker.finished_links(len(lines)),
     )
+
+
+def _external_targets(document: DocxDocument) -> dict[str, str]:
+    """Relationship id -> URL (or file) of the document part's external relationships."""
+    targets: dict[str, str] = {}
+    for rel_id, rel in document.part.rels.items():
+        if rel.is_external and rel.reltype.endswith("/hyperlink"):
+            targets[rel_id] = rel.target_ref
+    return targets
 
 
 def _open(path: Path) -> DocxDocument:
@@ -112,10 +124,39 @@ def _outline_level(element) -> int | None:
 class _BodyWalker:
     """Writes body elements into the builder in document order."""
 
-    def __init__(self, styles: dict[str, _StyleInfo], builder: LineBuilder) -> None:
+    def __init__(self, styles: dict[str, _StyleInfo], builder: LineBuilder, targets: dict[str, str]) -> None:
         self.styles = styles
         self.builder = builder
         self.title_paragraph: str | None = None
+        self.targets = targets
+        self.links: list[Link] = []
+        self.bookmarks: dict[str, int] = {}
+
+    def finished_links(self, total_lines: int) -> list[Link]:
+        """The hyperlinks seen; one to a bookmark of the document knows its target line."""
+        last = max(total_lines, 1)
+        for link in self.links:
+            link.line = min(link.line, last)
+            if link.target.startswith("#") and link.target[1:] in self.bookmarks:
+                link.target_line = min(self.bookmarks[link.target[1:]], last)
+        return self.links
+
+    def _note_links(self, element, line: int) -> None:
+        for bookmark in element.iter(_BOOKMARK):
+            name = bookmark.get(_NAME)
+            if name:
+                self.bookmarks.setdefault(name, line)
+        for hyperlink in element.iter(_HYPERLINK):
+            anchor = hyperlink.get(_ANCHOR_ATTR)
+            rel_id = hyperlink.get(_REL_ID)
+            target = self.targets.get(rel_id or "") if rel_id else None
+            if target is None and anchor:
+                target = "#" + anchor
+            elif target is not None and anchor:
+                target += "#" + anchor
+            if target:
+                text = "".join(node.text or "" for node in hyperlink.iter(_TEXT))
+                self.links.append(Link(line=line, target=target, text=" ".join(text.split()), kind="docx"))
 
     def walk(self, container) -> None:
         for child in container.iterchildren():
@@ -144,9 +185,11 @@ class _BodyWalker:
             if style is not None and style.name.lower() == "title" and self.title_paragraph is None:
                 self.title_paragraph = " ".join(text.split())
             self.builder.blank()
+            self._note_links(element, self.builder.next_line)
             self.builder.heading(text, min(level, 9))
             return
         numbered = properties is not None and properties.find(qn("w:numPr")) is not None
+        self._note_links(element, self.builder.next_line)
         self.builder.text(("- " if numbered or (style and style.is_list) else "") + text)
 
     def _table(self, element) -> None:

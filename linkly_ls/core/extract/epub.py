@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from linkly_ls.core.document import ExtractedDocument, ExtractionError, Heading, LineBuilder
+from linkly_ls.core.document import ExtractedDocument, ExtractionError, Heading, LineBuilder, Link
 from linkly_ls.core.extract.base import ExtractLimits, title_from_path
 from linkly_ls.core.extract.epub_package import (
     EpubFormatError,
@@ -36,6 +36,7 @@ class _RenderedChapter:
     marker_line: int
     anchors: dict[str, int]
     heading_lines: list[tuple[int, str]]
+    links: list[tuple[int, str, str]]
 
 
 def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
@@ -55,7 +56,8 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
         if root is not None:
             renderer.render(root)
         rendered.setdefault(
-            chapter.href, _RenderedChapter(builder.page_starts[-1], renderer.anchors, renderer.heading_lines)
+            chapter.href,
+            _RenderedChapter(builder.page_starts[-1], renderer.anchors, renderer.heading_lines, renderer.links),
         )
     if toc:
         builder.headings = _toc_headings(toc, rendered)
@@ -66,7 +68,34 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
         doc_type="epub",
         outline=outline,
         page_starts=builder.page_starts,
+        links=_chapter_links(rendered, len(lines)),
     )
+
+
+def _chapter_links(rendered: dict[str, _RenderedChapter], total_lines: int) -> list[Link]:
+    """Every chapter's links: one to a chapter of the book (and its anchor) knows the line it leads to;
+    a link leaving the book keeps its URL."""
+    links: list[Link] = []
+    last = max(total_lines, 1)
+    for href, chapter in rendered.items():
+        for line, target, text in chapter.links:
+            file_part, _, fragment = target.partition("#")
+            target_line: int | None = None
+            if not _EXTERNAL.match(target):
+                target_file = posixpath.normpath(posixpath.join(posixpath.dirname(href), file_part)) if file_part else href
+                found = rendered.get(target_file)
+                if found is not None:
+                    target_line = found.anchors.get(fragment, found.marker_line) if fragment else found.marker_line
+            links.append(
+                Link(
+                    line=min(line, last),
+                    target=target,
+                    text=text,
+                    kind="epub",
+                    target_line=min(target_line, last) if target_line else None,
+                )
+            )
+    return links
 
 
 def _read_package(path: Path, limits: ExtractLimits) -> EpubPackage:
@@ -137,6 +166,9 @@ def _heading_line(chapter: _RenderedChapter, title: str) -> int:
         if wanted and found and (found == wanted or found.endswith(wanted) or wanted.endswith(found)):
             return line
     return chapter.marker_line
+
+
+_EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
 
 
 def _file_of(href: str) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from linkly_ls.core.document import ExtractedDocument, ExtractionError, Heading, LineBuilder
+from linkly_ls.core.document import ExtractedDocument, ExtractionError, Heading, LineBuilder, Link
 from linkly_ls.core.extract.base import ExtractLimits, decode_text, read_bytes, title_from_path
 
 _SKIP_TAGS = frozenset(
@@ -62,7 +62,26 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
         renderer.render(root)
     lines, outline = builder.finish()
     title = _first_h1(builder.headings) or page_title or _first_heading(builder.headings) or title_from_path(path)
-    return ExtractedDocument(lines=lines, title=title, doc_type="html", outline=outline)
+    return ExtractedDocument(
+        lines=lines, title=title, doc_type="html", outline=outline, links=page_links(renderer, len(lines))
+    )
+
+
+def page_links(renderer: HtmlRenderer, total_lines: int) -> list[Link]:
+    """The page's `<a href>` links; one to an anchor of the page itself knows its target line."""
+    links: list[Link] = []
+    for line, href, text in renderer.links:
+        target_line = renderer.anchors.get(href[1:]) if href.startswith("#") else None
+        links.append(
+            Link(
+                line=min(line, max(total_lines, 1)),
+                target=href,
+                text=text,
+                kind="html",
+                target_line=min(target_line, max(total_lines, 1)) if target_line else None,
+            )
+        )
+    return links
 
 
 def decode_html(data: bytes) -> str:
@@ -191,6 +210,9 @@ class HtmlRenderer:
         self.emit_headings = emit_headings
         self.anchors: dict[str, int] = {}
         self.heading_lines: list[tuple[int, str]] = []
+        #: (line, href, text) of each `<a href>`, the line being where the link's text starts
+        self.links: list[tuple[int, str, str]] = []
+        self._pending_links: list[tuple[str, str]] = []
         self._inline: list[str] = []
         self._pending_ids: list[str] = []
         self._prefix = ""
@@ -213,6 +235,8 @@ class HtmlRenderer:
             if tag in _BLOCK_TAGS:
                 self._flush()  # text before a block is a line of its own, before the block's anchor
             self._note_anchor(node)
+            if tag == "a":
+                self._note_link(node)
             if tag in _HEADING_TAGS:
                 self._heading(node, _HEADING_TAGS[tag])
             elif tag == "pre":
@@ -229,6 +253,16 @@ class HtmlRenderer:
         for anchor in self._pending_ids:
             self.anchors.setdefault(anchor, max(len(self.builder.lines), 1))
         self._pending_ids.clear()
+        self._place_links(max(len(self.builder.lines), 1))
+
+    def _note_link(self, node: LexborNode) -> None:
+        href = (node.attributes.get("href") or "").strip()
+        if href and not href.lower().startswith("javascript:"):
+            self._pending_links.append((href, node_text(node)))
+
+    def _place_links(self, line: int) -> None:
+        self.links.extend((line, href, text) for href, text in self._pending_links)
+        self._pending_links.clear()
 
     def _note_anchor(self, node: LexborNode) -> None:
         attributes = node.attributes
@@ -249,6 +283,7 @@ class HtmlRenderer:
         for anchor in self._pending_ids:
             self.anchors.setdefault(anchor, number)
         self._pending_ids.clear()
+        self._place_links(number)
 
     def _flush(self) -> None:
         if not self._inline:

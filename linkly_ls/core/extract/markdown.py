@@ -7,6 +7,7 @@ front matter keeps only its `title` and `description` values, and in MDX
 become empty while the text between them stays; a tag's title/caption/label
 attribute is kept, since it is text a reader sees. Headings (ATX and setext,
 found by markdown-it) give the outline, with inline markup removed from titles.
+Links come from the file's own lines (`markdown_links.py`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from markdown_it.token import Token
 
 from linkly_ls.core.document import ExtractedDocument, Heading, build_outline
 from linkly_ls.core.extract.base import ExtractLimits, decode_text, read_bytes, title_from_path
+from linkly_ls.core.extract.markdown_links import find_links
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _FRONT_MATTER_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s*(.*)$")
@@ -56,7 +58,8 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
         ordered = [headings[start] for start in sorted(headings)]
         first_h1 = next((found[1] for found in ordered if found[0] == 1), "")
         title = first_h1 or (ordered[0][1] if ordered else "") or title_from_path(path)
-    return ExtractedDocument(lines=lines, title=title, doc_type="md", outline=outline)
+    links = find_links(source[body_start:], first_line=body_start + 1)
+    return ExtractedDocument(lines=lines, title=title, doc_type="md", outline=outline, links=links)
 
 
 def _front_matter_line(line: str) -> str:

@@ -17,6 +17,7 @@ from PIL import Image
 from linkly_ls.core.document import ExtractedDocument, ExtractionError, Heading, LineBuilder
 from linkly_ls.core.extract.base import ExtractLimits, title_from_path
 from linkly_ls.core.extract.ocr import OCR_PENDING, OcrError, ocr_image, ocr_unavailable_reason
+from linkly_ls.core.extract.pdf_links import read_links
 from linkly_ls.core.extract.pdf_outline import bookmark_headings, font_headings, has_bookmarks, read_bookmarks
 from linkly_ls.core.extract.pdf_text import PdfPage, read_page
 
@@ -134,6 +135,7 @@ def _extract_open(
         warnings=warnings,
         text_missing_reason=None if has_text else (missing_reason or "the PDF contains no text"),
         page_starts=builder.page_starts,
+        links=read_links(doc, pages),
     )
 
 

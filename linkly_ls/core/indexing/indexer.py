@@ -19,11 +19,13 @@ from dataclasses import dataclass, field, replace
 from itertools import chain
 from pathlib import Path
 
+from linkly_ls.core.links.targets import link_records
 from linkly_ls.core.store.catalog import (
     Catalog,
     DocumentRecord,
     ErrorRecord,
     LibraryRecord,
+    LinkRecord,
     SkippedCount,
     make_doc_id,
 )
@@ -99,6 +101,7 @@ class Indexer:
         self._chunk_cache: dict[str, IndexedChunks] = {}
         #: documents read but not yet in the catalog: written in one transaction by the next flush
         self._unsaved: list[tuple[DocumentRecord, list[str]]] = []
+        self._unsaved_links: dict[str, list[LinkRecord]] = {}
         self.after_flush: list[Callable[[list[str], list[str]], None]] = []
 
     def pool(self) -> WorkerPool:
@@ -386,6 +389,7 @@ class Indexer:
             indexed_at=time.time(),
         )
         self._unsaved.append((record, document.lines))
+        self._unsaved_links[record.doc_id] = link_records(document.links, record.path)
         self._chunk_cache[record.doc_id] = IndexedChunks(
             doc_id=record.doc_id,
             title=record.title,
@@ -397,8 +401,9 @@ class Indexer:
     def save_read_documents(self) -> None:
         """Write the documents read since the last save to the catalog, in one transaction."""
         unsaved, self._unsaved = self._unsaved, []
+        links, self._unsaved_links = self._unsaved_links, {}
         try:
-            self.catalog.put_documents(unsaved)
+            self.catalog.put_documents(unsaved, links)
         except Exception:
             for record, _ in unsaved:  # not in the catalog: the next run reads these files again
                 self._chunk_cache.pop(record.doc_id, None)

@@ -321,6 +321,23 @@ class VectorIndex:
         firsts = order[np.concatenate(([True], documents[order][1:] != documents[order][:-1]))]
         return {rows[i][1]: (VectorHit(*rows[i][1:], score=float(scores[i])), matrix[i]) for i in firsts}
 
+    def chunk_vectors(self, doc_id: str) -> list[tuple[VectorHit, np.ndarray]]:
+        """A document's current chunks (score 1.0) with their stored vectors, in chunk order."""
+        import numpy as np  # loaded with the vectors, not with every open index
+
+        rows = self.rows.current_chunks_of_documents([doc_id]) if len(self.index) else []
+        if not rows:
+            return []
+        keys = np.asarray([row[0] for row in rows], dtype=np.uint64)
+        with self._lock:
+            present = np.asarray(self.index.contains(keys), dtype=bool).reshape(-1)
+            if not present.any():
+                return []
+            matrix = np.vstack(self.index.get(keys[present], dtype=np.float32))
+        kept = [row for row, found in zip(rows, present) if found]
+        pairs = [(VectorHit(*row[1:], score=1.0), matrix[index]) for index, row in enumerate(kept)]
+        return sorted(pairs, key=lambda pair: pair[0].chunk)
+
     def _scan(self, query: np.ndarray, keys: list[int], limit: int) -> list[VectorHit]:
         import numpy as np  # loaded with the vectors, not with every open index
 

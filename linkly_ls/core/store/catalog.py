@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from linkly_ls.core.store.line_blocks import decode_range, is_blocked
+from linkly_ls.core.store.link_rows import LinkReads, drop_links, replace_links
 from linkly_ls.core.store.line_cache import DocumentText, LineCache
 from linkly_ls.core.store.queries import CatalogReads
 from linkly_ls.core.store.records import (
@@ -23,10 +24,13 @@ from linkly_ls.core.store.records import (
     DocumentSummary,
     ErrorRecord,
     LibraryRecord,
+    LinkRecord,
     SkippedCount,
     document_row,
     library_row,
     make_doc_id,
+    name_key,
+    title_key,
 )
 from linkly_ls.core.store.schema import SCHEMA_VERSION, Connection, StoreError, create_catalog_tables, open_connection
 
@@ -37,13 +41,14 @@ __all__ = [
     "DocumentSummary",
     "ErrorRecord",
     "LibraryRecord",
+    "LinkRecord",
     "SkippedCount",
     "StoreError",
     "make_doc_id",
 ]
 
 
-class Catalog(CatalogReads):
+class Catalog(CatalogReads, LinkReads):
     """Thread-safe access to the catalog database. One connection per thread."""
 
     def __init__(self, path: Path, read_only: bool = False) -> None:
@@ -110,20 +115,31 @@ class Catalog(CatalogReads):
         """Insert or replace a document; its keyword index entry is then pending."""
         self.put_documents([(record, lines)])
 
-    def put_documents(self, documents: list[tuple[DocumentRecord, list[str]]]) -> None:
-        """Insert or replace documents in one transaction (one commit, not one per document)."""
+    def put_documents(
+        self,
+        documents: list[tuple[DocumentRecord, list[str]]],
+        links: dict[str, list[LinkRecord]] | None = None,
+    ) -> None:
+        """Insert or replace documents, and their links (`links` by doc_id; none when absent), in
+        one transaction (one commit, not one per document)."""
         if not documents:
             return
-        rows = [document_row(record, lines) for record, lines in documents]
+        rows = [
+            (*document_row(record, lines), name_key(record.path), title_key(record.title))
+            for record, lines in documents
+        ]
+        links = links or {}
         with self.connect() as db:
             for record, _ in documents:
                 db.execute("DELETE FROM errors WHERE path = ?", (record.path,))
                 db.execute("DELETE FROM tombstones WHERE doc_id = ?", (record.doc_id,))
             db.executemany(
-                f"INSERT OR REPLACE INTO documents({DOC_COLUMNS}, keyword_state, lines) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'pending',?)",
+                f"INSERT OR REPLACE INTO documents({DOC_COLUMNS}, keyword_state, lines, name_key, title_key) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'pending',?,?,?)",
                 rows,
             )
+            for record, _ in documents:
+                replace_links(db, record.doc_id, links.get(record.doc_id, []))
         for record, _ in documents:
             self._forget_lines(record.doc_id)
 
@@ -143,6 +159,7 @@ class Catalog(CatalogReads):
         """Drop a document; a tombstone remains until the keyword index forgets it too."""
         with self.connect() as db:
             db.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
+            drop_links(db, doc_id)
             db.execute("INSERT OR IGNORE INTO tombstones(doc_id) VALUES (?)", (doc_id,))
         self._forget_lines(doc_id)
 

@@ -87,9 +87,14 @@ class CatalogReads:
     # projections
 
     def file_states(self, library: str) -> dict[str, tuple[str, int, int, str]]:
-        """path -> (doc_id, size, mtime_ns, content_hash) for a library's documents."""
+        """path -> (doc_id, size, mtime_ns, content_hash) for a library's documents.
+
+        A document whose links are still to be read (a catalog from before links) reports no
+        mtime and no hash, so the indexer reads it again."""
         rows = self.connect().execute(
-            "SELECT path, doc_id, size, mtime_ns, content_hash FROM documents WHERE library = ?", (library,)
+            "SELECT path, doc_id, size, CASE links_state WHEN 'pending' THEN -1 ELSE mtime_ns END, "
+            "CASE links_state WHEN 'pending' THEN '' ELSE content_hash END FROM documents WHERE library = ?",
+            (library,),
         )
         return {row[0]: (row[1], row[2], row[3], row[4]) for row in rows}
 

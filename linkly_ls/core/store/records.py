@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import posixpath
 from dataclasses import dataclass, field
 
 from linkly_ls.core.document import OutlineNode
@@ -26,6 +27,39 @@ SUMMARY_COLUMNS = (
 def make_doc_id(path: str) -> str:
     """A document's id: stable for a path across restarts, re-indexing and rebuilds."""
     return hashlib.sha1(path.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+
+
+def name_key(path: str) -> str:
+    """How a wikilink names a document by its file: the file name without its extension, casefolded."""
+    stem, _ = posixpath.splitext(posixpath.basename(path.replace("\\", "/")))
+    return " ".join(stem.split()).casefold()
+
+
+def title_key(title: str) -> str:
+    """How a wikilink names a document by its title."""
+    return " ".join(title.split()).casefold()
+
+
+@dataclass
+class LinkRecord:
+    """One link as the catalog keeps it (see core/links/targets.py for how targets are read).
+
+    `target_path` is the absolute path a path link leads to (or the source's own
+    path for a link inside it); `target_name` is a wikilink's name key; both are
+    None for a URL or a site-absolute path. `fragment` is the #part;
+    `target_line` a line the extractor already knows.
+    """
+
+    line: int
+    start: int
+    end: int
+    kind: str
+    target: str
+    text: str
+    target_path: str | None
+    target_name: str | None
+    fragment: str
+    target_line: int | None
 
 
 @dataclass

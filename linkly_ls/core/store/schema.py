@@ -12,6 +12,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+#: 2: links (`link_rows.py`), the documents' name keys for resolving wikilinks, the files each walk
+#: skipped (`skipped`) and the libraries' `respect_gitignore`
 SCHEMA_VERSION = 2
 
 #: what every storage call raises when the database cannot be read or written (a full disk, a
@@ -54,7 +56,10 @@ CREATE TABLE IF NOT EXISTS documents (
     text_missing_reason TEXT,
     indexed_at REAL NOT NULL,
     keyword_state TEXT NOT NULL DEFAULT 'pending',
-    lines BLOB NOT NULL
+    lines BLOB NOT NULL,
+    name_key TEXT NOT NULL DEFAULT '',
+    title_key TEXT NOT NULL DEFAULT '',
+    links_state TEXT NOT NULL DEFAULT 'done'
 );
 CREATE INDEX IF NOT EXISTS documents_library ON documents(library);
 CREATE INDEX IF NOT EXISTS documents_state ON documents(keyword_state);
@@ -74,10 +79,31 @@ CREATE TABLE IF NOT EXISTS skipped (
     count INTEGER NOT NULL,
     PRIMARY KEY (library, folder, reason)
 );
+CREATE TABLE IF NOT EXISTS links (
+    source_id TEXT NOT NULL,
+    ordinal INTEGER NOT NULL,
+    line INTEGER NOT NULL,
+    start_col INTEGER NOT NULL,
+    end_col INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    target TEXT NOT NULL,
+    text TEXT NOT NULL,
+    target_path TEXT,
+    target_name TEXT,
+    fragment TEXT NOT NULL,
+    target_line INTEGER,
+    PRIMARY KEY (source_id, ordinal)
+);
+CREATE INDEX IF NOT EXISTS links_target_path ON links(target_path);
+CREATE INDEX IF NOT EXISTS links_target_name ON links(target_name);
 """
 
 #: column additions of later schema versions, applied to a catalog an older version created
 _ADDED_COLUMNS = (("libraries", "respect_gitignore", "INTEGER NOT NULL DEFAULT 1"),)
+
+#: the document types whose extractors find links: their documents are read again once after the
+#: catalog gains the links table, since an older catalog holds their text but not their links
+LINKED_TYPES = ("md", "mdx", "html", "docx", "pdf", "epub")
 
 
 def open_connection(path: Path, read_only: bool) -> Connection:
@@ -93,19 +119,47 @@ def open_connection(path: Path, read_only: bool) -> Connection:
 
 
 def create_catalog_tables(db: Connection) -> None:
-    """Create the catalog's tables that are missing, bring an older catalog's tables up to this
-    version (new tables and columns, with their defaults) and record the schema version."""
+    """Create the catalog's tables that are missing, bring an older catalog up to this
+    SCHEMA_VERSION, and record it (one transaction)."""
     with db:
+        if "documents" in _tables(db):
+            _add_document_columns(db)
         db.executescript(_SCHEMA)
         for table, column, declaration in _ADDED_COLUMNS:
             columns = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
             if column not in columns:
                 db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+        db.execute("CREATE INDEX IF NOT EXISTS documents_name_key ON documents(name_key)")
+        db.execute("CREATE INDEX IF NOT EXISTS documents_title_key ON documents(title_key)")
         db.execute(
             "INSERT INTO meta(key, value) VALUES ('schema_version', ?) "
             "ON CONFLICT(key) DO UPDATE SET value = excluded.value WHERE CAST(value AS INTEGER) < ?",
             (str(SCHEMA_VERSION), SCHEMA_VERSION),
         )
+
+
+def _tables(db: Connection) -> set[str]:
+    return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _add_document_columns(db: Connection) -> None:
+    """Version 1 to 2: the name keys (filled from each document's path and title) and `links_state`,
+    'pending' for the documents whose links the next index run reads (see LINKED_TYPES)."""
+    from linkly_ls.core.store.records import name_key, title_key
+
+    columns = {row[1] for row in db.execute("PRAGMA table_info(documents)")}
+    if "links_state" in columns:
+        return
+    db.execute("ALTER TABLE documents ADD COLUMN name_key TEXT NOT NULL DEFAULT ''")
+    db.execute("ALTER TABLE documents ADD COLUMN title_key TEXT NOT NULL DEFAULT ''")
+    db.execute("ALTER TABLE documents ADD COLUMN links_state TEXT NOT NULL DEFAULT 'done'")
+    rows = db.execute("SELECT doc_id, path, title FROM documents").fetchall()
+    db.executemany(
+        "UPDATE documents SET name_key = ?, title_key = ? WHERE doc_id = ?",
+        [(name_key(path), title_key(title), doc_id) for doc_id, path, title in rows],
+    )
+    marks = ",".join("?" * len(LINKED_TYPES))
+    db.execute(f"UPDATE documents SET links_state = 'pending' WHERE doc_type IN ({marks})", LINKED_TYPES)
 
 
 def copy_database(source: Path, target: Path) -> None:

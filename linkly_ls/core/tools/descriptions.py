@@ -118,6 +118,22 @@ path_glob="*.pdf"). Matches in file names alone are not folders; with no candida
 directly.\
 """
 
+LINKS = """\
+The links of one document and the links to it (backlinks), resolved over the whole index: \
+Markdown and wikilinks, HTML, DOCX, PDF and EPUB links. Each link gives its line, target, text and \
+`status` (ok, external, site, unindexed, missing, missing_heading, ambiguous); a resolved one gives \
+the target's `doc_id`, `title` and `target_line` (pass them to `read`). Each backlink gives the \
+linking document's `doc_id` and line. `broken_only=true` lists broken links; `direction` picks \
+`out`, `in` or `both`. Use it to walk a notes graph from a search result.\
+"""
+
+RELATED = """\
+The documents closest in meaning to one document (or, with `line`, to the section around that \
+line), leaving out the documents it already links to. Vectors rank them when the document has \
+vectors, else shared key terms. Results have the shape of search hits (doc_id, title, path, \
+relevance 0-1, snippet, passage lines) plus a one-line `reason` (shared key terms, or the cosine).\
+"""
+
 INDEX_LIBRARY = """\
 Re-index a library (or every library when `library` is omitted) so that files added, changed or \
 deleted on disk are reflected in search. Incremental: unchanged files are skipped. Returns, per \

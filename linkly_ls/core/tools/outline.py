@@ -1,4 +1,5 @@
-"""`outline`: the section tree of one or more documents, with line ranges for `read`."""
+"""`outline`: the section tree of one or more documents, with line ranges for `read`, and how many
+links each document has and how many lead to it (the `links` tool lists them)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 from linkly_ls.core.store.catalog import DocumentRecord
 from linkly_ls.core.document import OutlineNode
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.links.resolver import LinkResolver
 from linkly_ls.core.remote.names import split_doc_id
 from linkly_ls.core.tools.common import get_document, iso_utc
 from linkly_ls.core.tools.remote_documents import RemoteResult, ask_remote, rewrite_document
@@ -19,6 +21,8 @@ from linkly_ls.core.tools.schema import validate
 class DocumentOutline:
     record: DocumentRecord
     nodes: list[dict[str, Any]]
+    links: int = 0
+    backlinks: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -30,6 +34,8 @@ class DocumentOutline:
             "word_count": self.record.word_count,
             "modified_at": iso_utc(self.record.modified_at),
             "has_outline": self.record.has_outline,
+            "links": self.links,
+            "backlinks": self.backlinks,
             "nodes": self.nodes,
         }
 
@@ -52,13 +58,20 @@ def outline_markdown(data: dict[str, Any]) -> str:
         out.append(f"## {document['title']}")
         out.append(
             f"doc_id `{document['doc_id']}` · {document['doc_type']} · {document['total_lines']} lines · "
-            f"{document['word_count']} words · {document['path']}"
+            f"{document['word_count']} words · {_link_counts(document)}{document['path']}"
         )
         if not document["nodes"]:
             out.append("_No outline (has_outline: false): use `grep` to find passages or `read` it page by page._")
         _markdown_nodes(document["nodes"], 0, out)
         out.append("")
     return "\n".join(out).rstrip()
+
+
+def _link_counts(document: dict[str, Any]) -> str:
+    """"N link(s), M backlink(s) · " where the answer has the counts (a remote of an older version may not)."""
+    if "links" not in document:
+        return ""
+    return f"{document['links']} link(s), {document.get('backlinks', 0)} backlink(s) · "
 
 
 def _markdown_nodes(nodes: list[dict[str, Any]], depth: int, out: list[str]) -> None:
@@ -106,9 +119,17 @@ def outline(engine: Engine, **arguments: Any) -> OutlineResult | RemoteResult:
     if any(split_doc_id(doc_id)[0] for doc_id in doc_ids):
         return _outline_anywhere(engine, doc_ids, expand)
     documents: list[DocumentOutline] = []
+    resolver = LinkResolver(engine.catalog)
     for index, doc_id in enumerate(doc_ids):
         record = get_document(engine.catalog, doc_id, f"doc_ids[{index}]")
-        documents.append(DocumentOutline(record=record, nodes=_render_nodes(record.outline, expand)))
+        documents.append(
+            DocumentOutline(
+                record=record,
+                nodes=_render_nodes(record.outline, expand),
+                links=engine.catalog.link_count(record.doc_id),
+                backlinks=len(resolver.backlinks(record)),
+            )
+        )
     if expand is not None:
         _check_expand(expand, [document.record.outline for document in documents])
     return OutlineResult(documents=documents)

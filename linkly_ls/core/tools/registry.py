@@ -20,8 +20,10 @@ from linkly_ls.core.errors import ArgumentError
 from linkly_ls.core.tools import descriptions
 from linkly_ls.core.tools.grep import grep
 from linkly_ls.core.tools.index_library import index_library
+from linkly_ls.core.tools.links import links
 from linkly_ls.core.tools.outline import outline
 from linkly_ls.core.tools.read import read
+from linkly_ls.core.tools.related import related
 from linkly_ls.core.tools.remote_collections import explore_anywhere, find_paths_anywhere, list_libraries_anywhere
 from linkly_ls.core.tools.remote_search import search_anywhere
 from linkly_ls.core.tools.schema import PROPERTY_TYPES, SCHEMAS
@@ -283,6 +285,40 @@ REGISTRY = ToolRegistry(
                 help_texts={"patterns": "keywords, comma-separated: Notion,notion", "limit": "1-50 (default 10)"},
             ),
             lsp_command="linkly.findPaths",
+        ),
+        Tool(
+            name="links",
+            function=links,
+            input_schema=SCHEMAS["links"],
+            title="Links and backlinks",
+            description=descriptions.LINKS,
+            result_keys=("doc_id", "title", "path", "links", "backlinks", "counts"),
+            cli=CliShape(
+                "links",
+                "list a document's links and backlinks",
+                positionals=("doc_id",),
+                help_texts={
+                    "direction": "out, in or both (default both)",
+                    "broken_only": "only broken links",
+                    "limit": "1-500 (default 100)",
+                },
+            ),
+            lsp_command="linkly.links",
+        ),
+        Tool(
+            name="related",
+            function=related,
+            input_schema=SCHEMAS["related"],
+            title="Related documents",
+            description=descriptions.RELATED,
+            result_keys=("doc_id", "title", "section", "terms", "results", "total", "mode", "mode_reason"),
+            cli=CliShape(
+                "related",
+                "documents related in meaning to a document or a section",
+                positionals=("doc_id",),
+                help_texts={"line": "relate the section around this line", "limit": "1-50 (default 10)"},
+            ),
+            lsp_command="linkly.related",
         ),
         # the CLI's `linkly index` and the editors' `linkly.reindex` re-index by path as well, so they
         # are written by hand in their faces

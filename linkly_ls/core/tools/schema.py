@@ -93,6 +93,56 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "required": ["query"],
         "additionalProperties": False,
     },
+    "links": {
+        "type": "object",
+        "properties": {
+            "doc_id": {"type": "string", "description": "Document id (from search results)."},
+            "direction": {
+                "type": "string",
+                "enum": ["both", "out", "in"],
+                "default": "both",
+                "description": "`out`: the document's links; `in`: its backlinks (links to it from other "
+                "documents); `both`.",
+            },
+            "broken_only": {
+                "type": "boolean",
+                "default": False,
+                "description": "Only the broken links (target or heading missing, ambiguous wikilink).",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 500,
+                "default": 100,
+                "description": "Maximum links and backlinks listed (1-500); counts are always complete.",
+            },
+            "output_format": OUTPUT_FORMAT,
+        },
+        "required": ["doc_id"],
+        "additionalProperties": False,
+    },
+    "related": {
+        "type": "object",
+        "properties": {
+            "doc_id": {"type": "string", "description": "Document id (from search results)."},
+            "line": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "A line of the document: relate only the section around it.",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 50,
+                "default": 10,
+                "description": "Maximum number of results (1-50).",
+            },
+            "library": LIBRARY,
+            "output_format": OUTPUT_FORMAT,
+        },
+        "required": ["doc_id"],
+        "additionalProperties": False,
+    },
     "outline": {
         "type": "object",
         "properties": {

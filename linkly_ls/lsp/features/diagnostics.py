@@ -5,6 +5,7 @@ on line 0 saying why; an indexed file gets an Information diagnostic per
 extraction warning (text cut at a cap, content not the format its name says)
 and a Warning when it yielded no text. They are recomputed when a file is
 opened or saved and after every index run, and cleared when it is closed.
+Other features add their own (`server.diagnostic_sources`: broken links).
 """
 
 from __future__ import annotations
@@ -70,10 +71,16 @@ class DiagnosticsPublisher:
         engine = self.ls.engine
         if engine is None:
             return
-        found = await asyncio.to_thread(lambda: {uri: diagnostics_for(engine, uri) for uri in uris})
+        found = await asyncio.to_thread(lambda: {uri: self._collect(engine, uri) for uri in uris})
         for uri, diagnostics in found.items():
             if diagnostics or uri in self.shown:
                 self.publish(uri, diagnostics)
+
+    def _collect(self, engine: Engine, uri: str) -> list[types.Diagnostic]:
+        found = diagnostics_for(engine, uri)
+        for source in self.ls.diagnostic_sources:
+            found.extend(source(engine, uri, self.ls))
+        return found
 
     def publish(self, uri: str, diagnostics: list[types.Diagnostic]) -> None:
         if diagnostics:

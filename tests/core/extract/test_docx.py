@@ -94,3 +94,10 @@ def test_paragraph_text_renders_run_contents_as_python_docx_does(corpus):
     handbook = Document(str(corpus / "documents/work/Chapter 13 Trustee Handbook.docx"))
     for element in handbook.element.body.iter(qn("w:p")):
         assert paragraph_text(element) == Paragraph(element, handbook).text
+
+
+def test_hyperlinks_keep_their_url_text_and_paragraph_line(extracted):
+    document = extracted("documents/work/dpkg cheat sheet.docx")
+    first = document.links[0]
+    assert (first.target, first.text, first.kind) == ("http://debian-handbook.info/get/", "Download the ebook", "docx")
+    assert document.lines[first.line - 1] == "Download the ebook"

@@ -144,3 +144,10 @@ def test_epub3_nav_document_without_ncx(tmp_path: Path, check):
         (2, "A Later Section"),
     ]
     check.outline_points_at_titles(document)
+
+
+def test_links_between_chapters_lead_to_the_chapter_line(extracted):
+    document = extracted("books/epub/ubuntu-packaging-guide.de.epub")
+    link = next(link for link in document.links if link.target == "introduction-to-ubuntu-development.xhtml")
+    assert document.lines[link.target_line - 1].startswith("--- chapter 2:")
+    assert link.target_line in document.page_starts

@@ -84,3 +84,12 @@ def test_non_english_headings(extracted, check):
     assert "11.7.3.3. Sécuriser les échanges de données LDAP" in [node.title for node in check.flatten(french.outline)]
     chinese = extracted("web/debian-handbook/zh-CN/sect.dhcp.html")
     assert [node.title for node in check.flatten(chinese.outline)][1] == "10.8.1. 配置"
+
+
+def test_anchor_links_stand_on_the_line_of_their_text(extracted):
+    document = extracted("web/python-3.11-docs/library/re.html")
+    to_file = next(link for link in document.links if link.target == "https://github.com/python/cpython/tree/3.11/Lib/re/")
+    assert to_file.kind == "html" and "Lib/re/" in document.lines[to_file.line - 1]
+    inside = next(link for link in document.links if link.target == "#re-objects")
+    assert document.lines[inside.target_line - 1] == "Regular Expression Objects"
+    assert "compiled regular expressions" in document.lines[inside.line - 1]

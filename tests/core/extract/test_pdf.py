@@ -160,3 +160,14 @@ def test_a_line_cut_by_the_page_edge_keeps_its_words_and_text_off_the_page_is_le
     lines = extract_file(path).lines
     assert "gzip foo" in lines
     assert not any("below the page" in line for line in lines)
+
+
+def test_link_annotations_become_links_to_lines_or_urls(extracted):
+    document = extracted("papers/standards/fhs-3.0.pdf")
+    inside = [link for link in document.links if link.target_line is not None]
+    assert len(inside) >= 300
+    first = inside[0]
+    assert first.target == "#page=8" and document.lines[first.line - 1].startswith("1.1. Purpose")
+    assert document.lines[first.target_line - 1] == "1.1. Purpose"
+    urls = [link for link in extracted("books/R/R-intro.pdf").links if link.target.startswith("mailto:")]
+    assert urls and all(link.target_line is None for link in urls)

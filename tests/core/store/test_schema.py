@@ -90,3 +90,41 @@ def test_a_catalog_of_schema_version_1_is_brought_up_to_date_keeping_its_librari
         str(SCHEMA_VERSION),
     )
     catalog.close()
+
+
+def test_a_version_1_catalog_gains_links_and_reads_its_linked_documents_again(tmp_path):
+    """The migration to version 2: name keys filled in, linked formats queued for one more read."""
+    import sqlite3
+
+    path = tmp_path / "catalog.sqlite3"
+    old = sqlite3.connect(path)
+    old.executescript(
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO meta VALUES ('schema_version', '1');
+        CREATE TABLE documents (
+            doc_id TEXT PRIMARY KEY, library TEXT NOT NULL, path TEXT NOT NULL UNIQUE, doc_type TEXT NOT NULL,
+            title TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, content_hash TEXT NOT NULL,
+            word_count INTEGER NOT NULL, total_lines INTEGER NOT NULL, has_outline INTEGER NOT NULL, language TEXT,
+            keywords TEXT NOT NULL, outline TEXT NOT NULL, page_starts TEXT NOT NULL, warnings TEXT NOT NULL,
+            text_missing_reason TEXT, indexed_at REAL NOT NULL, keyword_state TEXT NOT NULL DEFAULT 'pending',
+            lines BLOB NOT NULL
+        );
+        INSERT INTO documents VALUES ('aaaaaaaaaaaa', 'lib', '/n/My Note.md', 'md', 'A  Title', 3, 7, 'h', 1, 1, 0,
+            NULL, '[]', '[]', '[]', '[]', NULL, 1.0, 'indexed', x'');
+        INSERT INTO documents VALUES ('bbbbbbbbbbbb', 'lib', '/n/slides.pptx', 'pptx', 'Slides', 3, 7, 'h2', 1, 1, 0,
+            NULL, '[]', '[]', '[]', '[]', NULL, 1.0, 'indexed', x'');
+        """
+    )
+    old.commit()
+    old.close()
+    catalog = Catalog(path)
+    db = catalog.connect()
+    assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (str(SCHEMA_VERSION),)
+    assert "links" in tables(db)
+    assert catalog.documents_named("my note") == catalog.documents_named("a title") != []
+    states = catalog.file_states("lib")
+    assert states["/n/My Note.md"] == ("aaaaaaaaaaaa", 3, -1, "")  # read again for its links
+    assert states["/n/slides.pptx"] == ("bbbbbbbbbbbb", 3, 7, "h2")  # no links in that format
+    catalog.close()
+    Catalog(path).close()  # a second start changes nothing

@@ -22,7 +22,9 @@ from linkly_ls.lsp.server import LinklyLanguageServer
 from linkly_ls.mcp.server import LocalBackend, tool_definitions
 from linkly_ls.mcp.settings import McpSettings
 
-EIGHT_TOOLS = ("search", "outline", "grep", "read", "list_libraries", "explore", "find_paths", "index_library")
+TEN_TOOLS = (
+    "search", "outline", "grep", "read", "list_libraries", "explore", "find_paths", "links", "related", "index_library"
+)
 
 
 @dataclass
@@ -77,18 +79,18 @@ def engine(tmp_path: Path):
     engine.close()
 
 
-def test_the_eight_tools_are_declared_once_in_order() -> None:
-    assert REGISTRY.names() == EIGHT_TOOLS
+def test_the_ten_tools_are_declared_once_in_order() -> None:
+    assert REGISTRY.names() == TEN_TOOLS
     for tool in REGISTRY:
         assert tool.input_schema is SCHEMAS[tool.name]
         assert tool.title and tool.description and tool.result_keys
     assert [tool.name for tool in REGISTRY if tool.writes] == ["index_library"]
     assert [tool.cli.command for tool in REGISTRY.cli_tools()] == [
-        "search", "outline", "grep", "read", "list-libraries", "explore", "find-paths",
+        "search", "outline", "grep", "read", "list-libraries", "explore", "find-paths", "links", "related",
     ]
     assert [tool.lsp_command for tool in REGISTRY.lsp_tools()] == [
         "linkly.search", "linkly.outline", "linkly.grep", "linkly.read",
-        "linkly.listLibraries", "linkly.explore", "linkly.findPaths",
+        "linkly.listLibraries", "linkly.explore", "linkly.findPaths", "linkly.links", "linkly.related",
     ]
     assert "search → grep or outline → read" in SERVER_INSTRUCTIONS
 
@@ -109,7 +111,7 @@ def test_a_tool_registered_in_a_registry_appears_in_every_face(
     engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     registry = REGISTRY.with_tools(TALLY)
-    assert registry.names() == (*EIGHT_TOOLS, "tally") and "tally" not in REGISTRY
+    assert registry.names() == (*TEN_TOOLS, "tally") and "tally" not in REGISTRY
 
     # the CLI: a subcommand, its arguments converted, dispatched by main
     args = build_parser(registry).parse_args(["tally", "a b A b c", "-n", "2", "--only", "a, b", "--ignore-case"])
@@ -128,7 +130,7 @@ def test_a_tool_registered_in_a_registry_appears_in_every_face(
     assert (listed.name, listed.title, listed.description) == ("tally", "Tally words", "Count the words of a text.")
     assert listed.input_schema == TALLY.input_schema and list(listed.output_schema["properties"]) == ["words", "_meta"]
     assert listed.annotations.read_only_hint is True
-    assert [tool.name for tool in tool_definitions(McpSettings())] == list(EIGHT_TOOLS)
+    assert [tool.name for tool in tool_definitions(McpSettings())] == list(TEN_TOOLS)
     backend = LocalBackend(engine, McpSettings(tools=registry.names()), registry=registry)
     answer = anyio.run(backend.call_tool, "tally", {"text": "b a b", "top": 1})
     assert not answer.is_error and answer.structured_content["words"] == [{"word": "b", "count": 2}]
@@ -158,7 +160,7 @@ def test_one_more_schema_property_reaches_every_generated_surface() -> None:
 def test_read_only_settings_hide_the_tools_that_write() -> None:
     writer = replace(TALLY, name="tally_and_save", cli=None, lsp_command=None, writes=True)
     registry = REGISTRY.with_tools(writer)
-    assert McpSettings(tools=registry.names(), read_only=True).exposed_tools(registry) == list(EIGHT_TOOLS[:-1])
+    assert McpSettings(tools=registry.names(), read_only=True).exposed_tools(registry) == list(TEN_TOOLS[:-1])
     definitions = tool_definitions(McpSettings(tools=registry.names()), registry)
     assert definitions[-1].name == "tally_and_save" and definitions[-1].annotations.read_only_hint is False
 
@@ -190,7 +192,7 @@ def test_a_malformed_tool_is_refused_with_the_reason(change: dict[str, Any], mes
 def test_a_clashing_tool_is_refused(clash: Tool, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         REGISTRY.with_tools(clash)
-    assert "tally" not in REGISTRY and REGISTRY.names() == EIGHT_TOOLS
+    assert "tally" not in REGISTRY and REGISTRY.names() == TEN_TOOLS
 
 
 def test_a_tool_property_may_not_shadow_the_command_lines_own() -> None:

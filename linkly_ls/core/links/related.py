@@ -1,0 +1,145 @@
+"""The documents closest in meaning to a document, or to one of its sections.
+
+With vectors, the source's chunk vectors (those of the section when a line is
+given) are averaged into one query vector and the nearest chunks of other
+documents rank them, each by its best chunk. Documents without vectors, and
+every document when the source has none, are ranked by keyword evidence: a
+query of the source's key terms (title, headings and frequent words of the
+section). Documents the source already links to, and copies of it, are left
+out. Each result gives a reason: the key terms both share, else its cosine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from linkly_ls.core.links.resolver import LinkResolver, flatten
+from linkly_ls.core.search.analysis import extract_keywords
+from linkly_ls.core.search.relevance import RelevanceScorer
+from linkly_ls.core.store.catalog import DocumentRecord
+
+if TYPE_CHECKING:
+    from linkly_ls.core.engine import Engine
+
+#: key terms of the source that make the keyword query
+QUERY_TERMS = 12
+#: nearest chunks read per result wanted (several chunks of one document count once)
+CHUNKS_PER_RESULT = 12
+#: lines either side of `line` when no section of the outline holds it
+AROUND_LINE = 30
+
+
+@dataclass
+class RelatedDocument:
+    doc_id: str
+    score: float
+    relevance: float
+    start_line: int
+    end_line: int
+    reason: str
+    shared_terms: list[str] = field(default_factory=list)
+    cosine: float | None = None
+
+
+@dataclass
+class Related:
+    source: DocumentRecord
+    start_line: int
+    end_line: int
+    terms: list[str]
+    documents: list[RelatedDocument]
+    mode: str
+    mode_reason: str
+    excluded_links: int
+
+
+def section_range(record: DocumentRecord, line: int | None) -> tuple[int, int]:
+    """The lines `related` reads: the innermost section holding `line`, else lines around it, else all."""
+    total = max(record.total_lines, 1)
+    if line is None:
+        return 1, total
+    line = min(max(line, 1), total)
+    holding = [node for node in flatten(record.outline) if node.start_line <= line <= node.end_line]
+    if holding:
+        node = max(holding, key=lambda node: node.start_line)
+        return node.start_line, node.end_line
+    return max(1, line - AROUND_LINE), min(total, line + AROUND_LINE)
+
+
+def find_related(
+    engine: Engine, record: DocumentRecord, line: int | None, limit: int, allowed: list[str] | None
+) -> Related:
+    start, end = section_range(record, line)
+    lines = engine.catalog.lines(record.doc_id)
+    section = lines[start - 1 : end]
+    headings = [node.title for node in flatten(record.outline) if start <= node.start_line <= end]
+    terms = extract_keywords(record.title if line is None else "", section, headings, limit=QUERY_TERMS)
+    if not terms:
+        terms = extract_keywords(record.title, section, headings, limit=QUERY_TERMS)
+    linked = {link.doc_id for link in LinkResolver(engine.catalog).links_of(record) if link.doc_id}
+    excluded = linked | {record.doc_id} | _copies(engine, record)
+    allowed_set = set(allowed) if allowed is not None else None
+    scores: dict[str, RelatedDocument] = {}
+    mode, reason = "keyword", "no vectors for this document; ranked by shared key terms"
+    embedder, index, why = engine.vectors.search_index()
+    query_vector = None
+    if index is not None:
+        import numpy as np  # loaded with the vectors, not with every open index
+
+        chunks = [(hit, vector) for hit, vector in index.chunk_vectors(record.doc_id) if hit.start_line <= end and hit.end_line >= start]
+        if chunks:
+            query_vector = np.mean(np.vstack([vector for _, vector in chunks]), axis=0)
+            query_vector /= float(np.linalg.norm(query_vector)) or 1.0
+            mode, reason = "vector", f"closest chunks by meaning (model {embedder.model_id if embedder else '?'})"
+    else:
+        reason = f"{why}; ranked by shared key terms"
+    if query_vector is not None:
+        for hit in index.search(query_vector, limit * CHUNKS_PER_RESULT + len(excluded) * 4 + 20, allowed):
+            if hit.doc_id in excluded or hit.doc_id in scores:
+                continue
+            semantic = RelevanceScorer.semantic(hit.score)
+            scores[hit.doc_id] = RelatedDocument(
+                hit.doc_id, hit.score, round(semantic, 4), hit.start_line, hit.end_line, "", cosine=round(hit.score, 4)
+            )
+    keyword_hits = engine.keyword.search(" ".join(terms), (limit + len(excluded)) * 8, allowed) if terms else []
+    with_vectors = index.documents_with_vectors([hit.doc_id for hit in keyword_hits]) if query_vector is not None else set()
+    scorer = RelevanceScorer(" ".join(terms))
+    seen_keyword: set[str] = set()
+    for hit in keyword_hits:
+        doc_id = hit.doc_id
+        if doc_id in excluded or doc_id in seen_keyword or (allowed_set is not None and doc_id not in allowed_set):
+            continue
+        seen_keyword.add(doc_id)
+        if doc_id in scores or doc_id in with_vectors:
+            continue  # vectors judged it (too far to rank, when it is not in `scores`)
+        passage = engine.catalog.line_range(doc_id, hit.start_line, hit.end_line - hit.start_line + 1)
+        lexical = scorer.lexical(passage, "")
+        scores[doc_id] = RelatedDocument(doc_id, lexical * 0.8, round(lexical * 0.8, 4), hit.start_line, hit.end_line, "")
+    ranked = sorted(scores.values(), key=lambda item: -item.score)[:limit]
+    _explain(engine, ranked, terms)
+    return Related(record, start, end, terms, ranked, mode, reason, len(linked))
+
+
+def _copies(engine: Engine, record: DocumentRecord) -> set[str]:
+    """Other documents with the same content (a file saved twice is not related to itself)."""
+    rows = engine.catalog.documents_with_hash(record.content_hash)
+    return {doc_id for doc_id in rows if doc_id != record.doc_id}
+
+
+def _explain(engine: Engine, ranked: list[RelatedDocument], terms: list[str]) -> None:
+    """Each result's reason: the source's key terms found in its best passage or its own key terms."""
+    summaries = engine.catalog.summaries([item.doc_id for item in ranked])
+    matcher_terms = {term: RelevanceScorer(term) for term in terms}
+    for item in ranked:
+        summary = summaries.get(item.doc_id)
+        passage = engine.catalog.line_range(item.doc_id, item.start_line, item.end_line - item.start_line + 1)
+        own = " ".join(summary.keywords) if summary else ""
+        title = summary.title if summary else ""
+        item.shared_terms = [term for term, scorer in matcher_terms.items() if scorer.lexical(passage + [own], title) > 0][:5]
+        if item.shared_terms:
+            item.reason = "shared terms: " + ", ".join(item.shared_terms)
+        elif item.cosine is not None:
+            item.reason = f"close in meaning (cosine {item.cosine:.2f})"
+        else:
+            item.reason = "keyword match"

@@ -1,0 +1,298 @@
+"""Which document, and which line of it, a stored link leads to; and the links that lead to a document.
+
+Resolution happens when links are read, against the catalog as it is then:
+
+- a path link: the indexed file at that path; for a path without an
+  extension or ending in `.html` (how mdBook, Docusaurus and Astro sources
+  link their Markdown), the `.md`/`.mdx` file of that name; for a folder,
+  its `index.md` / `README.md`;
+- a wikilink: the document whose file name (without extension) is the name,
+  else whose title is; `[[folder/name]]` narrows by folder. Two candidates
+  of the same kind are *ambiguous*: reported with both paths, never guessed;
+- a fragment: the heading whose anchor (`heading_slug`) or title it names, an
+  explicit `{#id}` / `id="…"` anchor in a Markdown target, or `page=N` of a
+  paged document. Only a Markdown target can miss a heading: the anchors of
+  other formats are not kept, so their fragments lead to the document.
+
+A status says what became of each link: `ok`, `external` (a URL),
+`site` (a path from a web site's root), `unindexed` (the file exists but is
+not indexed: an image, a source file), `missing`, `missing_heading`,
+`ambiguous`. Broken links are the last three.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from linkly_ls.core.document import OutlineNode
+from linkly_ls.core.links.targets import heading_slug, is_external, wikilink_folder
+from linkly_ls.core.store.catalog import Catalog, DocumentRecord, LinkRecord
+from linkly_ls.core.store.records import name_key
+
+BROKEN = ("missing", "missing_heading", "ambiguous")
+_NOTE_TYPES = ("md", "mdx")
+_INDEX_NAMES = ("index.md", "README.md", "readme.md", "index.mdx", "_index.md", "index.html")
+_PAGE_FRAGMENT = re.compile(r"^page=(\d+)$")
+
+
+@dataclass
+class ResolvedLink:
+    """A link with what it leads to (see the module docstring for `status`)."""
+
+    source_id: str
+    source_path: str
+    line: int
+    start: int
+    end: int
+    kind: str
+    target: str
+    text: str
+    status: str
+    doc_id: str | None = None
+    path: str | None = None
+    title: str | None = None
+    heading: str | None = None
+    target_line: int | None = None
+    candidates: list[str] = field(default_factory=list)
+
+    @property
+    def broken(self) -> bool:
+        return self.status in BROKEN
+
+    def problem(self) -> str:
+        """One line for a person: what is wrong with a broken link."""
+        if self.status == "missing":
+            return f"link target not found: {self.target}"
+        if self.status == "missing_heading":
+            return f"no heading #{self.target.partition('#')[2]} in {self.title or self.path}"
+        if self.status == "ambiguous":
+            return f"ambiguous link {self.target}: " + ", ".join(self.candidates)
+        return ""
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "line": self.line,
+            "kind": self.kind,
+            "target": self.target,
+            "text": self.text,
+            "status": self.status,
+        }
+        if self.doc_id:
+            data.update({"doc_id": self.doc_id, "path": self.path, "title": self.title})
+            if self.target_line is not None:
+                data["target_line"] = self.target_line
+            if self.heading:
+                data["heading"] = self.heading
+        if self.candidates:
+            data["candidates"] = self.candidates
+        return data
+
+
+class LinkResolver:
+    """Resolves links against one catalog; keeps the target records it read, for one request."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self._records: dict[str, DocumentRecord | None] = {}
+
+    def links_of(self, record: DocumentRecord) -> list[ResolvedLink]:
+        return [self.resolve(record, link) for link in self.catalog.links_from(record.doc_id)]
+
+    def resolve(self, source: DocumentRecord, link: LinkRecord) -> ResolvedLink:
+        return self.resolve_from(source.doc_id, source.path, link, source)
+
+    def resolve_from(
+        self, source_id: str, source_path: str, link: LinkRecord, source: DocumentRecord | None = None
+    ) -> ResolvedLink:
+        """`resolve` for a source that may not be indexed (an editor's new, unsaved note)."""
+        resolved = ResolvedLink(
+            source_id=source_id,
+            source_path=source_path,
+            line=link.line,
+            start=link.start,
+            end=link.end,
+            kind=link.kind,
+            target=link.target,
+            text=link.text,
+            status="ok",
+        )
+        if link.target_path is None and link.target_name is None:
+            resolved.status = "external" if is_external(link.target) else "site"
+            return resolved
+        if link.target_name is not None:
+            target = self._by_name(link, resolved)
+        else:
+            target = self._by_path(link.target_path or "", source_path, source, resolved)
+        if target is None:
+            return resolved
+        resolved.doc_id, resolved.path, resolved.title = target.doc_id, target.path, target.title
+        self._place(target, link, resolved)
+        return resolved
+
+    def backlinks(self, record: DocumentRecord) -> list[ResolvedLink]:
+        """Every link of any indexed document that resolves to `record`, by source path and line."""
+        found = self.catalog.links_to(self._paths_naming(record), sorted({name_key(record.path), _title(record)}))
+        sources = self.catalog.get_many(sorted({source_id for source_id, _ in found}))
+        resolved: list[ResolvedLink] = []
+        for source_id, link in found:
+            source = sources.get(source_id)
+            if source is None:
+                continue
+            candidate = self.resolve(source, link)
+            if candidate.doc_id == record.doc_id:
+                resolved.append(candidate)
+        resolved.sort(key=lambda item: (item.source_path, item.line, item.start))
+        return resolved
+
+    def document_at(self, path: str) -> DocumentRecord | None:
+        """The indexed document a path link to `path` leads to, if any."""
+        candidates = _path_candidates(path)
+        found = self.catalog.documents_at(candidates)
+        return next((self.record(found[c][0]) for c in candidates if c in found), None)
+
+    def record(self, doc_id: str) -> DocumentRecord | None:
+        if doc_id not in self._records:
+            self._records[doc_id] = self.catalog.get(doc_id)
+        return self._records[doc_id]
+
+    # targets
+
+    def _by_path(
+        self, path: str, source_path: str, source: DocumentRecord | None, resolved: ResolvedLink
+    ) -> DocumentRecord | None:
+        if path == source_path and source is not None:
+            return source
+        target = self.document_at(path)
+        if target is not None:
+            return target
+        resolved.status = "unindexed" if os.path.exists(path) else "missing"
+        resolved.path = path
+        return None
+
+    def _by_name(self, link: LinkRecord, resolved: ResolvedLink) -> DocumentRecord | None:
+        named = self.catalog.documents_named(link.target_name or "")
+        folder = wikilink_folder(link.target)
+        if folder:
+            named = [row for row in named if posixpath.dirname(row[1]).endswith("/" + folder.strip("/"))]
+        by_file = [row for row in named if name_key(row[1]) == link.target_name]
+        chosen = by_file or named
+        if len(chosen) == 1:
+            return self.record(chosen[0][0])
+        if not chosen:
+            resolved.status = "missing"
+        else:
+            resolved.status = "ambiguous"
+            resolved.candidates = [row[1] for row in chosen]
+        return None
+
+    def _place(self, target: DocumentRecord, link: LinkRecord, resolved: ResolvedLink) -> None:
+        """The line and heading of the target the link leads to (its first line without a fragment)."""
+        if link.target_line is not None:
+            resolved.target_line = link.target_line
+            node = _section_at(target.outline, link.target_line)
+            resolved.heading = node.title if node else None
+            return
+        fragment = link.fragment
+        if not fragment:
+            resolved.target_line = 1
+            return
+        node = _heading_named(target.outline, fragment, wiki=link.kind == "wiki")
+        if node is not None:
+            resolved.target_line, resolved.heading = node.start_line, node.title
+            return
+        page = _PAGE_FRAGMENT.match(fragment)
+        if page and target.page_starts:
+            number = min(max(int(page.group(1)), 1), len(target.page_starts))
+            resolved.target_line = target.page_starts[number - 1]
+            return
+        if target.doc_type in _NOTE_TYPES:
+            line = self._explicit_anchor(target, fragment)
+            if line is None:
+                resolved.status = "missing_heading"
+                resolved.target_line = 1
+                return
+            resolved.target_line = line
+            node = _section_at(target.outline, line)
+            resolved.heading = node.title if node else None
+            return
+        resolved.target_line = 1
+
+    def _explicit_anchor(self, target: DocumentRecord, fragment: str) -> int | None:
+        wanted = re.compile(
+            r"\{#" + re.escape(fragment) + r"\}|\b(?:id|name)\s*=\s*[\"']" + re.escape(fragment) + r"[\"']"
+        )
+        for number, line in enumerate(self.catalog.lines(target.doc_id), start=1):
+            if fragment in line and wanted.search(line):
+                return number
+        return None
+
+    def _paths_naming(self, record: DocumentRecord) -> list[str]:
+        """Every target path a link to `record` may carry (see `_path_candidates`)."""
+        path = record.path
+        root, extension = posixpath.splitext(path)
+        paths = {path}
+        if extension.lower() in (".md", ".mdx", ".markdown"):
+            paths |= {root, root + ".html", root + ".htm"}
+        if posixpath.basename(path) in _INDEX_NAMES:
+            paths.add(posixpath.dirname(path))
+        return sorted(paths)
+
+
+def _path_candidates(path: str) -> list[str]:
+    """The indexed paths a link to `path` may mean, most literal first."""
+    candidates = [path]
+    root, extension = posixpath.splitext(path)
+    if extension.lower() in (".html", ".htm"):
+        candidates += [root + ".md", root + ".mdx"]
+    elif not extension or not extension[1:].isalpha():
+        candidates += [path + ".md", path + ".mdx"]
+    candidates += [posixpath.join(path, name) for name in _INDEX_NAMES]
+    return candidates
+
+
+def _title(record: DocumentRecord) -> str:
+    return " ".join(record.title.split()).casefold()
+
+
+def flatten(nodes: list[OutlineNode]) -> list[OutlineNode]:
+    flat: list[OutlineNode] = []
+    for node in nodes:
+        flat.append(node)
+        flat.extend(flatten(node.children))
+    return flat
+
+
+def heading_anchors(nodes: list[OutlineNode]) -> list[tuple[str, OutlineNode]]:
+    """(anchor, heading) in document order; a repeated anchor gets `-1`, `-2` as renderers do."""
+    seen: dict[str, int] = {}
+    anchors: list[tuple[str, OutlineNode]] = []
+    for node in flatten(nodes):
+        slug = heading_slug(node.title)
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        anchors.append((slug if count == 0 else f"{slug}-{count}", node))
+    return anchors
+
+
+def _heading_named(nodes: list[OutlineNode], fragment: str, wiki: bool) -> OutlineNode | None:
+    wanted = fragment.casefold()
+    slug = heading_slug(fragment) if wiki else wanted
+    for anchor, node in heading_anchors(nodes):
+        if anchor == slug or anchor == wanted:
+            return node
+    if wiki:
+        return next((node for node in flatten(nodes) if node.title.casefold() == wanted), None)
+    return None
+
+
+def _section_at(nodes: list[OutlineNode], line: int) -> OutlineNode | None:
+    """The innermost section holding `line`."""
+    best: OutlineNode | None = None
+    for node in flatten(nodes):
+        if node.start_line <= line <= node.end_line and (best is None or node.start_line >= best.start_line):
+            best = node
+    return best

@@ -1,0 +1,97 @@
+"""What a link's raw target says, read once at index time: a path, a wikilink name, or neither.
+
+A path is resolved relative to the source file (`../b.md#part` from
+`/notes/a/x.md` is `/notes/b.md` with the fragment `part`); a wikilink keeps
+its name key (the file name or title it names, casefolded); a URL with a
+scheme and a site-absolute path (`/en/guide/`) keep only their raw target.
+Which document a path or name really is gets decided when the link is read
+(`resolver.py`), so a link written before its target exists resolves as soon
+as the target is indexed.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from urllib.parse import unquote
+
+from linkly_ls.core.document import Link
+from linkly_ls.core.store.records import LinkRecord, title_key
+
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+#: extensions a wikilink may carry that name the document itself
+_NOTE_SUFFIXES = (".md", ".markdown", ".mdx")
+
+
+def is_external(target: str) -> bool:
+    """A URL with a scheme (`https:`, `mailto:`) or a protocol-relative `//host` one."""
+    return bool(_SCHEME.match(target)) and not re.match(r"^[a-zA-Z]:[\\/]", target) or target.startswith("//")
+
+
+def is_site_path(target: str) -> bool:
+    """A path from a web site's root (`/en/guide/`), which no file path on disk answers."""
+    return target.startswith("/") and not target.startswith("//")
+
+
+def link_records(links: list[Link], source_path: str) -> list[LinkRecord]:
+    return [link_record(link, source_path) for link in links]
+
+
+def link_record(link: Link, source_path: str) -> LinkRecord:
+    target = link.target.strip()
+    target_path: str | None = None
+    target_name: str | None = None
+    fragment = ""
+    if link.target_line is not None:
+        target_path = source_path
+        fragment = target.partition("#")[2]
+    elif link.kind == "wiki":
+        name, _, fragment = target.partition("#")
+        name = name.strip()
+        if name:
+            target_name = wikilink_key(name)
+        else:
+            target_path = source_path
+    elif is_external(target) or is_site_path(target):
+        pass
+    else:
+        path_part, _, fragment = target.partition("#")
+        path_part = path_part.partition("?")[0]
+        if path_part:
+            joined = posixpath.join(posixpath.dirname(source_path), unquote(path_part))
+            target_path = posixpath.normpath(joined)
+        else:
+            target_path = source_path
+    return LinkRecord(
+        line=link.line,
+        start=link.start,
+        end=link.end,
+        kind=link.kind,
+        target=target,
+        text=link.text,
+        target_path=target_path,
+        target_name=target_name,
+        fragment=unquote(fragment.strip()),
+        target_line=link.target_line,
+    )
+
+
+def wikilink_key(name: str) -> str:
+    """The name key of `[[name]]` (or `[[folder/name.md]]`): its last part, without a note's suffix."""
+    last = name.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    if last.lower().endswith(_NOTE_SUFFIXES):
+        last = last[: last.rindex(".")]
+    return title_key(last)
+
+
+def wikilink_folder(name: str) -> str:
+    """The folder part of `[[folder/name]]` ("" without one): it narrows which same-named note is meant."""
+    cleaned = name.partition("#")[0].replace("\\", "/").strip().rstrip("/")
+    return cleaned.rsplit("/", 1)[0] if "/" in cleaned else ""
+
+
+def heading_slug(title: str) -> str:
+    """The anchor a Markdown renderer (GitHub, mdBook, Docusaurus, Astro) gives a heading:
+    lowercase, punctuation dropped, spaces to hyphens."""
+    slug = "".join(char for char in title.casefold() if char.isalnum() or char in " -_")
+    return slug.strip().replace(" ", "-")

@@ -1,0 +1,122 @@
+"""The `links` table: every document's links, written with the document and read for the notes graph.
+
+A document's links are replaced in the same transaction as its row, and
+dropped with it, so they are never out of step with the text they came from.
+Backlinks are found by the target's path (`target_path`, indexed) or by a
+wikilink name (`target_name`, indexed); deciding which document a link really
+leads to is `core/links/resolver.py`'s work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from linkly_ls.core.store.queries import BATCH
+from linkly_ls.core.store.records import LinkRecord
+from linkly_ls.core.store.schema import Connection
+
+_LINK_COLUMNS = "line, start_col, end_col, kind, target, text, target_path, target_name, fragment, target_line"
+
+
+def replace_links(db: Connection, doc_id: str, links: list[LinkRecord]) -> None:
+    """Inside the caller's transaction: the document's links become `links`."""
+    db.execute("DELETE FROM links WHERE source_id = ?", (doc_id,))
+    db.executemany(
+        f"INSERT INTO links(source_id, ordinal, {_LINK_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        [
+            (
+                doc_id,
+                ordinal,
+                link.line,
+                link.start,
+                link.end,
+                link.kind,
+                link.target,
+                link.text,
+                link.target_path,
+                link.target_name,
+                link.fragment,
+                link.target_line,
+            )
+            for ordinal, link in enumerate(links)
+        ],
+    )
+
+
+def drop_links(db: Connection, doc_id: str) -> None:
+    db.execute("DELETE FROM links WHERE source_id = ?", (doc_id,))
+
+
+def _record(row: tuple) -> LinkRecord:
+    return LinkRecord(*row)
+
+
+class LinkReads:
+    """The link queries, mixed into `Catalog` (whose per-thread `connect()` they use)."""
+
+    connect: Callable[[], Connection]
+
+    def links_from(self, doc_id: str) -> list[LinkRecord]:
+        """A document's links in document order."""
+        rows = self.connect().execute(
+            f"SELECT {_LINK_COLUMNS} FROM links WHERE source_id = ? ORDER BY ordinal", (doc_id,)
+        )
+        return [_record(row) for row in rows]
+
+    def links_to(self, paths: list[str], names: list[str]) -> list[tuple[str, LinkRecord]]:
+        """(source doc_id, link) of every link whose target path is one of `paths` or whose
+        wikilink name is one of `names`, by source and position."""
+        found: dict[tuple[str, int], LinkRecord] = {}
+        db = self.connect()
+        for column, values in (("target_path", paths), ("target_name", names)):
+            for start in range(0, len(values), BATCH):
+                batch = values[start : start + BATCH]
+                marks = ",".join("?" * len(batch))
+                rows = db.execute(
+                    f"SELECT source_id, ordinal, {_LINK_COLUMNS} FROM links WHERE {column} IN ({marks})", batch
+                )
+                for row in rows:
+                    found[(row[0], row[1])] = _record(row[2:])
+        return [(key[0], found[key]) for key in sorted(found)]
+
+    def link_count(self, doc_id: str) -> int:
+        """How many links a document has."""
+        return self.connect().execute("SELECT COUNT(*) FROM links WHERE source_id = ?", (doc_id,)).fetchone()[0]
+
+    def documents_at(self, paths: list[str]) -> dict[str, tuple[str, str, str]]:
+        """path -> (doc_id, title, doc_type) for those of `paths` the catalog has."""
+        found: dict[str, tuple[str, str, str]] = {}
+        db = self.connect()
+        for start in range(0, len(paths), BATCH):
+            batch = paths[start : start + BATCH]
+            marks = ",".join("?" * len(batch))
+            for path, doc_id, title, doc_type in db.execute(
+                f"SELECT path, doc_id, title, doc_type FROM documents WHERE path IN ({marks})", batch
+            ):
+                found[path] = (doc_id, title, doc_type)
+        return found
+
+    def documents_named(self, key: str) -> list[tuple[str, str, str]]:
+        """(doc_id, path, title) of the documents whose file name or title has this name key, by path."""
+        rows = self.connect().execute(
+            "SELECT doc_id, path, title FROM documents WHERE name_key = ? "
+            "UNION SELECT doc_id, path, title FROM documents WHERE title_key = ? ORDER BY 2",
+            (key, key),
+        )
+        return [tuple(row) for row in rows]  # type: ignore[misc]
+
+    def document_names(self, library: str | None = None) -> list[tuple[str, str, str, str]]:
+        """(doc_id, path, title, doc_type) of every document (of one library), by path: what link
+        completion offers."""
+        query = "SELECT doc_id, path, title, doc_type FROM documents"
+        rows = (
+            self.connect().execute(query + " WHERE library = ? ORDER BY path", (library,))
+            if library is not None
+            else self.connect().execute(query + " ORDER BY path")
+        )
+        return [tuple(row) for row in rows]  # type: ignore[misc]
+
+    def documents_with_hash(self, content_hash: str) -> list[str]:
+        """Ids of the documents with this content (copies of one file)."""
+        rows = self.connect().execute("SELECT doc_id FROM documents WHERE content_hash = ?", (content_hash,))
+        return [row[0] for row in rows]

@@ -1,0 +1,160 @@
+"""`textDocument/completion` after `[[` and `](`: indexed documents and their headings, fuzzy-matched.
+
+After `[[` the items are note names (the file name without extension; the
+folder too when two notes share a name), after `[[name#` that note's
+headings. After `](` they are paths relative to the current file, after
+`](path#` the heading anchors of that file. The typed text is replaced, so
+the inserted link is always a correct one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import posixpath
+import re
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.links.resolver import LinkResolver, heading_anchors
+from linkly_ls.core.links.targets import wikilink_key
+from linkly_ls.core.store.records import name_key
+from linkly_ls.lsp.link_context import python_column, source_record
+
+if TYPE_CHECKING:
+    from linkly_ls.lsp.server import LinklyLanguageServer
+
+MAX_ITEMS = 100
+_WIKI = re.compile(r"\[\[([^\[\]|#]*)(?:#([^\[\]|]*))?$")
+_INLINE = re.compile(r"\]\(([^()\s#]*)(?:#([^()\s]*))?$")
+
+
+def fuzzy_score(typed: str, candidate: str) -> int | None:
+    """None unless `typed`'s characters appear in order in `candidate` (case-insensitive); lower is better:
+    a prefix first, then a substring, then by how spread out the match is."""
+    typed, candidate = typed.casefold(), candidate.casefold()
+    if not typed:
+        return 0
+    if candidate.startswith(typed):
+        return 1
+    if typed in candidate:
+        return 2
+    position, spread, previous = 0, 0, -1
+    for char in typed:
+        found = candidate.find(char, position)
+        if found < 0:
+            return None
+        if previous >= 0:
+            spread += found - previous - 1
+        previous, position = found, found + 1
+    return 3 + spread
+
+
+def completions(ls: LinklyLanguageServer, engine: Engine, uri: str, position: types.Position) -> types.CompletionList:
+    document = ls.workspace.text_documents.get(uri)
+    empty = types.CompletionList(is_incomplete=False, items=[])
+    if document is None or position.line >= len(document.lines):
+        return empty
+    text = document.lines[position.line].rstrip("\n")
+    column = python_column(text, position.character, ls.workspace.position_codec.client_num_units)
+    before = text[:column]
+    _, source_path = source_record(engine, uri)
+    if source_path is None:
+        return empty
+    wiki = _WIKI.search(before)
+    if wiki:
+        typed, heading = wiki.group(1), wiki.group(2)
+        if heading is not None:
+            return _heading_items(engine, _named(engine, typed), heading, position, len(heading), wiki=True, units=ls)
+        return _note_items(engine, source_path, typed, position, ls, wiki=True)
+    inline = _INLINE.search(before)
+    if inline:
+        typed, heading = inline.group(1), inline.group(2)
+        if heading is not None:
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(source_path), typed)) if typed else source_path
+            return _heading_items(engine, target, heading, position, len(heading), wiki=False, units=ls)
+        return _note_items(engine, source_path, typed, position, ls, wiki=False)
+    return empty
+
+
+def _edit_range(position: types.Position, typed: str, ls) -> types.Range:
+    width = ls.workspace.position_codec.client_num_units(typed)
+    return types.Range(start=types.Position(line=position.line, character=position.character - width), end=position)
+
+
+def _note_items(engine: Engine, source_path: str, typed: str, position: types.Position, ls, wiki: bool) -> types.CompletionList:
+    documents = engine.catalog.document_names()
+    counts: dict[str, int] = {}
+    for _, path, _, _ in documents:
+        counts[name_key(path)] = counts.get(name_key(path), 0) + 1
+    scored: list[tuple[int, str, types.CompletionItem]] = []
+    folder = posixpath.dirname(source_path)
+    for doc_id, path, title, doc_type in documents:
+        if path == source_path:
+            continue
+        if wiki:
+            stem = posixpath.splitext(posixpath.basename(path))[0]
+            insert = stem if counts[name_key(path)] == 1 else posixpath.join(posixpath.basename(posixpath.dirname(path)), stem)
+        else:
+            insert = posixpath.relpath(path, folder).replace(" ", "%20")
+        score = min(
+            (value for value in (fuzzy_score(typed, insert), fuzzy_score(typed, title)) if value is not None),
+            default=None,
+        )
+        if score is None:
+            continue
+        item = types.CompletionItem(
+            label=insert,
+            kind=types.CompletionItemKind.File,
+            detail=title,
+            documentation=f"{path} · {doc_type}",
+            filter_text=f"{insert} {title}",
+            text_edit=types.TextEdit(range=_edit_range(position, typed, ls), new_text=insert),
+            data={"doc_id": doc_id},
+        )
+        scored.append((score, insert, item))
+    scored.sort(key=lambda entry: (entry[0], entry[1]))
+    items = [item for _, _, item in scored[:MAX_ITEMS]]
+    return types.CompletionList(is_incomplete=len(scored) > MAX_ITEMS, items=items)
+
+
+def _named(engine: Engine, name: str) -> str | None:
+    rows = engine.catalog.documents_named(wikilink_key(name)) if name.strip() else []
+    return rows[0][1] if len(rows) == 1 else None
+
+
+def _heading_items(engine: Engine, target_path: str | None, typed: str, position: types.Position, width: int, wiki: bool, units) -> types.CompletionList:
+    record = LinkResolver(engine.catalog).document_at(target_path) if target_path else None
+    if record is None:
+        return types.CompletionList(is_incomplete=False, items=[])
+    items = []
+    for anchor, node in heading_anchors(record.outline):
+        insert = node.title if wiki else anchor
+        score = min((v for v in (fuzzy_score(typed, insert), fuzzy_score(typed, node.title)) if v is not None), default=None)
+        if score is None:
+            continue
+        items.append(
+            (
+                score,
+                node.start_line,
+                types.CompletionItem(
+                    label=insert,
+                    kind=types.CompletionItemKind.Reference,
+                    detail=f"{record.title} · line {node.start_line}",
+                    filter_text=f"{insert} {node.title}",
+                    text_edit=types.TextEdit(range=_edit_range(position, typed, units), new_text=insert),
+                ),
+            )
+        )
+    items.sort(key=lambda entry: (entry[0], entry[1]))
+    return types.CompletionList(is_incomplete=False, items=[item for _, _, item in items[:MAX_ITEMS]])
+
+
+def register(server: LinklyLanguageServer) -> None:
+    @server.feature(
+        types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["[", "(", "#"])
+    )
+    async def on_completion(ls: LinklyLanguageServer, params: types.CompletionParams) -> types.CompletionList:
+        engine = await ls.ready_engine()
+        return await asyncio.to_thread(completions, ls, engine, params.text_document.uri, params.position)

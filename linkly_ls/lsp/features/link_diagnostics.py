@@ -1,0 +1,41 @@
+"""Broken links of an open document as Warnings: a target that is missing, a heading that is
+missing, a wikilink that names several notes. Published with the other diagnostics (on open,
+on save, after every index run), at the link's own range in a Markdown buffer."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from linkly_ls.core.engine import Engine
+from linkly_ls.lsp.features.diagnostics import SOURCE
+from linkly_ls.lsp.link_context import client_range, links_in
+
+if TYPE_CHECKING:
+    from linkly_ls.lsp.server import LinklyLanguageServer
+
+#: most broken-link warnings on one document
+MAX_WARNINGS = 500
+
+
+def broken_link_diagnostics(engine: Engine, uri: str, ls: LinklyLanguageServer) -> list[types.Diagnostic]:
+    context = links_in(ls, engine, uri)
+    if context is None:
+        return []
+    units = ls.workspace.position_codec.client_num_units
+    return [
+        types.Diagnostic(
+            range=client_range(context.lines, link.line, link.start, link.end, units),
+            severity=types.DiagnosticSeverity.Warning,
+            source=SOURCE,
+            code=f"link-{link.status.replace('_', '-')}",
+            message=link.problem(),
+        )
+        for link in context.links
+        if link.broken
+    ][:MAX_WARNINGS]
+
+
+def register(server: LinklyLanguageServer) -> None:
+    server.diagnostic_sources.append(broken_link_diagnostics)

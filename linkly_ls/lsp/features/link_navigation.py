@@ -1,0 +1,128 @@
+"""Links in the editor: go to a link's target, hover it, and find the links to a document or heading.
+
+- `textDocument/definition` on a link: the target file at its heading (the
+  `linkly:` view of a PDF, EPUB or other non-text target, at the line);
+- `textDocument/hover` on a link: the target's title, section and first lines,
+  or why the link is broken;
+- `textDocument/references` on a heading: every link to that heading from any
+  indexed document; anywhere else in the document: every link to the
+  document (its backlinks).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.extract.markdown import find_headings
+from linkly_ls.core.links.resolver import ResolvedLink, flatten
+from linkly_ls.lsp.link_context import (
+    BufferLinks,
+    is_note,
+    link_at,
+    links_in,
+    location_of_source,
+    source_record,
+    target_location,
+)
+from linkly_ls.lsp.uris import file_uri
+
+if TYPE_CHECKING:
+    from linkly_ls.lsp.server import LinklyLanguageServer
+
+#: lines of the target a hover shows
+HOVER_LINES = 6
+
+
+def definition(ls: LinklyLanguageServer, engine: Engine, uri: str, position: types.Position) -> list[types.Location]:
+    units = ls.workspace.position_codec.client_num_units
+    context = links_in(ls, engine, uri)
+    link = link_at(context, position, units) if context else None
+    if link is None or link.doc_id is None:
+        return []
+    record = context.resolver.record(link.doc_id) if context else None
+    return [target_location(link, record.doc_type if record else "")]
+
+
+def hover(ls: LinklyLanguageServer, engine: Engine, uri: str, position: types.Position) -> types.Hover | None:
+    units = ls.workspace.position_codec.client_num_units
+    context = links_in(ls, engine, uri)
+    link = link_at(context, position, units) if context else None
+    if context is None or link is None:
+        return None
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=_hover_text(engine, context, link)))
+
+
+def _hover_text(engine: Engine, context: BufferLinks, link: ResolvedLink) -> str:
+    if link.broken:
+        return f"**Broken link**: {link.problem()}"
+    if link.status != "ok" or link.doc_id is None:
+        return f"`{link.target}` ({link.status})"
+    record = context.resolver.record(link.doc_id)
+    first = link.target_line or 1
+    shown = [line for line in engine.catalog.line_range(link.doc_id, first, HOVER_LINES * 3) if line.strip()]
+    header = f"**{link.title}**" + (f" › {link.heading}" if link.heading else "")
+    where = f"{link.path} · line {first}" + (f" · {record.doc_type}" if record else "")
+    quoted = "\n".join(f"> {line}" for line in shown[:HOVER_LINES])
+    return f"{header}\n\n{where}\n\n{quoted}".rstrip()
+
+
+def references(ls: LinklyLanguageServer, engine: Engine, uri: str, position: types.Position) -> list[types.Location]:
+    record, path = source_record(engine, uri)
+    if record is None:
+        return []
+    context = links_in(ls, engine, uri)
+    if context is None:
+        return []
+    heading = _heading_at(context, record, path, position.line + 1)
+    found = context.resolver.backlinks(record)
+    if heading is not None:
+        found = [link for link in found if link.heading == heading]
+    units = ls.workspace.position_codec.client_num_units
+    sources = engine.catalog.summaries(sorted({link.source_id for link in found}))
+    locations: list[types.Location] = []
+    for link in found:
+        summary = sources.get(link.source_id)
+        doc_type = summary.doc_type if summary else ""
+        source_lines = _source_lines(ls, engine, link) if is_note(link.source_path) else None
+        locations.append(location_of_source(link, doc_type, source_lines, units))
+    return locations
+
+
+def _heading_at(context: BufferLinks, record, path: str | None, line: int) -> str | None:
+    """The title of the heading on `line` (1-based); None off headings and on the document's title,
+    where references are the document's backlinks."""
+    if is_note(path) and not context.uri.startswith("linkly:"):
+        headings = find_headings(context.lines)
+        found = headings.get(line - 1)
+        title = found[1] if found else None
+    else:
+        title = next((node.title for node in flatten(record.outline) if node.start_line == line), None)
+    if title is None or title == record.title:
+        return None
+    return title
+
+
+def _source_lines(ls: LinklyLanguageServer, engine: Engine, link: ResolvedLink) -> list[str]:
+    document = ls.workspace.text_documents.get(file_uri(link.source_path))
+    return document.source.split("\n") if document is not None else engine.catalog.lines(link.source_id)
+
+
+def register(server: LinklyLanguageServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    async def on_definition(ls: LinklyLanguageServer, params: types.DefinitionParams) -> list[types.Location]:
+        engine = await ls.ready_engine()
+        return await asyncio.to_thread(definition, ls, engine, params.text_document.uri, params.position)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    async def on_hover(ls: LinklyLanguageServer, params: types.HoverParams) -> types.Hover | None:
+        engine = await ls.ready_engine()
+        return await asyncio.to_thread(hover, ls, engine, params.text_document.uri, params.position)
+
+    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
+    async def on_references(ls: LinklyLanguageServer, params: types.ReferenceParams) -> list[types.Location]:
+        engine = await ls.ready_engine()
+        return await asyncio.to_thread(references, ls, engine, params.text_document.uri, params.position)

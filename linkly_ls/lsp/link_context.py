@@ -1,0 +1,143 @@
+"""The links of an editor buffer, resolved: what the link features (definition, hover, references,
+completion, broken-link diagnostics) share.
+
+A Markdown or MDX buffer is read as it stands (unsaved edits included), so
+columns are the buffer's; any other document (a `linkly:` view of a PDF or
+EPUB, an HTML file) uses the links stored at index time, which have a line but
+no columns. Positions are converted between the client's units (UTF-16 by
+default) and Python's characters here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.extract.markdown import parse_front_matter
+from linkly_ls.core.extract.markdown_links import find_links
+from linkly_ls.core.links.resolver import LinkResolver, ResolvedLink
+from linkly_ls.core.links.targets import link_records
+from linkly_ls.core.store.catalog import DocumentRecord
+from linkly_ls.core.store.records import make_doc_id
+from linkly_ls.lsp.uris import TEXT_DOC_TYPES, UnknownDocumentUri, doc_id_from_uri, doc_uri, file_uri, is_linkly_uri, path_from_uri
+
+if TYPE_CHECKING:
+    from linkly_ls.lsp.server import LinklyLanguageServer
+
+NOTE_SUFFIXES = (".md", ".markdown", ".mdx")
+#: formats whose indexed lines are the file's lines, so a file location's line is right
+FILE_LINE_TYPES = frozenset({"md", "mdx", "txt"})
+
+
+@dataclass
+class BufferLinks:
+    uri: str
+    record: DocumentRecord | None
+    lines: list[str]
+    links: list[ResolvedLink]
+    resolver: LinkResolver
+
+
+def buffer_lines(ls: LinklyLanguageServer, uri: str, engine: Engine, record: DocumentRecord | None) -> list[str]:
+    document = ls.workspace.text_documents.get(uri)
+    if document is not None:
+        return document.source.split("\n")
+    return engine.catalog.lines(record.doc_id) if record is not None else []
+
+
+def source_record(engine: Engine, uri: str) -> tuple[DocumentRecord | None, str | None]:
+    """The indexed document behind a `file:` or `linkly:` URI (None when not indexed) and its path."""
+    if is_linkly_uri(uri):
+        try:
+            record = engine.catalog.get(doc_id_from_uri(uri))
+        except UnknownDocumentUri:
+            return None, None
+        return record, record.path if record else None
+    path = path_from_uri(uri)
+    if path is None:
+        return None, None
+    return engine.catalog.by_path(str(path)), str(path)
+
+
+def links_in(ls: LinklyLanguageServer, engine: Engine, uri: str) -> BufferLinks | None:
+    record, path = source_record(engine, uri)
+    if path is None:
+        return None
+    resolver = LinkResolver(engine.catalog)
+    lines = buffer_lines(ls, uri, engine, record)
+    if not is_linkly_uri(uri) and path.lower().endswith(NOTE_SUFFIXES):
+        _, body_start = parse_front_matter(lines)
+        found = link_records(find_links(lines[body_start:], first_line=body_start + 1), path)
+        source_id = record.doc_id if record else make_doc_id(path)
+        links = [resolver.resolve_from(source_id, path, link, record) for link in found]
+    elif record is not None:
+        links = resolver.links_of(record)
+    else:
+        links = []
+    return BufferLinks(uri, record, lines, links, resolver)
+
+
+def link_at(context: BufferLinks, position: types.Position, units) -> ResolvedLink | None:
+    """The link under the cursor; on a line whose links have no columns, the one whose text is
+    under the cursor, else the line's first."""
+    on_line = [link for link in context.links if link.line == position.line + 1]
+    if not on_line:
+        return None
+    text = context.lines[position.line] if position.line < len(context.lines) else ""
+    column = python_column(text, position.character, units)
+    for link in on_line:
+        if link.end and link.start <= column < link.end:
+            return link
+    if any(link.end for link in on_line):
+        return None
+    for link in on_line:
+        found = text.find(link.text) if link.text else -1
+        if found >= 0 and found <= column <= found + len(link.text):
+            return link
+    return on_line[0]
+
+
+def python_column(text: str, character: int, units) -> int:
+    """The character offset of a client column (UTF-16 units by default)."""
+    counted = 0
+    for index, char in enumerate(text):
+        if counted >= character:
+            return index
+        counted += units(char)
+    return len(text)
+
+
+def client_range(lines: list[str], line: int, start: int, end: int, units) -> types.Range:
+    """A client range on 1-based `line` for Python columns [start, end); the whole line when end is 0."""
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    if not end:
+        start, end = 0, len(text)
+    return types.Range(
+        start=types.Position(line=line - 1, character=units(text[:start])),
+        end=types.Position(line=line - 1, character=units(text[:end])),
+    )
+
+
+def target_location(link: ResolvedLink, doc_type: str) -> types.Location:
+    """Where a resolved link opens: the file at its line for text formats, else the `linkly:` view."""
+    line = max((link.target_line or 1) - 1, 0)
+    uri = file_uri(link.path or "") if doc_type in FILE_LINE_TYPES else doc_uri(link.doc_id or "")
+    position = types.Position(line=line, character=0)
+    return types.Location(uri=uri, range=types.Range(start=position, end=position))
+
+
+def location_of_source(link: ResolvedLink, doc_type: str, lines: list[str] | None, units) -> types.Location:
+    """Where a backlink stands in its source document."""
+    uri = file_uri(link.source_path) if doc_type in TEXT_DOC_TYPES - {"html"} else doc_uri(link.source_id)
+    if lines is not None:
+        return types.Location(uri=uri, range=client_range(lines, link.line, link.start, link.end, units))
+    position = types.Position(line=link.line - 1, character=0)
+    return types.Location(uri=uri, range=types.Range(start=position, end=position))
+
+
+def is_note(path: str | None) -> bool:
+    return bool(path) and Path(path or "").suffix.lower() in NOTE_SUFFIXES

@@ -1,0 +1,64 @@
+"""Links found in Markdown lines, with the line and the columns an editor shows."""
+
+from linkly_ls.core.extract.markdown_links import find_links
+
+LINES = [
+    "# Top",
+    "",
+    'See [the guide](guide.md#install-it "Title") and [[Other Note#Part|label]] and [[plain]].',
+    "Ref [docs][d], [d] and <https://example.com> but not `[code](code.md)` nor ![img](pic.png).",
+    '<a href="page.html#x">An <b>anchor</b></a> and [spaced](<a b.md>) and [x](url_(with)_parens).',
+    "```",
+    "[fenced](fence.md)",
+    "```",
+    "[d]: ./docs/index.md",
+    "- [ ] a task, not a link <!-- [hidden](h.md) -->",
+]
+
+
+def spans(links):
+    return [(link.line, LINES[link.line - 1][link.start : link.end]) for link in links]
+
+
+def test_every_kind_of_markdown_link_with_its_line_and_columns():
+    links = find_links(LINES)
+    assert [(link.kind, link.target, link.text) for link in links] == [
+        ("inline", "guide.md#install-it", "the guide"),
+        ("wiki", "Other Note#Part", "label"),
+        ("wiki", "plain", "plain"),
+        ("reference", "./docs/index.md", "docs"),
+        ("reference", "./docs/index.md", "d"),
+        ("autolink", "https://example.com", "https://example.com"),
+        ("html", "page.html#x", "An anchor"),
+        ("inline", "a b.md", "spaced"),
+        ("inline", "url_(with)_parens", "x"),
+    ]
+    assert spans(links)[:3] == [
+        (3, '[the guide](guide.md#install-it "Title")'),
+        (3, "[[Other Note#Part|label]]"),
+        (3, "[[plain]]"),
+    ]
+    assert spans(links)[6] == (5, '<a href="page.html#x">An <b>anchor</b></a>')
+
+
+def test_code_images_comments_task_boxes_and_definitions_hold_no_links():
+    targets = {link.target for link in find_links(LINES)}
+    assert not targets & {"code.md", "pic.png", "fence.md", "h.md"}
+    assert all(link.line != 9 for link in find_links(LINES))
+
+
+def test_line_numbers_start_where_the_body_starts():
+    assert find_links(["[a](b.md)"], first_line=4)[0].line == 4
+
+
+def test_a_reference_without_a_definition_is_plain_text():
+    assert find_links(["[not a link] and [nor][this]"]) == []
+
+
+def test_a_link_whose_text_wraps_stands_on_its_first_line():
+    lines = ["in the [“Variables and Data Interacting with", "Move”][move] section and [a](b.md).", "", "[move]: own.html#move"]
+    links = find_links(lines)
+    assert [(link.line, link.target, link.text, link.start, link.end) for link in links] == [
+        (1, "own.html#move", "“Variables and Data Interacting with Move”", 7, 44),
+        (2, "b.md", "a", 25, 34),
+    ]

@@ -1,0 +1,73 @@
+"""Resolving stored links against the index: targets, headings, statuses, backlinks, updates."""
+
+from linkly_ls.core.config import Config, LibraryConfig
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.links.resolver import LinkResolver
+
+
+def resolved(engine, relative):
+    return LinkResolver(engine.catalog).links_of(engine.catalog.get(engine.doc(relative)))
+
+
+def test_each_link_of_a_note_gets_its_status_target_and_line(notes):
+    by_target = {link.target: link for link in resolved(notes, "index.md")}
+    guide = by_target["guide.md#install-it"]
+    assert (guide.status, guide.doc_id, guide.heading, guide.target_line) == ("ok", notes.doc("guide.md"), "Install it", 5)
+    assert by_target["Guide"].status == "ambiguous"
+    assert by_target["Guide"].candidates == [str(notes.root / "guide.md"), str(notes.root / "sub/guide.md")]
+    assert by_target["missing note"].status == "missing"
+    assert (by_target["sub/"].status, by_target["sub/"].doc_id) == ("ok", notes.doc("sub/index.md"))
+    assert by_target["guide.md#nope"].status == "missing_heading"
+    assert by_target["https://example.com"].status == "external"
+    assert by_target["/docs/x/"].status == "site"
+    assert by_target["tool.py"].status == "unindexed"
+    book = by_target["book.html#ch-2"]  # an mdBook-style link to the Markdown source
+    assert (book.status, book.doc_id, book.target_line) == ("ok", notes.doc("book.md"), 5)
+    assert [link.broken for link in by_target.values()].count(True) == 3
+
+
+def test_wikilink_headings_and_explicit_anchors_resolve(notes):
+    links = resolved(notes, "book.md")
+    assert [(link.status, link.heading, link.target_line) for link in links] == [
+        ("ok", "Wind", 5),
+        ("ok", "Custom", 9),
+    ]
+    sub = {link.target: link for link in resolved(notes, "sub/index.md")}
+    assert sub["guide#Install it"].status == "ambiguous"
+    assert (sub["Home"].status, sub["Home"].doc_id) == ("ok", notes.doc("index.md"))
+
+
+def test_backlinks_are_the_links_that_resolve_to_the_document(notes):
+    """The ambiguous `[[Guide]]` of index.md is no backlink of either guide."""
+    resolver = LinkResolver(notes.catalog)
+    guide = resolver.backlinks(notes.catalog.get(notes.doc("guide.md")))
+    assert [(link.source_id, link.line, link.target) for link in guide] == [
+        (notes.doc("book.md"), 7, "guide.md#my-anchor"),
+        (notes.doc("index.md"), 3, "guide.md#install-it"),
+        (notes.doc("index.md"), 3, "guide.md#nope"),
+    ]
+    home = resolver.backlinks(notes.catalog.get(notes.doc("index.md")))
+    assert {link.source_id for link in home} == {notes.doc("guide.md"), notes.doc("sub/index.md")}
+
+
+def test_links_follow_their_document_and_their_targets_incrementally(notes):
+    (notes.root / "sub/guide.md").unlink()  # the wikilink is no longer ambiguous
+    (notes.root / "guide.md").write_text("# Guide\n\nNo links any more.\n", encoding="utf-8")
+    notes.index()
+    assert notes.catalog.links_from(notes.doc("guide.md")) == []
+    assert notes.catalog.links_from(notes.doc("sub/guide.md")) == []
+    by_target = {link.target: link for link in resolved(notes, "index.md")}
+    assert (by_target["Guide"].status, by_target["Guide"].doc_id) == ("ok", notes.doc("guide.md"))
+    assert by_target["guide.md#install-it"].status == "missing_heading"
+    (notes.root / "missing note.md").write_text("# Missing note\n", encoding="utf-8")
+    notes.index()
+    assert {link.target: link for link in resolved(notes, "index.md")}["missing note"].status == "ok"
+
+
+def test_links_survive_reopening_the_index(notes, tmp_path):
+    notes.close()
+    reopened = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="notes", paths=[notes.root])]))
+    try:
+        assert len(reopened.catalog.links_from(notes.doc("index.md"))) == 9
+    finally:
+        reopened.close()

@@ -1,0 +1,42 @@
+"""What a raw link target means, read at index time."""
+
+from linkly_ls.core.document import Link
+from linkly_ls.core.links.targets import heading_slug, is_external, link_record, wikilink_folder, wikilink_key
+
+SOURCE = "/notes/a/x.md"
+
+
+def record(target: str, kind: str = "inline", target_line: int | None = None):
+    return link_record(Link(line=3, target=target, kind=kind, target_line=target_line), SOURCE)
+
+
+def test_a_relative_path_is_resolved_against_the_source_folder():
+    found = record("../b%20c.md#Part-two")
+    assert (found.target_path, found.fragment, found.target_name) == ("/notes/b c.md", "Part-two", None)
+    assert record("sub/y.md?plain=1").target_path == "/notes/a/sub/y.md"
+
+
+def test_a_fragment_alone_and_an_extractor_line_point_into_the_source():
+    assert (record("#intro").target_path, record("#intro").fragment) == (SOURCE, "intro")
+    inside = record("#page=3", kind="pdf", target_line=40)
+    assert (inside.target_path, inside.target_line) == (SOURCE, 40)
+
+
+def test_urls_and_site_paths_keep_only_their_raw_target():
+    for target in ("https://example.com/a.md", "mailto:x@y.z", "//cdn.example.com/x", "/en/guide/"):
+        found = record(target)
+        assert (found.target_path, found.target_name) == (None, None), target
+    assert is_external("https://x") and not is_external("C:\\notes\\a.md") and not is_external("a.md")
+
+
+def test_wikilinks_keep_a_casefolded_name_key():
+    found = record("Folder/My  Note.md#Heading", kind="wiki")
+    assert (found.target_name, found.fragment, found.target_path) == ("my note", "Heading", None)
+    assert wikilink_key("Plain") == "plain" and wikilink_folder("Folder/My Note#H") == "Folder"
+    assert record("#Only heading", kind="wiki").target_path == SOURCE
+
+
+def test_heading_slugs_follow_the_renderers():
+    assert heading_slug("Install it!") == "install-it"
+    assert heading_slug("What Is Ownership?") == "what-is-ownership"
+    assert heading_slug("Écrire du code") == "écrire-du-code"

@@ -1,0 +1,33 @@
+"""The links table: written and replaced with its document, dropped with it, found by target."""
+
+from linkly_ls.core.store.records import LinkRecord
+
+
+def link(line: int, target: str, path: str | None = None, name: str | None = None) -> LinkRecord:
+    return LinkRecord(line, 0, 5, "inline", target, "text", path, name, "", None)
+
+
+def test_links_are_replaced_with_their_document_and_dropped_with_it(catalog, make_record):
+    source, other = make_record("/n/a.md"), make_record("/n/b.md")
+    catalog.put_documents(
+        [(source, ["x"]), (other, ["y"])],
+        {source.doc_id: [link(1, "b.md", path="/n/b.md"), link(2, "[[b]]", name="b")]},
+    )
+    assert [item.target for item in catalog.links_from(source.doc_id)] == ["b.md", "[[b]]"]
+    assert catalog.link_count(source.doc_id) == 2 and catalog.link_count(other.doc_id) == 0
+    assert [(doc_id, item.line) for doc_id, item in catalog.links_to(["/n/b.md"], ["b"])] == [
+        (source.doc_id, 1),
+        (source.doc_id, 2),
+    ]
+    catalog.put_document(source, ["x"])  # read again without links
+    assert catalog.links_from(source.doc_id) == []
+    catalog.put_documents([(source, ["x"])], {source.doc_id: [link(4, "b.md", path="/n/b.md")]})
+    catalog.remove_document(source.doc_id)
+    assert catalog.links_to(["/n/b.md"], []) == []
+
+
+def test_documents_are_found_by_path_and_by_name_key(catalog, make_record):
+    catalog.put_documents([(make_record("/n/My Note.md", title="A Title"), ["x"]), (make_record("/m/my note.txt"), ["y"])])
+    assert [row[1] for row in catalog.documents_named("my note")] == ["/m/my note.txt", "/n/My Note.md"]
+    assert [row[1] for row in catalog.documents_named("a title")] == ["/n/My Note.md"]
+    assert set(catalog.documents_at(["/n/My Note.md", "/none.md"])) == {"/n/My Note.md"}

@@ -1,0 +1,49 @@
+"""The `related` tool on the linked notes fixture (keywords: this index has no vectors)."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from linkly_ls.core.config import Config, LibraryConfig
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.store.records import make_doc_id
+from linkly_ls.core.tools import ArgumentError, call_tool
+
+LINKED_NOTES = Path(__file__).resolve().parents[3] / "fixtures" / "linked-notes"
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory):
+    root = tmp_path_factory.mktemp("related") / "notes"
+    shutil.copytree(LINKED_NOTES, root)
+    engine = Engine(Config(data_dir=root.parent / "data", libraries=[LibraryConfig(name="notes", paths=[root])]))
+    engine.index()
+    engine.doc = lambda relative: make_doc_id(str(root / relative))
+    yield engine
+    engine.close()
+
+
+def test_related_documents_share_key_terms_and_leave_out_linked_ones(engine):
+    result = call_tool(engine, "related", {"doc_id": engine.doc("sub/guide.md")}).to_json()
+    assert result["mode"] == "keyword" and "key terms" in result["mode_reason"]
+    assert result["results"][0]["doc_id"] == engine.doc("sailing.md")
+    top = result["results"][0]
+    assert top["reason"].startswith("shared terms: ") and {"sail", "boat"} & {t.lower().rstrip("s") for t in top["shared_terms"]}
+    assert {"relevance", "snippet", "passage", "line", "doc_type"} <= set(top)
+    assert engine.doc("sub/guide.md") not in {hit["doc_id"] for hit in result["results"]}
+    guide = call_tool(engine, "related", {"doc_id": engine.doc("guide.md")}).to_json()
+    assert guide["excluded_links"] == 1  # it links to index.md, which is not offered back
+    assert engine.doc("index.md") not in {hit["doc_id"] for hit in guide["results"]}
+
+
+def test_a_line_relates_only_its_section(engine):
+    section = call_tool(engine, "related", {"doc_id": engine.doc("sailing.md"), "line": 7}).to_json()
+    assert section["section"] == {"start_line": 5, "end_line": 7}
+    assert all(hit["doc_id"] != engine.doc("sailing.md") for hit in section["results"])
+
+
+def test_limit_is_checked(engine):
+    with pytest.raises(ArgumentError, match="limit"):
+        call_tool(engine, "related", {"doc_id": engine.doc("guide.md"), "limit": 51})
+    assert len(call_tool(engine, "related", {"doc_id": engine.doc("book.md"), "limit": 1}).to_json()["results"]) <= 1

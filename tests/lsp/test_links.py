@@ -1,0 +1,111 @@
+"""Links in the editor, on a real server, once per client: definition, hover, references,
+completion, broken-link diagnostics, and the links/related commands."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import client_capabilities
+
+from .conftest import Session, session_fixture
+
+session = session_fixture(client_capabilities)
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+OWNERSHIP = "ch04-01-what-is-ownership.md"
+STRUCTS = "ch05-01-defining-structs.md"
+
+
+def open_text(session: Session, uri: str, text: str, version: int = 1) -> None:
+    session.client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="markdown", version=version, text=text)
+        )
+    )
+
+
+def position_of(text: str, needle: str, offset: int = 1) -> types.Position:
+    for number, line in enumerate(text.split("\n")):
+        if needle in line:
+            return types.Position(line=number, character=line.index(needle) + offset)
+    raise AssertionError(f"{needle!r} not in the text")
+
+
+def heading_line(text: str, heading: str) -> int:
+    return next(number for number, line in enumerate(text.split("\n")) if line.lstrip("#").strip() == heading)
+
+
+async def test_definition_and_hover_on_a_reference_link(session: Session) -> None:
+    path = session.path(STRUCTS)
+    text = path.read_text(encoding="utf-8")
+    open_text(session, path.as_uri(), text)
+    position = position_of(text, "[“Stack-Only Data: Copy”][copy]", offset=3)
+    document = types.TextDocumentIdentifier(uri=path.as_uri())
+    locations = await session.client.text_document_definition_async(types.DefinitionParams(text_document=document, position=position))
+    ownership = session.path(OWNERSHIP)
+    target_line = heading_line(ownership.read_text(encoding="utf-8"), "Stack-Only Data: Copy")
+    assert [(location.uri, location.range.start.line) for location in locations] == [(ownership.as_uri(), target_line)]
+    hover = await session.client.text_document_hover_async(types.HoverParams(text_document=document, position=position))
+    assert hover.contents.value.startswith("**What Is Ownership?** › Stack-Only Data: Copy")
+    off_link = types.Position(line=position.line, character=0)
+    assert await session.client.text_document_definition_async(types.DefinitionParams(text_document=document, position=off_link)) in ([], None)
+
+
+async def test_references_on_a_heading_and_on_the_title(session: Session) -> None:
+    ownership = session.path(OWNERSHIP)
+    text = ownership.read_text(encoding="utf-8")
+    open_text(session, ownership.as_uri(), text)
+    document = types.TextDocumentIdentifier(uri=ownership.as_uri())
+    move = types.Position(line=heading_line(text, "Variables and Data Interacting with Move"), character=6)
+    found = await session.client.text_document_references_async(
+        types.ReferenceParams(text_document=document, position=move, context=types.ReferenceContext(include_declaration=False))
+    )
+    structs_text = session.path(STRUCTS).read_text(encoding="utf-8")
+    link_line = position_of(structs_text, "[“Variables and Data Interacting with").line
+    assert [(location.uri, location.range.start.line) for location in found] == [(session.path(STRUCTS).as_uri(), link_line)]
+    everything = await session.client.text_document_references_async(
+        types.ReferenceParams(
+            text_document=document, position=types.Position(line=0, character=3), context=types.ReferenceContext(include_declaration=False)
+        )
+    )
+    assert len(everything) > len(found) and all(location.uri == session.path(STRUCTS).as_uri() for location in everything)
+
+
+async def test_broken_links_are_warnings_at_their_range(session: Session) -> None:
+    path = session.path(STRUCTS)
+    text = path.read_text(encoding="utf-8")
+    deadline = time.monotonic() + 10
+    while not session.client.diagnostics.get(path.as_uri()) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    warnings = [d for d in session.client.diagnostics[path.as_uri()] if d.code == "link-missing"]
+    tuple_link = position_of(text, "[“The Tuple Type”][tuples]", offset=0)
+    assert warnings and warnings[0].severity == types.DiagnosticSeverity.Warning
+    assert (warnings[0].range.start.line, warnings[0].range.start.character) == (tuple_link.line, tuple_link.character)
+    assert warnings[0].message == "link target not found: ch03-02-data-types.html#the-tuple-type"
+
+
+async def test_completion_after_wikilink_and_inline_link_openers(session: Session) -> None:
+    uri = (session.folders["notes"] / "draft.md").as_uri()
+    open_text(session, uri, "See [[ch04\nand [x](ch05\nand [[ch04-01-what-is-ownership#owner\n")
+    document = types.TextDocumentIdentifier(uri=uri)
+
+    async def labels(line: int, character: int) -> list[str]:
+        answer = await session.client.text_document_completion_async(
+            types.CompletionParams(text_document=document, position=types.Position(line=line, character=character))
+        )
+        return [item.label for item in answer.items]
+
+    assert (await labels(0, 10))[0] == "ch04-01-what-is-ownership"
+    assert (await labels(1, 15))[0] == "ch05-01-defining-structs.md"
+    assert "Ownership Rules" in await labels(2, 41)
+
+
+async def test_links_and_related_commands(session: Session) -> None:
+    doc_id = await session.doc_id(OWNERSHIP)
+    links = await session.command("linkly.links", {"doc_id": doc_id, "direction": "in"})
+    assert links["counts"]["backlinks"] >= 2
+    related = await session.command("linkly.related", {"doc_id": doc_id, "limit": 2})
+    assert related["doc_id"] == doc_id and len(related["results"]) <= 2

@@ -1,7 +1,8 @@
 """`grep`: regex matches inside one document, with context and paging.
 
 `grep_lines` finds the matching lines (the first match of each); this module
-pages them, adds context lines and renders the result.
+pages them, adds context lines and each match's page and section, and renders
+the result.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from linkly_ls.core.engine import Engine
 from linkly_ls.core.store.line_cache import DocumentText
 from linkly_ls.core.tools.common import get_document
 from linkly_ls.core.errors import ToolError
+from linkly_ls.core.provenance import Place, provenance_of
 from linkly_ls.core.search.grep_lines import LineMatch, compile_pattern, find_matching_lines, needs_regex
 from linkly_ls.core.tools.schema import validate
 
@@ -27,6 +29,7 @@ class GrepMatch:
     end_line: int
     before: list[tuple[int, str]] = field(default_factory=list)
     after: list[tuple[int, str]] = field(default_factory=list)
+    place: Place = field(default_factory=Place)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -37,7 +40,7 @@ class GrepMatch:
         }
         if self.end_line != self.line:
             data["end_line"] = self.end_line
-        return data
+        return self.place.add_to(data)
 
 
 @dataclass
@@ -70,10 +73,14 @@ class GrepResult:
             return head
         out = [head, ""]
         previous_end = None
+        previous_place = Place()
         for match in self.matches:
             first = match.before[0][0] if match.before else match.line
             if previous_end is not None and first > previous_end + 1:
                 out.append("--")
+            if match.place != previous_place and match.place.label(self.record.doc_type):
+                out.append(f"[{match.place.label(self.record.doc_type)}]")
+            previous_place = match.place
             for number, text in match.before:
                 if previous_end is None or number > previous_end:
                     out.append(f"{number}-\t{text}")
@@ -142,6 +149,9 @@ def grep(engine: Engine, **arguments: Any) -> GrepResult:
     matches: list[GrepMatch] = []
     if params["output_mode"] == "content":
         matches = [_grep_match(document, line_match, before, after) for line_match in found.page(offset, limit)]
+        provenance = provenance_of(engine.catalog, [record.doc_id])[record.doc_id] if matches else None
+        for match in matches:
+            match.place = provenance.place(match.line)
     return GrepResult(
         record=record,
         pattern=source,

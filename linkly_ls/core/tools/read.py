@@ -1,4 +1,4 @@
-"""`read`: numbered lines of a document, a page at a time.
+"""`read`: numbered lines of a document, a page at a time, and the document pages they span.
 
 Only the stored blocks that hold the requested lines are decompressed, unless
 the whole document is already in the line cache (after a `grep`, say).
@@ -13,6 +13,7 @@ from linkly_ls.core.store.catalog import DocumentRecord
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.tools.common import get_document
 from linkly_ls.core.errors import ToolError
+from linkly_ls.core.provenance import Provenance, page_range_label
 from linkly_ls.core.tools.schema import validate
 
 
@@ -21,6 +22,8 @@ class ReadResult:
     record: DocumentRecord
     offset: int
     lines: list[tuple[int, str]]
+    #: the first and last page (PDF page, slide, chapter) of the lines shown; None without pages
+    pages: tuple[int, int] | None = None
 
     @property
     def remaining(self) -> int:
@@ -38,6 +41,8 @@ class ReadResult:
             "remaining_lines": self.remaining,
             "next_offset": self.lines[-1][0] + 1 if self.remaining else None,
         }
+        if self.pages:
+            data["pages"] = {"first": self.pages[0], "last": self.pages[1]}
         if self.record.text_missing_reason:
             data["text_missing_reason"] = self.record.text_missing_reason
         return data
@@ -47,6 +52,8 @@ class ReadResult:
         out = [f"{number:>{max(width, 6)}}\t{text}" for number, text in self.lines]
         if self.record.text_missing_reason:
             out.append(f"[text missing: {self.record.text_missing_reason}]")
+        if self.pages:
+            out.append(f"[{page_range_label(self.record.doc_type, *self.pages)}]")
         if self.remaining:
             next_offset = self.lines[-1][0] + 1
             out.append(
@@ -68,4 +75,7 @@ def read(engine: Engine, **arguments: Any) -> ReadResult:
     count = max(0, min(offset + limit, total + 1) - offset)
     lines = engine.catalog.line_range(record.doc_id, offset, count)  # only the blocks that hold them
     selected = list(zip(range(offset, offset + len(lines)), lines))
-    return ReadResult(record=record, offset=offset, lines=selected)
+    pages = None
+    if selected:
+        pages = Provenance.of_pages(record.doc_id, record.page_starts).page_range(selected[0][0], selected[-1][0])
+    return ReadResult(record=record, offset=offset, lines=selected, pages=pages)

@@ -170,3 +170,17 @@ def _around_first_term(matcher: QueryMatcher, text: str) -> str:
     sentence = max(ends, default=-1)
     start = sentence if sentence >= 0 and position - sentence < SNIPPET_CHARS * 3 // 4 else position
     return "… " + text[start:].lstrip()
+
+
+def excerpt(marked: str, limit: int) -> str:
+    """A marked snippet cut to `limit` characters, from the sentence of its first marked term when
+    that term would fall in the second half (a short label, such as an editor's list entry)."""
+    text = " ".join(marked.split())
+    position = text.find("**")
+    if len(text) > limit and position > limit // 2:
+        ends = [text.rfind(end, 0, position) + len(end) for end in _SENTENCE_ENDS if text.rfind(end, 0, position) >= 0]
+        start = max(ends, default=-1)
+        text = "… " + text[start if 0 <= start and position - start < limit // 2 else position :]
+    if len(text) > limit:
+        text = text[:limit].rsplit(" ", 1)[0] + " …"
+    return text

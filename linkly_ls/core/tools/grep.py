@@ -56,6 +56,7 @@ class GrepResult:
         data: dict[str, Any] = {
             "doc_id": self.record.doc_id,
             "title": self.record.title,
+            "doc_type": self.record.doc_type,
             "pattern": self.pattern,
             "total_matches": self.total_matches,
             "total_lines": self.record.total_lines,

@@ -177,3 +177,18 @@ def test_oversized_request_body_is_refused(served) -> None:
     with httpx.Client(timeout=10) as client:
         response = client.post(served.url, content=json.dumps(body), headers=HEADERS)
     assert response.status_code == 413
+
+
+async def test_pdf_hits_and_matches_say_their_page_and_section(served, kit) -> None:
+    if importlib.util.find_spec("linkly_ls.core.extract.pdf") is None:
+        pytest.skip("no pdf extractor in this checkout yet")
+    async with kit.http_session(served.url) as session:
+        found = kit.assert_success(await session.call_tool("search", {"query": "Huardest gefburn", "doc_types": ["pdf"]}))
+        (hit,) = found["results"]
+        assert hit["page"] >= 1 and hit["section"] in {"Foo", "Bar", "Baz"}
+        grep = kit.assert_success(await session.call_tool("grep", {"pattern": "gefburn", "doc_id": hit["doc_id"], "context": 0}))
+        assert all(match["page"] >= 2 and match["section"] in {"Foo", "Bar", "Baz"} for match in grep["matches"])
+        read = kit.assert_success(await session.call_tool("read", {"doc_id": hit["doc_id"], "offset": 1, "limit": 80}))
+        assert read["pages"] == {"first": 1, "last": 3}
+        markdown = await session.call_tool("grep", {"pattern": "gefburn", "doc_id": hit["doc_id"], "context": 0})
+        assert f"[p. {grep['matches'][0]['page']} · {grep['matches'][0]['section']}]" in markdown.content[0].text

@@ -77,6 +77,18 @@ def test_the_workflow_outline_grep_read(env):
         assert result.returncode == 0 and "_meta" in json.loads(result.stdout)
 
 
+def test_sections_and_a_query_no_document_contains(env):
+    doc_id = json.loads(run(env, "search", "ownership", "--json").stdout)["results"][0]["doc_id"]
+    grep = run(env, "grep", "^### Ownership Rules", doc_id, "-C", "0")
+    assert grep.returncode == 0 and "[What Is Ownership? > Ownership Rules]" in grep.stdout, grep.stdout
+    hit = json.loads(run(env, "search", "ownership rules", "--json").stdout)["results"][0]
+    assert hit["section"].startswith("What Is Ownership?") and "page" not in hit
+    missing = run(env, "search", "zqxk3j9a")
+    assert missing.returncode == 0 and "No document contains these words." in missing.stdout
+    assert "No indexed document contains 'zqxk3j9a'" in missing.stdout
+    assert json.loads(run(env, "search", "zqxk3j9a", "--json").stdout)["miss"] is True
+
+
 @pytest.mark.parametrize(
     "args, code, message",
     [

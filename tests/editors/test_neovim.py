@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -124,6 +125,7 @@ def test_search_opens_the_result_at_its_line(nvim: Path, workspace: Path) -> Non
     assert file_lines[markdown["line"] - 1] == markdown["text"]
     assert "ownership" in markdown["text"].lower()
     assert "huardest" in report["pdf"]["text"].lower() or "gefburn" in report["pdf"]["text"].lower()
+    assert re.search(r" · p\. \d+ · (Foo|Bar|Baz)\]  ", report["pdf"]["offered"]), report["pdf"]["offered"]
 
 
 def test_grep_fills_the_quickfix_list(nvim: Path, workspace: Path) -> None:
@@ -132,6 +134,9 @@ def test_grep_fills_the_quickfix_list(nvim: Path, workspace: Path) -> None:
     expected = [number for number, line in enumerate(note.split("\n"), start=1) if "Ownership" in line]
     assert report["markdown"] == expected
     assert report["pdf"]
+    assert len(report["pdf_places"]) == len(report["pdf"])
+    assert {place.split(" · ")[1] for place in report["pdf_places"]} <= {"Foo", "Bar", "Baz"}
+    assert all(place.startswith("p. ") for place in report["pdf_places"])
 
 
 def test_tool_commands(nvim: Path, workspace: Path) -> None:

@@ -157,6 +157,16 @@ async def test_workspace_symbol_points_into_pdf_views(session: Session) -> None:
     assert "gefburn" in text["text"].split("\n")[symbols[0].location.range.start.line]
 
 
+@needs_pdf
+async def test_workspace_symbol_names_say_the_page_and_section(session: Session) -> None:
+    symbols = await workspace_symbols(session, "gefburn")
+    pdf = next(symbol for symbol in symbols if symbol.location.uri.startswith("linkly://doc/"))
+    assert re.match(r"^.+ · p\. \d+ · (Foo|Bar|Baz): .*gefburn", pdf.name, re.IGNORECASE), pdf.name
+    notes = await workspace_symbols(session, "ownership")
+    assert notes[0].name.startswith("What Is Ownership? · What Is Ownership?"), notes[0].name
+    assert " · p. " not in notes[0].name
+
+
 async def test_empty_query_is_an_empty_list(session: Session) -> None:
     assert await workspace_symbols(session, "   ") == []
 

@@ -191,3 +191,18 @@ async def test_links_and_related_over_the_socket(served, kit) -> None:
         assert all({"doc_id", "relevance", "reason"} <= set(result) for result in related["results"])
         refused = await session.call_tool("related", {"doc_id": "nope"})
         assert refused.is_error and "document id" in refused.content[0].text
+
+
+async def test_pdf_hits_and_matches_say_their_page_and_section(served, kit) -> None:
+    if importlib.util.find_spec("linkly_ls.core.extract.pdf") is None:
+        pytest.skip("no pdf extractor in this checkout yet")
+    async with kit.http_session(served.url) as session:
+        found = kit.assert_success(await session.call_tool("search", {"query": "Huardest gefburn", "doc_types": ["pdf"]}))
+        (hit,) = found["results"]
+        assert hit["page"] >= 1 and hit["section"] in {"Foo", "Bar", "Baz"}
+        grep = kit.assert_success(await session.call_tool("grep", {"pattern": "gefburn", "doc_id": hit["doc_id"], "context": 0}))
+        assert all(match["page"] >= 2 and match["section"] in {"Foo", "Bar", "Baz"} for match in grep["matches"])
+        read = kit.assert_success(await session.call_tool("read", {"doc_id": hit["doc_id"], "offset": 1, "limit": 80}))
+        assert read["pages"] == {"first": 1, "last": 3}
+        markdown = await session.call_tool("grep", {"pattern": "gefburn", "doc_id": hit["doc_id"], "context": 0})
+        assert f"[p. {grep['matches'][0]['page']} · {grep['matches'][0]['section']}]" in markdown.content[0].text

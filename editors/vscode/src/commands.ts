@@ -17,6 +17,7 @@ import {
   ServerStatus,
   VIEW_EXTENSIONS,
 } from "./protocol";
+import { placeLabel } from "./provenance";
 import { LinklyService } from "./service";
 import { SCHEME } from "./uris";
 
@@ -42,6 +43,12 @@ export interface GrepOptions {
 
 interface MatchItem extends vscode.QuickPickItem {
   match: GrepMatch;
+}
+
+/** One line of the grep QuickPick: the line number, then the match's page and section and its text. */
+export function matchItem(match: GrepMatch, docType: string): MatchItem {
+  const place = placeLabel(docType, match.page, match.section);
+  return { label: `${match.line}`, description: place ? `${place} │ ${match.text.trim()}` : match.text.trim(), match };
 }
 
 /** "Linkly: Grep in Document": regex matches in the active document, then jump to the chosen one. */
@@ -86,11 +93,7 @@ export async function grepInDocument(
     void vscode.window.showInformationMessage(`Linkly: no match for /${pattern}/ in ${found.title}.`);
     return result;
   }
-  const items: MatchItem[] = result.matches.map((match) => ({
-    label: `${match.line}`,
-    description: match.text.trim(),
-    match,
-  }));
+  const items = result.matches.map((match) => matchItem(match, found.doc_type));
   const lines = new Map<number, number>();
   const lineOf = async (match: GrepMatch) => {
     if (!lines.has(match.line)) {

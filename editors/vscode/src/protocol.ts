@@ -42,6 +42,10 @@ export interface SearchHit {
   line: number;
   passage?: { start_line: number; end_line: number };
   stale?: boolean;
+  /** PDF page, EPUB chapter or PPTX slide of `line` (absent for formats without pages) */
+  page?: number;
+  /** heading path of the section holding `line` ("6 Scripts > 6.5 Summary"; absent without an outline) */
+  section?: string;
 }
 
 export interface SearchResult extends Meta {
@@ -60,6 +64,8 @@ export interface GrepMatch {
   text: string;
   before: string[];
   after: string[];
+  page?: number;
+  section?: string;
 }
 
 export interface GrepResult extends Meta {

@@ -5,6 +5,7 @@ import * as vscode from "vscode";
 import { SearchHit, SearchResult, ServerCommands, TEXT_DOC_TYPES } from "./protocol";
 import { LinklyService } from "./service";
 import { openDocumentAt } from "./navigate";
+import { placeLabel } from "./provenance";
 
 export const DEBOUNCE_MS = 150;
 export const RESULT_LIMIT = 30;
@@ -44,9 +45,12 @@ export function searchDocuments(
 export function hitItem(hit: SearchHit): HitItem {
   const snippet = hit.snippet.replace(/\*\*/g, "").replace(/\s+/g, " ").trim();
   const where = TEXT_DOC_TYPES.has(hit.doc_type) ? "" : " · text view";
+  const place = placeLabel(hit.doc_type, hit.page, hit.section);
   return {
     label: `${ICONS[hit.doc_type] ?? "$(file)"} ${hit.title}`,
-    description: `${hit.library} · ${hit.doc_type} · line ${hit.line}${where}${hit.stale ? " · changed on disk" : ""}`,
+    description: `${hit.library} · ${hit.doc_type} · line ${hit.line}${place ? ` · ${place}` : ""}${where}${
+      hit.stale ? " · changed on disk" : ""
+    }`,
     detail: snippet ? `${snippet} — ${hit.path}` : hit.path,
     alwaysShow: true, // the server ranks; the QuickPick must not filter hits by its own fuzzy match
     hit,

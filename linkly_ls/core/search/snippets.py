@@ -15,6 +15,9 @@ SNIPPET_CHARS = 320
 #: distinct words whose stems are kept between searches (a few MB)
 FORMS_CACHE_WORDS = 32_768
 _UNSEEN = -1
+#: a passage that is only a page marker shows at most this many of the lines that follow it
+FOLLOWING_LINES = 3
+_SENTENCE_ENDS = (". ", "? ", "! ", "; ", "。", "！", "？")
 
 
 @lru_cache(maxsize=FORMS_CACHE_WORDS)
@@ -100,14 +103,21 @@ class QueryMatcher:
         return seen
 
 
-def best_snippet(matcher: QueryMatcher, lines: list[str], start_line: int, end_line: int) -> Snippet:
-    """The window of up to three lines in [start_line, end_line] that covers the most query terms."""
+def best_snippet(
+    matcher: QueryMatcher, lines: list[str], start_line: int, end_line: int, skip_lines: frozenset[int] = frozenset()
+) -> Snippet:
+    """The window of up to three lines in [start_line, end_line] that covers the most query terms.
+
+    `skip_lines` (page markers) are never part of a snippet. A window longer than a snippet
+    starts at the sentence that holds the first query term, so the terms are shown.
+    """
     first = max(start_line, 1)
     last = min(end_line, len(lines))
     scored: list[tuple[int, set[int]]] = []
     for number in range(first, last + 1):
-        scored.append((number, matcher.terms_in(lines[number - 1])))
-    best_line, best_seen, best_score = first, set(), (-1, -1)
+        if number not in skip_lines:
+            scored.append((number, matcher.terms_in(lines[number - 1])))
+    best_line, best_seen, best_score = (scored[0][0] if scored else first), set(), (-1, -1)
     for index, (number, _) in enumerate(scored):
         window = scored[index : index + SNIPPET_LINES]
         covered = set().union(*(seen for _, seen in window))
@@ -115,12 +125,62 @@ def best_snippet(matcher: QueryMatcher, lines: list[str], start_line: int, end_l
         if (len(covered), hits) > best_score:
             best_score = (len(covered), hits)
             best_line, best_seen = number, covered
-    window_lines = [
-        lines[n - 1].strip() for n in range(best_line, min(best_line + SNIPPET_LINES, last + 1)) if lines[n - 1].strip()
-    ]
-    text = " ".join(window_lines)
+    shown = [number for number, _ in scored if number >= best_line][:SNIPPET_LINES]
+    text = " ".join(stripped for stripped in (lines[n - 1].strip() for n in shown) if stripped)
+    if not text:  # a passage of nothing but a page marker: the start of its page, else its title
+        text = _page_opening(lines, last, skip_lines) or " ".join(
+            _marker_title(lines[n - 1]) for n in sorted(skip_lines) if first <= n <= last
+        )
+    text = _around_first_term(matcher, text)
     if len(text) > SNIPPET_CHARS:
         text = text[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
     marked, seen = matcher.mark(text)
     focus = next((number for number, seen_here in scored if seen_here and number >= best_line), best_line)
     return Snippet(text=marked, line=focus, matched_terms=len(seen | best_seen), total_terms=matcher.total_terms)
+
+
+def _page_opening(lines: list[str], marker: int, skip_lines: frozenset[int]) -> str:
+    """The first few lines after a marker, up to the next one."""
+    opening: list[str] = []
+    for number in range(marker + 1, min(marker + FOLLOWING_LINES, len(lines)) + 1):
+        if number in skip_lines:
+            break
+        if lines[number - 1].strip():
+            opening.append(lines[number - 1].strip())
+    return " ".join(opening)
+
+
+def _marker_title(marker: str) -> str:
+    """`--- chapter 2: Winter Sports ---` -> `Winter Sports`; a marker without a title gives ""."""
+    inner = marker.strip().strip("-").strip()
+    return inner.split(": ", 1)[1] if ": " in inner else ""
+
+
+def _around_first_term(matcher: QueryMatcher, text: str) -> str:
+    """`text` from the start of the sentence holding the first query term, when that term would
+    otherwise fall past the end of the snippet."""
+    if len(text) <= SNIPPET_CHARS:
+        return text
+    position = next((m.start() for m in _WORD.finditer(text) if matcher.group_of(m.group(0)) is not None), None)
+    if position is None:
+        position = min((text.find(run) for run in matcher.cjk if run in text), default=None)
+    if position is None or position < SNIPPET_CHARS // 2:
+        return text
+    ends = [text.rfind(end, 0, position) + len(end) for end in _SENTENCE_ENDS if text.rfind(end, 0, position) >= 0]
+    sentence = max(ends, default=-1)
+    start = sentence if sentence >= 0 and position - sentence < SNIPPET_CHARS * 3 // 4 else position
+    return "… " + text[start:].lstrip()
+
+
+def excerpt(marked: str, limit: int) -> str:
+    """A marked snippet cut to `limit` characters, from the sentence of its first marked term when
+    that term would fall in the second half (a short label, such as an editor's list entry)."""
+    text = " ".join(marked.split())
+    position = text.find("**")
+    if len(text) > limit and position > limit // 2:
+        ends = [text.rfind(end, 0, position) + len(end) for end in _SENTENCE_ENDS if text.rfind(end, 0, position) >= 0]
+        start = max(ends, default=-1)
+        text = "… " + text[start if 0 <= start and position - start < limit // 2 else position :]
+    if len(text) > limit:
+        text = text[:limit].rsplit(" ", 1)[0] + " …"
+    return text

@@ -11,13 +11,16 @@ from collections.abc import Callable
 from linkly_ls.core.store.records import (
     DOC_COLUMNS,
     DOC_COLUMNS_NO_OUTLINE,
+    LAYOUT_COLUMNS,
     SUMMARY_COLUMNS,
+    DocumentLayout,
     DocumentRecord,
     DocumentSummary,
     ErrorRecord,
     LibraryRecord,
     SkippedCount,
     document_from_row,
+    layout_from_row,
     library_from_row,
     summary_from_row,
 )
@@ -165,6 +168,18 @@ class CatalogReads:
             for row in db.execute(f"SELECT {SUMMARY_COLUMNS} FROM documents WHERE doc_id IN ({marks})", batch):
                 summary = summary_from_row(row)
                 found[summary.doc_id] = summary
+        return found
+
+    def layouts(self, doc_ids: list[str]) -> dict[str, DocumentLayout]:
+        """doc_id -> its page starts and stored outline, for those of `doc_ids` the catalog has."""
+        found: dict[str, DocumentLayout] = {}
+        db = self.connect()
+        for start in range(0, len(doc_ids), BATCH):
+            batch = doc_ids[start : start + BATCH]
+            marks = ",".join("?" * len(batch))
+            for row in db.execute(f"SELECT {LAYOUT_COLUMNS} FROM documents WHERE doc_id IN ({marks})", batch):
+                layout = layout_from_row(row)
+                found[layout.doc_id] = layout
         return found
 
     # errors

@@ -22,6 +22,8 @@ SUMMARY_COLUMNS = (
     "doc_id, library, path, doc_type, title, size, mtime_ns, content_hash, word_count, total_lines, "
     "has_outline, keywords, text_missing_reason"
 )
+#: the columns of a `DocumentLayout`
+LAYOUT_COLUMNS = "doc_id, page_starts, outline"
 
 
 def make_doc_id(path: str) -> str:
@@ -138,6 +140,19 @@ class SkippedCount:
 
 
 @dataclass
+class DocumentLayout:
+    """Where a document's pages and sections begin, for the provenance of a hit or a match.
+
+    The outline stays as stored (nested dicts with `title`, `start_line`, `end_line`,
+    `children`): finding the sections of a few lines never needs its node objects.
+    """
+
+    doc_id: str
+    page_starts: list[int]
+    outline: list[dict]
+
+
+@dataclass
 class ErrorRecord:
     path: str
     library: str
@@ -227,3 +242,8 @@ def summary_from_row(row: tuple) -> DocumentSummary:
     summary.has_outline = bool(summary.has_outline)
     summary.keywords = json.loads(row[11])
     return summary
+
+
+def layout_from_row(row: tuple) -> DocumentLayout:
+    """A layout from the values of `LAYOUT_COLUMNS`."""
+    return DocumentLayout(doc_id=row[0], page_starts=json.loads(row[1]), outline=json.loads(row[2]))

@@ -14,7 +14,7 @@ indexed on this machine. Nothing leaves it.
 
 Workflow: search → grep or outline → read.
 1. `search` finds the documents that answer a query and returns their `doc_id`s, with a snippet, \
-the line of the best passage, `total_lines` and `has_outline`.
+the line of the best passage (and its `page` and `section`, to cite), `total_lines` and `has_outline`.
 2. Then locate inside one document: `outline` for its structure (long documents with \
 `has_outline: true`), or `grep` for an exact term, name, date or pattern (any document; the \
 way in when `has_outline` is false).
@@ -36,7 +36,10 @@ Document ids come only from search results (12 hexadecimal characters); tools ne
 SEARCH = """\
 Search the user's indexed local documents; returns the most relevant documents, best first, each \
 with `doc_id` (for outline/grep/read), title, path, relevance (0-1), word_count, total_lines, \
-has_outline, modified_at, keywords and a snippet with the line of the best passage.
+has_outline, modified_at, keywords and a snippet with the line of the best passage, its `page` \
+(PDF page, EPUB chapter, PPTX slide; absent without pages) and `section` (heading path; absent \
+without an outline). Relevance never rises down the list: >= 0.6 a clear match, 0.3-0.6 related, \
+below weak; `miss: true` means no strong match (or no document contains the query's words).
 
 Start here for any question about the user's documents. Then: `outline` (document > 50 lines with \
 has_outline: true) or `grep` (a specific term, name, date, identifier; or has_outline: false), then \
@@ -73,7 +76,8 @@ Find the lines of ONE document that match a regular expression, with context lin
 match. Use after `search` to pinpoint names, dates, terms, identifiers or any pattern, then `read` \
 with `offset` at a match's line for the full context. Best way into documents with \
 has_outline: false; works on every type (PDF, Markdown, DOCX, PPTX, EPUB, TXT, HTML). To search \
-several documents, call grep once per document.
+several documents, call grep once per document. Each match gives its line, and its `page` and \
+`section` where the document has them.
 
 | Scenario | Do |
 | --- | --- |
@@ -89,7 +93,8 @@ READ = """\
 Read a document's lines, numbered, from `offset` (first line is 1) for `limit` lines (default 200, \
 max 500). Page through long documents with the returned `next_offset` (1-200, 201-400, ...), or \
 jump to the line range an `outline` node or a `grep` match gave you. Short documents (< 50 lines): \
-read them whole without an outline. `doc_id` comes from search results.\
+read them whole without an outline. `pages` gives the first and last page (PDF page, slide, \
+chapter) of the lines returned. `doc_id` comes from search results.\
 """
 
 LIST_LIBRARIES = """\

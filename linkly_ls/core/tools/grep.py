@@ -1,7 +1,8 @@
 """`grep`: regex matches inside one document, with context and paging.
 
 `grep_lines` finds the matching lines (the first match of each); this module
-pages them, adds context lines and renders the result.
+pages them, adds context lines and each match's page and section, and renders
+the result.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from linkly_ls.core.remote.names import split_doc_id
 from linkly_ls.core.tools.common import get_document
 from linkly_ls.core.tools.remote_documents import RemoteResult, ask_remote, sent_arguments
 from linkly_ls.core.errors import ToolError
+from linkly_ls.core.provenance import Place, provenance_of
 from linkly_ls.core.search.grep_lines import LineMatch, compile_pattern, find_matching_lines, needs_regex
 from linkly_ls.core.tools.schema import validate
 
@@ -29,6 +31,7 @@ class GrepMatch:
     end_line: int
     before: list[tuple[int, str]] = field(default_factory=list)
     after: list[tuple[int, str]] = field(default_factory=list)
+    place: Place = field(default_factory=Place)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -39,7 +42,7 @@ class GrepMatch:
         }
         if self.end_line != self.line:
             data["end_line"] = self.end_line
-        return data
+        return self.place.add_to(data)
 
 
 @dataclass
@@ -55,6 +58,7 @@ class GrepResult:
         data: dict[str, Any] = {
             "doc_id": self.record.doc_id,
             "title": self.record.title,
+            "doc_type": self.record.doc_type,
             "pattern": self.pattern,
             "total_matches": self.total_matches,
             "total_lines": self.record.total_lines,
@@ -77,12 +81,18 @@ def grep_markdown(data: dict[str, Any]) -> str:
         return head
     out = [head, ""]
     previous_end = None
+    previous_place = Place()
     for match in data["matches"]:
         before = [(entry["line"], entry["text"]) for entry in match["before"]]
         after = [(entry["line"], entry["text"]) for entry in match["after"]]
         first = before[0][0] if before else match["line"]
         if previous_end is not None and first > previous_end + 1:
             out.append("--")
+        place = Place(match.get("page"), match.get("section"))
+        label = place.label(data.get("doc_type", ""))
+        if place != previous_place and label:
+            out.append(f"[{label}]")
+        previous_place = place
         for number, text in before:
             if previous_end is None or number > previous_end:
                 out.append(f"{number}-\t{text}")
@@ -154,6 +164,9 @@ def grep(engine: Engine, **arguments: Any) -> GrepResult | RemoteResult:
     matches: list[GrepMatch] = []
     if params["output_mode"] == "content":
         matches = [_grep_match(document, line_match, before, after) for line_match in found.page(offset, limit)]
+        provenance = provenance_of(engine.catalog, [record.doc_id])[record.doc_id] if matches else None
+        for match in matches:
+            match.place = provenance.place(match.line)
     return GrepResult(
         record=record,
         pattern=source,

@@ -1,4 +1,4 @@
-"""`read`: numbered lines of a document, a page at a time.
+"""`read`: numbered lines of a document, a page at a time, and the document pages they span.
 
 Only the stored blocks that hold the requested lines are decompressed, unless
 the whole document is already in the line cache (after a `grep`, say).
@@ -15,6 +15,7 @@ from linkly_ls.core.remote.names import split_doc_id
 from linkly_ls.core.tools.common import get_document
 from linkly_ls.core.tools.remote_documents import RemoteResult, ask_remote, sent_arguments
 from linkly_ls.core.errors import ToolError
+from linkly_ls.core.provenance import Provenance, page_range_label
 from linkly_ls.core.tools.schema import validate
 
 
@@ -23,6 +24,8 @@ class ReadResult:
     record: DocumentRecord
     offset: int
     lines: list[tuple[int, str]]
+    #: the first and last page (PDF page, slide, chapter) of the lines shown; None without pages
+    pages: tuple[int, int] | None = None
 
     @property
     def remaining(self) -> int:
@@ -33,6 +36,7 @@ class ReadResult:
         data: dict[str, Any] = {
             "doc_id": self.record.doc_id,
             "title": self.record.title,
+            "doc_type": self.record.doc_type,
             "path": self.record.path,
             "offset": self.offset,
             "lines": [{"line": number, "text": text} for number, text in self.lines],
@@ -40,6 +44,8 @@ class ReadResult:
             "remaining_lines": self.remaining,
             "next_offset": self.lines[-1][0] + 1 if self.remaining else None,
         }
+        if self.pages:
+            data["pages"] = {"first": self.pages[0], "last": self.pages[1]}
         if self.record.text_missing_reason:
             data["text_missing_reason"] = self.record.text_missing_reason
         return data
@@ -55,6 +61,8 @@ def read_markdown(data: dict[str, Any]) -> str:
     out = [f"{number:>{max(width, 6)}}\t{text}" for number, text in lines]
     if data.get("text_missing_reason"):
         out.append(f"[text missing: {data['text_missing_reason']}]")
+    if data.get("pages"):
+        out.append(f"[{page_range_label(data.get('doc_type', ''), data['pages']['first'], data['pages']['last'])}]")
     if data["remaining_lines"]:
         out.append(
             f"[{data['remaining_lines']} more line(s) of {data['total_lines']}; "
@@ -78,4 +86,7 @@ def read(engine: Engine, **arguments: Any) -> ReadResult | RemoteResult:
     count = max(0, min(offset + limit, total + 1) - offset)
     lines = engine.catalog.line_range(record.doc_id, offset, count)  # only the blocks that hold them
     selected = list(zip(range(offset, offset + len(lines)), lines))
-    return ReadResult(record=record, offset=offset, lines=selected)
+    pages = None
+    if selected:
+        pages = Provenance.of_pages(record.doc_id, record.page_starts).page_range(selected[0][0], selected[-1][0])
+    return ReadResult(record=record, offset=offset, lines=selected, pages=pages)

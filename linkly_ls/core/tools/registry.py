@@ -214,7 +214,7 @@ REGISTRY = ToolRegistry(
             title="Grep a document",
             description=descriptions.GREP,
             result_keys=(
-                "doc_id", "title", "pattern", "total_matches", "total_lines", "offset", "matches", "next_offset"
+                "doc_id", "title", "doc_type", "pattern", "total_matches", "total_lines", "offset", "matches", "next_offset"
             ),
             cli=CliShape(
                 "grep",
@@ -237,7 +237,9 @@ REGISTRY = ToolRegistry(
             input_schema=SCHEMAS["read"],
             title="Read document lines",
             description=descriptions.READ,
-            result_keys=("doc_id", "title", "path", "offset", "lines", "total_lines", "remaining_lines", "next_offset"),
+            result_keys=(
+                "doc_id", "title", "path", "offset", "lines", "total_lines", "remaining_lines", "next_offset", "pages"
+            ),
             cli=CliShape(
                 "read",
                 "read numbered lines of a document",

@@ -1,8 +1,10 @@
 """`search`: find the documents that best answer a query, with filters and a snippet each.
 
 Ranking (keyword, vector, fused) is in `ranking.py`, the meaning of `relevance`
-in `relevance.py`. This module applies the filters, dedupes by content, builds
-the hits and decides when a search is a miss.
+in `relevance.py`, and `calibration.py` makes it non-increasing down the list (and
+weak when no word of the query occurs anywhere). This module applies the filters,
+dedupes by content, builds the hits (with their page and section, `provenance.py`)
+and decides when a search is a miss.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Any
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.tools.common import compile_path_glob, iso_utc, parse_time, resolve_library
 from linkly_ls.core.errors import ArgumentError
+from linkly_ls.core.provenance import Place, Provenance, provenance_of
+from linkly_ls.core.search.calibration import absent_words, calibrate
 from linkly_ls.core.search.ranking import Passage, RankedDocument, best_cosines, rank_documents
 from linkly_ls.core.search.relevance import RelevanceScorer
 from linkly_ls.core.tools.schema import validate
@@ -52,6 +56,15 @@ class SearchHit:
     content_hash: str | None = None
     #: the server that answered ("local" or a remote's name), set when several servers were searched
     server: str | None = None
+    place: Place = field(default_factory=Place)
+
+    @property
+    def page(self) -> int | None:
+        return self.place.page
+
+    @property
+    def section(self) -> str | None:
+        return self.place.section
 
     def to_json(self) -> dict[str, Any]:
         data = {
@@ -71,6 +84,7 @@ class SearchHit:
             "passage": {"start_line": self.start_line, "end_line": self.end_line},
             "stale": self.stale,
         }
+        self.place.add_to(data)
         if self.text_missing_reason:
             data["text_missing_reason"] = self.text_missing_reason
         if self.explain is not None:
@@ -94,6 +108,8 @@ class SearchResult:
     guidance: list[str] = field(default_factory=list)
     #: why nothing can match at all (an empty index), said instead of "No strong match."
     notice: str | None = None
+    #: the query's words, when not one of them occurs in any indexed document
+    absent_words: list[str] | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -123,7 +139,11 @@ class SearchResult:
                 f"{hit.word_count} words · {hit.total_lines} lines · outline: {'yes' if hit.has_outline else 'no'}{flags}"
             )
             out.append(f"- path: {hit.path}")
-            out.append(f"- modified: {hit.modified_at} · best passage: lines {hit.start_line}-{hit.end_line}")
+            where = hit.place.label(hit.doc_type)
+            out.append(
+                f"- modified: {hit.modified_at} · best passage: lines {hit.start_line}-{hit.end_line}"
+                + (f" ({where})" if where else "")
+            )
             if hit.keywords:
                 out.append(f"- keywords: {', '.join(hit.keywords)}")
             if hit.text_missing_reason:
@@ -134,7 +154,13 @@ class SearchResult:
                 out.append(f"- explain: {hit.explain}")
             out.append("")
         if self.miss:
-            out.append(f"**{self.notice or 'No strong match.'}** " + " ".join(self.guidance))
+            if self.notice:
+                head = f"**{self.notice}**"
+            elif self.absent_words:
+                head = "**No document contains these words.**"
+            else:
+                head = "**No strong match.**"
+            out.append(head + " " + " ".join(self.guidance))
         return "\n".join(out).rstrip()
 
 
@@ -174,14 +200,21 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     searcher = engine.keyword.index.searcher()
     scorer = RelevanceScorer(query, lambda term: searcher.doc_freq("body", term), searcher.num_docs)
     matcher = QueryMatcher(query)
+    places = provenance_of(engine.catalog, [document.doc_id for document, _ in picked])
     results = [
-        _make_hit(engine, document, record, cosines.get(document.doc_id), scorer, matcher, params["explain"])
+        _make_hit(
+            engine, document, record, cosines.get(document.doc_id), scorer, matcher, params["explain"],
+            places[document.doc_id],
+        )
         for document, record in picked
     ]
+    missing_words = absent_words(searcher, query)
+    _calibrate_relevance(results, missing_words is not None)
     if params["time_sort"] != "default":
         results.sort(key=lambda h: h.modified_at, reverse=params["time_sort"] == "newest")
     result = SearchResult(
-        query=query, results=results, mode=ranking.mode, mode_reason=ranking.reason, indexing=ranking.building
+        query=query, results=results, mode=ranking.mode, mode_reason=ranking.reason, indexing=ranking.building,
+        absent_words=missing_words,
     )
     _add_guidance(result, params)
     return result
@@ -218,10 +251,11 @@ def _make_hit(
     scorer: RelevanceScorer,
     matcher: QueryMatcher,
     explain: bool,
+    provenance: Provenance,
 ) -> SearchHit:
     lines = engine.catalog.lines(record.doc_id)
     passage = _shown_passage(document, cosine[1] if cosine else None)
-    snippet = best_snippet(matcher, lines, passage.start_line, passage.end_line)
+    snippet = best_snippet(matcher, lines, passage.start_line, passage.end_line, provenance.marker_lines(lines))
     lexical = scorer.lexical(lines[passage.start_line - 1 : passage.end_line], record.title)
     semantic = scorer.semantic(cosine[0]) if cosine else None
     relevance = scorer.combine(lexical, semantic)
@@ -256,7 +290,16 @@ def _make_hit(
         text_missing_reason=record.text_missing_reason,
         explain=details,
         content_hash=record.content_hash,
+        place=provenance.place(snippet.line),
     )
+
+
+def _calibrate_relevance(hits: list[SearchHit], words_absent: bool) -> None:
+    """Replace each hit's evidence by its calibrated relevance, in rank order (see calibration.py)."""
+    for hit, relevance in zip(hits, calibrate([hit.relevance for hit in hits], words_absent)):
+        if hit.explain is not None:
+            hit.explain["evidence"] = hit.relevance
+        hit.relevance = round(relevance, 4)
 
 
 def _shown_passage(document: RankedDocument, best_vector_passage: Passage | None) -> Passage:
@@ -304,10 +347,15 @@ def empty_index_result(engine: Engine, query: str) -> SearchResult:
 
 
 def _add_guidance(result: SearchResult, params: dict[str, Any]) -> None:
-    if result.results and max(hit.relevance for hit in result.results) >= WEAK_RELEVANCE[result.mode]:
+    strong = result.results and max(hit.relevance for hit in result.results) >= WEAK_RELEVANCE[result.mode]
+    if strong and not result.absent_words:
         return
     result.miss = True
     advice = ["Try other words or synonyms (e.g. 'auth login sign-in'), or fewer words."]
+    if result.absent_words:
+        words = ", ".join(f"'{word}'" for word in result.absent_words)
+        nearby = "; the results are only near in meaning" if result.results else ""
+        advice.insert(0, f"No indexed document contains {words}{nearby}. Check the spelling: the name may not be indexed.")
     if params.get("path_glob") or params.get("library"):
         advice.append("Widen or drop `path_glob` / `library`; call `find_paths` to discover the real folder names.")
     else:

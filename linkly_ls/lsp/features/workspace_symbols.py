@@ -1,7 +1,7 @@
 """`workspace/symbol`: full-text search over every library, as you type.
 
-Each hit is one SymbolInformation named "title: snippet", at the hit's best
-matching line: in the file itself for text formats (md, mdx, txt, html; the
+Each hit is one SymbolInformation named "title · p. 29 · section: snippet" (the
+page and section where the document has them), at the hit's best matching line: in the file itself for text formats (md, mdx, txt, html; the
 line found again in the file by its text, since extraction drops front
 matter, markup and tags), in the document's `linkly:` view otherwise.
 
@@ -25,6 +25,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcContentModified
 
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.search.snippets import excerpt
 from linkly_ls.core.tools import ToolError, call_tool
 from linkly_ls.lsp.features.symbols import UnitCounter
 from linkly_ls.lsp.linemap import SourceFiles, source_line
@@ -44,11 +45,11 @@ class SearchAbandoned(Exception):
     """The request that asked for this search was cancelled or superseded; its results are not wanted."""
 
 
-def symbol_name(title: str, snippet: str) -> str:
-    text = " ".join(snippet.replace("**", "").split())
-    if len(text) > NAME_SNIPPET_CHARS:
-        text = text[:NAME_SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
-    return f"{title}: {text}" if text else title
+def symbol_name(title: str, snippet: str, where: str = "") -> str:
+    """`title · where: snippet`; `where` is the hit's page and section (`p. 29 · 6.5 Summary`)."""
+    text = excerpt(snippet, NAME_SNIPPET_CHARS + 2 * snippet.count("**")).replace("**", "")
+    head = f"{title} · {where}" if where else title
+    return f"{head}: {text}" if text else head
 
 
 def hit_range(
@@ -82,7 +83,7 @@ def search_symbols(
             raise SearchAbandoned
         symbols.append(
             types.SymbolInformation(
-                name=symbol_name(hit.title, hit.snippet),
+                name=symbol_name(hit.title, hit.snippet, hit.place.label(hit.doc_type)),
                 kind=types.SymbolKind.File,
                 location=types.Location(
                     uri=location_uri(hit.doc_id, hit.doc_type, hit.path),

@@ -53,5 +53,14 @@ H.run(function()
     { pattern = "Huardest", doc_id = pdf_id, output_mode = "count" })).total_matches
   vim.cmd("LinklyGrep Huardest")
   H.report.pdf = check_quickfix(pdf, "Huardest", pdf_count)
+  -- each entry starts with the match's page and bookmark: "p. 3 · Foo │ ..."
+  H.report.pdf_places = {}
+  for _, item in ipairs(vim.fn.getqflist({ items = 1 }).items) do
+    local place = item.text:match("^(p%. %d+ · %a+) │ ")
+    H.check(place, "a PDF quickfix entry does not start with its page and section", item.text)
+    table.insert(H.report.pdf_places, place)
+  end
+  local shown = require("linkly.commands").qftext({ quickfix = 1, id = 0, start_idx = 1, end_idx = 1 })[1]
+  H.check(shown:find(H.report.pdf_places[1], 1, true), "the quickfix window does not show the place", shown)
   H.log("quickfix lines", H.report)
 end)

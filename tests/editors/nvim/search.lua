@@ -54,11 +54,15 @@ H.run(function()
   local query = "Huardest gefburn"
   local pdf = assert(linkly.execute_sync("linkly.search", { query = query, limit = 5 })).results[1]
   H.eq(pdf.doc_type, "pdf", "the PDF hit's type")
-  search_and_pick(query)
+  local pdf_offered = search_and_pick(query)
   H.eq(vim.api.nvim_buf_get_name(0), "linkly://doc/" .. pdf.doc_id, "a PDF hit opens its view")
+  -- the list entry says where in the PDF the hit is: its page and the bookmark holding it
+  H.check(type(pdf.page) == "number" and type(pdf.section) == "string", "the PDF hit has no page or section", pdf)
+  H.check(pdf_offered.first:find(("p. %d · %s]"):format(pdf.page, pdf.section), 1, true),
+    "the entry does not show the hit's page and section", pdf_offered.first)
   local pdf_text = vim.fn.getline(".")
   H.check(pdf_text:lower():find("huardest", 1, true) or pdf_text:lower():find("gefburn", 1, true),
     "the cursor line in the PDF view has no query word", vim.fn.line("."), pdf_text)
-  H.report.pdf = { line = vim.fn.line("."), text = pdf_text, hit_line = pdf.line }
+  H.report.pdf = { line = vim.fn.line("."), text = pdf_text, hit_line = pdf.line, offered = pdf_offered.first }
   H.log("pdf hit", H.report.pdf)
 end)

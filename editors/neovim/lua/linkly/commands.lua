@@ -19,9 +19,25 @@ local function plain_snippet(snippet)
   return text
 end
 
+local PAGE_LABELS = { pptx = "slide", epub = "ch." }
+
+--- Where a hit or a match stands: "p. 29 · 6.5 Summary" ("slide 3", "ch. 2"), "" when unknown.
+function M.place_label(doc_type, page, section)
+  local parts = {}
+  if type(page) == "number" then
+    table.insert(parts, ("%s %d"):format(PAGE_LABELS[doc_type] or "p.", page))
+  end
+  -- an untitled slide's outline entry only repeats its number
+  if type(section) == "string" and section ~= "" and section:lower() ~= ("slide %s"):format(page) then
+    table.insert(parts, section)
+  end
+  return table.concat(parts, " · ")
+end
+
 function M.format_hit(hit)
-  return ("%s  [%s · %s:%d]  %s"):format(hit.title or "?", hit.library or "?", hit.doc_type or "?", hit.line or 1,
-    plain_snippet(hit.snippet))
+  local place = M.place_label(hit.doc_type, hit.page, hit.section)
+  return ("%s  [%s · %s:%d%s]  %s"):format(hit.title or "?", hit.library or "?", hit.doc_type or "?", hit.line or 1,
+    place ~= "" and (" · " .. place) or "", plain_snippet(hit.snippet))
 end
 
 --- The quickfix/location list display: "  line │ text" (outline titles keep their indentation).
@@ -194,7 +210,7 @@ function M.grep(pattern, case_insensitive)
     linkly.error(err)
     return
   end
-  local matches, offset, total = {}, 0, 0
+  local matches, offset, total, doc_type = {}, 0, 0, nil
   repeat
     local result, grep_error = linkly.execute_sync("linkly.grep", {
       pattern = pattern,
@@ -209,6 +225,7 @@ function M.grep(pattern, case_insensitive)
       return
     end
     total = result.total_matches or 0
+    doc_type = result.doc_type
     vim.list_extend(matches, result.matches or {})
     offset = result.next_offset
   until not offset or #matches >= GREP_MAX
@@ -232,7 +249,9 @@ function M.grep(pattern, case_insensitive)
       local start = regex:match_str(line)
       col = start and start + 1 or 1
     end
-    table.insert(items, { bufnr = bufnr, lnum = lnum, col = col, text = match.text })
+    local place = M.place_label(doc_type, match.page, match.section)
+    local text = place ~= "" and (place .. " │ " .. match.text) or match.text
+    table.insert(items, { bufnr = bufnr, lnum = lnum, col = col, text = text })
   end
   vim.fn.setqflist({}, " ", {
     title = ("linkly grep %s: %d match(es)%s"):format(pattern, total, total > #items and (", first " .. #items) or ""),

@@ -6,6 +6,7 @@
 
 import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
+import { matchItem } from "../../src/commands";
 import type { LinklyApi } from "../../src/extension";
 import type { GrepResult, Library, ReadResult, ReindexResult, SearchResult } from "../../src/protocol";
 
@@ -102,6 +103,12 @@ export function registerTests(): void {
         return state && !state.busy && state.items.some((item) => item.hit) ? state.items : undefined;
       });
       assert.equal(items[0].hit?.doc_id, expected.doc_id);
+      // the list says where in the PDF the hit is: its page and the bookmark holding it
+      assert.ok(expected.page && expected.section, JSON.stringify(expected));
+      assert.ok(
+        items[0].description?.includes(`p. ${expected.page} · ${expected.section}`),
+        `description: ${items[0].description}`,
+      );
       await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
       const editor = await waitFor("the hit's editor", () => {
         const active = vscode.window.activeTextEditor;
@@ -234,6 +241,8 @@ export function registerTests(): void {
       const document = vscode.window.activeTextEditor!.document;
       for (const match of result.matches) {
         assert.equal(document.lineAt(match.line - 1).text, match.text);
+        assert.ok(match.page && BOOKMARKS.includes(match.section ?? ""), JSON.stringify(match));
+        assert.ok(matchItem(match, "pdf").description?.startsWith(`p. ${match.page} · ${match.section} │ `));
       }
     });
 

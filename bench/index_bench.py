@@ -896,7 +896,7 @@ def reindex(tool, corpus: Corpus, run: int, tag: str) -> Measurement:
 def per_file_profile(corpus: Corpus, ocr: bool, top: int) -> None:
     """Time linkly's per-file work (extract, then analyse and chunk) in this process, one file at a time."""
     try:
-        from linkly_ls.core import preparation as indexer
+        from linkly_ls.core.indexing import preparation as indexer
         from linkly_ls.core.extract import is_supported
         from linkly_ls.core.extract.base import ExtractLimits
     except ImportError as error:

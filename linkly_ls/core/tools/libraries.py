@@ -17,6 +17,8 @@ class LibraryInfo:
     failed_count: int
     #: share (0-1) of the library's text whose chunks have vectors; None when embeddings are off
     vector_coverage: float | None = None
+    #: share (0-1) of the library's text whose chunks have first-pass vectors; None when the first pass is off
+    first_pass_coverage: float | None = None
     #: documents indexed by name or text layer whose images or scanned pages still wait for the OCR pass
     ocr_pending_count: int = 0
 
@@ -29,6 +31,7 @@ class LibraryInfo:
             "failed_count": self.failed_count,
             "ocr_pending_count": self.ocr_pending_count,
             "vector_coverage": None if self.vector_coverage is None else round(self.vector_coverage, 4),
+            "first_pass_coverage": None if self.first_pass_coverage is None else round(self.first_pass_coverage, 4),
             "include": self.record.include,
             "exclude": self.record.exclude,
             "source": self.record.origin,
@@ -50,6 +53,8 @@ class LibrariesResult:
             record = library.record
             failed = f", {library.failed_count} failed" if library.failed_count else ""
             vectors = "" if library.vector_coverage is None else f", vectors {library.vector_coverage:.0%}"
+            if library.first_pass_coverage is not None:
+                vectors += f", first-pass vectors {library.first_pass_coverage:.0%}"
             pending = f", {library.ocr_pending_count} awaiting OCR" if library.ocr_pending_count else ""
             out.append(f"- **{record.name}**: {library.document_count} documents{failed}{pending}{vectors}")
             if record.description:
@@ -65,6 +70,7 @@ def list_libraries(engine: Engine, **arguments: Any) -> LibrariesResult:
     for error in engine.catalog.errors():
         failures[error.library] = failures.get(error.library, 0) + 1
     coverage = engine.vectors.coverage()
+    first_pass = engine.vectors.first_pass.coverage()
     return LibrariesResult(
         libraries=[
             LibraryInfo(
@@ -74,6 +80,9 @@ def list_libraries(engine: Engine, **arguments: Any) -> LibrariesResult:
                 ocr_pending_count=len(engine.catalog.ocr_pending_paths(record.name)),
                 vector_coverage=coverage.get(record.name, 1.0 if counts.get(record.name, 0) == 0 else 0.0)
                 if engine.vectors.provider.enabled
+                else None,
+                first_pass_coverage=first_pass.get(record.name, 1.0 if counts.get(record.name, 0) == 0 else 0.0)
+                if engine.vectors.first_pass.enabled
                 else None,
             )
             for record in engine.libraries()

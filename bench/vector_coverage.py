@@ -5,6 +5,7 @@ Usage:
     python bench/vector_coverage.py --limit 1500         # stop after 1,500 chunks have vectors
     python bench/vector_coverage.py --copies 4           # 4 copies of the corpus (~60k chunks)
     python bench/vector_coverage.py --data-dir DIR       # start from an existing keyword index
+    python bench/vector_coverage.py --first-pass         # the first vector pass on: time to first-pass coverage too
 
 1. Keyword-indexes the corpus (`linkly index CORPUS`) into a temporary
    LINKLY_DATA_DIR, or copies the catalog and keyword index of `--data-dir`
@@ -40,6 +41,7 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = REPOSITORY.parent / "shared" / "corpus"
 LINKLY = Path(sys.executable).parent / "linkly"
 MODEL_ID = "linkly/all-MiniLM-L6-v2-int8"
+FIRST_PASS_MODEL_ID = "linkly/all-MiniLM-L6-v2-static-256"
 QUERIES = [
     "how to configure a network interface",
     "memory allocation and garbage collection",
@@ -59,6 +61,8 @@ class Samples:
     tree_rss_mb: float = 0.0
     process_rss_mb: float = 0.0
     progress: list[tuple[float, int]] = field(default_factory=list)
+    #: (seconds, chunks with first-pass vectors)
+    first_pass: list[tuple[float, int]] = field(default_factory=list)
     latencies: dict[str, list[float]] = field(default_factory=lambda: {"keyword": [], "hybrid": []})
     modes: dict[str, set[str]] = field(default_factory=lambda: {"keyword": set(), "hybrid": set()})
     search_errors: list[str] = field(default_factory=list)
@@ -70,8 +74,8 @@ def environment(data_dir: Path, config: Path) -> dict[str, str]:
     return env
 
 
-def write_config(path: Path, threads: int | None, batch_tokens: int | None) -> None:
-    lines = ["[embedding]"]
+def write_config(path: Path, threads: int | None, batch_tokens: int | None, first_pass: bool = False) -> None:
+    lines = ["[embedding]", f"first_pass = {'true' if first_pass else 'false'}"]
     if threads:
         lines.append(f"threads = {threads}")
     if batch_tokens:
@@ -131,14 +135,14 @@ def count_chunks(data_dir: Path) -> int:
         catalog.close()
 
 
-def vector_rows(database: Path) -> int:
+def vector_rows(database: Path, model_id: str = MODEL_ID) -> int:
     from linkly_ls.core.store.catalog import Catalog, StoreError
     from linkly_ls.core.store.vector_rows import VectorRows
 
     try:
         catalog = Catalog(database, read_only=True)
         try:
-            return VectorRows(catalog, MODEL_ID).count()
+            return VectorRows(catalog, model_id).count()
         finally:
             catalog.close()
     except StoreError:
@@ -187,6 +191,7 @@ def watch_progress(database: Path, started: float, target: int, samples: Samples
         rows = vector_rows(database)
         now = time.monotonic() - started
         samples.progress.append((now, rows))
+        samples.first_pass.append((now, vector_rows(database, FIRST_PASS_MODEL_ID)))
         if rows >= target:
             reached.set()
         if now - last_print >= 10 or rows >= target:
@@ -258,6 +263,7 @@ def embed(data_dir: Path, config: Path, env: dict[str, str], limit: int | None, 
     rows = vector_rows(database)
     samples.progress.append((wall, rows))  # the sampler may have stopped between its last poll and the exit
     reached_at = next((at for at, count in samples.progress if count >= target), None)
+    first_at = next((at for at, count in samples.first_pass if count >= total), None)
     cpu = usage.ru_utime + usage.ru_stime
     print()
     print(f"chunks with vectors: {rows}/{total}" + ("  (stopped at --limit)" if stopped_early else ""))
@@ -265,6 +271,8 @@ def embed(data_dir: Path, config: Path, env: dict[str, str], limit: int | None, 
         print(f"time to {target} chunks: {reached_at:.1f} s ({target / reached_at:.1f} chunks/s)")
     else:
         print(f"coverage NOT reached; see {data_dir.parent / 'index-wait.log'} (exit status {status})")
+    if first_at is not None:
+        print(f"time to all {total} chunks with first-pass vectors: {first_at:.1f} s (sampled each second)")
     print(f"linkly index --wait: wall {wall:.1f} s, CPU {cpu:.1f} s ({cpu / max(rows, 1) * 1000:.1f} CPU-ms/chunk, "
           f"{cpu / wall:.2f} cores)")
     print(f"peak RSS: process {usage.ru_maxrss / 1024:.0f} MB (wait4), sampled {samples.process_rss_mb:.0f} MB; "
@@ -288,6 +296,9 @@ def main() -> int:
     parser.add_argument("--threads", type=int, help="[embedding] threads (default: every core)")
     parser.add_argument("--batch-tokens", type=int, help="[embedding] batch_tokens")
     parser.add_argument("--workdir", type=Path, help="where the temporary folder goes")
+    parser.add_argument("--first-pass", action="store_true", help="[embedding] first_pass = true")
+    parser.add_argument("--static-table", type=Path,
+                        help="a first-pass table built before (static-v*.npy), copied in so its one-off build is not timed")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args()
     if args.data_dir is None and not args.corpus.is_dir():
@@ -296,8 +307,12 @@ def main() -> int:
     workdir = Path(tempfile.mkdtemp(prefix="vector-coverage-", dir=args.workdir))
     try:
         data_dir, config = workdir / "data", workdir / "config.toml"
-        write_config(config, args.threads, args.batch_tokens)
+        write_config(config, args.threads, args.batch_tokens, args.first_pass)
         env = environment(data_dir, config)
+        if args.static_table:
+            models = data_dir / "models" / "bundled-minilm"
+            models.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(args.static_table, models / args.static_table.name)
         if args.data_dir:
             copy_keyword_index(args.data_dir, data_dir)
         else:

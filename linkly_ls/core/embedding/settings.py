@@ -30,6 +30,9 @@ class EmbeddingSettings:
     threads: int | None = None
     #: bundled model: tokens (padding included) per model call, which bounds its activation memory
     batch_tokens: int = DEFAULT_BATCH_TOKENS
+    #: a fast first vector for every chunk (a static table distilled from the bundled model) before the model's own;
+    #: off by default: on the labelled collections it did not beat keyword search by the 3% it must (README)
+    first_pass: bool = False
 
     @classmethod
     def from_section(cls, section: dict[str, Any]) -> EmbeddingSettings:
@@ -45,9 +48,20 @@ class EmbeddingSettings:
                 batch_size=max(1, int(section.get("batch_size", DEFAULT_BATCH_SIZE))),
                 threads=int(threads) if threads else None,
                 batch_tokens=max(16, int(section.get("batch_tokens", DEFAULT_BATCH_TOKENS))),
+                first_pass=_flag(section.get("first_pass", False)),
             )
         except (TypeError, ValueError) as error:
-            raise ConfigError(f"[embedding] batch_size, batch_tokens and threads must be numbers: {error}") from error
+            raise ConfigError(f"[embedding] batch_size, batch_tokens and threads must be numbers, first_pass true or false: {error}") from error
+
+
+def _flag(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if str(value).strip().lower() in {"true", "yes", "on", "1"}:
+        return True
+    if str(value).strip().lower() in {"false", "no", "off", "0"}:
+        return False
+    raise ValueError(f"first_pass must be true or false, not {value!r}")
 
 
 @dataclass(frozen=True)

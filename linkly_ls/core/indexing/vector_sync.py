@@ -14,6 +14,9 @@ the files a user just touched and the many short notes get vectors early.
 A passage whose exact text already has a vector (a copy of a document under
 another name, an unchanged section of an edited document, a passage repeated in
 the same round) gets that vector without running the model again.
+
+Before the model runs, the first pass (`first_pass.py`) gives every chunk a
+cheap static vector, so search is hybrid everywhere within seconds.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from typing import TYPE_CHECKING
 from linkly_ls.core.store.catalog import Catalog, DocumentRecord
 from linkly_ls.core.embedding.provider import EmbeddingProvider
 from linkly_ls.core.embedding.settings import EmbeddingSettings
+from linkly_ls.core.indexing.first_pass import FirstPass
 from linkly_ls.core.search.chunking import Chunk, chunk_document
 from linkly_ls.core.store.writer_lock import WriterLock
 from linkly_ls.core.search.vectors import ChunkRef, VectorIndex
@@ -103,6 +107,7 @@ class VectorSync:
         self._model_loaded = threading.Event()
         self._model_loaded.set()
         ensure_vector_tables(catalog)
+        self.first_pass = FirstPass(self)
 
     # opening
 
@@ -211,6 +216,7 @@ class VectorSync:
             return
         with self._state_lock:
             self._deleted.update(deleted)
+        self.first_pass.due.set()
         self._wake.set()
 
     def forget_documents(self, doc_ids: list[str]) -> None:
@@ -264,6 +270,7 @@ class VectorSync:
                 deleted, self._deleted = list(self._deleted), set()
             index.remove_documents(deleted)
             index.checkpoint()
+            self.first_pass.run(deleted)
             return self._embed_missing(embedder, index, progress)
 
     def _embed_missing(self, embedder: TextEmbedder, index: VectorIndex, progress: ProgressCallback | None) -> int:
@@ -273,6 +280,8 @@ class VectorSync:
         last_checkpoint = time.monotonic()
         try:
             while not self._stop.is_set():
+                if index.model_id != self.first_pass.model_id:
+                    self.first_pass.catch_up()
                 missing = index.missing_documents(limit=DOCS_PER_ROUND)
                 if not missing:
                     break

@@ -16,6 +16,8 @@ other is not. RRF stays available (`fusion="rrf"`) for comparison.
 A document that has no vectors yet (embedding still running) counts its keyword
 part on the vector side too, so it is neither favoured nor buried while the
 library is half embedded: hybrid over what has vectors, keyword over the rest.
+A document the model has not refined yet takes its first-pass vector
+(`first_pass_side.py`); each kind of vector is scaled among its own candidates.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from typing import TYPE_CHECKING
 
 from linkly_ls.core.embedding.settings import TextEmbedder
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.search import feedback
+from linkly_ls.core.search import feedback, first_pass_side
+from linkly_ls.core.search.first_pass_side import FIRST_PASS, REFINED, FirstPassSide, vector_parts
 from linkly_ls.core.search.keyword import ChunkHit
 from linkly_ls.core.search.vectors import VectorHit, VectorIndex
 
@@ -66,6 +69,8 @@ class RankedDocument:
     #: cosine similarity of the query and the document's best chunk
     vector_score: float | None = None
     vector_passage: Passage | None = None
+    #: which vectors `vector_score` compares: "refined" (the model's) or "first_pass"
+    vector_kind: str = REFINED
 
     @property
     def passage(self) -> Passage:
@@ -149,23 +154,32 @@ def rank_documents(
     sync = engine.vectors
     embedder, index, why = sync.search_index()
     if embedder is None or index is None:
+        embedder = index = None
+    first = first_pass_side.first_pass_side(sync, index)
+    if index is None and first is None:
         documents = _keyword_feedback(engine, query, documents, keyword_chunks, allowed_doc_ids)
         return _keyword_only(documents, why + "; keyword search only", sync.building(None))
     building = sync.building(index)
-    query_vector = embed_query(embedder, query)
-    vector_hits = index.search(query_vector, vector_chunks, allowed_doc_ids)
+    query_vector = embed_query(embedder, query) if embedder is not None else None
+    vector_hits = index.search(query_vector, vector_chunks, allowed_doc_ids) if index is not None else []
     _add_vector_side(documents, vector_hits)
+    first_hits = _add_first_pass_side(documents, first, query, vector_chunks, allowed_doc_ids)
+    if index is None or query_vector is None:
+        return _first_pass_only(engine, first, documents, mode, building, fusion)
     if mode == "vector":
         if feedback.ROCCHIO_DOCUMENTS:
             ranked = sorted((d for d in documents.values() if d.vector_rank), key=lambda d: d.vector_rank or 0)
             vector_hits = _vector_feedback(index, query_vector, ranked, vector_chunks, allowed_doc_ids)
             documents = {}
             _add_vector_side(documents, vector_hits)
+            _add_vector_side(documents, first_hits, FIRST_PASS)
+        if first is not None:
+            return _vector_only(documents, f"vector mode requested (model {embedder.model_id}, first-pass vectors where it has not run yet)", building, query_vector, index)
         ranked = sorted((d for d in documents.values() if d.vector_rank), key=lambda d: d.vector_rank or 0)
         for document in ranked:
             document.fused_score = document.vector_score or 0.0
         return Ranking(ranked, "vector", f"vector mode requested (model {embedder.model_id})", building, query_vector, index)
-    ranked = _fused(engine, index, documents, fusion)
+    ranked = _fused(engine, index, documents, fusion, first)
     if feedback.RM3_DOCUMENTS or feedback.ROCCHIO_DOCUMENTS:
         if feedback.RM3_DOCUMENTS:
             keyword_hits = _rm3_round(engine, query, ranked, keyword_chunks, allowed_doc_ids)
@@ -173,22 +187,60 @@ def rank_documents(
             vector_hits = _vector_feedback(index, query_vector, ranked, vector_chunks, allowed_doc_ids)
         documents = keyword_documents(keyword_hits)
         _add_vector_side(documents, vector_hits)
-        ranked = _fused(engine, index, documents, fusion)
-    covered = _coverage_note(sync.coverage())
+        _add_vector_side(documents, first_hits, FIRST_PASS)
+        ranked = _fused(engine, index, documents, fusion, first)
+    covered = _coverage_note(sync.coverage(), first is not None)
     reason = f"keyword + vectors (model {embedder.model_id}){covered}"
     return Ranking(ranked, "hybrid", reason, building, query_vector, index)
 
 
-def _add_vector_side(documents: dict[str, RankedDocument], vector_hits: list[VectorHit]) -> None:
+def _add_vector_side(documents: dict[str, RankedDocument], vector_hits: list[VectorHit], kind: str = REFINED) -> None:
     for doc_id, (rank, hit) in vector_documents(vector_hits).items():
         document = documents.setdefault(doc_id, RankedDocument(doc_id=doc_id))
         document.vector_rank = rank
         document.vector_score = hit.score
         document.vector_passage = Passage(hit.start_line, hit.end_line)
+        document.vector_kind = kind
 
 
-def _fused(engine: Engine, index: VectorIndex, documents: dict[str, RankedDocument], fusion: str | None) -> list[RankedDocument]:
-    without_vectors = _without_vectors(engine, index, [d for d, doc in documents.items() if doc.vector_rank is None])
+def _add_first_pass_side(
+    documents: dict[str, RankedDocument], first: FirstPassSide | None, query: str, limit: int, allowed: list[str] | None
+) -> list[VectorHit]:
+    if first is None:
+        return []
+    _, hits = first.hits(query, limit, allowed)
+    _add_vector_side(documents, hits, FIRST_PASS)
+    return hits
+
+
+def _first_pass_only(
+    engine: Engine, first: FirstPassSide, documents: dict[str, RankedDocument], mode: str, building: bool, fusion: str | None
+) -> Ranking:
+    """Nothing is refined yet: the first-pass vectors are the whole vector side."""
+    reason = f"first-pass vectors ({first.embedder.model_id}; the model has not refined any yet)"
+    for document in documents.values():
+        document.vector_kind = FIRST_PASS
+    if mode == "vector":
+        return _vector_only(documents, "vector mode requested, " + reason, building, None, None)
+    ranked = _fused(engine, None, documents, fusion, first)
+    return Ranking(ranked, "hybrid", "keyword + " + reason, building)
+
+
+def _vector_only(
+    documents: dict[str, RankedDocument], reason: str, building: bool, query_vector: np.ndarray | None, index: VectorIndex | None
+) -> Ranking:
+    ranked = [d for d in documents.values() if d.vector_score is not None]
+    parts = vector_parts(ranked)
+    for document in ranked:
+        document.fused_score = parts[document.doc_id]
+    ranked.sort(key=lambda d: -d.fused_score)
+    return Ranking(ranked, "vector", reason, building, query_vector, index)
+
+
+def _fused(
+    engine: Engine, index: VectorIndex | None, documents: dict[str, RankedDocument], fusion: str | None, first: FirstPassSide | None = None
+) -> list[RankedDocument]:
+    without_vectors = _without_vectors(engine, index, [d for d, doc in documents.items() if doc.vector_rank is None], first)
     if (fusion or FUSION) == "rrf":
         _fuse_rrf(documents.values(), without_vectors)
     else:
@@ -236,11 +288,14 @@ def _keyword_only(documents: dict[str, RankedDocument], reason: str, building: b
     return Ranking(list(documents.values()), "keyword", reason, building)
 
 
-def _without_vectors(engine: Engine, index: VectorIndex, doc_ids: list[str]) -> set[str]:
-    """Those of `doc_ids` that have no current vectors (not embedded yet)."""
+def _without_vectors(engine: Engine, index: VectorIndex | None, doc_ids: list[str], first: FirstPassSide | None = None) -> set[str]:
+    """Those of `doc_ids` that have no current vectors of either kind (not embedded yet)."""
     if not doc_ids:
         return set()
-    return set(doc_ids) - index.documents_with_vectors(doc_ids)
+    missing = set(doc_ids) - (index.documents_with_vectors(doc_ids) if index is not None else set())
+    if first is not None and missing:
+        missing -= first.documents_with_vectors(list(missing))
+    return missing
 
 
 def _fuse_rrf(documents, without_vectors: set[str]) -> None:
@@ -259,24 +314,25 @@ def _fuse_convex(documents, without_vectors: set[str]) -> None:
     """alpha * BM25 / max BM25 + (1 - alpha) * min-max-scaled cosine."""
     documents = list(documents)
     keyword_top = max((d.keyword_score or 0.0 for d in documents), default=0.0) or 1.0
-    cosines = [d.vector_score for d in documents if d.vector_score is not None]
-    low, high = (min(cosines), max(cosines)) if cosines else (0.0, 1.0)
-    span = (high - low) or 1.0
+    scaled = vector_parts(documents)
     for document in documents:
         keyword_part = (document.keyword_score or 0.0) / keyword_top
         if document.vector_score is not None:
-            vector_part = (document.vector_score - low) / span
+            vector_part = scaled[document.doc_id]
         else:
             vector_part = keyword_part if document.doc_id in without_vectors else 0.0
-        document.fused_score = CONVEX_KEYWORD_WEIGHT * keyword_part + (1 - CONVEX_KEYWORD_WEIGHT) * vector_part
+        weight = first_pass_side.FIRST_PASS_KEYWORD_WEIGHT if document.vector_kind == FIRST_PASS else CONVEX_KEYWORD_WEIGHT
+        document.fused_score = weight * keyword_part + (1 - weight) * vector_part
 
 
-def _coverage_note(coverage: dict[str, float]) -> str:
+def _coverage_note(coverage: dict[str, float], first_pass: bool = False) -> str:
     if not coverage:
         return ""
     share = min(coverage.values())
     if share >= 1.0:
         return ""
+    if first_pass:
+        return f"; the model has not refined every document yet (least covered library: {share:.0%}), the others use first-pass vectors"
     return f"; some documents have no vectors yet (least covered library: {share:.0%}), those are ranked by keywords"
 
 

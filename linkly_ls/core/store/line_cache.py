@@ -149,11 +149,18 @@ class DocumentText:
 
 
 class LineCache:
-    """Least-recently-used DocumentTexts, at most `max_bytes` (the newest entry always stays)."""
+    """Least-recently-used DocumentTexts, at most `max_bytes` (the newest entry always stays).
+
+    The total is kept up to date instead of summed on every `put` (summing made a pass over
+    thousands of small documents quadratic); an entry grows when its line offsets are first
+    needed, so its size is read again whenever it is used.
+    """
 
     def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.max_bytes = max_bytes
         self._entries: OrderedDict[str, DocumentText] = OrderedDict()
+        self._sizes: dict[str, int] = {}
+        self._total = 0
         self._lock = threading.Lock()
 
     def get(self, doc_id: str, version: TextVersion) -> DocumentText | None:
@@ -162,23 +169,32 @@ class LineCache:
             if entry is None:
                 return None
             if entry.version != version:
-                del self._entries[doc_id]
+                self._drop(doc_id)
                 return None
             self._entries.move_to_end(doc_id)
+            self._resize(doc_id, entry)
             return entry
 
     def put(self, doc_id: str, document: DocumentText) -> None:
         with self._lock:
             self._entries[doc_id] = document
             self._entries.move_to_end(doc_id)
-            total = sum(entry.nbytes for entry in self._entries.values())
-            while total > self.max_bytes and len(self._entries) > 1:
-                _, evicted = self._entries.popitem(last=False)
-                total -= evicted.nbytes
+            self._resize(doc_id, document)
+            while self._total > self.max_bytes and len(self._entries) > 1:
+                self._drop(next(iter(self._entries)))
 
     def forget(self, doc_id: str) -> None:
         with self._lock:
-            self._entries.pop(doc_id, None)
+            self._drop(doc_id)
+
+    def _resize(self, doc_id: str, entry: DocumentText) -> None:
+        size = entry.nbytes
+        self._total += size - self._sizes.get(doc_id, 0)
+        self._sizes[doc_id] = size
+
+    def _drop(self, doc_id: str) -> None:
+        if self._entries.pop(doc_id, None) is not None:
+            self._total -= self._sizes.pop(doc_id, 0)
 
     def __contains__(self, doc_id: str) -> bool:
         with self._lock:

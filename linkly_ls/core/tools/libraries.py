@@ -18,6 +18,8 @@ class LibraryInfo:
     failed_count: int
     #: share (0-1) of the library's text whose chunks have vectors; None when embeddings are off
     vector_coverage: float | None = None
+    #: share (0-1) of the library's text whose chunks have first-pass vectors; None when the first pass is off
+    first_pass_coverage: float | None = None
     #: documents indexed by name or text layer whose images or scanned pages still wait for the OCR pass
     ocr_pending_count: int = 0
     #: reason -> files the last full walk of the library's folders left out (see indexing/skips.py)
@@ -39,6 +41,7 @@ class LibraryInfo:
             "skipped": self.skipped,
             "respect_gitignore": self.record.respect_gitignore,
             "vector_coverage": None if self.vector_coverage is None else round(self.vector_coverage, 4),
+            "first_pass_coverage": None if self.first_pass_coverage is None else round(self.first_pass_coverage, 4),
             "include": self.record.include,
             "exclude": self.record.exclude,
             "source": self.record.origin,
@@ -60,6 +63,8 @@ class LibrariesResult:
             record = library.record
             failed = f", {library.failed_count} failed" if library.failed_count else ""
             vectors = "" if library.vector_coverage is None else f", vectors {library.vector_coverage:.0%}"
+            if library.first_pass_coverage is not None:
+                vectors += f", first-pass vectors {library.first_pass_coverage:.0%}"
             pending = f", {library.ocr_pending_count} awaiting OCR" if library.ocr_pending_count else ""
             skipped = f", {library.skipped_count} skipped ({describe(library.skipped)})" if library.skipped else ""
             out.append(f"- **{record.name}**: {library.document_count} documents{failed}{pending}{skipped}{vectors}")
@@ -75,6 +80,7 @@ def list_libraries(engine: Engine, **arguments: Any) -> LibrariesResult:
     failures = engine.catalog.error_counts()
     skipped = skipped_by_library(engine)
     coverage = engine.vectors.coverage()
+    first_pass = engine.vectors.first_pass.coverage()
     return LibrariesResult(
         libraries=[
             LibraryInfo(
@@ -85,6 +91,9 @@ def list_libraries(engine: Engine, **arguments: Any) -> LibrariesResult:
                 skipped=skipped.get(record.name, {}),
                 vector_coverage=coverage.get(record.name, 1.0 if counts.get(record.name, 0) == 0 else 0.0)
                 if engine.vectors.provider.enabled
+                else None,
+                first_pass_coverage=first_pass.get(record.name, 1.0 if counts.get(record.name, 0) == 0 else 0.0)
+                if engine.vectors.first_pass.enabled
                 else None,
             )
             for record in engine.libraries()

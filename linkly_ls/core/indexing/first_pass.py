@@ -1,0 +1,79 @@
+"""The first vector pass: every chunk gets a static vector within seconds, before the model refines it.
+
+The bundled model costs tens of CPU-ms a passage, so a large library waits hours
+for its last vectors. The first-pass embedder (core/embedding/static.py) costs
+well under a millisecond, so `VectorSync` runs it over every document missing a
+first-pass vector before each refining run, and again whenever the keyword index
+brought new documents while the model was busy. First-pass vectors live in a
+vector index of their own (its model id names the table); search takes a
+document's refined vectors when it has them and its first-pass vectors otherwise.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from linkly_ls.core.embedding.distill import STATIC_DIMS
+from linkly_ls.core.embedding.static import static_model_id
+from linkly_ls.core.store.vector_rows import VectorRows, has_vectors
+
+if TYPE_CHECKING:
+    from linkly_ls.core.embedding.static import StaticEmbedder
+    from linkly_ls.core.indexing.vector_sync import VectorSync
+    from linkly_ls.core.search.vectors import VectorIndex
+
+
+class FirstPass:
+    """The first-pass side of a `VectorSync`: writing its vectors, and handing them to search."""
+
+    def __init__(self, sync: VectorSync) -> None:
+        self.sync = sync
+        self.model_id = static_model_id(STATIC_DIMS)
+        self._rows = VectorRows(sync.catalog, self.model_id)
+        #: set when the keyword index changed; the refining loop then runs the first pass again
+        self.due = threading.Event()
+
+    @property
+    def enabled(self) -> bool:
+        provider = self.sync.provider
+        return provider.enabled and provider.settings.first_pass
+
+    def run(self, deleted: list[str]) -> int:
+        """Give every document without a first-pass vector one; forget `deleted`. Writer side only."""
+        self.due.clear()
+        embedder = self.sync.provider.first_pass() if self.enabled else None
+        if embedder is None:
+            return 0
+        index = self.sync.index_for(embedder, writer=True)
+        if index is None:
+            return 0
+        index.remove_documents(deleted)
+        index.checkpoint()
+        return self.sync._embed_missing(embedder, index, None)
+
+    def catch_up(self) -> None:
+        """Between refining rounds: the first pass over documents the keyword index added meanwhile."""
+        if not self.due.is_set() or not self.enabled:
+            return
+        state = self.sync.state()
+        self.run([])
+        self.sync._set_state(**state.__dict__)
+
+    def search_side(self) -> tuple[StaticEmbedder | None, VectorIndex | None]:
+        """The embedder and index of the first-pass vectors, or (None, None) while there are none."""
+        if not self.enabled or not has_vectors(self.sync.catalog, [self.model_id]):
+            return None, None
+        embedder = self.sync.provider.first_pass()
+        if embedder is None:
+            return None, None
+        index = self.sync.index_for(embedder)
+        if index is None or len(index) == 0:
+            return None, None
+        return embedder, index
+
+    def coverage(self) -> dict[str, float]:
+        """library -> share (0-1) of its words whose chunks have first-pass vectors; empty when off."""
+        if not self.enabled:
+            return {}
+        return {library: (done / total if total else 1.0) for library, (done, total) in self._rows.coverage().items()}

@@ -1,0 +1,75 @@
+"""First-pass vectors in ranking: the vector side of documents the model has not refined yet.
+
+A document is compared with the query by one kind of vector: its refined
+vectors (the model's) when it has them, else its first-pass vectors (the static
+table's, core/embedding/static.py). The two kinds live in different spaces, so
+their cosines are not comparable: each kind is min-max scaled over its own
+candidates before fusion (`vector_parts`). Once every document is refined the
+first pass is not consulted at all, and ranking is what it is without it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from linkly_ls.core.embedding.static import StaticEmbedder
+    from linkly_ls.core.indexing.vector_sync import VectorSync
+    from linkly_ls.core.search.ranking import RankedDocument
+    from linkly_ls.core.search.vectors import VectorHit, VectorIndex
+
+REFINED = "refined"
+FIRST_PASS = "first_pass"
+#: weight of the keyword side in the convex combination for a document ranked by its first-pass vector:
+#: chosen by leave-one-collection-out among 0.5-0.9 (README, "The first vector pass")
+FIRST_PASS_KEYWORD_WEIGHT = 0.8
+
+
+@dataclass
+class FirstPassSide:
+    embedder: StaticEmbedder
+    index: VectorIndex
+    #: the refined index, whose documents the first pass leaves alone (None: nothing is refined yet)
+    refined: VectorIndex | None
+
+    def hits(self, query: str, limit: int, allowed_doc_ids: list[str] | None) -> tuple[np.ndarray, list[VectorHit]]:
+        """The query's first-pass vector, and the nearest first-pass chunks of documents not refined yet."""
+        vector = self.embedder.embed_query(query)
+        hits = self.index.search(vector, limit, allowed_doc_ids)
+        if self.refined is None or not hits:
+            return vector, hits
+        refined = self.refined.documents_with_vectors(list({hit.doc_id for hit in hits}))
+        return vector, [hit for hit in hits if hit.doc_id not in refined]
+
+    def documents_with_vectors(self, doc_ids: list[str]) -> set[str]:
+        return self.index.documents_with_vectors(doc_ids)
+
+
+def first_pass_side(sync: VectorSync, refined: VectorIndex | None) -> FirstPassSide | None:
+    """The first-pass side for a search, or None when it has no vectors or every document is refined."""
+    if refined is not None:
+        coverage = sync.coverage()
+        if coverage and min(coverage.values()) >= 1.0:
+            return None
+    embedder, index = sync.first_pass.search_side()
+    if embedder is None or index is None:
+        return None
+    return FirstPassSide(embedder, index, refined)
+
+
+def vector_parts(documents: list[RankedDocument]) -> dict[str, float]:
+    """doc_id -> cosine min-max scaled among the candidates with the same kind of vector (0-1)."""
+    ranges: dict[str, tuple[float, float]] = {}
+    for document in documents:
+        if document.vector_score is not None:
+            low, high = ranges.get(document.vector_kind, (document.vector_score, document.vector_score))
+            ranges[document.vector_kind] = (min(low, document.vector_score), max(high, document.vector_score))
+    parts: dict[str, float] = {}
+    for document in documents:
+        if document.vector_score is not None:
+            low, high = ranges[document.vector_kind]
+            parts[document.doc_id] = (document.vector_score - low) / ((high - low) or 1.0)
+    return parts

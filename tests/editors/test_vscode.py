@@ -7,10 +7,12 @@ Chromium, first with the mocha suite in the extension host, then a UI smoke test
 normal workbench that installs the .vsix, searches, opens a PDF from the explorer as its
 `linkly:` view and takes a screenshot of the Outline view.
 
-Tools: Node.js >= 20 and npm (the machine's); code-server and Node 24 from the npm registry,
-installed once into `~/.cache/linkly-test/vscode` (`LINKLY_TEST_CACHE` moves it; about five
-minutes and 800 MB cold); Debian's chromium (`apt-get install chromium`, done by the runner
-as root). A missing tool fails the test with a message: nothing here is skipped.
+Tools: Node.js >= 20 and npm (the machine's); the build tools from package-lock.json (`npm ci`);
+code-server 4.139.1 and Node 24.22.3 from the npm registry (pinned in `test/toolchain.mjs`),
+installed once into `~/.cache/linkly-test/vscode/code-server-<version>/` and `node-<version>/`
+(`LINKLY_TEST_CACHE` moves them; about five minutes and 800 MB cold); Debian's chromium
+(`apt-get install chromium`, done by the runner as root). A tool that is missing or cannot be
+installed skips the tests with the reason, or fails them with LINKLY_REQUIRE_EDITORS=1.
 
 The server is this Python's `python -m linkly_ls` (setting `linkly.server.python`).
 The screenshot goes to a temporary folder; it is copied to `docs/vscode-outline.png` when
@@ -28,6 +30,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import toolchain
+
+pytestmark = pytest.mark.network
 
 REPO = Path(__file__).resolve().parents[2]
 EXTENSION = REPO / "editors" / "vscode"
@@ -35,10 +40,18 @@ SCREENSHOT = REPO / "docs" / "vscode-outline.png"
 VSIX = EXTENSION / "linkly-vscode.vsix"
 STAMP = EXTENSION / "node_modules" / ".linkly-package-lock.sha256"
 MIN_NODE_MAJOR = 20
+#: test/toolchain.mjs exits with this when a tool is missing and cannot be installed here
+TOOL_MISSING_EXIT = 3
 
 
-def run(command: list[str], timeout: float, what: str, env: dict[str, str] | None = None) -> str:
-    """Run a command in editors/vscode; fail the test with its output's tail when it fails."""
+def run(
+    command: list[str], timeout: float, what: str, env: dict[str, str] | None = None, missing_tool: int | None = None
+) -> str:
+    """Run a command in editors/vscode; fail the test with its output's tail when it fails.
+
+    An exit status of `missing_tool` means a tool could not be installed: the test is skipped
+    (or failed with LINKLY_REQUIRE_EDITORS=1) with the command's last lines as the reason.
+    """
     try:
         done = subprocess.run(
             command,
@@ -55,6 +68,9 @@ def run(command: list[str], timeout: float, what: str, env: dict[str, str] | Non
         pytest.fail(f"{what}: `{' '.join(command)}` did not finish in {timeout:.0f} s\n{output[-6000:]}", pytrace=False)
     except FileNotFoundError as error:
         pytest.fail(f"{what}: cannot run `{command[0]}`: {error}", pytrace=False)
+    if missing_tool is not None and done.returncode == missing_tool:
+        lines = [line for line in done.stdout.strip().splitlines() if "complete log" not in line]
+        toolchain.tool_unavailable(f"{what}: {' '.join(lines[-3:])}")
     if done.returncode != 0:
         pytest.fail(
             f"{what}: `{' '.join(command)}` exited with {done.returncode}\n{done.stdout[-12000:]}", pytrace=False
@@ -63,14 +79,9 @@ def run(command: list[str], timeout: float, what: str, env: dict[str, str] | Non
 
 
 def tool(name: str) -> str:
-    path = shutil.which(name)
-    if path is None:
-        pytest.fail(
-            f"`{name}` is not on PATH: the VS Code extension needs Node.js >= {MIN_NODE_MAJOR} and npm "
-            "(e.g. Debian/NodeSource package `nodejs`)",
-            pytrace=False,
-        )
-    return path
+    return toolchain.command(
+        name, f"the VS Code extension needs Node.js >= {MIN_NODE_MAJOR} and npm (e.g. Debian/NodeSource package `nodejs`)"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +90,7 @@ def node() -> str:
     version = run([node, "--version"], 30, "node --version").strip()
     match = re.match(r"v(\d+)\.", version)
     if not match or int(match.group(1)) < MIN_NODE_MAJOR:
-        pytest.fail(f"Node.js {version} is too old: the extension's build tools need Node.js >= {MIN_NODE_MAJOR}", pytrace=False)
+        toolchain.tool_unavailable(f"Node.js {version} is too old: the extension's build tools need Node.js >= {MIN_NODE_MAJOR}")
     return node
 
 
@@ -89,7 +100,8 @@ def built(node: str) -> Path:
     npm = tool("npm")
     digest = hashlib.sha256((EXTENSION / "package-lock.json").read_bytes()).hexdigest()
     if not STAMP.exists() or STAMP.read_text().strip() != digest:
-        run([npm, "ci", "--prefer-offline", "--no-audit", "--no-fund"], 900, "npm ci")
+        # npm exits 1 whatever it could not fetch or build: the extension's build tools are missing
+        run([npm, "ci", "--prefer-offline", "--no-audit", "--no-fund"], 900, "npm ci", missing_tool=1)
         STAMP.write_text(digest + "\n")
     run([node, "node_modules/typescript/bin/tsc", "--noEmit", "-p", "."], 300, "type check (extension)")
     run([node, "node_modules/typescript/bin/tsc", "--noEmit", "-p", "test"], 300, "type check (tests)")
@@ -103,7 +115,7 @@ def built(node: str) -> Path:
     )
     assert VSIX.exists(), "vsce did not write the .vsix"
     # code-server, Node 24 and chromium, cached after the first run
-    run([node, "test/toolchain.mjs"], 1800, "installing code-server, Node 24 and chromium")
+    run([node, "test/toolchain.mjs"], 1800, "installing code-server, Node 24 and chromium", missing_tool=TOOL_MISSING_EXIT)
     return VSIX
 
 

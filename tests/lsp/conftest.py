@@ -1,8 +1,8 @@
 """Real `python -m linkly_ls` servers driven by pytest-lsp clients, over a temporary library.
 
 The library is built from copies of the repository's fixtures (Markdown notes,
-a PDF with bookmarks, an EPUB, DOCX files) and a broken DOCX from the shared
-corpus; formats whose extractor does not exist yet are left out. Each server
+a PDF with bookmarks, an EPUB, DOCX files) and a broken DOCX (a corpus file
+kept in tests/data); formats whose extractor does not exist yet are left out. Each server
 gets its own library and index (`LINKLY_DATA_DIR` and `dataDir` in temporary
 folders) and is started once per module and client.
 """
@@ -27,7 +27,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "fixtures"
-CORPUS = REPO.parent / "shared" / "corpus"
+DATA = REPO / "tests" / "data"
 CLIENTS = ["neovim@v0.11.0", "visual-studio-code"]
 INDEX_TIMEOUT_S = 90.0
 
@@ -49,7 +49,7 @@ def build_library(root: Path) -> dict[str, Path]:
         shutil.copy2(FIXTURES / "books" / "sample-ebook.epub", folders["books"])
     if has_extractor("docx"):
         shutil.copy2(FIXTURES / "documents" / "dpkg cheat sheet.docx", folders["books"])
-    shutil.copy2(CORPUS / "odd" / "report-truncated.docx", folders["books"])
+    shutil.copy2(DATA / "report-truncated.docx", folders["books"])
     return folders
 
 

@@ -1,8 +1,8 @@
 """Real servers for the MCP tests: `linkly serve` subprocesses over a temporary library.
 
-The library is a copy of a few files from the repository's fixtures and the
-shared corpus (../shared/corpus beside the repo). Servers are started once
-per module; clients are the official `mcp` SDK's, over HTTP and stdio.
+The library is a copy of a few files from the repository's fixtures and of
+corpus files kept in tests/data. Servers are started once per module; clients
+are the official `mcp` SDK's, over HTTP and stdio.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "fixtures"
-CORPUS = REPO.parent / "shared" / "corpus"
+DATA = REPO / "tests" / "data"
 SERVER_START_TIMEOUT_S = 30.0
 INDEX_TIMEOUT_S = 60.0
 
@@ -50,20 +50,18 @@ def library_sources(minimal: bool = False) -> list[tuple[Path, str]]:
 
     `minimal` keeps to Markdown and text, which index in a blink, for tests about the process.
     """
-    if not (CORPUS / "MANIFEST.tsv").exists():
-        pytest.fail(f"the shared corpus is missing: expected it at {CORPUS} (../shared beside the repo)")
     sources = [
         (FIXTURES / "notes/rust/ch04-01-what-is-ownership.md", "notes/rust"),
         (FIXTURES / "notes/rust/ch03-05-control-flow.md", "notes/rust"),
         (FIXTURES / "notes/rust/ch05-01-defining-structs.md", "notes/rust"),
         (FIXTURES / "reference/social-contract.txt", "reference"),
-        (CORPUS / "notes/learning-rust/ch03-02-data-types.md", "Notion-Export-c58e430f/rust"),
-        (CORPUS / "reference/man/grep.1.txt", "reference/man"),
+        (DATA / "ch03-02-data-types.md", "Notion-Export-c58e430f/rust"),
+        (DATA / "grep.1.txt", "reference/man"),
     ]
     if minimal:
         return sources
     if _has_extractor("html"):
-        sources.append((CORPUS / "web/python-3.11-docs/library/pathlib.html", "web/python"))
+        sources.append((DATA / "pathlib.html", "web/python"))
     if _has_extractor("pdf"):
         sources.append((FIXTURES / "papers/pdflatex-outline.pdf", "papers"))
     if _has_extractor("docx"):

@@ -1,41 +1,38 @@
 """A third-party client: the MCP Inspector's CLI mode (Node), over HTTP and over stdio.
 
-The Inspector is installed once into ~/.cache/linkly-test/inspector with npm.
-Skipped only when node or npm is not installed.
+The Inspector is pinned: tests/mcp/inspector/package.json names its exact version and
+package-lock.json every dependency's. It is installed once with `npm ci` into
+`~/.cache/linkly-test/inspector-<version>/` (`LINKLY_TEST_CACHE` moves it); a new version is a
+change to those two files. Without node and npm, or when npm cannot install it, the tests are
+skipped, or failed with LINKLY_REQUIRE_EDITORS=1.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support.toolchain import NpmPin, command, npm_install
 
-INSPECTOR_PACKAGE = "@modelcontextprotocol/inspector"
-CACHE = Path.home() / ".cache" / "linkly-test" / "inspector"
+pytestmark = pytest.mark.network
+
+INSPECTOR = NpmPin("@modelcontextprotocol/inspector", Path(__file__).resolve().parent / "inspector")
 TEN_TOOLS = [
     "search", "outline", "grep", "read", "list_libraries", "explore", "find_paths", "links", "related", "index_library"
 ]
+#: the Inspector CLI's exit status when the tool it called answered with isError (2.x)
+TOOL_ERROR_EXIT = 5
 
 
 @pytest.fixture(scope="module")
 def inspector() -> Path:
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("node and npm are not installed: the MCP Inspector (a Node program) cannot run here")
-    binary = CACHE / "node_modules" / ".bin" / "mcp-inspector"
-    if not binary.exists():
-        CACHE.mkdir(parents=True, exist_ok=True)
-        installed = subprocess.run(
-            ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(CACHE), INSPECTOR_PACKAGE],
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert installed.returncode == 0 and binary.exists(), f"npm could not install {INSPECTOR_PACKAGE}: {installed.stderr}"
+    command("node", "the MCP Inspector is a Node program (install Node.js and npm)")
+    binary = npm_install(INSPECTOR, "inspector") / "node_modules" / ".bin" / "mcp-inspector"
+    assert binary.exists(), f"{INSPECTOR.name}@{INSPECTOR.version} installed without {binary}"
     return binary
 
 
@@ -45,7 +42,7 @@ def inspected(server_factory):
 
 
 def run_inspector(binary: Path, tmp_path: Path, *args: str, returncode: int = 0) -> dict:
-    """Run the Inspector CLI; it prints the JSON result and exits 5 when a tool returned isError."""
+    """Run the Inspector CLI; it prints the JSON result and exits TOOL_ERROR_EXIT when a tool returned isError."""
     completed = subprocess.run(
         [str(binary), "--cli", *args],
         capture_output=True,
@@ -92,7 +89,7 @@ def test_inspector_over_stdio_reaches_the_same_index(inspector, inspected, tmp_p
     assert found["structuredContent"]["total_matches"] == 1
     failed = run_inspector(
         inspector, tmp_path, *command, "--method", "tools/call", "--tool-name", "read",
-        "--tool-arg", "doc_id=../../etc/passwd", returncode=5,
+        "--tool-arg", "doc_id=../../etc/passwd", returncode=TOOL_ERROR_EXIT,
     )
     assert failed["isError"] is True
     assert "document id" in failed["content"][0]["text"] and "_meta" not in failed

@@ -52,6 +52,7 @@ async def test_stdio_serves_every_tool_on_its_own_index(stdio_home, kit) -> None
         kit.assert_tool_error(await session.call_tool("explore", {"library": "elsewhere"}), "does not exist")
 
 
+@pytest.mark.slow
 async def test_stdio_forwards_to_a_running_server_and_falls_back_when_it_stops(home_factory, kit) -> None:
     home = home_factory(minimal=True)
     server = kit.ServerProcess(home, "--port", str(kit.free_port()))

@@ -18,14 +18,7 @@ from linkly_ls.core.extract.base import ExtractLimits
 
 REPO = Path(__file__).resolve().parents[2]
 BENCH = REPO / "bench"
-CORPUS = REPO.parent / "shared" / "corpus"
 EMBEDDING_OFF = {"embedding": {"model": "none"}}
-
-
-def require_corpus() -> Path:
-    if not (CORPUS / "MANIFEST.tsv").is_file():
-        pytest.fail(f"the shared corpus is missing: expected it at {CORPUS} (../shared beside the repo)")
-    return CORPUS
 
 
 def permission_bound_prefix() -> list[str]:

@@ -17,16 +17,15 @@ from linkly_ls.core.indexing.integrity import check_integrity
 from linkly_ls.core.tools import call_tool
 from linkly_ls.core.store.writer_lock import WriterLock
 
-from .conftest import BENCH, EMBEDDING_OFF, cli_env, linkly, require_corpus, write, write_config
+from .conftest import BENCH, EMBEDDING_OFF, cli_env, linkly, write, write_config
 
 
 @pytest.mark.slow
-def test_killed_index_and_watch_runs_recover_to_what_a_clean_index_holds(tmp_path: Path) -> None:
+def test_killed_index_and_watch_runs_recover_to_what_a_clean_index_holds(tmp_path: Path, corpus: Path) -> None:
     """Five kill points (bench/crash_recovery.py runs twenty): about 40 s."""
-    require_corpus()
     result = subprocess.run(
         [sys.executable, str(BENCH / "crash_recovery.py"), "--kills", "5", "--json", "--no-control",
-         "--workdir", str(tmp_path)],
+         "--corpus", str(corpus), "--workdir", str(tmp_path)],
         capture_output=True, text=True, timeout=900,
     )
     assert result.stdout, result.stderr[-2000:]
@@ -70,10 +69,9 @@ def test_interrupted_work_is_finished_on_open_but_never_beside_another_writer(tm
         reopened.close()
 
 
-def test_a_file_saved_while_watch_is_still_indexing_is_not_lost(tmp_path: Path) -> None:
+def test_a_file_saved_while_watch_is_still_indexing_is_not_lost(tmp_path: Path, corpus: Path) -> None:
     """The first indexing walks the folders, then reads for seconds; the watches start only after it.
     A file saved in between raises no event, so `linkly watch` indexes once more when its watches are set."""
-    corpus = require_corpus()
     library = tmp_path / "library"
     library.mkdir()
     shutil.copy2(corpus / "books/R/R-fullrefman.pdf", library / "slow.pdf")  # about 6 s of extraction

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import BENCH, require_corpus
+from .conftest import BENCH
 
 
 @pytest.mark.slow
-def test_runs_killed_while_embedding_end_with_one_vector_per_chunk_and_clean_search(tmp_path: Path) -> None:
+def test_runs_killed_while_embedding_end_with_one_vector_per_chunk_and_clean_search(tmp_path: Path, corpus: Path) -> None:
     """Three kill points (bench/crash_embedding.py runs twenty): about 65 s with the bundled model."""
-    require_corpus()
     result = subprocess.run(
-        [sys.executable, str(BENCH / "crash_embedding.py"), "--kills", "3", "--json", "--workdir", str(tmp_path)],
+        [sys.executable, str(BENCH / "crash_embedding.py"), "--kills", "3", "--json", "--corpus", str(corpus),
+         "--workdir", str(tmp_path)],
         capture_output=True, text=True, timeout=300,
     )
     assert result.stdout, result.stderr[-2000:]

@@ -19,7 +19,7 @@ from linkly_ls.core.config import Config
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.indexing.integrity import check_integrity, keyword_chunks
 
-from .conftest import EMBEDDING_OFF, cli_env, linkly, permission_bound_prefix, require_corpus, write, write_config
+from .conftest import EMBEDDING_OFF, cli_env, linkly, permission_bound_prefix, write, write_config
 
 FILLING_FILES = ["papers/debian/maint-guide.en.pdf", "books/R/R-intro.pdf", "books/debian/debian-reference.en.pdf"]
 
@@ -121,9 +121,8 @@ def small_disk(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple
         subprocess.run(["umount", "-l", str(data_dir.parent)], check=False)
 
 
-def test_a_full_disk_is_a_clear_error_and_the_next_run_catches_up(tmp_path: Path, small_disk) -> None:
+def test_a_full_disk_is_a_clear_error_and_the_next_run_catches_up(tmp_path: Path, small_disk, corpus: Path) -> None:
     kind, data_dir, prefix = small_disk
-    corpus = require_corpus()
     library = tmp_path / "library"
     library.mkdir()
     for relative in FILLING_FILES:

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import BENCH, require_corpus
+from .conftest import BENCH
 
 
 @pytest.mark.slow
-def test_mutated_documents_fail_alone_with_one_clear_error_each(tmp_path: Path) -> None:
+def test_mutated_documents_fail_alone_with_one_clear_error_each(tmp_path: Path, corpus: Path) -> None:
     """60 mutants (truncated, flipped, broken zips, zip bombs, deep nesting) and a control set: about 10 s."""
-    require_corpus()
     result = subprocess.run(
-        [sys.executable, str(BENCH / "fuzz_extract.py"), "--quick", "--json", "--workdir", str(tmp_path)],
+        [sys.executable, str(BENCH / "fuzz_extract.py"), "--quick", "--json", "--corpus", str(corpus),
+         "--workdir", str(tmp_path)],
         capture_output=True, text=True, timeout=600,
     )
     assert result.stdout, result.stderr[-2000:]

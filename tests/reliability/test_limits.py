@@ -20,7 +20,7 @@ from linkly_ls.core.extract.base import ExtractLimits
 from linkly_ls.core.tools import ArgumentError, ToolError, call_tool
 from linkly_ls.core.indexing.workers import WorkerPool
 
-from .conftest import cli_env, linkly, require_corpus, write, write_config
+from .conftest import cli_env, linkly, write, write_config
 
 LIMITS = """max_file_mb = 0.5
 max_line_chars = 1000
@@ -52,8 +52,7 @@ def test_a_limit_that_is_not_positive_is_refused_by_name(tmp_path: Path, key: st
         load_config(write_config(tmp_path / "config.toml", {}, f"{key} = 0\n"))
 
 
-def test_each_cap_is_applied_and_reported_for_its_file(tmp_path: Path) -> None:
-    corpus = require_corpus()
+def test_each_cap_is_applied_and_reported_for_its_file(tmp_path: Path, corpus: Path) -> None:
     library = tmp_path / "library"
     write(library / "huge.md", "# Huge\n\n" + "filler words here\n" * 40_000)
     write(library / "wide.md", "# Wide\n\n" + "word " * 1000 + "\n")
@@ -82,8 +81,7 @@ def test_each_cap_is_applied_and_reported_for_its_file(tmp_path: Path) -> None:
         engine.close()
 
 
-def test_a_file_over_the_time_limit_is_stopped_and_the_rest_is_indexed(tmp_path: Path, make_engine) -> None:
-    corpus = require_corpus()
+def test_a_file_over_the_time_limit_is_stopped_and_the_rest_is_indexed(tmp_path: Path, make_engine, corpus: Path) -> None:
     library = tmp_path / "library"
     write(library / "quick.md", "# Quick\n\nsmall note\n")
     shutil.copy2(corpus / "books/R/R-fullrefman.pdf", library / "slow.pdf")  # about 6 s of extraction

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import BENCH, require_corpus
+from .conftest import BENCH
 
 
 @pytest.mark.slow
+@pytest.mark.corpus("corpus")  # bench/load_mcp.py reads ../shared/corpus itself
 def test_sixteen_clients_get_only_good_answers_while_the_library_changes(tmp_path: Path) -> None:
     """16 clients x 30 mixed calls, a writer thread changing files throughout: no error. About 15 s."""
-    require_corpus()
     result = subprocess.run(
         [sys.executable, str(BENCH / "load_mcp.py"), "--clients", "16", "--calls", "30", "--change-pace", "0.1",
          "--budget", "50", "--json", "--workdir", str(tmp_path)],

@@ -22,7 +22,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { format } from "node:util";
-import { ensureAll, MissingTool } from "./toolchain.mjs";
+import { ensureAll, MISSING_TOOL_EXIT, MissingTool } from "./toolchain.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const EXTENSION_DIR = path.resolve(HERE, "..");
@@ -488,6 +488,6 @@ main().then(
   (status) => process.exit(status),
   (error) => {
     console.error(error instanceof MissingTool ? `error: ${error.message}` : error.stack || String(error));
-    process.exit(error instanceof MissingTool ? 3 : 1);
+    process.exit(error instanceof MissingTool ? MISSING_TOOL_EXIT : 1);
   },
 );

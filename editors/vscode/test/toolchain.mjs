@@ -26,7 +26,9 @@ function log(message) {
   process.stderr.write(`[toolchain] ${message}\n`);
 }
 
+/** A tool that is missing and cannot be installed on this machine (exit status MISSING_TOOL_EXIT). */
 export class MissingTool extends Error {}
+export const MISSING_TOOL_EXIT = 3;
 
 function run(command, args, options = {}) {
   const result = spawnSync(command, args, { stdio: ["ignore", "pipe", "pipe"], encoding: "utf8", ...options });
@@ -169,6 +171,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.log(JSON.stringify(ensureAll(), null, 2));
   } catch (error) {
     console.error(`error: ${error.message}`);
-    process.exit(1);
+    process.exit(error instanceof MissingTool ? MISSING_TOOL_EXIT : 1);
   }
 }

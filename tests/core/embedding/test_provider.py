@@ -107,6 +107,7 @@ def test_bundled_vectors_equal_fastembeds_for_the_same_model(bundled, tmp_path):
     assert np.abs(bundled.embed_query("rivers and bridges") - query / np.linalg.norm(query)).max() < 1e-4
 
 
+@pytest.mark.slow
 def test_vectors_do_not_depend_on_how_passages_are_batched(bundled):
     texts = [f"Passage {n}: " + "tokens " * (n * 7 % 90) for n in range(30)]
     together = bundled.embed_passages(texts)

@@ -1,5 +1,6 @@
-"""Shared fixtures for the extractor tests: the real corpus beside the repository, cached extraction,
-and `check`, the assertion helpers (a fixture, since test modules are imported with importlib)."""
+"""Shared fixtures for the extractor tests: cached extraction from the real corpus (the root
+conftest's `corpus`), and `check`, the assertion helpers (a fixture, since test modules are
+imported with importlib)."""
 
 from __future__ import annotations
 
@@ -12,19 +13,7 @@ import pytest
 from linkly_ls.core.document import ExtractedDocument, OutlineNode
 from linkly_ls.core.extract import extract_file
 
-REPO = Path(__file__).resolve().parents[3]
-CORPUS = REPO.parent / "shared" / "corpus"
 _NON_WORD = re.compile(r"[\W_]+")
-
-
-@pytest.fixture(scope="session")
-def corpus() -> Path:
-    if not (CORPUS / "MANIFEST.tsv").is_file():
-        pytest.fail(
-            f"the shared test corpus is missing: expected it at {CORPUS} "
-            "(clone the corpus as ../shared/corpus beside the repository)"
-        )
-    return CORPUS
 
 
 @pytest.fixture(scope="session")

@@ -10,8 +10,6 @@ import pytest
 
 from linkly_ls.core.tools import call_tool
 
-CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus"
-
 
 def doc_id_of(engine, relative_path: str) -> str:
     for record in engine.catalog.all_documents():
@@ -33,8 +31,8 @@ EXPECTED_FAILURES = {
 MAY_FAIL = {"odd/cyclic-toc.pdf": "page"}
 
 
-def manifest() -> list[dict[str, str]]:
-    with (CORPUS / "MANIFEST.tsv").open(encoding="utf-8", newline="") as handle:
+def manifest(corpus: Path) -> list[dict[str, str]]:
+    with (corpus / "MANIFEST.tsv").open(encoding="utf-8", newline="") as handle:
         return list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
 
 
@@ -52,7 +50,7 @@ def test_every_corpus_file_is_indexed_or_fails_with_its_reason(corpus_index, cor
     for path, word in MAY_FAIL.items():
         assert path not in failed or word in failed[path], failed[path]
     assert set(failed) - set(MAY_FAIL) == set(EXPECTED_FAILURES), failed
-    every = {row["path"] for row in manifest()}
+    every = {row["path"] for row in manifest(corpus_copy)}
     assert every == indexed | set(failed)
     assert report.failed == len(failed) and report.indexed == len(indexed)
 
@@ -116,7 +114,7 @@ def test_a_two_character_chinese_word_is_found(corpus_engine, corpus_copy):
 
 
 def test_date_window_matches_the_manifest(corpus_engine, corpus_copy):
-    rows = manifest()
+    rows = manifest(corpus_copy)
     start, end = "2024-01-01", "2024-12-31"
     expected = {
         row["path"]

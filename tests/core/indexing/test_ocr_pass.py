@@ -11,22 +11,18 @@ from linkly_ls.core.extract.ocr import OCR_PENDING, ocr_pending
 from linkly_ls.core.tools import call_tool
 from linkly_ls.core.indexing.workers import TaskOutcome
 
-from ..conftest import require_corpus
-
 
 def titles(engine, query: str) -> list[str]:
     return [hit.title for hit in call_tool(engine, "search", {"query": query}).results]
 
 
-def copy_scans(library_dir):
-    corpus = require_corpus()
+def copy_scans(library_dir, corpus):
     shutil.copy(corpus / "scans/ocr-sample.jpg", library_dir / "ocr-sample.jpg")
     shutil.copy(corpus / "scans/huckleberry-finn-p22.pdf", library_dir / "huck.pdf")
     (library_dir / "note.md").write_text("# Note\n\nplain text layer\n", encoding="utf-8")
 
 
-def test_deferred_extraction_marks_images_and_scanned_pages_pending():
-    corpus = require_corpus()
+def test_deferred_extraction_marks_images_and_scanned_pages_pending(corpus):
     deferred = ExtractLimits(ocr_deferred=True)
     image = extract_file(corpus / "scans/ocr-sample.jpg", deferred)
     assert image.lines == ["ocr-sample.jpg"]
@@ -37,15 +33,14 @@ def test_deferred_extraction_marks_images_and_scanned_pages_pending():
     assert not ocr_pending(text_pdf.warnings) and text_pdf.text_missing_reason is None
 
 
-def test_a_long_text_pdf_with_one_scanned_page_is_not_read_twice():
+def test_a_long_text_pdf_with_one_scanned_page_is_not_read_twice(corpus):
     """Its scanned cover is OCR'd in the first pass: cheaper than reading 261 pages again."""
-    corpus = require_corpus()
     manual = extract_file(corpus / "books/debian/debian-reference.en.pdf", ExtractLimits(ocr_deferred=True))
     assert not ocr_pending(manual.warnings) and manual.text_missing_reason is None
 
 
-def test_index_reads_pending_files_with_ocr_before_it_returns(library_dir, engine_for):
-    copy_scans(library_dir)
+def test_index_reads_pending_files_with_ocr_before_it_returns(library_dir, engine_for, corpus):
+    copy_scans(library_dir, corpus)
     engine = engine_for(library_dir)
     (report,) = engine.index()
     assert (report.indexed, report.failed, report.ocr_files) == (3, 0, 2)
@@ -58,8 +53,8 @@ def test_index_reads_pending_files_with_ocr_before_it_returns(library_dir, engin
     assert (again.indexed, again.unchanged, again.ocr_files) == (0, 3, 0)
 
 
-def test_a_run_stopped_before_its_ocr_pass_is_finished_by_the_next(library_dir, engine_for, monkeypatch):
-    copy_scans(library_dir)
+def test_a_run_stopped_before_its_ocr_pass_is_finished_by_the_next(library_dir, engine_for, monkeypatch, corpus):
+    copy_scans(library_dir, corpus)
     engine = engine_for(library_dir)
     monkeypatch.setattr(engine.indexer, "_ocr_pass", lambda *args: None)
     engine.index()
@@ -86,8 +81,8 @@ class FailingPool:
         pass
 
 
-def test_an_ocr_failure_keeps_the_text_layer_and_says_why(library_dir, engine_for, monkeypatch):
-    copy_scans(library_dir)
+def test_an_ocr_failure_keeps_the_text_layer_and_says_why(library_dir, engine_for, monkeypatch, corpus):
+    copy_scans(library_dir, corpus)
     engine = engine_for(library_dir)
     monkeypatch.setattr(engine.indexer, "_ocr_pass", lambda *args: None)
     engine.index()

@@ -15,8 +15,6 @@ from linkly_ls.core.indexing.pdf_split import PdfPartTask, PdfSplitter, page_sha
 from linkly_ls.core.indexing.preparation import prepare_file
 from linkly_ls.core.indexing.workers import TaskOutcome, WorkerPool
 
-from ..conftest import require_corpus
-
 LIMITS = ExtractLimits(ocr_deferred=True)
 #: a PDF this large is expected to take longer than SPLIT_MIN_SECONDS (work_plan.SECONDS_PER_MB)
 LONG_PDF_BYTES = 8_000_000
@@ -54,8 +52,8 @@ def _read_in_parts(path: Path, parts: int, order: list[int], folder: Path):
         "odd/scan-0042.pdf",  # a PNG named .pdf: read whole, as an image
     ],
 )
-def test_parts_assemble_the_whole_file_document(relative, tmp_path, monkeypatch):
-    path = require_corpus() / relative
+def test_parts_assemble_the_whole_file_document(relative, tmp_path, monkeypatch, corpus):
+    path = corpus / relative
     monkeypatch.setattr(pdf_split, "MIN_PAGES_PER_PART", 3)
     results = _read_in_parts(path, 4, [2, 0, 3, 1], tmp_path)
     assert [part for part, value in results.items() if value is not None] == [1], "the last part assembles"
@@ -70,8 +68,8 @@ def test_parts_assemble_the_whole_file_document(relative, tmp_path, monkeypatch)
     )
 
 
-def test_the_longest_pdf_split_in_workers_equals_the_whole_file(tmp_path):
-    path = require_corpus() / "books/R/R-fullrefman.pdf"
+def test_the_longest_pdf_split_in_workers_equals_the_whole_file(tmp_path, corpus):
+    path = corpus / "books/R/R-fullrefman.pdf"
     splitter = PdfSplitter()
     work = [(str(path), (str(path), None, LIMITS))]
     tasks = splitter.split(work, workers=2)
@@ -131,8 +129,8 @@ def test_nothing_is_split_for_one_worker_or_a_short_pdf(tmp_path):
     assert PdfSplitter().split(work, workers=2) == work
 
 
-def test_an_unchanged_long_pdf_is_not_read_again(tmp_path, monkeypatch):
-    path = require_corpus() / "books/R/R-intro.pdf"
+def test_an_unchanged_long_pdf_is_not_read_again(tmp_path, monkeypatch, corpus):
+    path = corpus / "books/R/R-intro.pdf"
     known = prepare_file((str(path), None, LIMITS)).content_hash
     monkeypatch.setattr(pdf_split, "MIN_PAGES_PER_PART", 3)
     read: list[int] = []

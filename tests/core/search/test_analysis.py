@@ -10,8 +10,6 @@ import pytest
 from linkly_ls.core.search import analysis
 from linkly_ls.core.extract import extract_file
 
-from ..conftest import require_corpus
-
 LANGUAGES = [
     ("books/epub/live-manual.en.epub", "en"),
     ("books/epub/live-manual.fr.epub", "fr"),
@@ -27,8 +25,8 @@ LANGUAGES = [
 
 
 @pytest.mark.parametrize(("relative", "expected"), LANGUAGES)
-def test_the_language_of_real_documents(relative: str, expected: str):
-    document = extract_file(require_corpus() / relative)
+def test_the_language_of_real_documents(relative: str, expected: str, corpus):
+    document = extract_file(corpus / relative)
     assert analysis.detect_language(document.lines) == expected
 
 

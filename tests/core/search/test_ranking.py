@@ -53,6 +53,7 @@ def search(engine: Engine, query: str, **arguments):
     return call_tool(engine, "search", {"query": query, **arguments})
 
 
+@pytest.mark.slow
 def test_a_paraphrase_without_shared_words_is_found_by_hybrid_but_not_by_keywords(embedded):
     query = "tool that enumerates what a folder holds"  # ls.1.txt says "list directory contents"
     embedded.search_mode = "keyword"
@@ -68,11 +69,13 @@ def test_a_paraphrase_without_shared_words_is_found_by_hybrid_but_not_by_keyword
     assert not result.miss
 
 
+@pytest.mark.slow
 def test_hybrid_keeps_exact_keyword_hits_on_top(embedded):
     result = search(embedded, "social contract Debian free software guidelines", limit=3)
     assert result.mode == "hybrid" and names(result)[0] == "social-contract.txt"
 
 
+@pytest.mark.slow
 def test_explain_gives_both_ranks_and_the_fused_score(embedded):
     data = search(embedded, "who frees memory when its owner goes out of scope", explain=True, limit=5).to_json()
     assert data["mode"] == "hybrid" and data["indexing"] is False
@@ -84,6 +87,7 @@ def test_explain_gives_both_ranks_and_the_fused_score(embedded):
     assert -1 <= explain["vector_score"] <= 1 and 0 <= top["relevance"] <= 1
 
 
+@pytest.mark.slow
 def test_relevance_separates_a_good_match_from_nonsense(embedded):
     good = search(embedded, "how does Rust manage memory with ownership", limit=1)
     nonsense = search(embedded, "recipe for chocolate soufflé with raspberries", limit=1)
@@ -92,11 +96,13 @@ def test_relevance_separates_a_good_match_from_nonsense(embedded):
     assert not nonsense.results or nonsense.results[0].relevance < good.results[0].relevance - 0.3
 
 
+@pytest.mark.slow
 def test_filters_apply_to_the_vector_side(embedded):
     result = search(embedded, "tool that enumerates what a folder holds", doc_types=["html"])
     assert result.results and all(hit.doc_type == "html" for hit in result.results)
 
 
+@pytest.mark.slow
 def test_search_says_when_vectors_are_still_being_computed(embedded, monkeypatch):
     from linkly_ls.core.indexing.vector_sync import EmbeddingState
 
@@ -106,6 +112,7 @@ def test_search_says_when_vectors_are_still_being_computed(embedded, monkeypatch
     assert "still building" in result.to_markdown()
 
 
+@pytest.mark.slow
 def test_list_libraries_reports_vector_coverage(embedded):
     library = call_tool(embedded, "list_libraries", {}).to_json()["libraries"][0]
     assert library["vector_coverage"] == 1.0
@@ -220,6 +227,7 @@ def embedded_rust_notes(tmp_path: Path, monkeypatch) -> Iterator[tuple[Path, Eng
         engine.close()
 
 
+@pytest.mark.slow
 def test_a_copy_of_a_document_reuses_its_vectors_and_ranks_like_the_original(tmp_path, monkeypatch):
     with embedded_rust_notes(tmp_path, monkeypatch) as (library, engine, counting):
         first = counting.passages
@@ -245,6 +253,7 @@ def test_a_copy_of_a_document_reuses_its_vectors_and_ranks_like_the_original(tmp
         ]
 
 
+@pytest.mark.slow
 def test_an_edited_document_reuses_the_vectors_of_its_unchanged_passages(tmp_path, monkeypatch):
     with embedded_rust_notes(tmp_path, monkeypatch) as (library, engine, counting):
         target = library / "ch04-01-what-is-ownership.md"

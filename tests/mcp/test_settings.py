@@ -9,7 +9,9 @@ import pytest
 from linkly_ls.core.config import ConfigError, load_config
 from linkly_ls.mcp.settings import load_mcp_settings
 
-ALL_TOOLS = ("search", "outline", "grep", "read", "list_libraries", "explore", "find_paths", "index_library")
+ALL_TOOLS = (
+    "search", "outline", "grep", "read", "list_libraries", "explore", "find_paths", "links", "related", "index_library"
+)
 
 
 def settings_from(tmp_path: Path, text: str, monkeypatch: pytest.MonkeyPatch):

@@ -8,6 +8,7 @@ import statistics
 from pathlib import Path
 
 import pytest
+from support.shared import shared_path
 
 from linkly_ls.core.config import Config, LibraryConfig
 from linkly_ls.core.engine import Engine
@@ -17,7 +18,7 @@ from linkly_ls.core.tools import call_tool
 from linkly_ls.core.tools.search import WEAK_RELEVANCE
 
 REPO = Path(__file__).resolve().parents[3]
-IR = REPO.parent / "shared" / "ir"
+
 #: every query of ADI is run; a sample of another collection's queries stands for off-topic questions
 OFF_TOPIC_SAMPLE = 25
 
@@ -80,9 +81,7 @@ def synthetic_collection() -> ir_eval.Collection:
 
 @pytest.fixture(scope="module")
 def adi(tmp_path_factory):
-    if not (IR / "adi").exists():
-        pytest.fail(f"the IR collections are missing: expected them at {IR}")
-    collection = ir_eval.load_collection(IR / "adi")
+    collection = ir_eval.load_collection(shared_path("ir") / "adi")
     engine = write_collection(collection, tmp_path_factory.mktemp("adi"))
     yield engine, collection
     engine.close()
@@ -93,6 +92,7 @@ def relevances(engine: Engine, query: str) -> tuple[list[float], bool]:
     return [hit.relevance for hit in result.results], result.miss
 
 
+@pytest.mark.corpus("ir")
 def test_relevance_never_rises_down_the_list_on_every_adi_query(adi):
     engine, collection = adi
     rose = 0
@@ -118,16 +118,18 @@ def test_relevance_never_rises_on_a_synthetic_collection_built_to_disagree(tmp_p
         engine.close()
 
 
+@pytest.mark.corpus("ir")
 def test_the_bands_hold_on_average(adi):
     engine, collection = adi
     on_topic = [relevances(engine, query["text"])[0] for query in collection.queries]
-    off_topic_queries = ir_eval.load_collection(IR / "time").queries[:OFF_TOPIC_SAMPLE]
+    off_topic_queries = ir_eval.load_collection(shared_path("ir") / "time").queries[:OFF_TOPIC_SAMPLE]
     off_topic = [relevances(engine, query["text"]) for query in off_topic_queries]
     assert statistics.fmean(values[0] for values in on_topic if values) >= 0.3  # related or better
     assert statistics.fmean(values[0] if values else 0.0 for values, _ in off_topic) < 0.2  # weak
     assert sum(miss for _, miss in off_topic) >= 0.8 * len(off_topic)
 
 
+@pytest.mark.corpus("ir")
 def test_a_query_whose_words_occur_nowhere_is_a_miss_that_says_so(adi):
     engine, _ = adi
     searcher = engine.keyword.index.searcher()

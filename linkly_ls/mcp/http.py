@@ -109,9 +109,19 @@ def transport_security(settings: McpSettings) -> TransportSecuritySettings:
 
 
 def build_http_app(backend: ToolBackend, settings: McpSettings) -> ASGIApp:
+    """The streamable HTTP app; each POST is answered with one JSON body (`json_response`).
+
+    The tools send nothing to the client while they run (no progress, no
+    server-initiated requests), so an event stream per call would only add
+    work: it costs about twice the server CPU of a JSON answer, and clients
+    that stop reading at the answer event leave the stream's last chunk
+    behind and open a second connection for the next call. Notifications
+    still have the session's GET stream.
+    """
     server = build_server(backend)
     app: ASGIApp = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
+        json_response=True,
         transport_security=transport_security(settings),
         max_request_body_size=settings.max_request_bytes,
         host=settings.host,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from linkly_ls.core.background import FOREGROUND
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.errors import ArgumentError, ToolError
 from linkly_ls.core.tools.explore import explore
@@ -33,7 +34,8 @@ def call_tool(engine: Engine, name: str, arguments: dict[str, Any] | None = None
         raise ArgumentError(f"unknown tool {name!r}; tools: {', '.join(TOOLS)}")
     arguments = dict(arguments or {})
     arguments.pop("output_format", None)
-    return TOOLS[name](engine, **arguments)
+    with FOREGROUND.request():  # background embedding waits meanwhile
+        return TOOLS[name](engine, **arguments)
 
 
 __all__ = ["SCHEMAS", "TOOLS", "ArgumentError", "ToolError", "call_tool"]

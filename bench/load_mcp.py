@@ -114,10 +114,13 @@ def build_home(root: Path, hybrid: bool) -> tuple[Path, Path, Path]:
 
 
 class Server:
-    def __init__(self, env: dict[str, str]) -> None:
+    """`linkly serve` run from `cwd` (`python -m` puts the working directory before PYTHONPATH, so a
+    checkout there would be served instead of the one PYTHONPATH names)."""
+
+    def __init__(self, env: dict[str, str], cwd: Path) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "linkly_ls.cli", "serve", "--port", str(free_port())],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+            env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
         )
         self.stdout: list[str] = []
         self.stderr: list[str] = []
@@ -404,7 +407,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     documents = sum(1 for path in library.rglob("*") if path.is_file())
     env = {**os.environ, "LINKLY_CONFIG": str(config), "LINKLY_DATA_DIR": str(data_dir), "PYTHONUNBUFFERED": "1"}
     env.pop("LINKLY_MCP_TOKEN", None)
-    server = Server(env)
+    server = Server(env, root)
     stats = Stats()
     writer = Writer(library, args.seed, args.change_pace)
     lsp_result: dict[str, Any] = {"calls": 0, "errors": [], "latencies": []}

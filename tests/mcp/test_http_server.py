@@ -10,7 +10,11 @@ import sys
 
 import httpx
 
+from linkly_ls.core.config import Config
+from linkly_ls.core.engine import Engine
+from linkly_ls.mcp.http import bind_socket, start_http_sidecar
 from linkly_ls.mcp.runtime import read_runtime_file, write_runtime_file
+from linkly_ls.mcp.settings import McpSettings
 
 PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
@@ -100,3 +104,36 @@ def test_a_runtime_file_left_by_a_dead_process_is_ignored(tmp_path) -> None:
     (tmp_path / "mcp-server.json").write_text(json.dumps(recorded))
     assert read_runtime_file(tmp_path) is None
     assert read_runtime_file(tmp_path, require_alive=False).pid == dead_pid
+
+
+def test_the_listening_socket_is_tcp_with_nagle_off() -> None:
+    """asyncio turns Nagle off only on accepted sockets whose `proto` is IPPROTO_TCP (copied from this one)."""
+    sock = bind_socket("127.0.0.1", 0)
+    try:
+        assert sock.proto == socket.IPPROTO_TCP
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+    finally:
+        sock.close()
+
+
+def test_accepted_connections_have_nagle_off(tmp_path) -> None:
+    """With Nagle on, an answer's body waits behind its unacknowledged headers for the client's
+    delayed ACK (~40 ms a call on a kept-alive connection); every accepted socket must have TCP_NODELAY."""
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[]))
+    handle = start_http_sidecar(engine, McpSettings(port=0), write_runtime=False)
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+    }
+    try:
+        with httpx.Client(timeout=10) as first, httpx.Client(timeout=10) as second:
+            assert first.post(handle.url, json=initialize, headers=HEADERS).status_code == 200
+            assert second.post(handle.url, json=PING, headers=HEADERS).status_code in (200, 400)
+            sockets = [connection.transport.get_extra_info("socket") for connection in handle.server.server_state.connections]
+            assert len(sockets) == 2
+            assert all(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) for sock in sockets)
+    finally:
+        handle.stop()
+        engine.close()

@@ -16,6 +16,15 @@ defaults cost time or memory on a CPU:
   core while waiting (+50% CPU per passage measured with two threads).
 - The memory-pattern planner, which sizes buffers for one input shape and
   grows again for every new one.
+
+Background embedding (a thread that `core.background.lower_current_thread()`
+lowered) runs on a session of its own: one core fewer than the machine has
+unless `[embedding] threads` says otherwise, created by that thread so that
+onnxruntime's pool threads inherit its low priority. Queries and foreground
+embedding (`linkly index --wait`) share the other session, at normal
+priority: a query never waits for a low-priority thread. `embed_passages`
+takes a `pause` callback, called before each model call, through which
+background embedding yields to the requests being answered.
 """
 
 from __future__ import annotations
@@ -23,11 +32,12 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 
+from linkly_ls.core.background import background_threads, current_thread_is_lowered
 from linkly_ls.core.embedding.settings import DEFAULT_BATCH_TOKENS
 
 #: most passages in one model call, however short they are
@@ -78,7 +88,13 @@ def token_batches(lengths: Sequence[int], batch_tokens: int, max_passages: int =
 
 
 class OnnxEmbedder:
-    """A MiniLM-style sentence embedder (mean pooling, normalised). `embed_*` are thread-safe."""
+    """A MiniLM-style sentence embedder (mean pooling, normalised). `embed_*` are thread-safe.
+
+    `threads` None: every core for queries and foreground embedding, one fewer in the background.
+    """
+
+    #: `embed_passages` takes `pause`
+    pauses_between_batches = True
 
     def __init__(
         self,
@@ -93,33 +109,57 @@ class OnnxEmbedder:
         self.model_id = model_id
         self.dim = dim
         self.batch_tokens = max(1, batch_tokens)
+        self.threads = threads
+        self._model_file = folder / "model.onnx"
         self.options = session_options(threads)
-        self._session = ort.InferenceSession(
-            str(folder / "model.onnx"), self.options, providers=["CPUExecutionProvider"]
-        )
-        self._inputs = {node.name for node in self._session.get_inputs()}
+        self._foreground_session = ort.InferenceSession(str(self._model_file), self.options, providers=["CPUExecutionProvider"])
+        self._background_session: ort.InferenceSession | None = None
+        self._session_lock = threading.Lock()
+        self._inputs = {node.name for node in self._foreground_session.get_inputs()}
         self._tokenizer = load_tokenizer(folder)
         self._pad_id = self._tokenizer.token_to_id("[PAD]") or 0
         #: one passage batch at a time: two concurrent batches would double the activation memory.
         #: Queries (one short passage) do not take it, so search never waits for a batch.
         self._batch_lock = threading.Lock()
 
-    def embed_passages(self, texts: Sequence[str], batch_size: int = MAX_BATCH_PASSAGES) -> np.ndarray:
-        """Vectors of `texts`, in their order; `batch_size` caps the passages of one model call."""
+    def embed_passages(
+        self, texts: Sequence[str], batch_size: int = MAX_BATCH_PASSAGES, pause: Callable[[], None] | None = None
+    ) -> np.ndarray:
+        """Vectors of `texts`, in their order; `batch_size` caps the passages of one model call.
+
+        `pause` is called before each model call (it may wait, or raise to stop).
+        """
         vectors = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return vectors
+        session = self._session_for_this_thread()
         encodings = self._tokenizer.encode_batch(list(texts))
         lengths = [len(encoding.ids) for encoding in encodings]
         for batch in token_batches(lengths, self.batch_tokens, max(1, batch_size)):
+            if pause is not None:
+                pause()
             with self._batch_lock:
-                vectors[batch] = self._run([encodings[i] for i in batch])
+                vectors[batch] = self._run([encodings[i] for i in batch], session)
         return vectors
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._run([self._tokenizer.encode(text)])[0]
+        return self._run([self._tokenizer.encode(text)], self._foreground_session)[0]
 
-    def _run(self, encodings: list) -> np.ndarray:
+    def _session_for_this_thread(self):
+        """A lowered thread's session (made by the first such thread), or the foreground one."""
+        if not current_thread_is_lowered():
+            return self._foreground_session
+        with self._session_lock:
+            if self._background_session is None:
+                import onnxruntime as ort
+
+                options = session_options(self.threads or background_threads())
+                self._background_session = ort.InferenceSession(
+                    str(self._model_file), options, providers=["CPUExecutionProvider"]
+                )
+            return self._background_session
+
+    def _run(self, encodings: list, session) -> np.ndarray:
         width = max(len(encoding.ids) for encoding in encodings)
         ids = np.full((len(encodings), width), self._pad_id, dtype=np.int64)
         mask = np.zeros((len(encodings), width), dtype=np.int64)
@@ -131,7 +171,7 @@ class OnnxEmbedder:
             feed["attention_mask"] = mask
         if "token_type_ids" in self._inputs:
             feed["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feed)[0]
+        hidden = session.run(None, feed)[0]
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)

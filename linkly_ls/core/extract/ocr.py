@@ -11,6 +11,9 @@ it and the text is not in another requested language; text in another
 requested language is read again with that language's pack, and text that
 tesseract could not read confidently (another script, such as Chinese read
 with the English model) is read again with every requested language.
+
+Tesseract runs at nice 19 (`core.background.lower_process`): OCR is
+background work, and a search or an editor should not wait behind it.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from dataclasses import dataclass
 
 from PIL import Image
 
+from linkly_ls.core.background import lower_process
 from linkly_ls.core.search.analysis import detect_language
 from linkly_ls.core.extract.base import ExtractLimits
 
@@ -133,22 +137,26 @@ def _read(binary: str, pixels: bytes, languages: str) -> OcrReading:
     # One thread per run: tesseract's OpenMP threads make it several times slower on small machines.
     env = dict(os.environ, OMP_THREAD_LIMIT="1")
     try:
-        result = subprocess.run(
+        process = subprocess.Popen(
             [binary, "stdin", "stdout", "-l", languages, "tsv"],
-            input=pixels,
-            capture_output=True,
-            timeout=OCR_TIMEOUT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             env=env,
-            check=False,
         )
-    except subprocess.TimeoutExpired as error:
-        raise OcrError(f"OCR took longer than {OCR_TIMEOUT} s and was stopped") from error
     except OSError as error:
         raise OcrError(f"could not run tesseract: {error}") from error
-    if result.returncode != 0:
-        detail = result.stderr.decode("utf-8", errors="replace").strip().splitlines()
-        raise OcrError(f"tesseract failed: {detail[-1] if detail else f'exit code {result.returncode}'}")
-    return parse_tsv(result.stdout.decode("utf-8", errors="replace"), languages)
+    lower_process(process.pid)
+    try:
+        stdout, stderr = process.communicate(pixels, timeout=OCR_TIMEOUT)
+    except subprocess.TimeoutExpired as error:
+        process.kill()
+        process.communicate()
+        raise OcrError(f"OCR took longer than {OCR_TIMEOUT} s and was stopped") from error
+    if process.returncode != 0:
+        detail = stderr.decode("utf-8", errors="replace").strip().splitlines()
+        raise OcrError(f"tesseract failed: {detail[-1] if detail else f'exit code {process.returncode}'}")
+    return parse_tsv(stdout.decode("utf-8", errors="replace"), languages)
 
 
 def parse_tsv(tsv: str, languages: str) -> OcrReading:

@@ -17,6 +17,11 @@ the same round) gets that vector without running the model again.
 
 Before the model runs, the first pass (`first_pass.py`) gives every chunk a
 cheap static vector, so search is hybrid everywhere within seconds.
+
+The background thread gives way to requests (`core.background`): it runs at
+nice 19 with one core fewer than the machine has, and before each round and
+each model call it waits while a tool call is being answered (and a moment
+after), so a search never competes with a batch it could have avoided.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from linkly_ls.core.background import FOREGROUND, lower_current_thread
 from linkly_ls.core.store.catalog import Catalog, DocumentRecord
 from linkly_ls.core.embedding.provider import EmbeddingProvider
 from linkly_ls.core.embedding.settings import EmbeddingSettings
@@ -237,6 +243,7 @@ class VectorSync:
         self._thread.start()
 
     def _loop(self) -> None:
+        lower_current_thread()
         while not self._stop.is_set():
             self._wake.clear()
             try:
@@ -307,6 +314,7 @@ class VectorSync:
         done: int,
         total: int,
     ) -> int:
+        self._yield_to_requests()
         records = self.catalog.get_many([doc_id for doc_id, _ in missing])
         documents: list[tuple[DocumentRecord, list[Chunk]]] = []
         passages: list[str] = []
@@ -359,16 +367,32 @@ class VectorSync:
         return vectors
 
     def _embed_in_calls(self, embedder: TextEmbedder, passages: list[str]) -> np.ndarray:
+        """The model's vectors; in the background, yielding to requests before each model call
+        (before each call of PASSAGES_PER_CALL passages, for an embedder that cannot pause)."""
         import numpy as np
 
         vectors = np.zeros((len(passages), embedder.dim), dtype=np.float32)
+        pauses = getattr(embedder, "pauses_between_batches", False)
         for start in range(0, len(passages), PASSAGES_PER_CALL):
             if self._stop.is_set():
                 raise _Stopped
-            vectors[start : start + PASSAGES_PER_CALL] = embedder.embed_passages(
-                passages[start : start + PASSAGES_PER_CALL], self.settings.batch_size
-            )
+            part = passages[start : start + PASSAGES_PER_CALL]
+            if pauses:
+                vectors[start : start + len(part)] = embedder.embed_passages(  # type: ignore[call-arg]
+                    part, self.settings.batch_size, pause=self._yield_to_requests
+                )
+            else:
+                self._yield_to_requests()
+                vectors[start : start + len(part)] = embedder.embed_passages(part, self.settings.batch_size)
         return vectors
+
+    def _yield_to_requests(self) -> None:
+        """In the background thread: wait while requests are answered; `_Stopped` once `close()` is called."""
+        if threading.current_thread() is not self._thread:
+            return
+        FOREGROUND.wait_turn(self._stop)
+        if self._stop.is_set():
+            raise _Stopped
 
     def _wait_for_other_writer(self, embedder: TextEmbedder, progress: ProgressCallback | None) -> bool:
         """Another process holds the writer lock: follow its progress.

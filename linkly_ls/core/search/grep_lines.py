@@ -10,14 +10,16 @@ the stored text as it is, and when it starts with a character class, only
 on the lines where its literal suffix matches (`literal_suffix`). Offsets
 become line numbers by counting newlines from the previous match or from the
 nearest checkpoint (see `DocumentText.line_numbers`). Matching runs under one
-time budget for the whole document so a catastrophic pattern cannot stall
-the server.
+budget of CPU time for the whole document (`MatchBudget`) so a catastrophic
+pattern cannot stall the server, while waiting for a core or the GIL does
+not count.
 """
 
 from __future__ import annotations
 
 import time
 from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import TYPE_CHECKING
@@ -30,10 +32,79 @@ if TYPE_CHECKING:
     import regex
 
 TIME_BUDGET_S = 1.0
+#: the budget reads this thread's CPU clock (~0.6 us) at most this often in wall time, and counts wall time between
+CPU_CLOCK_INTERVAL_S = 0.01
+#: the least timeout one engine call gets, so that a retried call can make progress
+MIN_CALL_TIMEOUT_S = 0.01
 #: the suffix search gives up (and the whole text is searched) past this many suffix matches ...
 SUFFIX_FREE_MATCHES = 100
 #: ... plus one for every this many characters searched: denser, it would cost more than it saves
 SUFFIX_CHARS_PER_MATCH = 500
+
+
+class MatchBudget:
+    """The time one grep may spend matching, counted in the grepping thread's own CPU time.
+
+    The regex engine's `timeout` counts the CPU time of the whole process (C
+    `clock()`) since a call or an iterator began, so while a grep waits for the
+    GIL, the threads that search, index or embed meanwhile use up its time:
+    under sixteen clients, benign greps were refused after 1 s. So each engine
+    call gets what is left of the budget as its timeout (the process's CPU time
+    never runs slower than this thread's), and when the engine gives up, this
+    thread's own CPU time decides: spent, and the pattern is stopped; not
+    spent, and the call is made again from where it stood.
+    """
+
+    def __init__(self, seconds: float | None = None) -> None:
+        self.seconds = TIME_BUDGET_S if seconds is None else seconds
+        self._cpu_start = time.thread_time()
+        self._left = self.seconds
+        self._read_at = time.monotonic()
+
+    def remaining(self) -> float:
+        """Seconds left (no more than this thread may still use); TimeoutError once there are none."""
+        now = time.monotonic()
+        left = self._left - (now - self._read_at)  # the thread used at most the wall time since the last reading
+        if left <= 0 or now - self._read_at > CPU_CLOCK_INTERVAL_S:
+            left = self.confirm(now)
+        return left
+
+    def confirm(self, now: float | None = None) -> float:
+        """Read this thread's CPU clock: the seconds left, or TimeoutError when the budget is spent."""
+        self._left = self.seconds - (time.thread_time() - self._cpu_start)
+        self._read_at = time.monotonic() if now is None else now
+        if self._left <= 0:
+            raise TimeoutError
+        return self._left
+
+    def call_timeout(self) -> float:
+        return max(self.remaining(), MIN_CALL_TIMEOUT_S)
+
+
+def budgeted_finditer(pattern: regex.Pattern, text: str, budget: MatchBudget) -> Iterator[regex.Match]:
+    """`pattern.finditer(text)` under `budget`: after an engine timeout with budget left, a new
+    iterator goes on from the end of the last match, and yields what the first would have (but
+    the empty match it finds again where the last one was empty)."""
+    position, empty_at = 0, -1
+    while True:
+        try:
+            for found in pattern.finditer(text, position, timeout=budget.call_timeout()):
+                start, end = found.span()
+                if start == end == empty_at:
+                    continue
+                position, empty_at = end, (end if start == end else -1)
+                yield found
+            return
+        except TimeoutError:
+            budget.confirm()
+
+
+def budgeted_search(pattern: regex.Pattern, text: str, budget: MatchBudget) -> regex.Match | None:
+    while True:
+        try:
+            return pattern.search(text, timeout=budget.call_timeout())
+        except TimeoutError:
+            budget.confirm()
 
 
 @dataclass(frozen=True)
@@ -112,28 +183,21 @@ def _regex_lines(document: DocumentText, pattern: regex.Pattern) -> LineMatches:
     if not any(token in source for token in ("^", "$", "\\A", "\\Z")):
         if not is_confined(source):
             spaced = document.spaced
-            return _numbered(document, *_first_spans(document, spaced, pattern, TIME_BUDGET_S), one_line=False)
-        deadline = time.monotonic() + TIME_BUDGET_S
+            return _numbered(document, *_first_spans(document, spaced, pattern, MatchBudget()), one_line=False)
+        budget = MatchBudget()
         suffix = literal_suffix(source)
         if suffix is not None:
-            found = _lines_with_suffix(document, pattern, regex.compile(suffix, pattern.flags), deadline)
+            found = _lines_with_suffix(document, pattern, regex.compile(suffix, pattern.flags), budget)
             if found is not None:
                 return found
         # a confined pattern finds the same matches whether lines are joined by newlines or spaces
-        return _numbered(document, *_first_spans(document, document.text, pattern, _remaining(deadline)), one_line=True)
+        return _numbered(document, *_first_spans(document, document.text, pattern, budget), one_line=True)
     per_line = line_local_pattern(source)
     if per_line is None:
         return _matching_lines_one_by_one(document, pattern)
     multiline = regex.compile(per_line, pattern.flags | regex.MULTILINE)
     # empty matches count here, as they do line by line
-    return _numbered(document, *_first_spans(document, document.text, multiline, TIME_BUDGET_S, empty=True), one_line=True)
-
-
-def _remaining(deadline: float) -> float:
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
-        raise TimeoutError
-    return remaining
+    return _numbered(document, *_first_spans(document, document.text, multiline, MatchBudget(), empty=True), one_line=True)
 
 
 def _first_literal_per_line(document: DocumentText, literal: str) -> LineMatches:
@@ -173,7 +237,7 @@ def _first_literal_spans(document: DocumentText, literal: str) -> tuple[list[int
 
 
 def _first_spans(
-    document: DocumentText, text: str, pattern: regex.Pattern, timeout: float, empty: bool = False
+    document: DocumentText, text: str, pattern: regex.Pattern, budget: MatchBudget, empty: bool = False
 ) -> tuple[list[int], list[int]]:
     """The first of the non-overlapping matches in `text` on each line (by its first character): offsets of its
     first and last character. Empty matches are left out unless `empty`.
@@ -185,7 +249,7 @@ def _first_spans(
     last_chars: list[int] = []
     find = document.text.find
     line_end = -1  # the newline (or end) of the line of the last match kept: its own newline counts as part of it
-    found_all = pattern.finditer(text) if is_literal(pattern.pattern) else pattern.finditer(text, timeout=timeout)
+    found_all = pattern.finditer(text) if is_literal(pattern.pattern) else budgeted_finditer(pattern, text, budget)
     for found in found_all:
         start, end = found.span()
         if start <= line_end or (start == end and not empty):
@@ -198,7 +262,7 @@ def _first_spans(
 
 
 def _lines_with_suffix(
-    document: DocumentText, pattern: regex.Pattern, suffix: regex.Pattern, deadline: float
+    document: DocumentText, pattern: regex.Pattern, suffix: regex.Pattern, budget: MatchBudget
 ) -> LineMatches | None:
     """The first match per line, searching only the lines where `suffix` matches; None when too many do.
 
@@ -214,7 +278,7 @@ def _lines_with_suffix(
     line_starts: list[int] = []
     line_ends: list[int] = []
     line_end = -1
-    for number, found in enumerate(suffix.finditer(text, timeout=_remaining(deadline)), start=1):
+    for number, found in enumerate(budgeted_finditer(suffix, text, budget), start=1):
         start, end = found.span()
         if number > SUFFIX_FREE_MATCHES + start // SUFFIX_CHARS_PER_MATCH:
             return None
@@ -229,7 +293,7 @@ def _lines_with_suffix(
     starts: list[int] = []
     last_chars: list[int] = []
     previous = -1
-    for found in pattern.finditer("\n".join(pieces), timeout=_remaining(deadline)):
+    for found in budgeted_finditer(pattern, "\n".join(pieces), budget):
         start, end = found.span()
         piece = bisect_right(joined_starts, start) - 1
         if piece == previous:
@@ -254,10 +318,10 @@ def _numbered(document: DocumentText, starts: list[int], last_chars: list[int], 
 def _matching_lines_one_by_one(document: DocumentText, pattern: regex.Pattern) -> LineMatches:
     """Each line on its own: for anchored patterns that could see past a line's end."""
     lines = document.lines()
-    deadline = time.monotonic() + TIME_BUDGET_S
+    budget = MatchBudget()  # one for the whole document
     matched: list[int] = []
     for number, line in enumerate(lines, start=1):
-        if pattern.search(line, timeout=_remaining(deadline)):  # the budget is for the whole document
+        if budgeted_search(pattern, line, budget):
             matched.append(number)
     unknown = [-1] * len(matched)
     return LineMatches(document, unknown, unknown.copy(), matched)

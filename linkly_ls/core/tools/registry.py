@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from linkly_ls.core.background import FOREGROUND
 from linkly_ls.core.errors import ArgumentError
 from linkly_ls.core.tools import descriptions
 from linkly_ls.core.tools.grep import grep
@@ -112,7 +113,8 @@ class Tool:
         """Run the tool; the result object renders itself as markdown or JSON."""
         arguments = dict(arguments or {})
         arguments.pop(FORMAT_PROPERTY, None)
-        return self.function(engine, **arguments)
+        with FOREGROUND.request():  # background embedding waits meanwhile
+            return self.function(engine, **arguments)
 
 
 class ToolRegistry:

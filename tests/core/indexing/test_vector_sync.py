@@ -1,0 +1,105 @@
+"""Background embedding gives way: nice 19, waits while tool calls are answered, stops within one model call."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from linkly_ls.core import background
+from linkly_ls.core.background import LOW_PRIORITY_NICE
+from linkly_ls.core.config import Config, LibraryConfig
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.tools import call_tool
+
+WORDS = "ownership borrowing lifetime trait struct enum match closure iterator slice vector string".split()
+
+
+def write_notes(folder: Path, count: int, sections: int) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for number in range(count):
+        body = []
+        for section in range(sections):
+            words = " ".join(WORDS[(number + section + k) % len(WORDS)] for k in range(60))
+            body.append(f"## Section {section}\n\n{words}.\n")
+        (folder / f"note-{number:03d}.md").write_text(f"# Note {number}\n\n" + "\n".join(body), encoding="utf-8")
+
+
+def indexed_engine(root: Path, notes: int, sections: int) -> Engine:
+    write_notes(root / "notes", notes, sections)
+    config = Config(
+        data_dir=root / "data",
+        libraries=[LibraryConfig(name="notes", paths=[root / "notes"])],
+        raw={"embedding": {"model": "bundled"}},
+    )
+    engine = Engine(config)
+    engine.index()
+    return engine
+
+
+def embedding_thread() -> threading.Thread:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        for thread in threading.enumerate():
+            if thread.name == "linkly-embedding":
+                return thread
+        time.sleep(0.01)
+    raise AssertionError("no embedding thread")
+
+
+def wait_for(condition, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="nice is per thread on Linux only")
+def test_the_background_thread_runs_at_nice_19_and_embeds_everything(tmp_path):
+    engine = indexed_engine(tmp_path, notes=4, sections=2)
+    try:
+        engine.vectors.start()
+        thread = embedding_thread()
+        assert wait_for(lambda: os.getpriority(os.PRIO_PROCESS, thread.native_id) == LOW_PRIORITY_NICE, 5)
+        assert wait_for(lambda: engine.vectors.state().done == 4 and not engine.vectors.state().running, 120)
+        assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) != LOW_PRIORITY_NICE
+    finally:
+        engine.close()
+
+
+def test_embedding_waits_while_a_tool_call_is_answered(tmp_path, monkeypatch):
+    monkeypatch.setattr(background.FOREGROUND, "max_wait_s", 60.0)
+    engine = indexed_engine(tmp_path, notes=6, sections=2)
+    try:
+        with background.FOREGROUND.request():  # a search being answered, as `call_tool` marks it
+            engine.vectors.start()
+            assert wait_for(lambda: engine.vectors.state().total == 6, 30)
+            time.sleep(1.0)
+            assert engine.vectors.state().embedded == 0
+        assert wait_for(lambda: engine.vectors.state().done == 6 and not engine.vectors.state().running, 120)
+        assert call_tool(engine, "search", {"query": "ownership borrowing"}).mode == "hybrid"
+    finally:
+        engine.close()
+
+
+def test_close_stops_background_embedding_within_one_model_call(tmp_path):
+    """A round holds hundreds of passages, minutes of work at nice 19 on a busy machine: closing
+    must not wait for the round, nor for one call of PASSAGES_PER_CALL of them."""
+    engine = indexed_engine(tmp_path, notes=30, sections=12)
+    try:
+        engine.vectors.start()
+        assert wait_for(lambda: engine.vectors.state().running, 60)
+        time.sleep(1.0)
+        assert engine.vectors.state().done < 30
+    finally:
+        started = time.monotonic()
+        engine.close()
+        stopped_in = time.monotonic() - started
+    assert stopped_in < 5.0
+    assert not any(thread.name == "linkly-embedding" for thread in threading.enumerate())

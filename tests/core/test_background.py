@@ -1,0 +1,98 @@
+"""Background work's means of giving way: per-thread nice 19, and the gate of requests being answered."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from linkly_ls.core.background import (
+    LOW_PRIORITY_NICE,
+    ForegroundGate,
+    background_threads,
+    current_thread_is_lowered,
+    lower_current_thread,
+    lower_process,
+)
+
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="nice is per thread on Linux only")
+
+
+def thread_nice(native_id: int) -> int:
+    return os.getpriority(os.PRIO_PROCESS, native_id)
+
+
+@linux_only
+def test_a_lowered_thread_and_the_threads_it_starts_get_nice_19_and_the_others_keep_theirs():
+    before = thread_nice(threading.get_native_id())
+    seen: dict[str, int | bool] = {}
+
+    def child() -> None:
+        seen["child"] = thread_nice(threading.get_native_id())
+
+    def background() -> None:
+        seen["lowered"] = lower_current_thread()
+        seen["flag"] = current_thread_is_lowered()
+        seen["self"] = thread_nice(threading.get_native_id())
+        started = threading.Thread(target=child)
+        started.start()
+        started.join()
+
+    thread = threading.Thread(target=background)
+    thread.start()
+    thread.join()
+    assert seen == {"lowered": True, "flag": True, "self": LOW_PRIORITY_NICE, "child": LOW_PRIORITY_NICE}
+    assert thread_nice(threading.get_native_id()) == before and not current_thread_is_lowered()
+
+
+@linux_only
+def test_a_child_process_is_lowered():
+    child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    try:
+        lower_process(child.pid)
+        assert os.getpriority(os.PRIO_PROCESS, child.pid) == LOW_PRIORITY_NICE
+    finally:
+        child.communicate(b"")
+    lower_process(child.pid)  # gone by now: nothing to do, no error
+
+
+def test_background_embedding_leaves_a_core_free():
+    assert background_threads() == max(1, (os.cpu_count() or 1) - 1)
+
+
+def test_an_idle_gate_lets_background_work_go_at_once():
+    assert ForegroundGate(quiet_s=0.05).wait_turn() < 0.02
+
+
+def test_background_work_waits_for_the_request_and_a_quiet_moment_after_it():
+    gate = ForegroundGate(quiet_s=0.2, max_wait_s=10)
+    waited: list[float] = []
+    with gate.request():
+        assert gate.busy
+        thread = threading.Thread(target=lambda: waited.append(gate.wait_turn()))
+        thread.start()
+        time.sleep(0.3)
+        assert thread.is_alive()
+        ended = time.monotonic()
+    thread.join(5)
+    assert not gate.busy
+    assert waited and waited[0] >= 0.45 and time.monotonic() - ended >= 0.19
+
+
+def test_under_constant_requests_background_work_still_moves_after_max_wait():
+    gate = ForegroundGate(quiet_s=0.05, max_wait_s=0.3)
+    with gate.request():
+        waited = gate.wait_turn()
+    assert 0.29 <= waited < 1.0
+
+
+def test_a_stop_event_ends_the_wait():
+    gate = ForegroundGate(max_wait_s=30)
+    stop = threading.Event()
+    threading.Timer(0.2, stop.set).start()
+    with gate.request():
+        assert gate.wait_turn(stop) < 1.0

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 RRF_K = 60
 KEYWORD_CANDIDATE_CHUNKS = 400
 VECTOR_CANDIDATE_CHUNKS = 300
+#: a document's keyword score adds its n-th best further chunk's BM25 times this to the power n (0: best chunk only)
+KEYWORD_FURTHER_CHUNKS = 0.0
 #: weight of the keyword side in the convex combination
 CONVEX_KEYWORD_WEIGHT = 0.5
 #: "convex" (default) or "rrf"; bench/ir_eval.py --fusion switches it to compare
@@ -87,16 +89,25 @@ class Ranking:
 
 
 def keyword_documents(hits: list[ChunkHit]) -> dict[str, RankedDocument]:
+    """Documents by keyword score: the best chunk's BM25, plus each further matching chunk's weighted by
+    KEYWORD_FURTHER_CHUNKS to the power of its place (a long document cut into many chunks keeps the
+    evidence of its other passages); the passage shown is the best chunk's."""
     documents: dict[str, RankedDocument] = {}
-    for hit in hits:
-        if hit.doc_id not in documents:
+    seen: dict[str, int] = {}
+    for hit in sorted(hits, key=lambda h: -h.score):
+        document = documents.get(hit.doc_id)
+        if document is None:
             documents[hit.doc_id] = RankedDocument(
-                doc_id=hit.doc_id,
-                keyword_rank=len(documents) + 1,
-                keyword_score=hit.score,
-                keyword_passage=Passage(hit.start_line, hit.end_line),
+                doc_id=hit.doc_id, keyword_score=hit.score, keyword_passage=Passage(hit.start_line, hit.end_line)
             )
-    return documents
+            seen[hit.doc_id] = 1
+        elif KEYWORD_FURTHER_CHUNKS:
+            document.keyword_score = (document.keyword_score or 0.0) + hit.score * KEYWORD_FURTHER_CHUNKS ** seen[hit.doc_id]
+            seen[hit.doc_id] += 1
+    ranked = sorted(documents.values(), key=lambda d: -(d.keyword_score or 0.0))
+    for rank, document in enumerate(ranked, start=1):
+        document.keyword_rank = rank
+    return {document.doc_id: document for document in ranked}
 
 
 def vector_documents(hits: list[VectorHit]) -> dict[str, tuple[int, VectorHit]]:

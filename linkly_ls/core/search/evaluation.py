@@ -100,8 +100,18 @@ def collection_folders(root: Path) -> list[Path]:
     )
 
 
+#: bm25s figures measured the way this harness scores, where the collections' README differs: its
+#: Cranfield row does not remove the excluded pairs (bm25s 0.3.16, the README's settings, excluded pairs
+#: removed from the ranking before scoring, as `evaluate` does)
+REFERENCE_OVERRIDES: dict[str, dict[str, float]] = {
+    "cranfield": {"ndcg10": 0.4197, "mrr10": 0.6631, "recall100": 0.7372},
+}
+
+
 def reference_figures(folder: Path) -> dict[str, float]:
-    """The bm25s row for this collection from the collections' README, when it is there."""
+    """The bm25s row for this collection (REFERENCE_OVERRIDES, else the collections' README), when known."""
+    if folder.name in REFERENCE_OVERRIDES:
+        return dict(REFERENCE_OVERRIDES[folder.name])
     readme = folder.parent / "README.md"
     if not readme.exists():
         return {}
@@ -235,6 +245,7 @@ CANDIDATES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "rm3 10, query 0.7": ({_FEEDBACK + "RM3_DOCUMENTS": 10, _FEEDBACK + "RM3_ORIGINAL_WEIGHT": 0.7}, ("keyword", "hybrid")),
     "rocchio 5": ({_FEEDBACK + "ROCCHIO_DOCUMENTS": 5}, ("hybrid",)),
     "rm3 10 + rocchio 5": ({_FEEDBACK + "RM3_DOCUMENTS": 10, _FEEDBACK + "ROCCHIO_DOCUMENTS": 5}, ("hybrid",)),
+    "further chunks 0.2": ({_RANKING + "KEYWORD_FURTHER_CHUNKS": 0.2}, ("keyword", "hybrid")),
     "keyword weight 0.4": ({_RANKING + "CONVEX_KEYWORD_WEIGHT": 0.4}, ("hybrid",)),
     "keyword weight 0.6": ({_RANKING + "CONVEX_KEYWORD_WEIGHT": 0.6}, ("hybrid",)),
 }

@@ -250,6 +250,7 @@ CANDIDATES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "rocchio 5": ({_FEEDBACK + "ROCCHIO_DOCUMENTS": 5}, ("hybrid",)),
     "rm3 10 + rocchio 5": ({_FEEDBACK + "RM3_DOCUMENTS": 10, _FEEDBACK + "ROCCHIO_DOCUMENTS": 5}, ("hybrid",)),
     "further chunks 0.2": ({_RANKING + "KEYWORD_FURTHER_CHUNKS": 0.2}, ("keyword", "hybrid")),
+    "long queries keyword 0.7": ({_RANKING + "LONG_QUERY_WORDS": 25}, ("hybrid",)),
     "keyword weight 0.4": ({_RANKING + "CONVEX_KEYWORD_WEIGHT": 0.4}, ("hybrid",)),
     "keyword weight 0.6": ({_RANKING + "CONVEX_KEYWORD_WEIGHT": 0.6}, ("hybrid",)),
 }

@@ -41,6 +41,10 @@ VECTOR_CANDIDATE_CHUNKS = 300
 KEYWORD_FURTHER_CHUNKS = 0.0
 #: weight of the keyword side in the convex combination
 CONVEX_KEYWORD_WEIGHT = 0.5
+#: a query of more than LONG_QUERY_WORDS words (0: no such rule) gives the keyword side LONG_QUERY_KEYWORD_WEIGHT:
+#: the small bi-encoder reads a long multi-sentence request as a blur of its topics
+LONG_QUERY_WORDS = 0
+LONG_QUERY_KEYWORD_WEIGHT = 0.7
 #: "convex" (default) or "rrf"; bench/ir_eval.py --fusion switches it to compare
 FUSION = "convex"
 MODES = ("auto", "keyword", "vector", "hybrid")
@@ -176,7 +180,7 @@ def rank_documents(
         for document in ranked:
             document.fused_score = document.vector_score or 0.0
         return Ranking(ranked, "vector", f"vector mode requested (model {embedder.model_id})", building, query_vector, index)
-    ranked = _fused(engine, index, documents, fusion)
+    ranked = _fused(engine, index, documents, fusion, keyword_weight_for(query))
     if feedback.RM3_DOCUMENTS or feedback.ROCCHIO_DOCUMENTS:
         if feedback.RM3_DOCUMENTS:
             keyword_hits = _rm3_round(engine, query, ranked, keyword_chunks, allowed_doc_ids)
@@ -184,7 +188,7 @@ def rank_documents(
             vector_hits = _vector_feedback(index, query_vector, ranked, vector_chunks, allowed_doc_ids)
         documents = keyword_documents(keyword_hits)
         _add_vector_side(documents, vector_hits)
-        ranked = _fused(engine, index, documents, fusion)
+        ranked = _fused(engine, index, documents, fusion, keyword_weight_for(query))
     covered = _coverage_note(sync.coverage())
     reason = f"keyword + vectors (model {embedder.model_id}){covered}"
     return Ranking(ranked, "hybrid", reason, building, query_vector, index)
@@ -198,12 +202,21 @@ def _add_vector_side(documents: dict[str, RankedDocument], vector_hits: list[Vec
         document.vector_passage = Passage(hit.start_line, hit.end_line)
 
 
-def _fused(engine: Engine, index: VectorIndex, documents: dict[str, RankedDocument], fusion: str | None) -> list[RankedDocument]:
+def keyword_weight_for(query: str) -> float:
+    """The keyword side's weight in the convex fusion for this query."""
+    if LONG_QUERY_WORDS and len(query.split()) > LONG_QUERY_WORDS:
+        return LONG_QUERY_KEYWORD_WEIGHT
+    return CONVEX_KEYWORD_WEIGHT
+
+
+def _fused(
+    engine: Engine, index: VectorIndex, documents: dict[str, RankedDocument], fusion: str | None, keyword_weight: float
+) -> list[RankedDocument]:
     without_vectors = _without_vectors(engine, index, [d for d, doc in documents.items() if doc.vector_rank is None])
     if (fusion or FUSION) == "rrf":
         _fuse_rrf(documents.values(), without_vectors)
     else:
-        _fuse_convex(documents.values(), without_vectors)
+        _fuse_convex(documents.values(), without_vectors, keyword_weight)
     return sorted(documents.values(), key=lambda d: -d.fused_score)
 
 
@@ -266,8 +279,8 @@ def _fuse_rrf(documents, without_vectors: set[str]) -> None:
         document.fused_score = score
 
 
-def _fuse_convex(documents, without_vectors: set[str]) -> None:
-    """alpha * BM25 / max BM25 + (1 - alpha) * min-max-scaled cosine."""
+def _fuse_convex(documents, without_vectors: set[str], keyword_weight: float) -> None:
+    """alpha * BM25 / max BM25 + (1 - alpha) * min-max-scaled cosine, alpha = `keyword_weight`."""
     documents = list(documents)
     keyword_top = max((d.keyword_score or 0.0 for d in documents), default=0.0) or 1.0
     cosines = [d.vector_score for d in documents if d.vector_score is not None]
@@ -279,7 +292,7 @@ def _fuse_convex(documents, without_vectors: set[str]) -> None:
             vector_part = (document.vector_score - low) / span
         else:
             vector_part = keyword_part if document.doc_id in without_vectors else 0.0
-        document.fused_score = CONVEX_KEYWORD_WEIGHT * keyword_part + (1 - CONVEX_KEYWORD_WEIGHT) * vector_part
+        document.fused_score = keyword_weight * keyword_part + (1 - keyword_weight) * vector_part
 
 
 def _coverage_note(coverage: dict[str, float]) -> str:

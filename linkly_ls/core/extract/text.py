@@ -26,6 +26,9 @@ _SECTION_WORD = re.compile(r"^[^\W\d_][^\W\d_'’-]*$")
 _DOT_LEADER = re.compile(r"(\.\s?){4,}\s*\d*\s*$")
 
 MAX_HEADING_CHARS = 80
+#: longest first line taken as a title when a blank line sets it apart (titles of papers run long)
+MAX_TITLE_PARAGRAPH_CHARS = 300
+_SENTENCE_BREAK = re.compile(r"[.!?]\s+[A-Z]")
 
 
 def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
@@ -144,8 +147,11 @@ def _title(lines: list[str], headings: dict[int, tuple[int, str]], path: Path) -
     if _MAN_HEADER.match(first.strip()):
         return _man_page_title(lines, headings) or first.split()[0]
     candidate = " ".join(first.split()).lstrip("#").strip()
-    if not first[0].isspace() and _looks_like_title(candidate) and not _WIDE_GAP.search(first):
-        return candidate
+    if not first[0].isspace() and not _WIDE_GAP.search(first):
+        if _looks_like_title(candidate):
+            return candidate
+        if _paragraph_follows(lines, first_text) and _looks_like_title_paragraph(candidate):
+            return candidate.rstrip(" .")
     for line in lines[first_text : first_text + 40]:
         if _is_centred(line.rstrip()) and _looks_like_title(line.strip()):
             return " ".join(line.split())
@@ -157,6 +163,23 @@ def _looks_like_title(text: str) -> bool:
         3 <= len(text) <= 100
         and text[0].isalnum()
         and not text.endswith((".", ",", ";", ":"))
+        and not _UNDERLINE.match(text)
+    )
+
+
+def _paragraph_follows(lines: list[str], index: int) -> bool:
+    """The line is a paragraph of its own (a blank line after it), and text follows."""
+    return index + 2 < len(lines) and not lines[index + 1].strip() and any(line.strip() for line in lines[index + 2 :])
+
+
+def _looks_like_title_paragraph(text: str) -> bool:
+    """A first line set apart by a blank line may be a long title and end in a full stop, as titles of
+    papers and records often do (`On the stability of laminar flow .`), but it is one sentence."""
+    return (
+        3 <= len(text) <= MAX_TITLE_PARAGRAPH_CHARS
+        and text[0].isalnum()
+        and not text.endswith((",", ";", ":"))
+        and not _SENTENCE_BREAK.search(text.rstrip(" ."))
         and not _UNDERLINE.match(text)
     )
 

@@ -39,7 +39,7 @@ from linkly_ls.core.store.catalog import Catalog, DocumentRecord
 from linkly_ls.core.embedding.provider import EmbeddingProvider
 from linkly_ls.core.embedding.settings import EmbeddingSettings
 from linkly_ls.core.indexing.first_pass import FirstPass
-from linkly_ls.core.search.chunking import Chunk, chunk_document
+from linkly_ls.core.search.chunking import Chunk, embedding_passages
 from linkly_ls.core.store.writer_lock import WriterLock
 from linkly_ls.core.search.vectors import ChunkRef, VectorIndex
 from linkly_ls.core.store.vector_rows import ensure_vector_tables, forget_vectors_of, has_vectors
@@ -324,7 +324,7 @@ class VectorSync:
             record = records.get(doc_id)
             if record is None:
                 continue
-            chunks = chunk_document(self.catalog.lines(doc_id), record.outline, record.page_starts)
+            chunks = embedding_passages(self.catalog.lines(doc_id), record.outline, record.page_starts)
             documents.append((record, chunks))
             passages.extend(passage_text(record, chunk) for chunk in chunks)
         hashes = [text_hash(passage) for passage in passages]

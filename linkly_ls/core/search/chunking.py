@@ -3,10 +3,21 @@
 A chunk never spans two documents, starts a new chunk at every heading and page
 boundary, and is cut at blank lines to stay near `target_words`, so a passage
 embeds well (about 120-180 words) and a keyword hit points at a small line range.
+
+The passages that are embedded (`embedding_passages`) also cut a line longer
+than `max_words` (an unwrapped paragraph, an abstract or a whole article on one
+line, as many `.txt` exports are written) at sentence ends into pieces of about
+`target_words`, each its own chunk on that line: the embedding model reads only
+its first 256 tokens, so one passage of 4,000 characters would be understood by
+its first few sentences. Text without sentence punctuation is cut between
+words. The keyword index keeps such a line whole: BM25 over the pieces of an
+article loses to BM25 over the article (measured on the IR collections: TIME
+0.968 against 1.00 x bm25s, MEDLINE 0.979 against 0.993).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from linkly_ls.core.search.analysis import CJK_RUN
@@ -14,6 +25,12 @@ from linkly_ls.core.document import OutlineNode
 
 TARGET_WORDS = 150
 MAX_WORDS = 220
+#: how documents are cut into embedded passages; vectors cut by an older version are redone
+#: (2: lines longer than MAX_WORDS are cut at sentence ends)
+CHUNKING_VERSION = 2
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;])[\"')\]]*\s+|(?<=[。！？；])")
+_WORD_END = re.compile(r"\s+")
 
 
 @dataclass
@@ -23,6 +40,27 @@ class Chunk:
     end_line: int
     headings: str
     text: str
+
+
+@dataclass
+class _Unit:
+    """A line, or a piece of a long line, with its word count."""
+
+    line: int
+    text: str
+    words: int
+    #: the first unit of its line (a line's boundary applies before it only)
+    first: bool = True
+    #: a piece of a long line: the chunk may end after it as after a paragraph
+    piece: bool = False
+
+
+def count_words(text: str) -> int:
+    """Whitespace words; CJK characters count as half a word each."""
+    words = len(text.split())
+    if not text.isascii():
+        words += sum(len(run) for run in CJK_RUN.findall(text)) // 2
+    return words
 
 
 def _section_starts(outline: list[OutlineNode]) -> dict[int, str]:
@@ -39,19 +77,74 @@ def _section_starts(outline: list[OutlineNode]) -> dict[int, str]:
     return starts
 
 
+def _spans(text: str, pattern: re.Pattern[str]) -> list[str]:
+    """`text` cut after every match of `pattern`, each part keeping its trailing separator."""
+    parts: list[str] = []
+    start = 0
+    for match in pattern.finditer(text):
+        if match.end() > start:
+            parts.append(text[start : match.end()])
+            start = match.end()
+    if start < len(text):
+        parts.append(text[start:])
+    return parts
+
+
+def split_long_line(text: str, target_words: int = TARGET_WORDS, max_words: int = MAX_WORDS) -> list[str]:
+    """Pieces of about `target_words` (at most `max_words`) cut at sentence ends, else between words."""
+    sentences: list[str] = []
+    for sentence in _spans(text, _SENTENCE_END):
+        if count_words(sentence) <= max_words:
+            sentences.append(sentence)
+            continue
+        words = _spans(sentence, _WORD_END)
+        sentences.extend("".join(words[i : i + target_words]) for i in range(0, len(words), target_words))
+    pieces: list[tuple[str, int]] = []
+    current, current_words = "", 0
+    for sentence in sentences:
+        words = count_words(sentence)
+        if current and current_words + words > target_words:
+            pieces.append((current, current_words))
+            current, current_words = "", 0
+        current += sentence
+        current_words += words
+    if current:
+        if pieces and current_words < target_words // 3 and pieces[-1][1] + current_words <= max_words:
+            last, last_words = pieces.pop()
+            current, current_words = last + current, last_words + current_words
+        pieces.append((current, current_words))
+    return [piece.strip() for piece, _ in pieces if piece.strip()]
+
+
+def _units(lines: list[str], target_words: int, max_words: int, cut_long_lines: bool) -> list[_Unit]:
+    units: list[_Unit] = []
+    for number, line in enumerate(lines, start=1):
+        words = count_words(line)
+        if words <= max_words or not cut_long_lines:
+            units.append(_Unit(number, line, words))
+            continue
+        pieces = split_long_line(line, target_words, max_words)
+        for position, piece in enumerate(pieces):
+            units.append(_Unit(number, piece, count_words(piece), first=position == 0, piece=True))
+    return units
+
+
 def chunk_document(
     lines: list[str],
     outline: list[OutlineNode],
     page_starts: list[int],
     target_words: int = TARGET_WORDS,
     max_words: int = MAX_WORDS,
+    cut_long_lines: bool = False,
 ) -> list[Chunk]:
+    """The keyword index's chunks; with `cut_long_lines`, the embedded passages."""
     sections = _section_starts(outline)
     boundaries = set(sections) | set(page_starts)
     chunks: list[Chunk] = []
     current_heading = ""
     buffer: list[str] = []
     start = 1
+    last_line = 0
     words = 0
 
     def flush(end_line: int) -> None:
@@ -70,23 +163,26 @@ def chunk_document(
         buffer = []
         words = 0
 
-    for number, line in enumerate(lines, start=1):
-        if number in boundaries and buffer:
-            flush(number - 1)
+    for unit in _units(lines, target_words, max_words, cut_long_lines):
+        if unit.first and unit.line in boundaries and buffer:
+            flush(last_line)
         if not buffer:
-            start = number
-        if number in sections:
-            current_heading = sections[number]
-        line_words = len(line.split())
-        if not line.isascii():  # CJK characters count as half a word each
-            line_words += sum(len(run) for run in CJK_RUN.findall(line)) // 2
-        if buffer and words + line_words > max_words:
-            flush(number - 1)
-            start = number
-        buffer.append(line)
-        words += line_words
-        if words >= target_words and not line.strip():
-            flush(number)
+            start = unit.line
+        if unit.first and unit.line in sections:
+            current_heading = sections[unit.line]
+        if buffer and words + unit.words > max_words:
+            flush(last_line)
+            start = unit.line
+        buffer.append(unit.text)
+        words += unit.words
+        last_line = unit.line
+        if words >= target_words and (unit.piece or not unit.text.strip()):
+            flush(unit.line)
     if buffer:
         flush(len(lines))
     return chunks
+
+
+def embedding_passages(lines: list[str], outline: list[OutlineNode], page_starts: list[int]) -> list[Chunk]:
+    """The chunks whose vectors are computed: long lines cut at sentence ends (CHUNKING_VERSION)."""
+    return chunk_document(lines, outline, page_starts, cut_long_lines=True)

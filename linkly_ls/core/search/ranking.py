@@ -40,8 +40,14 @@ if TYPE_CHECKING:
 RRF_K = 60
 KEYWORD_CANDIDATE_CHUNKS = 400
 VECTOR_CANDIDATE_CHUNKS = 300
+#: a document's keyword score adds its n-th best further chunk's BM25 times this to the power n (0: best chunk only)
+KEYWORD_FURTHER_CHUNKS = 0.0
 #: weight of the keyword side in the convex combination
 CONVEX_KEYWORD_WEIGHT = 0.5
+#: a query of more than LONG_QUERY_WORDS words (0: no such rule) gives the keyword side LONG_QUERY_KEYWORD_WEIGHT:
+#: the small bi-encoder reads a long multi-sentence request as a blur of its topics
+LONG_QUERY_WORDS = 0
+LONG_QUERY_KEYWORD_WEIGHT = 0.7
 #: "convex" (default) or "rrf"; bench/ir_eval.py --fusion switches it to compare
 FUSION = "convex"
 MODES = ("auto", "keyword", "vector", "hybrid")
@@ -92,16 +98,25 @@ class Ranking:
 
 
 def keyword_documents(hits: list[ChunkHit]) -> dict[str, RankedDocument]:
+    """Documents by keyword score: the best chunk's BM25, plus each further matching chunk's weighted by
+    KEYWORD_FURTHER_CHUNKS to the power of its place (a long document cut into many chunks keeps the
+    evidence of its other passages); the passage shown is the best chunk's."""
     documents: dict[str, RankedDocument] = {}
-    for hit in hits:
-        if hit.doc_id not in documents:
+    seen: dict[str, int] = {}
+    for hit in sorted(hits, key=lambda h: -h.score):
+        document = documents.get(hit.doc_id)
+        if document is None:
             documents[hit.doc_id] = RankedDocument(
-                doc_id=hit.doc_id,
-                keyword_rank=len(documents) + 1,
-                keyword_score=hit.score,
-                keyword_passage=Passage(hit.start_line, hit.end_line),
+                doc_id=hit.doc_id, keyword_score=hit.score, keyword_passage=Passage(hit.start_line, hit.end_line)
             )
-    return documents
+            seen[hit.doc_id] = 1
+        elif KEYWORD_FURTHER_CHUNKS:
+            document.keyword_score = (document.keyword_score or 0.0) + hit.score * KEYWORD_FURTHER_CHUNKS ** seen[hit.doc_id]
+            seen[hit.doc_id] += 1
+    ranked = sorted(documents.values(), key=lambda d: -(d.keyword_score or 0.0))
+    for rank, document in enumerate(ranked, start=1):
+        document.keyword_rank = rank
+    return {document.doc_id: document for document in ranked}
 
 
 def vector_documents(hits: list[VectorHit]) -> dict[str, tuple[int, VectorHit]]:
@@ -179,7 +194,7 @@ def rank_documents(
         for document in ranked:
             document.fused_score = document.vector_score or 0.0
         return Ranking(ranked, "vector", f"vector mode requested (model {embedder.model_id})", building, query_vector, index)
-    ranked = _fused(engine, index, documents, fusion, first)
+    ranked = _fused(engine, index, documents, fusion, keyword_weight_for(query), first)
     if feedback.RM3_DOCUMENTS or feedback.ROCCHIO_DOCUMENTS:
         if feedback.RM3_DOCUMENTS:
             keyword_hits = _rm3_round(engine, query, ranked, keyword_chunks, allowed_doc_ids)
@@ -188,7 +203,7 @@ def rank_documents(
         documents = keyword_documents(keyword_hits)
         _add_vector_side(documents, vector_hits)
         _add_vector_side(documents, first_hits, FIRST_PASS)
-        ranked = _fused(engine, index, documents, fusion, first)
+        ranked = _fused(engine, index, documents, fusion, keyword_weight_for(query), first)
     covered = _coverage_note(sync.coverage(), first is not None)
     reason = f"keyword + vectors (model {embedder.model_id}){covered}"
     return Ranking(ranked, "hybrid", reason, building, query_vector, index)
@@ -222,7 +237,7 @@ def _first_pass_only(
         document.vector_kind = FIRST_PASS
     if mode == "vector":
         return _vector_only(documents, "vector mode requested, " + reason, building, None, None)
-    ranked = _fused(engine, None, documents, fusion, first)
+    ranked = _fused(engine, None, documents, fusion, CONVEX_KEYWORD_WEIGHT, first)
     return Ranking(ranked, "hybrid", "keyword + " + reason, building)
 
 
@@ -237,14 +252,26 @@ def _vector_only(
     return Ranking(ranked, "vector", reason, building, query_vector, index)
 
 
+def keyword_weight_for(query: str) -> float:
+    """The keyword side's weight in the convex fusion for this query."""
+    if LONG_QUERY_WORDS and len(query.split()) > LONG_QUERY_WORDS:
+        return LONG_QUERY_KEYWORD_WEIGHT
+    return CONVEX_KEYWORD_WEIGHT
+
+
 def _fused(
-    engine: Engine, index: VectorIndex | None, documents: dict[str, RankedDocument], fusion: str | None, first: FirstPassSide | None = None
+    engine: Engine,
+    index: VectorIndex | None,
+    documents: dict[str, RankedDocument],
+    fusion: str | None,
+    keyword_weight: float,
+    first: FirstPassSide | None = None,
 ) -> list[RankedDocument]:
     without_vectors = _without_vectors(engine, index, [d for d, doc in documents.items() if doc.vector_rank is None], first)
     if (fusion or FUSION) == "rrf":
         _fuse_rrf(documents.values(), without_vectors)
     else:
-        _fuse_convex(documents.values(), without_vectors)
+        _fuse_convex(documents.values(), without_vectors, keyword_weight)
     return sorted(documents.values(), key=lambda d: -d.fused_score)
 
 
@@ -310,8 +337,8 @@ def _fuse_rrf(documents, without_vectors: set[str]) -> None:
         document.fused_score = score
 
 
-def _fuse_convex(documents, without_vectors: set[str]) -> None:
-    """alpha * BM25 / max BM25 + (1 - alpha) * min-max-scaled cosine."""
+def _fuse_convex(documents, without_vectors: set[str], keyword_weight: float) -> None:
+    """alpha * BM25 / max BM25 + (1 - alpha) * min-max-scaled cosine, alpha = `keyword_weight`."""
     documents = list(documents)
     keyword_top = max((d.keyword_score or 0.0 for d in documents), default=0.0) or 1.0
     scaled = vector_parts(documents)
@@ -321,7 +348,7 @@ def _fuse_convex(documents, without_vectors: set[str]) -> None:
             vector_part = scaled[document.doc_id]
         else:
             vector_part = keyword_part if document.doc_id in without_vectors else 0.0
-        weight = first_pass_side.FIRST_PASS_KEYWORD_WEIGHT if document.vector_kind == FIRST_PASS else CONVEX_KEYWORD_WEIGHT
+        weight = first_pass_side.FIRST_PASS_KEYWORD_WEIGHT if document.vector_kind == FIRST_PASS else keyword_weight
         document.fused_score = weight * keyword_part + (1 - weight) * vector_part
 
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import numpy as np
 
+from linkly_ls.core.search.chunking import CHUNKING_VERSION
 from linkly_ls.core.store.catalog import Catalog
 from linkly_ls.core.store.vector_rows import ChunkRow, DocRow, VectorRows, ensure_vector_tables
 from linkly_ls.core.store.writer_lock import WriterLock
@@ -109,7 +110,7 @@ class VectorIndex:
         self._lock = threading.RLock()
         self._writer_lock = writer_lock or WriterLock(directory.parent)
         self._took_writer_lock = False
-        self.rows = VectorRows(catalog, model_id)
+        self.rows = VectorRows(catalog, model_id, CHUNKING_VERSION)
         self._pending_rows: list[ChunkRow] = []
         self._pending_docs: list[DocRow] = []
         self._dirty = False

@@ -3,8 +3,12 @@
 Two tables of the catalog database. `vector_chunks` maps a model's integer key
 to (doc_id, chunk number, line range, hash of the embedded text); `vector_docs`
 records which version (content hash) of a document a model's vectors were
-computed from, and how many chunks it has. A document has *current* vectors
-when its `vector_docs` row names the content hash the catalog now has.
+computed from, how many chunks it has and by which chunking version
+(`core/search/chunking.py`) it was cut. A document has *current* vectors when
+its `vector_docs` row names the content hash the catalog now has; vectors cut by
+an older chunking stay current (they are true to the text) but the document is
+*missing* again, so the vector pass cuts it anew, reusing the vector of every
+passage whose text did not change.
 
 `VectorRows` answers for one model; `VectorIndex` (core/search/vectors.py)
 decides when rows are committed relative to its saved file.
@@ -32,6 +36,7 @@ CREATE TABLE IF NOT EXISTS vector_docs (
     doc_id TEXT NOT NULL,
     content_hash TEXT NOT NULL,
     chunks INTEGER NOT NULL,
+    chunking INTEGER NOT NULL DEFAULT 1,
     PRIMARY KEY (model, doc_id)
 );
 """
@@ -52,6 +57,9 @@ def ensure_vector_tables(catalog: Catalog) -> None:
         if "text_hash" not in columns:  # an index from before text reuse: its rows just never match
             db.execute("ALTER TABLE vector_chunks ADD COLUMN text_hash INTEGER")
         db.execute("CREATE INDEX IF NOT EXISTS vector_chunks_text ON vector_chunks(model, text_hash)")
+        columns = {row[1] for row in db.execute("PRAGMA table_info(vector_docs)")}
+        if "chunking" not in columns:  # an index from before chunking versions: cut by version 1
+            db.execute("ALTER TABLE vector_docs ADD COLUMN chunking INTEGER NOT NULL DEFAULT 1")
 
 
 def has_vectors(catalog: Catalog, model_ids: list[str]) -> bool:
@@ -99,9 +107,11 @@ def forget_vectors_of(catalog: Catalog, doc_ids: list[str]) -> None:
 class VectorRows:
     """The vector rows of one model. Each call uses the calling thread's catalog connection."""
 
-    def __init__(self, catalog: Catalog, model_id: str) -> None:
+    def __init__(self, catalog: Catalog, model_id: str, chunking: int = 1) -> None:
+        """`chunking`: the chunking version rows are written with; documents cut by an older one are missing."""
         self.catalog = catalog
         self.model_id = model_id
+        self.chunking = chunking
         #: (connection, its (data_version, total_changes), coverage) of the last `coverage()`
         self._coverage: tuple[object, tuple[int, int], dict[str, tuple[int, int]]] | None = None
 
@@ -115,7 +125,10 @@ class VectorRows:
                 "VALUES (?,?,?,?,?,?,?)",
                 chunks,
             )
-            db.executemany("INSERT OR REPLACE INTO vector_docs VALUES (?,?,?,?)", docs)
+            db.executemany(
+                "INSERT OR REPLACE INTO vector_docs (model, doc_id, content_hash, chunks, chunking) VALUES (?,?,?,?,?)",
+                [(*doc, self.chunking) for doc in docs],
+            )
 
     def delete_documents(self, doc_ids: list[str]) -> None:
         """Delete these documents' rows, one transaction per batch of ids."""
@@ -235,13 +248,13 @@ class VectorRows:
         ]
 
     def missing_documents(self, limit: int) -> list[tuple[str, str]]:
-        """(doc_id, content_hash) of at most `limit` documents without current vectors: newest day first,
-        then smallest."""
+        """(doc_id, content_hash) of at most `limit` documents without current vectors, or cut by an older
+        chunking: newest day first, then smallest."""
         rows = self.catalog.connect().execute(
             "SELECT d.doc_id, d.content_hash FROM documents d LEFT JOIN vector_docs v "
-            "ON v.model = ? AND v.doc_id = d.doc_id AND v.content_hash = d.content_hash "
+            "ON v.model = ? AND v.doc_id = d.doc_id AND v.content_hash = d.content_hash AND v.chunking >= ? "
             "WHERE v.doc_id IS NULL ORDER BY d.mtime_ns / 86400000000000 DESC, d.word_count ASC LIMIT ?",
-            (self.model_id, limit),
+            (self.model_id, self.chunking, limit),
         )
         return rows.fetchall()
 

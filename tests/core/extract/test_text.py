@@ -112,3 +112,27 @@ def test_long_single_line_is_wrapped_without_losing_words(extracted, corpus):
     assert any("wrapped" in warning for warning in document.warnings)
     original = (corpus / "odd/single-line-export.txt").read_text(encoding="utf-8").split()
     assert " ".join(document.lines).split() == original
+
+
+def test_a_first_line_set_apart_by_a_blank_line_is_the_title_even_with_a_full_stop(tmp_path: Path):
+    long_title = "Approximate solutions of the incompressible laminar boundary layer equations for a plate in shear flow ."
+    for first, expected in (
+        (long_title, long_title[:-2]),
+        ("THE MALAWI LIBRARY ASSOCIATION, ITS SECOND ANNUAL MEETING, 26 APRIL 1980.", None),
+        ("Notes from the meeting.", "Notes from the meeting"),
+    ):
+        path = tmp_path / "record.txt"
+        path.write_text(f"{first}\n\nThe text of the record follows here, in several sentences. Another one.\n")
+        assert extract_file(path).title == (expected or first.rstrip("."))
+
+
+def test_a_first_line_with_a_full_stop_is_not_the_title_when_it_is_two_sentences_or_alone(tmp_path: Path):
+    two_sentences = tmp_path / "two-sentences.txt"
+    two_sentences.write_text("We met on Monday. Everyone came on time.\n\nThe minutes follow.\n")
+    assert extract_file(two_sentences).title == "two-sentences"
+    wrapped = tmp_path / "wrapped.txt"
+    wrapped.write_text("A paragraph wrapped at a fixed width ends its first line with a stop.\nThen it goes on.\n")
+    assert extract_file(wrapped).title == "wrapped"
+    alone = tmp_path / "alone.txt"
+    alone.write_text("Only one sentence in this file.\n")
+    assert extract_file(alone).title == "alone"

@@ -282,3 +282,41 @@ def test_an_unknown_mode_is_an_argument_error(embedded):
 
     with pytest.raises(ArgumentError, match="mode"):
         search(embedded, "contract", mode="fuzzy")
+
+
+def test_an_index_cut_by_an_older_chunking_is_cut_again_reusing_the_unchanged_passages(tmp_path, monkeypatch):
+    """Long lines are cut at sentence ends since chunking version 2: an index from before re-embeds only
+    the pieces of such lines, and the end of a long article becomes findable by meaning."""
+    from functools import partial
+
+    from linkly_ls.core.indexing import vector_sync
+    from linkly_ls.core.search.chunking import chunk_document, embedding_passages
+
+    with embedded_rust_notes(tmp_path, monkeypatch) as (library, engine, counting):
+        filler = " ".join(f"The committee discussed item {n} of the budget at length ." for n in range(60))
+        ending = "Finally the zookeeper fed the striped horses of the savannah ."
+        (library / "article.txt").write_text(f"MINUTES OF THE MEETING\n\n{filler} {ending}\n", encoding="utf-8")
+        monkeypatch.setattr(vector_sync, "embedding_passages", partial(chunk_document, cut_long_lines=False))
+        engine.index()
+        engine.vectors.run_until_complete()
+        monkeypatch.setattr(vector_sync, "embedding_passages", embedding_passages)
+        with engine.catalog.connect() as db:
+            db.execute("UPDATE vector_docs SET chunking = 1")
+        article = next(r.doc_id for r in engine.catalog.all_documents() if r.path.endswith("article.txt"))
+        documents = len(engine.catalog.all_documents())
+        before = counting.passages
+    engine = open_engine(tmp_path / "data", library)
+    try:
+        monkeypatch.setattr(engine.vectors.provider, "current", lambda: counting)
+        assert engine.vectors.run_until_complete() == documents
+        state = engine.vectors.state()
+        pieces = engine.catalog.connect().execute(
+            "SELECT start_line, end_line FROM vector_chunks WHERE doc_id = ? ORDER BY chunk", (article,)
+        ).fetchall()
+        assert len(pieces) >= 4 and all(end == 3 for _, end in pieces)
+        assert 0 < state.embedded == counting.passages - before <= len(pieces)
+        assert state.reused > state.embedded
+        hits = search(engine, "animals with stripes eating", mode="vector", limit=3)
+        assert names(hits)[0] == "article.txt"
+    finally:
+        engine.close()

@@ -140,3 +140,31 @@ def test_stored_rows_and_forgetting_them_all(catalog):
     assert sorted(docs) == [(MODEL, "a", "h1", 1), (OTHER, "b", "h2", 1)]
     forget_all_vectors(catalog)
     assert stored_vector_rows(catalog) == ([], [])
+
+
+def test_documents_cut_by_an_older_chunking_stay_current_but_are_missing_again(catalog, make_record):
+    ensure_vector_tables(catalog)
+    for name in ("old-cut", "new-cut"):
+        catalog.put_document(make_record(f"/docs/{name}.md", doc_id=name), ["x"])
+    embed(VectorRows(catalog, MODEL, chunking=1), "old-cut", "h1", [1])
+    embed(VectorRows(catalog, MODEL, chunking=2), "new-cut", "h1", [2])
+    newer = VectorRows(catalog, MODEL, chunking=2)
+    assert newer.documents_with_vectors(["old-cut", "new-cut"]) == {"old-cut", "new-cut"}
+    assert sorted(row[1] for row in newer.current_chunks_of_documents(["old-cut", "new-cut"])) == ["new-cut", "old-cut"]
+    assert newer.missing_documents(10) == [("old-cut", "h1")]
+    assert VectorRows(catalog, MODEL, chunking=1).missing_documents(10) == []
+    assert newer.coverage() == {"lib": (10, 10)}  # search keeps using the older cut meanwhile
+
+
+def test_tables_from_before_chunking_versions_get_the_column_and_count_as_version_one(catalog, make_record):
+    with catalog.connect() as db:
+        db.execute(
+            "CREATE TABLE vector_docs (model TEXT NOT NULL, doc_id TEXT NOT NULL, content_hash TEXT NOT NULL, "
+            "chunks INTEGER NOT NULL, PRIMARY KEY (model, doc_id))"
+        )
+        db.execute("INSERT INTO vector_docs VALUES (?, 'a', 'h1', 1)", (MODEL,))
+    catalog.put_document(make_record("/docs/a.md", doc_id="a"), ["x"])
+    ensure_vector_tables(catalog)
+    assert VectorRows(catalog, MODEL, chunking=1).missing_documents(10) == []
+    assert VectorRows(catalog, MODEL, chunking=2).missing_documents(10) == [("a", "h1")]
+    assert stored_vector_rows(catalog)[1] == [(MODEL, "a", "h1", 1)]

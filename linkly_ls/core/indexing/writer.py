@@ -185,7 +185,7 @@ class IndexWriter:
                 if self._stop.wait(PUBLISH_SECONDS):
                     break
         except Exception as error:  # a full disk: status is a courtesy, the writer goes on
-            log.warning("cannot publish the writer status: %s", error)
+            log.debug("cannot publish the writer status: %s", error)  # the failed write itself is reported
         finally:
             try:
                 remove_activity(data_dir)

@@ -4,6 +4,7 @@
     /work/venv/bin/python bench/load_mcp.py                       # 16 clients x 1,000 calls
     /work/venv/bin/python bench/load_mcp.py --clients 16 --calls 30 --json
     /work/venv/bin/python bench/load_mcp.py --lsp --hybrid
+    /work/venv/bin/python bench/load_mcp.py --ts --hybrid --calls 200    # TypeScript-SDK clients, embedding meanwhile
 
 A library of ~30 real files (repository fixtures and ../shared/corpus) is served
 over streamable HTTP on 127.0.0.1. Every client has its own session and makes a
@@ -13,7 +14,12 @@ writer thread creates, edits and deletes files in the library (the server's
 watcher re-indexes them) and, with `--lsp`, a `linkly-ls` over the same data
 dir answers workspace/symbol and linkly/read requests in a loop.
 
-Every answer is checked; the run exits 1 on any error.
+Every answer is checked; the run exits 1 on any error. Greps refused for their
+time budget ("took longer than") are errors too, and counted apart: the patterns
+are benign (`the|der|le` takes tens of ms on a quiet server), so a refusal means
+the budget counted waiting rather than matching. With `--hybrid` the server
+embeds in the background throughout (the summary shows the vector coverage
+before and after the load).
 """
 
 from __future__ import annotations
@@ -73,7 +79,7 @@ QUERIES = [
     "network interface configuration", "backup", "slices string", "guessing game", "hello world",
     "variables mutability shadowing", "apt-get upgrade", "zephyr churn note", "if let", "integer overflow",
 ]
-GREP_PATTERNS = ["ownership", "^#+ ", "fn main", "firewall", r"\bstruct\b", "Debian", "path", "let "]
+GREP_PATTERNS = ["ownership", "^#+ ", "fn main", "firewall", r"\bstruct\b", "Debian", "path", "let ", "the|der|le"]
 FILTERS = [
     {"doc_types": ["markdown"]}, {"doc_types": ["html"]}, {"path_glob": "rust-book/**"},
     {"library": "load"}, {"path_glob": "web/**"},
@@ -182,6 +188,17 @@ async def wait_indexed(session: ClientSession, expected: int, timeout: float = 1
     raise RuntimeError(f"indexing did not finish: {payload}")
 
 
+async def vector_coverage(url: str) -> float | None:
+    """The load library's share of words with vectors (None without embeddings)."""
+    from contextlib import AsyncExitStack
+
+    async with AsyncExitStack() as stack:
+        session = await open_session(url, stack)
+        result = await session.call_tool("list_libraries", {})
+    libraries = (result.structured_content or {}).get("libraries", [])
+    return next((library.get("vector_coverage") for library in libraries if library.get("name") == "load"), None)
+
+
 class Stats:
     def __init__(self) -> None:
         self.latencies: dict[str, list[float]] = defaultdict(list)
@@ -189,10 +206,19 @@ class Stats:
         self.calls = 0
         #: answers "not an indexed document" for a churn file the writer thread deleted meanwhile (correct)
         self.gone = 0
+        #: greps stopped for their time budget
+        self.grep_refused = 0
+        self.greps = 0
+        #: searches answered while vectors were being computed (`indexing: true`), of all searches answered
+        self.searches_while_embedding = 0
+        self.searches_answered = 0
 
     def record(self, tool: str, seconds: float, error: str | None) -> None:
         self.calls += 1
         self.latencies[tool].append(seconds)
+        if tool == "grep":
+            self.greps += 1
+            self.grep_refused += bool(error and "took longer than" in error)
         if error:
             self.errors.append(f"{tool}: {error}")
 
@@ -289,6 +315,8 @@ async def client(number: int, url: str, calls: int, seed: int, stats: Stats, sto
             if result is not None and not error and not result.is_error:
                 payload = result.structured_content
                 if tool == "search":
+                    stats.searches_answered += 1
+                    stats.searches_while_embedding += bool(payload.get("indexing"))
                     for hit in payload["results"]:
                         known.setdefault(hit["doc_id"], (0, "churn/" in hit["path"]))
                 elif tool == "read":
@@ -296,6 +324,108 @@ async def client(number: int, url: str, calls: int, seed: int, stats: Stats, sto
             if result is not None and result.is_error and tool in ("read", "outline", "grep"):
                 for doc_id in arguments.get("doc_ids", [arguments.get("doc_id")]):
                     known.pop(doc_id, None)
+
+
+TS_CLIENTS = r"""
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+const [url, clients, calls, seed, budget] = [process.argv[2], +process.argv[3], +process.argv[4], +process.argv[5], +process.argv[6]];
+const { queries, patterns } = JSON.parse(process.argv[7]);
+const stopAt = performance.now() + budget * 1000;
+
+function random(state) {  // mulberry32
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+async function client(number) {
+  const rand = random(seed * 1000 + number);
+  const pick = (items) => items[Math.floor(rand() * items.length)];
+  const out = { latencies: {}, errors: [], calls: 0, gone: 0, searches: 0, whileEmbedding: 0 };
+  const known = new Map();  // doc_id -> in the churn folder
+  const session = new Client({ name: `linkly-load-${number}`, version: "1" });
+  await session.connect(new StreamableHTTPClientTransport(new URL(url)));
+  for (let call = 0; call < calls; call++) {
+    if (performance.now() > stopAt) { out.errors.push(`client ${number}: time budget exceeded`); break; }
+    let tool = pick(["search", "search", "read", "grep", "outline"]);
+    if (tool !== "search" && known.size === 0) tool = "search";
+    const ids = [...known.keys()].sort();
+    let args, churn = false;
+    if (tool === "search") {
+      args = { query: pick(queries), limit: pick([3, 5, 10]) };
+    } else if (tool === "outline") {
+      const docIds = [...new Set([pick(ids), pick(ids)])];
+      args = { doc_ids: docIds };
+      churn = docIds.some((id) => known.get(id));
+    } else {
+      const docId = pick(ids);
+      churn = known.get(docId);
+      args = tool === "grep" ? { pattern: pick(patterns), doc_id: docId } : { doc_id: docId, limit: pick([1, 5, 20, 80]) };
+      if (tool === "grep" && rand() < 0.3) args.output_mode = "count";
+    }
+    const started = performance.now();
+    let result, error = null;
+    try {
+      result = await session.callTool({ name: tool, arguments: args });
+    } catch (exc) {
+      error = `${tool}: transport: ${exc}`;
+    }
+    (out.latencies[tool] ??= []).push((performance.now() - started) / 1000);
+    out.calls++;
+    if (!error && result.isError) {
+      const text = result.content?.[0]?.text ?? "";
+      if (churn && text.includes("is not an indexed document")) {
+        out.gone++;
+        for (const id of args.doc_ids ?? [args.doc_id]) known.delete(id);
+      } else {
+        error = `${tool}: is_error ${JSON.stringify(args)}: ${text.slice(0, 300)}`;
+      }
+    } else if (!error && tool === "search") {
+      out.searches++;
+      if (result.structuredContent.indexing) out.whileEmbedding++;
+      for (const hit of result.structuredContent.results) if (!known.has(hit.doc_id)) known.set(hit.doc_id, hit.path.includes("churn/"));
+    }
+    if (error) out.errors.push(error);
+  }
+  await session.close();
+  return out;
+}
+
+const results = await Promise.all([...Array(clients).keys()].map(client));
+console.log(JSON.stringify(results));
+"""
+
+
+def ts_load(url: str, args: argparse.Namespace, stats: Stats) -> None:
+    """The load from `args.clients` TypeScript-SDK clients in one Node process (search, read, grep, outline)."""
+    from ts_sdk import ts_script
+
+    script = ts_script("linkly-load.mjs", TS_CLIENTS)
+    if script is None:
+        raise RuntimeError("--ts needs node and npm")
+    mix = json.dumps({"queries": QUERIES, "patterns": GREP_PATTERNS})
+    completed = subprocess.run(
+        ["node", str(script), url, str(args.clients), str(args.calls), str(args.seed), str(args.budget), mix],
+        capture_output=True, text=True, timeout=args.budget + 120,
+    )
+    if completed.returncode != 0:
+        raise RuntimeError(f"the TypeScript clients failed: {completed.stderr[-2000:]}")
+    for result in json.loads(completed.stdout.strip().splitlines()[-1]):
+        stats.calls += result["calls"]
+        stats.gone += result["gone"]
+        stats.searches_answered += result["searches"]
+        stats.searches_while_embedding += result["whileEmbedding"]
+        for tool, seconds in result["latencies"].items():
+            stats.latencies[tool].extend(seconds)
+        stats.greps += len(result["latencies"].get("grep", []))
+        for error in result["errors"]:
+            stats.errors.append(error)
+            stats.grep_refused += error.startswith("grep:") and "took longer than" in error
 
 
 class Writer(threading.Thread):
@@ -423,6 +553,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 await wait_indexed(await open_session(url, stack), documents)
 
         asyncio.run(prepare())
+        coverage_before = asyncio.run(vector_coverage(url))
         batches_before = len(server.batches())
         if args.lsp:
             lsp_thread = threading.Thread(target=lsp_loop, args=(env, data_dir, library, lsp_stop, lsp_result), daemon=True)
@@ -434,13 +565,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             stop_at = time.monotonic() + args.budget
             await asyncio.gather(*(client(n, url, args.calls, args.seed, stats, stop_at) for n in range(args.clients)))
 
-        asyncio.run(load())
+        if args.ts:
+            ts_load(url, args, stats)
+        else:
+            asyncio.run(load())
         elapsed = time.monotonic() - started
         writer.stopped.set()
         writer.join(10)
         lsp_stop.set()
         if lsp_thread:
             lsp_thread.join(60)
+        coverage_after = asyncio.run(vector_coverage(url))
         time.sleep(2.0)  # the watcher's last batch
         batches = server.batches()[batches_before:]
         files_in_batches = sum(int(m.group(1)) + int(m.group(2)) for line in batches
@@ -461,12 +596,18 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "latency_ms": {"overall": percentiles(everything),
                            **{tool: {**percentiles(values), "calls": len(values)} for tool, values in sorted(stats.latencies.items())}},
             "deleted_doc_answers": stats.gone,
+            "greps": stats.greps,
+            "grep_refused": stats.grep_refused,
+            "vector_coverage": {"before": coverage_before, "after": coverage_after},
+            "searches_while_embedding": stats.searches_while_embedding,
+            "searches_answered": stats.searches_answered,
             "file_changes": writer.changes,
             "reindex_batches": len(batches),
             "files_reindexed": files_in_batches,
             "lsp": {"calls": lsp_result["calls"], "errors": len(lsp_result["errors"]),
                     "latency_ms": percentiles(lsp_result["latencies"])} if args.lsp else None,
             "hybrid": args.hybrid,
+            "clients_sdk": "typescript" if args.ts else "python",
         }
     finally:
         writer.stopped.set()
@@ -489,6 +630,8 @@ def main() -> int:
     parser.add_argument("--budget", type=float, default=1800, help="give up after this many seconds")
     parser.add_argument("--lsp", action="store_true", help="also query a linkly-ls over the same data dir")
     parser.add_argument("--hybrid", action="store_true", help="bundled embedding model (default: none)")
+    parser.add_argument("--ts", action="store_true",
+                        help="TypeScript-SDK clients in Node (search, read, grep, outline) instead of Python-SDK ones")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--workdir", default=None)
@@ -505,6 +648,12 @@ def main() -> int:
         for tool, figures in summary["latency_ms"].items():
             print(f"{tool:15} {figures.get('calls', summary['total_calls']):>6} {figures['p50']:>8} {figures['p95']:>8} {figures['p99']:>8}")
         print(f"answers 'not an indexed document' for churn files deleted meanwhile: {summary['deleted_doc_answers']}")
+        print(f"greps refused for their time budget: {summary['grep_refused']} of {summary['greps']}")
+        if summary["hybrid"]:
+            coverage = summary["vector_coverage"]
+            print(f"vector coverage of the library: {coverage['before']} before the load, {coverage['after']} after; "
+                  f"searches answered while vectors were computed: {summary['searches_while_embedding']} "
+                  f"of {summary['searches_answered']}")
         print(f"file changes {summary['file_changes']}; watcher re-index batches {summary['reindex_batches']} "
               f"({summary['files_reindexed']} files indexed or removed)")
         if summary["lsp"]:

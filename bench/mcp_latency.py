@@ -11,8 +11,8 @@ after the other, makes `--warmup` calls it does not count and `--calls` it does,
 on one kept-alive session:
 
 - python-sdk: `mcp` ClientSession over `streamable_http_client`;
-- ts-sdk: `@modelcontextprotocol/sdk` (exact version TS_SDK_VERSION) in Node,
-  installed once with npm into ~/.cache/linkly-test/mcp-sdk-<version>;
+- ts-sdk: `@modelcontextprotocol/sdk` (the exact version in bench/ts_sdk.py)
+  in Node, installed once with npm into ~/.cache/linkly-test/mcp-sdk-<version>;
 - httpx: raw JSON-RPC POSTs on one kept-alive connection;
 - curl: a new process and a new connection per call (its own `time_total`).
 
@@ -36,17 +36,16 @@ import sys
 import tempfile
 import time
 from contextlib import AsyncExitStack
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import httpx
 from load_mcp import Server, open_session, wait_indexed
+from ts_sdk import TS_SDK_PACKAGE, TS_SDK_VERSION, ts_script
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"
-TS_SDK_PACKAGE = "@modelcontextprotocol/sdk"
-TS_SDK_VERSION = "1.32.2"
-TS_CACHE = Path.home() / ".cache" / "linkly-test" / f"mcp-sdk-{TS_SDK_VERSION}"
 SOURCES = [
     FIXTURES / "notes/rust/ch04-01-what-is-ownership.md",
     FIXTURES / "notes/rust/ch03-05-control-flow.md",
@@ -136,21 +135,6 @@ async def python_sdk(url: str, doc_id: str, calls: int, warmup: int) -> dict[str
                 await call()
                 times[name].append((time.perf_counter() - started) * 1000)
         return times
-
-
-def install_ts_sdk() -> Path | None:
-    """The Node client script inside the cache (so Node finds the package); None without node/npm."""
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        return None
-    if not (TS_CACHE / "node_modules" / TS_SDK_PACKAGE / "package.json").exists():
-        TS_CACHE.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(TS_CACHE), f"{TS_SDK_PACKAGE}@{TS_SDK_VERSION}"],
-            check=True, capture_output=True, text=True, timeout=600,
-        )
-    script = TS_CACHE / "linkly-latency.mjs"
-    script.write_text(TS_CLIENT, encoding="utf-8")
-    return script
 
 
 def ts_sdk(script: Path, url: str, doc_id: str, calls: int, warmup: int) -> dict[str, list[float]]:
@@ -260,7 +244,7 @@ def start_server(root: Path, embedding: bool) -> tuple[Server, str, str]:
 
 def measure(url: str, doc_id: str, args: argparse.Namespace, server_pid: int | None) -> dict[str, Any]:
     """client -> call -> figures; the server's CPU per call and the machine's load are per client."""
-    script = None if args.no_ts else install_ts_sdk()
+    script = None if args.no_ts else ts_script("linkly-latency.mjs", TS_CLIENT)
     clients: dict[str, Any] = {"python-sdk": lambda: asyncio.run(python_sdk(url, doc_id, args.calls, args.warmup))}
     if script is not None:
         clients["ts-sdk"] = lambda: ts_sdk(script, url, doc_id, args.calls, args.warmup)
@@ -323,7 +307,7 @@ def main() -> int:
             print(f"{client:22} {call:6} {row['calls']:>5} {row['p50']:>8} {row['p95']:>8} {row['min']:>8} {row['max']:>8} "
                   f"{row.get('server_cpu_ms', '-'):>13} {row['machine_busy_cpus']:>9}")
     print(f"(machine: {os.cpu_count()} CPUs; server CPU per call: the whole run, session set-up and warm-up calls "
-          "included, over its calls)")
+          f"included, over its calls; clients: mcp {metadata.version('mcp')}, {TS_SDK_PACKAGE} {TS_SDK_VERSION})")
     return 0
 
 

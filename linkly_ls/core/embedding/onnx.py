@@ -112,7 +112,9 @@ class OnnxEmbedder:
         self.threads = threads
         self._model_file = folder / "model.onnx"
         self.options = session_options(threads)
-        self._foreground_session = ort.InferenceSession(str(self._model_file), self.options, providers=["CPUExecutionProvider"])
+        self._foreground_session = ort.InferenceSession(
+            str(self._model_file), self.options, providers=["CPUExecutionProvider"]
+        )
         self._background_session: ort.InferenceSession | None = None
         self._session_lock = threading.Lock()
         self._inputs = {node.name for node in self._foreground_session.get_inputs()}

@@ -36,7 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from ir_eval import load_collection, write_library  # noqa: E402
+from linkly_ls.core.search.evaluation import load_collection, write_library  # noqa: E402
 
 from linkly_ls.core.config import Config  # noqa: E402
 from linkly_ls.core.embedding.settings import TextEmbedder  # noqa: E402

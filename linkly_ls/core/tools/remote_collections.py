@@ -106,16 +106,22 @@ def _libraries_of(answer: RemoteAnswer) -> list[dict[str, Any]] | None:
     return libraries
 
 
-@dataclass
-class MergedExplore(ExploreResult):
-    remotes: list[RemoteStatus] = field(default_factory=list)
+class _RemotesReported:
+    """A local result merged with remotes' answers: each remote's status in JSON, failures in markdown."""
+
+    remotes: list[RemoteStatus]
 
     def to_json(self) -> dict[str, Any]:
-        return {**super().to_json(), "remotes": [status.to_json() for status in self.remotes]}
+        return {**super().to_json(), "remotes": [status.to_json() for status in self.remotes]}  # type: ignore[misc]
 
     def to_markdown(self) -> str:
         failed = [f"- remote **{s.name}** did not answer: {s.error}" for s in self.remotes if not s.ok]
-        return "\n".join([super().to_markdown(), *([""] + failed if failed else [])])
+        return "\n".join([super().to_markdown(), *([""] + failed if failed else [])])  # type: ignore[misc]
+
+
+@dataclass
+class MergedExplore(_RemotesReported, ExploreResult):
+    remotes: list[RemoteStatus] = field(default_factory=list)
 
 
 def explore_anywhere(engine: Engine, **arguments: Any) -> ExploreResult:
@@ -158,15 +164,8 @@ def _prefixed_tree(remote: str, node: dict[str, Any]) -> dict[str, Any]:
 
 
 @dataclass
-class MergedFindPaths(FindPathsResult):
+class MergedFindPaths(_RemotesReported, FindPathsResult):
     remotes: list[RemoteStatus] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {**super().to_json(), "remotes": [status.to_json() for status in self.remotes]}
-
-    def to_markdown(self) -> str:
-        failed = [f"- remote **{s.name}** did not answer: {s.error}" for s in self.remotes if not s.ok]
-        return "\n".join([super().to_markdown(), *([""] + failed if failed else [])])
 
 
 def find_paths_anywhere(engine: Engine, **arguments: Any) -> FindPathsResult:

@@ -20,13 +20,6 @@ TESTS = Path(__file__).resolve().parent
 EDITORS = TESTS / "editors"
 #: fixtures that hand a test a part of the shared data
 SHARED_FIXTURES = {"corpus": "corpus"}
-#: tests in modules that do not mark themselves yet, and the parts of the shared data they read
-UNMARKED_NEEDS = {
-    "core/search/test_evaluation.py": {
-        "test_reference_figures_are_read_from_the_collections_readme": ("ir",),
-        "test_adi_keyword_and_hybrid_quality": ("ir",),
-    },
-}
 NEEDS = pytest.StashKey[tuple[str, ...]]()
 
 
@@ -39,9 +32,6 @@ def shared_needs(item: pytest.Item) -> tuple[str, ...]:
     for mark in item.iter_markers("corpus"):
         parts.extend(mark.args or ("corpus",))
     parts.extend(part for name, part in SHARED_FIXTURES.items() if name in getattr(item, "fixturenames", ()))
-    module = item.path.relative_to(TESTS).as_posix() if item.path.is_relative_to(TESTS) else ""
-    function = getattr(item, "originalname", item.name)
-    parts.extend(UNMARKED_NEEDS.get(module, {}).get(function, ()))
     return tuple(dict.fromkeys(parts))
 
 

@@ -63,3 +63,19 @@ class IndexHeldError(LinklyError):
             f"another linkly process{holder} (serve, watch or an editor) keeps this index current and "
             f"re-indexes changed files itself; {advice}"
         )
+
+
+class IndexDamagedError(LinklyError):
+    """The index's storage failed under a call: a damaged or missing table, a locked or full disk.
+
+    Storage raises its own errors (`core/store`'s `StoreError`); the tool
+    registry turns those into this one, so every face answers them as a call
+    that cannot be answered, with the reason and what to do, never as a bug.
+    """
+
+    @classmethod
+    def from_store(cls, error: Exception) -> IndexDamagedError:
+        return cls(
+            f"the index could not be read ({error}); if this persists, remove the library and index it "
+            "again (`linkly remove-library NAME`, then `linkly index FOLDER --library NAME`)"
+        )

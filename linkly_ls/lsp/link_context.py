@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.extract.markdown import parse_front_matter
+from linkly_ls.core.extract.front_matter import parse_front_matter
 from linkly_ls.core.extract.markdown_links import find_links
 from linkly_ls.core.links.resolver import LinkResolver, ResolvedLink
 from linkly_ls.core.links.targets import link_records

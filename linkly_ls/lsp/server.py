@@ -22,8 +22,8 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from linkly_ls import __version__
-from linkly_ls.core.config import ConfigError
-from linkly_ls.core.engine import Engine, EngineError
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.errors import LinklyError
 from linkly_ls.lsp.engine_setup import SHUTDOWN_WAIT_S, close_engine, open_engine
 from linkly_ls.lsp.errors import request_failed
 from linkly_ls.lsp.settings import ServerSettings, parse_settings
@@ -130,7 +130,7 @@ class LinklyLanguageServer(LanguageServer):
             self.show(warning)
         try:
             self.engine = await asyncio.to_thread(open_engine, self.settings, self.workspace_folder_paths(), self.log)
-        except (ConfigError, EngineError) as error:
+        except LinklyError as error:  # a wrong setting or an index that cannot be opened: said, not raised
             self.startup_error = str(error)
             self.show(f"linkly-ls: {error}", types.MessageType.Error)
             return

@@ -20,10 +20,10 @@ from markdown_it.token import Token
 
 from linkly_ls.core.document import ExtractedDocument, Heading, build_outline
 from linkly_ls.core.extract.base import ExtractLimits, decode_text, read_bytes, title_from_path
+from linkly_ls.core.extract.front_matter import front_matter_text, parse_front_matter
 from linkly_ls.core.extract.markdown_links import find_links
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
-_FRONT_MATTER_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s*(.*)$")
 _ATTRIBUTES = r"""(?:\s+(?:"[^"]*"|'[^']*'|\{[^{}]*\}|[^<>{}"'])*?)?"""
 _COMPONENT_TAG = re.compile(r"</?[A-Z][\w.]*" + _ATTRIBUTES + r"/?>")
 _FRAGMENT_TAG = re.compile(r"</?>")
@@ -44,7 +44,7 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
     if source and source[-1] == "":
         source.pop()
     fields, body_start = parse_front_matter(source)
-    front = [_front_matter_line(line) for line in source[:body_start]]
+    front = [front_matter_text(line) for line in source[:body_start]]
     body = clean_mdx_lines(source[body_start:], is_mdx=path.suffix.lower() == ".mdx")
     headings = find_headings(body)
     lines = [line.rstrip() for line in front + body]
@@ -60,50 +60,6 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
         title = first_h1 or (ordered[0][1] if ordered else "") or title_from_path(path)
     links = find_links(source[body_start:], first_line=body_start + 1)
     return ExtractedDocument(lines=lines, title=title, doc_type="md", outline=outline, links=links)
-
-
-def _front_matter_line(line: str) -> str:
-    match = _FRONT_MATTER_KEY.match(line)
-    if match and match.group(1) in ("title", "description"):
-        value = match.group(2).strip()
-        return value[1:-1] if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"" else value
-    return ""
-
-
-def parse_front_matter(lines: list[str]) -> tuple[dict[str, str], int]:
-    """Top-level `key: value` pairs of a YAML front matter block, and the index of the first body line.
-
-    Only scalars are read (quoted, plain or `>`/`|` block scalars); nested
-    structures are skipped. Without front matter the result is ({}, 0).
-    """
-    if not lines or lines[0].strip() != "---":
-        return {}, 0
-    end = next(
-        (index for index in range(1, min(len(lines), 500)) if lines[index].strip() in ("---", "...")),
-        None,
-    )
-    if end is None:
-        return {}, 0
-    fields: dict[str, str] = {}
-    index = 1
-    while index < end:
-        match = _FRONT_MATTER_KEY.match(lines[index])
-        index += 1
-        if not match:
-            continue
-        key, value = match.group(1), match.group(2).strip()
-        if value[:1] in (">", "|"):
-            block = []
-            while index < end and (not lines[index].strip() or lines[index][:1] in (" ", "\t")):
-                block.append(lines[index].strip())
-                index += 1
-            value = " ".join(part for part in block if part)
-        elif len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
-        fields.setdefault(key, value)
-    if not fields:
-        return {}, 0
-    return fields, end + 1
 
 
 def clean_mdx_lines(lines: list[str], is_mdx: bool) -> list[str]:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from linkly_ls.core.document import ExtractedDocument, Heading, build_outline
 from linkly_ls.core.extract.base import ExtractLimits, decode_text, read_bytes, title_from_path
-from linkly_ls.core.extract.markdown import parse_front_matter
+from linkly_ls.core.extract.front_matter import parse_front_matter
 
 _NUMBERED = re.compile(r"^(\d{1,3}(?:\.\d{1,3}){0,5})(\.?)\s+([^\W\d_].*)$")
 _CHAPTER = re.compile(r"^(?:第\s*\d+\s*[章部]|Chapter\s+\d+\b|CHAPTER\s+[\dIVXLC]+\b|Appendix\s+[A-Z]\b)")

@@ -4,7 +4,9 @@
 over MCP, `names` parses library values and ids, and `RemoteSet` (below)
 holds one client per remote and asks several at once. The tools
 (core/tools/remote_*.py) merge the answers; the faces see ordinary results.
-Remote calls are read-only: only the reading tools are ever sent.
+Remote calls are read-only: only the reading tools are ever sent. The HTTP
+client (`client`, and httpx with it) is imported only when a remote is
+configured: the tools import this package, and most processes never call out.
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from linkly_ls.core.errors import ArgumentError, LinklyError
-from linkly_ls.core.remote.client import RemoteClient, RemoteError, RemoteToolError
 from linkly_ls.core.remote.config import RemoteConfig
+
+if TYPE_CHECKING:
+    from linkly_ls.core.remote.client import RemoteClient
 
 T = TypeVar("T")
 #: the tools a remote is asked to run; never one that writes its index
@@ -45,7 +49,7 @@ class RemoteSet:
     """One client per configured remote, in config order."""
 
     def __init__(self, remotes: Iterable[RemoteConfig]) -> None:
-        self.clients = {remote.name: RemoteClient(remote) for remote in remotes}
+        self.clients: dict[str, RemoteClient] = {remote.name: _connect(remote) for remote in remotes}
 
     def __bool__(self) -> bool:
         return bool(self.clients)
@@ -85,6 +89,12 @@ class RemoteSet:
             client.close()
 
 
+def _connect(remote: RemoteConfig) -> RemoteClient:
+    from linkly_ls.core.remote.client import RemoteClient
+
+    return RemoteClient(remote)
+
+
 def _answer(name: str, future: Any) -> RemoteAnswer:
     try:
         return RemoteAnswer(RemoteStatus(name, True), future.result())
@@ -94,4 +104,4 @@ def _answer(name: str, future: Any) -> RemoteAnswer:
         return RemoteAnswer(RemoteStatus(name, False, f"internal error: {type(error).__name__}: {error}"))
 
 
-__all__ = ["READ_ONLY_TOOLS", "RemoteAnswer", "RemoteClient", "RemoteError", "RemoteSet", "RemoteStatus", "RemoteToolError"]
+__all__ = ["READ_ONLY_TOOLS", "RemoteAnswer", "RemoteSet", "RemoteStatus"]

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from linkly_ls.core.background import FOREGROUND
-from linkly_ls.core.errors import ArgumentError
+from linkly_ls.core.errors import ArgumentError, IndexDamagedError
+from linkly_ls.core.store.schema import StoreError
 from linkly_ls.core.tools import descriptions
 from linkly_ls.core.tools.grep import grep
 from linkly_ls.core.tools.index_library import index_library
@@ -110,11 +111,18 @@ class Tool:
         return {"type": "object", "properties": properties}
 
     def call(self, engine: Engine, arguments: dict[str, Any] | None = None) -> Any:
-        """Run the tool; the result object renders itself as markdown or JSON."""
+        """Run the tool; the result object renders itself as markdown or JSON.
+
+        A storage failure under the call becomes an IndexDamagedError here, the one
+        place every face's call passes through.
+        """
         arguments = dict(arguments or {})
         arguments.pop(FORMAT_PROPERTY, None)
         with FOREGROUND.request():  # background embedding waits meanwhile
-            return self.function(engine, **arguments)
+            try:
+                return self.function(engine, **arguments)
+            except StoreError as error:
+                raise IndexDamagedError.from_store(error) from error
 
 
 class ToolRegistry:

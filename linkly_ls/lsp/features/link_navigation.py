@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.extract.markdown import find_headings
 from linkly_ls.core.links.resolver import ResolvedLink, flatten
 from linkly_ls.lsp.link_context import (
     BufferLinks,
@@ -96,6 +95,8 @@ def _heading_at(context: BufferLinks, record, path: str | None, line: int) -> st
     """The title of the heading on `line` (1-based); None off headings and on the document's title,
     where references are the document's backlinks."""
     if is_note(path) and not context.uri.startswith("linkly:"):
+        from linkly_ls.core.extract.markdown import find_headings  # the Markdown parser loads with the first such request
+
         headings = find_headings(context.lines)
         found = headings.get(line - 1)
         title = found[1] if found else None

@@ -8,9 +8,13 @@ import pytest
 
 from linkly_ls.core.search import evaluation as ir_eval
 from linkly_ls.core.search import ranking
+from support.shared import shared_path
 
-REPO = Path(__file__).resolve().parents[3]
-ADI = REPO.parent / "shared" / "ir" / "adi"
+
+
+def ir_collection(name: str) -> Path:
+    """A collection of the shared data (the `corpus("ir")` mark skips, or fails in CI, without it)."""
+    return shared_path("ir") / name
 
 
 def test_metrics_follow_trec_eval_definitions():
@@ -24,16 +28,14 @@ def test_metrics_follow_trec_eval_definitions():
     assert ir_eval.recall_at(["a", "x", "c"], grades) == pytest.approx(2 / 3)
 
 
+@pytest.mark.corpus("ir")
 def test_reference_figures_are_read_from_the_collections_readme():
-    if not ADI.exists():
-        pytest.skip("the IR collections are not beside the repository")
-    assert ir_eval.reference_figures(ADI) == {"ndcg10": 0.4832, "mrr10": 0.645, "recall100": 0.9103}
+    assert ir_eval.reference_figures(ir_collection("adi")) == {"ndcg10": 0.4832, "mrr10": 0.645, "recall100": 0.9103}
 
 
+@pytest.mark.corpus("ir")
 def test_cranfields_reference_removes_the_excluded_pairs_as_the_harness_does():
-    if not (ADI.parent / "cranfield").exists():
-        pytest.skip("the IR collections are not beside the repository")
-    assert ir_eval.reference_figures(ADI.parent / "cranfield") == ir_eval.REFERENCE_OVERRIDES["cranfield"]
+    assert ir_eval.reference_figures(ir_collection("cranfield")) == ir_eval.REFERENCE_OVERRIDES["cranfield"]
     assert ir_eval.REFERENCE_OVERRIDES["cranfield"]["ndcg10"] == 0.4197
 
 
@@ -62,10 +64,9 @@ def test_documents_are_written_as_title_blank_line_text(tmp_path):
     assert (tmp_path / "a_1.txt").read_text(encoding="utf-8") == "A title\n\nBody text.\n"
 
 
+@pytest.mark.corpus("ir")
 def test_adi_keyword_and_hybrid_quality(tmp_path):
-    if not ADI.exists():
-        pytest.skip("the IR collections are not beside the repository")
-    collection = ir_eval.load_collection(ADI)
+    collection = ir_eval.load_collection(ir_collection("adi"))
     engine, names = ir_eval.build_engine(collection, tmp_path, progress=False)
     try:
         assert engine.vectors.coverage() == {"corpus": 1.0}

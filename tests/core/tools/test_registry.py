@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import pytest
 
-from linkly_ls.cli import build_parser, main, tool_arguments
+from linkly_ls.cli import build_parser, main, report_error, tool_arguments
 from linkly_ls.core.config import Config
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.tools import REGISTRY, SCHEMAS, ArgumentError, CliShape, Tool, ToolRegistry, call_tool
@@ -200,3 +200,47 @@ def test_a_tool_property_may_not_shadow_the_command_lines_own() -> None:
                         cli=CliShape("tally", "count"))
     with pytest.raises(ValueError, match="'config' clashes with the command line's own"):
         build_parser(REGISTRY.with_tools(shadowing))
+
+
+def test_a_storage_failure_under_a_call_is_one_clear_error_in_every_face(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+
+    from linkly_ls.core.config import LibraryConfig
+    from linkly_ls.core.errors import IndexDamagedError
+    from linkly_ls.core.store.records import make_doc_id
+    from linkly_ls.lsp.errors import REQUEST_FAILED, json_rpc_error
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nSee [b](b.md).\n", encoding="utf-8")
+    (notes / "b.md").write_text("# B\n\nText.\n", encoding="utf-8")
+    config = Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="notes", paths=[notes])])
+    engine = Engine(config)
+    try:
+        engine.index()
+        doc_id = make_doc_id(str(notes / "a.md"))
+        assert call_tool(engine, "links", {"doc_id": doc_id}).to_json()["counts"]["links"] == 1
+        with sqlite3.connect(tmp_path / "data" / "catalog.sqlite3") as damage:  # a table lost behind the server's back
+            damage.execute("DROP TABLE links")
+
+        with pytest.raises(IndexDamagedError, match=r"^the index could not be read \(no such table: links\); "):
+            call_tool(engine, "links", {"doc_id": doc_id})
+        answer = anyio.run(LocalBackend(engine, McpSettings()).call_tool, "links", {"doc_id": doc_id})
+        assert answer.is_error and "the index could not be read" in answer.content[0].text
+        assert "internal error" not in answer.content[0].text
+        rpc = json_rpc_error(failure_of(engine, doc_id))
+        assert rpc.code == REQUEST_FAILED and "linkly remove-library" in rpc.message
+        assert report_error(failure_of(engine, doc_id)) == 1
+        assert capsys.readouterr().err.startswith("linkly: the index could not be read (no such table: links)")
+    finally:
+        engine.close()
+
+
+def failure_of(engine: Engine, doc_id: str) -> Exception:
+    try:
+        call_tool(engine, "links", {"doc_id": doc_id})
+    except Exception as error:
+        return error
+    raise AssertionError("the call did not fail")

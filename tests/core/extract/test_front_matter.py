@@ -1,0 +1,46 @@
+"""Front matter read without a YAML parser: scalars, block scalars, quotes, and what is not front matter."""
+
+from __future__ import annotations
+
+from linkly_ls.core.extract.front_matter import front_matter_text, parse_front_matter
+
+
+def test_scalars_quotes_and_block_scalars_with_the_first_body_line() -> None:
+    lines = [
+        "---",
+        'title: "Vacuum: a guide"',
+        "tags:",
+        "  - db",
+        "description: >",
+        "  Folded over",
+        "  two lines",
+        "draft: false",
+        "---",
+        "# Body",
+    ]
+    fields, body_start = parse_front_matter(lines)
+    assert fields == {"title": "Vacuum: a guide", "tags": "", "description": "Folded over two lines", "draft": "false"}
+    assert lines[body_start] == "# Body"
+
+
+def test_no_front_matter_without_the_opening_or_closing_fence() -> None:
+    assert parse_front_matter(["# Title", "---"]) == ({}, 0)
+    assert parse_front_matter(["---", "title: never closed", "text"]) == ({}, 0)
+    assert parse_front_matter([]) == ({}, 0)
+
+
+def test_a_fence_pair_with_no_keys_is_a_thematic_break_not_front_matter() -> None:
+    assert parse_front_matter(["---", "just text", "---", "more"]) == ({}, 0)
+
+
+def test_first_key_wins_and_the_yaml_end_marker_closes() -> None:
+    fields, body_start = parse_front_matter(["---", "title: one", "title: two", "...", "body"])
+    assert fields == {"title": "one"}
+    assert body_start == 4
+
+
+def test_only_title_and_description_lines_are_shown_as_text() -> None:
+    assert front_matter_text("title: 'Quoted'") == "Quoted"
+    assert front_matter_text("description: plain words") == "plain words"
+    assert front_matter_text("tags: [a, b]") == ""
+    assert front_matter_text("not a key line") == ""

@@ -1,0 +1,38 @@
+"""`read`: paging through a document, its limits, and that it never parses the outline."""
+
+from __future__ import annotations
+
+import pytest
+
+from linkly_ls.core.tools import ArgumentError, ToolError, call_tool
+from support.tool_library import doc
+
+
+def test_read_pages_through_a_document(engine):
+    doc_id = doc(engine, "long.txt")
+    page = call_tool(engine, "read", {"doc_id": doc_id, "offset": 499, "limit": 3}).to_json()
+    assert [line["line"] for line in page["lines"]] == [499, 500, 501]
+    assert page["lines"][1]["text"] == "The quick brown"
+    assert page["total_lines"] == 1200 and page["remaining_lines"] == 699 and page["next_offset"] == 502
+    last = call_tool(engine, "read", {"doc_id": doc_id, "offset": 1101, "limit": 500}).to_json()
+    assert len(last["lines"]) == 100 and last["remaining_lines"] == 0 and last["next_offset"] is None
+    with pytest.raises(ArgumentError, match="`limit` must be an integer from 1 to 500, got 501"):
+        call_tool(engine, "read", {"doc_id": doc_id, "limit": 501})
+    with pytest.raises(ToolError, match="past the end; the document has lines 1 to 1200"):
+        call_tool(engine, "read", {"doc_id": doc_id, "offset": 5000})
+
+
+def test_read_and_grep_do_not_parse_the_outline(engine, monkeypatch):
+    # A long book's outline is most of what parsing its record costs; neither tool shows it.
+    from linkly_ls.core.store import records
+
+    doc_id = doc(engine, "Notion-Export-c58e/workspace/receipts.md")
+    assert engine.catalog.get(doc_id).outline, "the document has an outline to skip"
+
+    def refuse(data):  # noqa: ANN001
+        raise AssertionError("the outline was parsed")
+
+    monkeypatch.setattr(records.OutlineNode, "from_dict", staticmethod(refuse))
+    assert call_tool(engine, "read", {"doc_id": doc_id}).to_json()["lines"][0]["text"] == "# Receipts"
+    assert call_tool(engine, "grep", {"doc_id": doc_id, "pattern": "grocery"}).to_json()["total_matches"] == 1
+    assert engine.catalog.get(doc_id, with_outline=False).title == "Receipts"

@@ -1,0 +1,111 @@
+"""`search`: dedup, filters, dates, sorting, snippets and the miss guidance on a known library."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from linkly_ls.core.tools import ArgumentError, call_tool
+from support.tool_library import rel, search
+
+
+def test_search_dedupes_identical_content_and_fills_every_field(engine):
+    result = search(engine)
+    paths = rel(engine, result.results)
+    assert len(paths) == len(set(paths))
+    assert not ({"copy/receipts-again.md", "Notion-Export-c58e/workspace/receipts.md"} <= set(paths))
+    data = result.results[0].to_json()
+    for key in ("doc_id", "title", "path", "relevance", "word_count", "total_lines", "has_outline",
+                "modified_at", "keywords", "snippet"):
+        assert key in data
+    assert 0 <= data["relevance"] <= 1 and "**" in data["snippet"]
+
+
+def test_many_copies_of_a_file_show_once_and_leave_room_for_other_documents(engine_for, library_dir):
+    for number in range(80):  # more copies than the first page of documents search reads
+        (library_dir / f"copy-{number:02d}.md").write_text("# Tides\n\nSpring tides and neap tides.\n", encoding="utf-8")
+    (library_dir / "other.md").write_text("# Moon\n\nThe moon raises tides.\n", encoding="utf-8")
+    engine = engine_for(library_dir)
+    engine.index()
+    result = call_tool(engine, "search", {"query": "spring neap tides", "limit": 3})
+    names = [Path(hit.path).name for hit in result.results]
+    assert len(names) == 2 and "other.md" in names and names[0].startswith("copy-")
+
+
+def test_snippet_term_matching_agrees_with_marking():
+    from linkly_ls.core.search.snippets import QueryMatcher, best_snippet
+
+    texts = ["Installing packages: the installer installs one package.", "Paketen installieren", "nothing here", ""]
+    for query in ("installing packages", "Pakete installieren", "软件 package", "the"):
+        matcher = QueryMatcher(query)
+        for text in texts + ["软件包管理 and packages"]:
+            assert matcher.terms_in(text) == matcher.mark(text)[1]
+    snippet = best_snippet(QueryMatcher("installing packages"), texts, 1, 4)
+    assert snippet.line == 1 and snippet.text.startswith("**Installing** **packages**")
+
+
+@pytest.mark.parametrize(
+    "glob, expected",
+    [
+        ("papers/", {"papers/2024/report-q3.md", "papers/2023/report.md", "papers/[draft]*/notes.txt"}),
+        ("2024*q3", {"papers/2024/report-q3.md"}),
+        ("papers*q?.md", {"papers/2024/report-q3.md"}),
+        ("Notion-Export", {"Notion-Export-c58e/workspace/ideas.md", "Notion-Export-c58e/workspace/receipts.md"}),
+        ("notion-export", set()),
+        (r"papers/\[draft\]\*/", {"papers/[draft]*/notes.txt"}),
+    ],
+)
+def test_path_glob_is_substring_case_sensitive_with_star_spanning_slashes(engine, glob, expected):
+    hits = search(engine, path_glob=glob, limit=50).results
+    found = set(rel(engine, hits))
+    if "copy/receipts-again.md" in found:
+        found.discard("copy/receipts-again.md")
+        found.add("Notion-Export-c58e/workspace/receipts.md")
+    assert found == expected
+
+
+def test_date_bounds_are_inclusive_and_bare_before_date_covers_the_day(engine):
+    hits = search(engine, modified_after="2024-07-01", modified_before="2024-09-30", limit=50).results
+    assert set(rel(engine, hits)) == {"Notion-Export-c58e/workspace/ideas.md", "papers/2024/report-q3.md"}
+    exact = search(engine, modified_after="2023-12-31T23:59:59Z", modified_before="2023-12-31T23:59:59+00:00").results
+    assert rel(engine, exact) == ["papers/2023/report.md"]
+
+
+def test_time_sort_reorders_after_selection(engine):
+    newest = rel(engine, search(engine, time_sort="newest", limit=50).results)
+    oldest = rel(engine, search(engine, time_sort="oldest", limit=50).results)
+    assert newest[0] == "papers/2024/report-q3.md"
+    assert oldest == list(reversed(newest))
+    limited = rel(engine, search(engine, time_sort="newest", limit=2).results)
+    assert set(limited) <= set(rel(engine, search(engine, limit=2).results))
+
+
+def test_filters_by_type_and_library(engine):
+    assert rel(engine, search(engine, doc_types=["txt"]).results) == ["papers/[draft]*/notes.txt"]
+    assert search(engine, library="docs").results
+    assert search(engine, library="local://docs").results
+    with pytest.raises(ArgumentError, match="does not exist; available: docs"):
+        search(engine, library="nope")
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        ({"limit": 0}, "`limit` must be an integer from 1 to 50"),
+        ({"limit": 51}, "from 1 to 50"),
+        ({"modified_after": "last week"}, "`modified_after` must be a date"),
+        ({"time_sort": "random"}, "`time_sort` must be one of default, newest, oldest"),
+        ({"doc_types": ["xls"]}, "unknown type 'xls'"),
+        ({"bogus": 1}, "unknown argument `bogus`"),
+    ],
+)
+def test_bad_search_arguments_name_the_argument(engine, arguments, message):
+    with pytest.raises(ArgumentError, match=message.replace("(", r"\(").replace("`", "`")):
+        search(engine, **arguments)
+
+
+def test_weak_or_no_match_sets_miss_and_guidance(engine):
+    result = call_tool(engine, "search", {"query": "xylophone quasar"})
+    assert result.miss and result.results == []
+    assert any("find_paths" in advice for advice in result.guidance)

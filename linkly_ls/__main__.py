@@ -2,6 +2,6 @@
 
 import sys
 
-from linkly_ls.lsp.app import main
+from linkly_ls.lsp.launch import main
 
 sys.exit(main())

@@ -7,7 +7,7 @@ document's `doc_id`, and the line to `read` there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from linkly_ls.core.engine import Engine
@@ -28,6 +28,8 @@ class LinksResult:
     total_backlinks: int
     broken: int
     source_titles: dict[str, str]
+    #: the linking documents' types (an editor opens a text format as its file, others as a text view)
+    source_types: dict[str, str] = field(default_factory=dict)
     #: asked for with `mentions=true`; None when not asked
     mentions: Mentions | None = None
     #: the listed mentions (at most `limit`) and what they show of their documents
@@ -56,6 +58,7 @@ class LinksResult:
             "doc_id": link.source_id,
             "title": self.source_titles.get(link.source_id, ""),
             "path": link.source_path,
+            "doc_type": self.source_types.get(link.source_id, ""),
             "line": link.line,
             "text": link.text,
             "target": link.target,
@@ -158,7 +161,7 @@ def links(engine: Engine, **arguments: Any) -> LinksResult:
         outgoing = [link for link in outgoing if link.broken]
     incoming = resolver.backlinks(record) if direction in ("both", "in") else []
     limit = params["limit"]
-    titles = {doc_id: title for doc_id, title in _titles(engine, incoming[:limit]).items()}
+    sources = engine.catalog.summaries(sorted({link.source_id for link in incoming[:limit]}))
     mentions: Mentions | None = None
     if params["mentions"]:
         linking = resolver.backlinks(record) if direction == "out" else incoming
@@ -170,12 +173,8 @@ def links(engine: Engine, **arguments: Any) -> LinksResult:
         total_links=len(outgoing),
         total_backlinks=len(incoming),
         broken=sum(1 for link in outgoing if link.broken),
-        source_titles=titles,
+        source_titles={doc_id: summary.title for doc_id, summary in sources.items()},
+        source_types={doc_id: summary.doc_type for doc_id, summary in sources.items()},
         mentions=mentions,
         mention_rows=_mention_rows(engine, mentions.mentions[:limit]) if mentions is not None else None,
     )
-
-
-def _titles(engine: Engine, found: list[ResolvedLink]) -> dict[str, str]:
-    summaries = engine.catalog.summaries(sorted({link.source_id for link in found}))
-    return {doc_id: summary.title for doc_id, summary in summaries.items()}

@@ -38,6 +38,7 @@ def test_links_lists_every_link_with_its_status_and_the_backlinks(engine):
         (engine.doc("guide.md"), "Guide", 7),
         (engine.doc("sub/index.md"), "Sub page", 3),
     }
+    assert {link["doc_type"] for link in result["backlinks"]} == {"md"}  # editors open a text format as its file
 
 
 def test_direction_broken_only_and_limit(engine):

@@ -58,6 +58,15 @@ local function show(title, items, empty)
   vim.cmd("wincmd p")
 end
 
+--- A server command's answer, or nil once the error is shown.
+local function call(command, argument)
+  local result, err = linkly.execute_sync(command, argument)
+  if not result then
+    linkly.error(err)
+  end
+  return result
+end
+
 local function current()
   local document, err = commands.current_document(vim.api.nvim_get_current_buf())
   if not document then
@@ -77,9 +86,8 @@ function M.related(line, whole)
   if not whole and line and line > 1 then
     argument.line = line
   end
-  local result, err = linkly.execute_sync("linkly.related", argument)
+  local result = call("linkly.related", argument)
   if not result then
-    linkly.error(err)
     return
   end
   local section = argument.line and (" (lines %d-%d)"):format(result.section.start_line, result.section.end_line) or ""
@@ -89,22 +97,19 @@ function M.related(line, whole)
   return result
 end
 
+--- `linkly.links` of the current document: its backlinks, and its unlinked mentions when asked.
 local function links(mentions)
   local document = current()
   if not document then
-    return
+    return nil
   end
-  return linkly.execute_sync("linkly.links",
-    { doc_id = document.doc_id, direction = "in", mentions = mentions, limit = LINKS_LIMIT })
+  return call("linkly.links", { doc_id = document.doc_id, direction = "in", mentions = mentions, limit = LINKS_LIMIT })
 end
 
 --- :LinklyBacklinks: the links to the current document from every indexed document.
 function M.backlinks()
-  local result, err = links(false)
+  local result = links(false)
   if not result then
-    if err then
-      linkly.error(err)
-    end
     return
   end
   local items = vim.tbl_map(backlink_entry, result.backlinks or {})
@@ -116,11 +121,8 @@ end
 
 --- :LinklyMentions: lines of other documents that name the current one without linking to it.
 function M.mentions()
-  local result, err = links(true)
+  local result = links(true)
   if not result then
-    if err then
-      linkly.error(err)
-    end
     return
   end
   local items = vim.tbl_map(mention_entry, result.mentions or {})

@@ -23,7 +23,9 @@ that line (it links elsewhere, or is the text of a link).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import defaultdict
+from itertools import accumulate
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -42,10 +44,12 @@ MIN_NAME_CHARS = 3
 MIN_CJK_CHARS = 2
 #: candidate chunks read per name; a name found in more is reported as `truncated`
 MAX_CANDIDATE_CHUNKS = 5000
+#: candidate chunks of one document beyond which its lines are read at once
+WHOLE_DOCUMENT_SPANS = 8
 #: characters of the line shown either side of a mention
 SNIPPET_CONTEXT = 70
 _WORDS = re.compile(r"[^\W_]+")
-_SEPARATOR = r"[\W_]{1,3}"
+_SEPARATOR = r"(?:[^\w\n]|_){1,3}"
 
 
 @dataclass(frozen=True)
@@ -136,25 +140,39 @@ def _confirm(
     catalog: Catalog, doc_id: str, path: str, spans: set[tuple[int, int]], names: list[MentionName]
 ) -> list[Mention]:
     """The candidate lines of one document that really name the document, outside its links."""
+    numbers, texts = _candidate_lines(catalog, doc_id, spans)
+    # one search of the lines joined (a name never spans a line break) rather than one per line
+    joined = "\n".join(texts)
+    starts: list[int] = []
+    link_spans: dict[int, list[tuple[int, int]]] | None = None
+    found: dict[int, Mention] = {}
+    for name in names:  # the title first: a line it names is not listed again for the file name
+        for match in name.pattern.finditer(joined):
+            if link_spans is None:
+                starts = [0, *accumulate(len(text) + 1 for text in texts)]
+                link_spans = defaultdict(list)
+                for link in catalog.links_from(doc_id):
+                    if link.end > link.start:
+                        link_spans[link.line].append((link.start, link.end))
+            index = bisect_right(starts, match.start()) - 1
+            number, start, end = numbers[index], match.start() - starts[index], match.end() - starts[index]
+            if number not in found and not _inside(start, end, link_spans[number]):
+                found[number] = Mention(doc_id, path, number, start, end, name.text, texts[index])
+    return [found[number] for number in sorted(found)]
+
+
+def _candidate_lines(catalog: Catalog, doc_id: str, spans: set[tuple[int, int]]) -> tuple[list[int], list[str]]:
+    """(line numbers, their texts) of the candidate chunks, in order; the lines of a document with many
+    candidate chunks are read at once (one decompression, kept by the line cache), not chunk by chunk."""
+    if len(spans) > WHOLE_DOCUMENT_SPANS:
+        every = catalog.lines(doc_id)
+        numbers = sorted({number for first, last in spans for number in range(first, min(last, len(every)) + 1)})
+        return numbers, [every[number - 1] for number in numbers]
     lines: dict[int, str] = {}
-    for start, end in spans:
-        for number, text in enumerate(catalog.line_range(doc_id, start, end - start + 1), start=start):
-            lines[number] = text
-    link_spans: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    for link in catalog.links_from(doc_id):
-        if link.end > link.start:
-            link_spans[link.line].append((link.start, link.end))
-    found: list[Mention] = []
-    for number in sorted(lines):
-        text = lines[number]
-        for name in names:
-            match = next(
-                (m for m in name.pattern.finditer(text) if not _inside(m.start(), m.end(), link_spans[number])), None
-            )
-            if match is not None:
-                found.append(Mention(doc_id, path, number, match.start(), match.end(), name.text, text))
-                break
-    return found
+    for first, last in spans:
+        lines.update(enumerate(catalog.line_range(doc_id, first, last - first + 1), start=first))
+    numbers = sorted(lines)
+    return numbers, [lines[number] for number in numbers]
 
 
 def _inside(start: int, end: int, spans: list[tuple[int, int]]) -> bool:

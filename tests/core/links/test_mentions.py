@@ -22,7 +22,7 @@ NOTES = {
     "what-is-ownership.md": "# What Is Ownership?\n\nRules.\n",
     "rust.md": "# Rust\n\nFirst read what is ownership, then what-is  ownership.\nNot what is the ownership.\n",
     "deep-work.md": "# Focus\n\nLong hours.\n",
-    "habits.md": "# Habits\n\nDeep work needs care; deep-working is different.\n",
+    "habits.md": "# Habits\n\nDeep work needs care; deep-working is different.\nGoing deep\nwork comes later.\n",
     "go.md": "# Go\n\nA language.\n",
     "the.md": "# The\n\nOnly a stopword.\n",
     "notes/index.md": "# Garden Plan\n\nBeds.\n",
@@ -68,7 +68,7 @@ def test_a_title_matches_with_any_spacing_or_punctuation_between_its_words(notes
     assert found.mentions[0].snippet() == "First read **what is ownership**, then what-is  ownership."
 
 
-def test_the_file_name_is_a_name_too(notes):
+def test_the_file_name_is_a_name_too_and_a_name_never_spans_two_lines(notes):
     assert mentions_of(notes, "deep-work.md") == [("habits.md", 3, "Deep work")]
     names = [name.text for name in mention_names(notes.catalog.get(notes.doc("deep-work.md")))]
     assert names == ["Focus", "deep-work"]

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from linkly_ls.core.store.records import make_doc_id
+
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
@@ -295,3 +297,24 @@ def test_links_and_related_walk_the_notes(env):
     assert related.returncode == 0 and related.stdout.startswith("## Related to Defining and Instantiating Structs")
     bad = run(env, "related", structs, "--limit", "99")
     assert bad.returncode == 2 and "limit" in bad.stderr
+
+
+def test_links_mentions_lists_the_unlinked_mentions(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "compost.md").write_text("# Compost\n\nKitchen scraps.\n", encoding="utf-8")
+    (notes / "garden.md").write_text("# Garden\n\nBeds need compost in spring.\n", encoding="utf-8")
+    (notes / "linked.md").write_text("# Linked\n\nSee [compost](compost.md); compost again.\n", encoding="utf-8")
+    environment = fresh_env(tmp_path)
+    assert run(environment, "index", str(notes), "--library", "notes").returncode == 0
+    compost = make_doc_id(str(notes / "compost.md"))
+    answer = run(environment, "links", compost, "--mentions", "--json")
+    assert answer.returncode == 0, answer.stderr
+    data = json.loads(answer.stdout)
+    assert [(Path(row["path"]).name, row["line"], row["snippet"]) for row in data["mentions"]] == [
+        ("garden.md", 3, "Beds need **compost** in spring.")
+    ]
+    assert data["counts"]["mentions"] == 1 and data["counts"]["backlinks"] == 1
+    shown = run(environment, "links", compost, "--mentions", "--direction", "in")
+    assert shown.returncode == 0 and "### Unlinked mentions of “Compost”: 1 line(s) in 1 document(s)" in shown.stdout
+    assert "--mentions" in run(environment, "links", "--help").stdout

@@ -53,7 +53,8 @@ def nvim() -> Path:
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`library/notes` (the Rust book chapters), `library/papers` (a PDF with bookmarks), `index/`."""
+    """`library/notes` (the Rust book chapters), `library/papers` (a PDF with bookmarks),
+    `library/linked` (fixtures/linked-notes, a library only for the links script), `index/`."""
     root = tmp_path_factory.mktemp("neovim")
     notes = root / "library" / "notes"
     papers = root / "library" / "papers"
@@ -62,6 +63,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for source in sorted((FIXTURES / "notes" / "rust").glob("*.md")):
         shutil.copy2(source, notes / source.name)
     shutil.copy2(FIXTURES / "papers" / PDF, papers / PDF)
+    shutil.copytree(FIXTURES / "linked-notes", root / "library" / "linked")
     for name in ("index", "home", "xdg"):
         (root / name).mkdir()
     return root
@@ -148,3 +150,28 @@ def test_tool_commands(nvim: Path, workspace: Path) -> None:
 def test_checkhealth_reports_ok(nvim: Path, workspace: Path) -> None:
     report = run_nvim(nvim, workspace, "health")
     assert "MCP address: http://127.0.0.1:" in report["health"]
+
+
+def test_backlinks_mentions_and_related_fill_the_quickfix_list(nvim: Path, workspace: Path) -> None:
+    report = run_nvim(nvim, workspace, "links")
+    linked = workspace / "library" / "linked"
+    backlinks = report["backlinks"]
+    assert backlinks["title"] == "linkly backlinks to Sailing: 1 link"
+    (book,) = backlinks["items"]
+    assert (book["file"], book["lnum"]) == (str(linked / "book.md"), 7)
+    assert book["text"].startswith("Book │ ") and "[[Sailing#wind|wind]]" in (linked / "book.md").read_text().split("\n")[6]
+    mentions = report["mentions"]
+    assert mentions["title"] == "linkly unlinked mentions of “Sailing”: 1 line in 1 document"
+    (mention,) = mentions["items"]
+    line = (linked / "sub" / "guide.md").read_text().split("\n")[mention["lnum"] - 1]
+    assert (mention["file"], mention["lnum"]) == (str(linked / "sub" / "guide.md"), 3)
+    assert line[mention["col"] - 1 :].startswith("sailing") and mention["text"].startswith("Other guide │ ")
+    assert report["mention_opened"] == {"file": str(linked / "sub" / "guide.md"), "cursor": [3, mention["col"] - 1]}
+    related = report["related"]
+    assert related["title"].startswith("linkly related to Other guide: ")
+    assert related["items"][0]["file"] == str(linked / "sailing.md") and "shared terms: " in related["items"][0]["text"]
+    pdf = report["pdf"]
+    assert pdf["doc_id"] == pdf["view_doc_id"]
+    section = pdf["section"]
+    assert section["start_line"] <= pdf["line"] <= section["end_line"] < pdf["total_lines"]
+    assert f"(lines {section['start_line']}-{section['end_line']})" in pdf["title"]

@@ -193,6 +193,21 @@ async def test_links_and_related_over_the_socket(served, kit) -> None:
         assert refused.is_error and "document id" in refused.content[0].text
 
 
+
+async def test_links_lists_unlinked_mentions_when_asked(served, kit) -> None:
+    async with kit.http_session(served.url) as session:
+        found = kit.assert_success(await session.call_tool("search", {"query": "scalar compound data types", "limit": 5}))
+        data_types = next(hit for hit in found["results"] if hit["title"] == "Data Types")
+        answer = kit.assert_success(await session.call_tool("links", {"doc_id": data_types["doc_id"], "mentions": True}))
+        # the Rust chapters name "data types" in their text; their links point at a file this library lacks
+        by_title = {row["title"]: row for row in answer["mentions"]}
+        assert {"Control Flow", "What Is Ownership?"} <= set(by_title), answer["mentions"]
+        assert "**data types**" in by_title["Control Flow"]["snippet"].lower()
+        assert answer["counts"]["mentions"] == len(answer["mentions"]) and answer["mention_names"][0] == "Data Types"
+        plain = kit.assert_success(await session.call_tool("links", {"doc_id": data_types["doc_id"]}))
+        assert "mentions" not in plain
+
+
 async def test_pdf_hits_and_matches_say_their_page_and_section(served, kit) -> None:
     if importlib.util.find_spec("linkly_ls.core.extract.pdf") is None:
         pytest.skip("no pdf extractor in this checkout yet")

@@ -11,6 +11,7 @@ import {
   showLibraries,
 } from "./commands";
 import { LinklyContentProvider, REPORT_SCHEME, ReportProvider } from "./content";
+import { neighbourOptions, showNeighbours } from "./links";
 import { documentFor } from "./navigate";
 import { STATUS_REQUEST, SearchResult, ServerStatus } from "./protocol";
 import { SearchPicker, SearchState, searchDocuments } from "./search";
@@ -76,6 +77,9 @@ export function activate(context: vscode.ExtensionContext): LinklyApi {
   register("linkly.reindexLibraries", (library?: unknown) =>
     reindexCommand(service, content, typeof library === "string" ? library : undefined),
   );
+  register("linkly.showRelated", (options?: unknown) => showNeighbours(service, "related", neighbourOptions(options)));
+  register("linkly.showBacklinks", () => showNeighbours(service, "backlinks"));
+  register("linkly.showUnlinkedMentions", () => showNeighbours(service, "mentions"));
   register("linkly.copyMcpConfig", () => copyMcpConfiguration(service));
   register("linkly.restartServer", () => service.restart());
   register("linkly.showOutput", () => output.show(true));

@@ -13,6 +13,8 @@ export const ServerCommands = {
   listLibraries: "linkly.listLibraries",
   explore: "linkly.explore",
   findPaths: "linkly.findPaths",
+  links: "linkly.links",
+  related: "linkly.related",
   reindex: "linkly.reindex",
 } as const;
 
@@ -76,6 +78,59 @@ export interface GrepResult extends Meta {
   total_lines: number;
   matches: GrepMatch[];
   next_offset: number | null;
+}
+
+/** A backlink of `linkly.links`: where another document links to this one. */
+export interface Backlink {
+  doc_id: string;
+  title: string;
+  path: string;
+  doc_type: string;
+  line: number;
+  text: string;
+  target: string;
+  target_line?: number | null;
+  heading?: string | null;
+}
+
+/** An unlinked mention of `linkly.links` (`mentions: true`): a line of another document naming this one. */
+export interface Mention {
+  doc_id: string;
+  title: string;
+  path: string;
+  doc_type: string;
+  line: number;
+  column: number;
+  name: string;
+  snippet: string;
+  page?: number;
+  section?: string;
+}
+
+export interface LinksResult extends Meta {
+  doc_id: string;
+  title: string;
+  path: string;
+  backlinks: Backlink[];
+  mentions?: Mention[];
+  mention_names?: string[];
+  mentions_truncated?: boolean;
+  counts: { links: number; backlinks: number; broken: number; mentions?: number; mentioning_documents?: number };
+}
+
+export interface RelatedHit extends SearchHit {
+  reason: string;
+  shared_terms: string[];
+}
+
+export interface RelatedResult extends Meta {
+  doc_id: string;
+  title: string;
+  section: { start_line: number; end_line: number };
+  terms: string[];
+  results: RelatedHit[];
+  mode: string;
+  mode_reason: string;
 }
 
 export interface Library {

@@ -33,6 +33,11 @@ const ICONS: Record<string, string> = {
   txt: "$(note)",
 };
 
+/** The codicon of a document type, as the result lists show it. */
+export function docIcon(docType: string): string {
+  return ICONS[docType] ?? "$(file)";
+}
+
 export function searchDocuments(
   service: LinklyService,
   query: string,
@@ -47,7 +52,7 @@ export function hitItem(hit: SearchHit): HitItem {
   const where = TEXT_DOC_TYPES.has(hit.doc_type) ? "" : " · text view";
   const place = placeLabel(hit.doc_type, hit.page, hit.section);
   return {
-    label: `${ICONS[hit.doc_type] ?? "$(file)"} ${hit.title}`,
+    label: `${docIcon(hit.doc_type)} ${hit.title}`,
     description: `${hit.library} · ${hit.doc_type} · line ${hit.line}${place ? ` · ${place}` : ""}${where}${
       hit.stale ? " · changed on disk" : ""
     }`,

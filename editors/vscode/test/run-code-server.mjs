@@ -12,7 +12,7 @@
 //
 // Build first (`node esbuild.mjs`). PY is a Python with linkly-ls installed (default:
 // $LINKLY_PYTHON, else the repository's .venv/bin/python, else python3). Each run gets a
-// fresh workspace (a PDF with bookmarks, Markdown notes, a man page), index, HOME and user data in
+// fresh workspace (a PDF with bookmarks, Markdown notes, linked notes, a man page), index, HOME and user data in
 // a temporary folder. Exit status 0 when everything passed.
 
 import { spawn, spawnSync } from "node:child_process";
@@ -115,6 +115,7 @@ function makeSandbox(python) {
   fs.copyFileSync(path.join(FIXTURES, "papers", "pdflatex-outline.pdf"), path.join(papers, "pdflatex-outline.pdf"));
   fs.mkdirSync(path.join(dirs.workspace, "reference"));
   fs.copyFileSync(path.join(FIXTURES, "reference", "ls.1.txt"), path.join(dirs.workspace, "reference", "ls.1.txt"));
+  fs.cpSync(path.join(FIXTURES, "linked-notes"), path.join(dirs.workspace, "linked"), { recursive: true });
   const rust = path.join(FIXTURES, "notes", "rust");
   for (const name of fs.readdirSync(rust).filter((file) => file.endsWith(".md")).sort()) {
     fs.copyFileSync(path.join(rust, name), path.join(notes, name));

@@ -314,6 +314,16 @@ class KeywordIndex:
             return None
         return Query.boolean_query(clauses)
 
+    def all_terms_query(self, text: str) -> Query | None:
+        """Chunks whose body holds every indexed term of `text` (its CJK bigrams for CJK text): the
+        candidates of an exact phrase, which the index cannot match itself (it keeps no positions).
+        None when `text` has no indexed term (only stopwords)."""
+        cjk = cjk_query_terms(text)
+        field, terms = ("cjk", cjk) if cjk else ("body", ANALYZERS[FIELD_ANALYZERS["body"]].analyze(text))
+        if not terms:
+            return None
+        return Query.boolean_query([(Occur.Must, Query.term_query(self.schema, field, term)) for term in dict.fromkeys(terms)])
+
     def _term_clauses(self, fields: tuple[str, ...], weights: dict[str, float]) -> list[tuple[Occur, Query]]:
         clauses: list[tuple[Occur, Query]] = []
         for field in fields:

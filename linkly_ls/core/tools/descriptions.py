@@ -129,7 +129,9 @@ Markdown and wikilinks, HTML, DOCX, PDF and EPUB links. Each link gives its line
 `status` (ok, external, site, unindexed, missing, missing_heading, ambiguous); a resolved one gives \
 the target's `doc_id`, `title` and `target_line` (pass them to `read`). Each backlink gives the \
 linking document's `doc_id` and line. `broken_only=true` lists broken links; `direction` picks \
-`out`, `in` or `both`. Use it to walk a notes graph from a search result.\
+`out`, `in` or `both`. `mentions=true` adds the unlinked mentions: lines of other documents that \
+name this one (title or file name) without linking to it, each with `doc_id`, line and snippet. Use \
+it to walk a notes graph from a search result.\
 """
 
 RELATED = """\

@@ -7,12 +7,14 @@ document's `doc_id`, and the line to `read` there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.links.mentions import Mention, Mentions, find_mentions
 from linkly_ls.core.links.resolver import LinkResolver, ResolvedLink
-from linkly_ls.core.store.catalog import DocumentRecord
+from linkly_ls.core.provenance import Place, provenance_of
+from linkly_ls.core.store.catalog import DocumentRecord, DocumentSummary
 from linkly_ls.core.tools.common import get_document
 from linkly_ls.core.tools.schema import validate
 
@@ -26,9 +28,15 @@ class LinksResult:
     total_backlinks: int
     broken: int
     source_titles: dict[str, str]
+    #: the linking documents' types (an editor opens a text format as its file, others as a text view)
+    source_types: dict[str, str] = field(default_factory=dict)
+    #: asked for with `mentions=true`; None when not asked
+    mentions: Mentions | None = None
+    #: the listed mentions (at most `limit`) and what they show of their documents
+    mention_rows: list[dict[str, Any]] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "doc_id": self.record.doc_id,
             "title": self.record.title,
             "path": self.record.path,
@@ -36,12 +44,21 @@ class LinksResult:
             "backlinks": [self._backlink_json(link) for link in self.backlinks],
             "counts": {"links": self.total_links, "backlinks": self.total_backlinks, "broken": self.broken},
         }
+        if self.mentions is not None:
+            data["mentions"] = self.mention_rows or []
+            data["mention_names"] = self.mentions.names
+            data["counts"]["mentions"] = len(self.mentions.mentions)
+            data["counts"]["mentioning_documents"] = self.mentions.documents
+            if self.mentions.truncated:
+                data["mentions_truncated"] = True
+        return data
 
     def _backlink_json(self, link: ResolvedLink) -> dict[str, Any]:
         return {
             "doc_id": link.source_id,
             "title": self.source_titles.get(link.source_id, ""),
             "path": link.source_path,
+            "doc_type": self.source_types.get(link.source_id, ""),
             "line": link.line,
             "text": link.text,
             "target": link.target,
@@ -69,9 +86,27 @@ class LinksResult:
                 where = f" → line {link.target_line}" if link.target_line and link.target_line > 1 else ""
                 out.append(f"- {title} (`{link.source_id}`) line {link.line}: {_written(link)}{where}")
             out.append("")
-        if not self.links and not self.backlinks:
+        if self.mentions is not None:
+            out.extend(self._mentions_markdown())
+        if not self.links and not self.backlinks and not self.mention_rows:
             out.append("_No links from or to this document._")
         return "\n".join(out).rstrip()
+
+
+    def _mentions_markdown(self) -> list[str]:
+        mentions = self.mentions
+        assert mentions is not None
+        names = " or ".join(f"“{name}”" for name in mentions.names) or "no usable name"
+        out = [
+            f"### Unlinked mentions of {names}: {len(mentions.mentions)} line(s) in "
+            f"{mentions.documents} document(s)" + (" (the name is too common: some may be missing)" if mentions.truncated else "")
+        ]
+        for row in self.mention_rows or []:
+            label = Place(row.get("page"), row.get("section")).label(row["doc_type"])
+            place = f" ({label})" if label else ""
+            out.append(f"- {row['title']} (`{row['doc_id']}`) line {row['line']}{place}: {row['snippet']}")
+        out.append("")
+        return out
 
 
 def _written(link: ResolvedLink) -> str:
@@ -92,6 +127,30 @@ def _describe(link: ResolvedLink) -> str:
     return f"{shown} · {link.status}"
 
 
+def _mention_rows(engine: Engine, mentions: list[Mention]) -> list[dict[str, Any]]:
+    """JSON rows of the mentions listed: each with its document's title and type, its page and section."""
+    doc_ids = sorted({mention.doc_id for mention in mentions})
+    summaries: dict[str, DocumentSummary] = engine.catalog.summaries(doc_ids)
+    places = provenance_of(engine.catalog, doc_ids)
+    rows: list[dict[str, Any]] = []
+    for mention in mentions:
+        summary = summaries.get(mention.doc_id)
+        doc_type = summary.doc_type if summary else ""
+        place = places[mention.doc_id].place(mention.line)
+        row = {
+            "doc_id": mention.doc_id,
+            "title": summary.title if summary else mention.path,
+            "path": mention.path,
+            "doc_type": doc_type,
+            "line": mention.line,
+            "column": mention.start,
+            "name": mention.name,
+            "snippet": mention.snippet(),
+        }
+        rows.append(place.add_to(row))
+    return rows
+
+
 def links(engine: Engine, **arguments: Any) -> LinksResult:
     params = validate("links", arguments)
     record = get_document(engine.catalog, params["doc_id"])
@@ -102,7 +161,11 @@ def links(engine: Engine, **arguments: Any) -> LinksResult:
         outgoing = [link for link in outgoing if link.broken]
     incoming = resolver.backlinks(record) if direction in ("both", "in") else []
     limit = params["limit"]
-    titles = {doc_id: title for doc_id, title in _titles(engine, incoming[:limit]).items()}
+    sources = engine.catalog.summaries(sorted({link.source_id for link in incoming[:limit]}))
+    mentions: Mentions | None = None
+    if params["mentions"]:
+        linking = resolver.backlinks(record) if direction == "out" else incoming
+        mentions = find_mentions(engine.catalog, engine.keyword, record, {link.source_id for link in linking})
     return LinksResult(
         record=record,
         links=outgoing[:limit],
@@ -110,10 +173,8 @@ def links(engine: Engine, **arguments: Any) -> LinksResult:
         total_links=len(outgoing),
         total_backlinks=len(incoming),
         broken=sum(1 for link in outgoing if link.broken),
-        source_titles=titles,
+        source_titles={doc_id: summary.title for doc_id, summary in sources.items()},
+        source_types={doc_id: summary.doc_type for doc_id, summary in sources.items()},
+        mentions=mentions,
+        mention_rows=_mention_rows(engine, mentions.mentions[:limit]) if mentions is not None else None,
     )
-
-
-def _titles(engine: Engine, found: list[ResolvedLink]) -> dict[str, str]:
-    summaries = engine.catalog.summaries(sorted({link.source_id for link in found}))
-    return {doc_id: summary.title for doc_id, summary in summaries.items()}

@@ -304,7 +304,9 @@ REGISTRY = ToolRegistry(
             input_schema=SCHEMAS["links"],
             title="Links and backlinks",
             description=descriptions.LINKS,
-            result_keys=("doc_id", "title", "path", "links", "backlinks", "counts"),
+            result_keys=(
+                "doc_id", "title", "path", "links", "backlinks", "counts", "mentions", "mention_names", "mentions_truncated"
+            ),
             cli=CliShape(
                 "links",
                 "list a document's links and backlinks",
@@ -312,6 +314,7 @@ REGISTRY = ToolRegistry(
                 help_texts={
                     "direction": "out, in or both (default both)",
                     "broken_only": "only broken links",
+                    "mentions": "also the unlinked mentions: other documents naming this one without a link",
                     "limit": "1-500 (default 100)",
                 },
             ),

@@ -109,12 +109,18 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "default": False,
                 "description": "Only the broken links (target or heading missing, ambiguous wikilink).",
             },
+            "mentions": {
+                "type": "boolean",
+                "default": False,
+                "description": "Also list the unlinked mentions: lines of other documents that name this one "
+                "(its title or file name, whole words, any case) without linking to it.",
+            },
             "limit": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 500,
                 "default": 100,
-                "description": "Maximum links and backlinks listed (1-500); counts are always complete.",
+                "description": "Maximum links, backlinks and mentions listed (1-500); counts are always complete.",
             },
             "output_format": OUTPUT_FORMAT,
         },

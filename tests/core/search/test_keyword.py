@@ -101,3 +101,19 @@ def test_a_new_index_is_stamped_with_the_current_schema(tmp_path):
     index = KeywordIndex(tmp_path / "fresh")
     assert not index.outdated
     assert KeywordIndex(tmp_path / "fresh")._stored_version() == keyword.SCHEMA_VERSION
+
+
+def test_every_term_query_finds_only_chunks_holding_all_the_terms(index):
+    index.replace(
+        [
+            one_chunk("both", "we went sailing on the lake"),
+            one_chunk("one", "sailing alone"),
+            one_chunk("stems", "the lakes where he sails"),
+            one_chunk("cjk", "これは日本語の文書です", language=None),
+        ],
+        [],
+    )
+    found = {hit.doc_id for hit in index.search_query(index.all_terms_query("Sailing Lake"), 10)}
+    assert found == {"both", "stems"}  # stemmed terms: the caller confirms the exact words
+    assert [hit.doc_id for hit in index.search_query(index.all_terms_query("日本語"), 10)] == ["cjk"]
+    assert index.all_terms_query("The") is None

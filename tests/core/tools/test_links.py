@@ -38,6 +38,7 @@ def test_links_lists_every_link_with_its_status_and_the_backlinks(engine):
         (engine.doc("guide.md"), "Guide", 7),
         (engine.doc("sub/index.md"), "Sub page", 3),
     }
+    assert {link["doc_type"] for link in result["backlinks"]} == {"md"}  # editors open a text format as its file
 
 
 def test_direction_broken_only_and_limit(engine):
@@ -62,3 +63,34 @@ def test_bad_arguments_are_clear_errors(engine):
         call_tool(engine, "links", {"doc_id": "0123456789ab"})
     with pytest.raises(ArgumentError, match="direction"):
         call_tool(engine, "links", {"doc_id": engine.doc("index.md"), "direction": "sideways"})
+
+
+def test_mentions_are_listed_only_when_asked(engine):
+    plain = call_tool(engine, "links", {"doc_id": engine.doc("sailing.md")}).to_json()
+    assert "mentions" not in plain and "mentions" not in plain["counts"]
+    result = call_tool(engine, "links", {"doc_id": engine.doc("sailing.md"), "mentions": True})
+    answer = result.to_json()
+    assert answer["mention_names"] == ["Sailing"]
+    assert answer["counts"]["mentions"] == 1 and answer["counts"]["mentioning_documents"] == 1
+    assert answer["mentions"] == [
+        {
+            "doc_id": engine.doc("sub/guide.md"), "title": "Other guide", "path": answer["mentions"][0]["path"],
+            "doc_type": "md", "line": 3, "column": 18, "name": "Sailing", "section": "Other guide",
+            "snippet": "This one is about **sailing** boats on the lake.",
+        }
+    ]
+    # book.md mentions it too, but links to it: a backlink, not an unlinked mention
+    assert [link["doc_id"] for link in answer["backlinks"]] == [engine.doc("book.md")]
+    markdown = result.to_markdown()
+    assert "### Unlinked mentions of “Sailing”: 1 line(s) in 1 document(s)" in markdown
+    assert "- Other guide (`" in markdown and "line 3 (Other guide): This one is about **sailing** boats" in markdown
+
+
+def test_mentions_with_direction_out_still_leave_out_linking_documents_and_obey_the_limit(engine):
+    out = call_tool(engine, "links", {"doc_id": engine.doc("guide.md"), "direction": "out", "mentions": True}).to_json()
+    assert out["backlinks"] == [] and out["counts"]["mentions"] == 1
+    assert {mention["doc_id"] for mention in out["mentions"]} == {engine.doc("sub/guide.md")}
+    limited = call_tool(engine, "links", {"doc_id": engine.doc("guide.md"), "mentions": True, "limit": 1}).to_json()
+    assert len(limited["mentions"]) == 1
+    with pytest.raises(ArgumentError, match="mentions"):
+        call_tool(engine, "links", {"doc_id": engine.doc("guide.md"), "mentions": "yes"})

@@ -350,6 +350,7 @@ function M.setup(options)
     })
   end
   require("linkly.commands").create()
+  require("linkly.links").create()
 
   -- buffers already open when setup runs (lazy loading): attach, or show the text view
   local extensions = list(M.config.view_extensions)

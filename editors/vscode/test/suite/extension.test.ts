@@ -2,13 +2,14 @@
 // (`<linkly.server.python> -m linkly_ls`, set in the test workspace's settings).
 //
 // The workspace (made by test/run-code-server.mjs) holds papers/pdflatex-outline.pdf
-// (9 bookmarks: Foo, Bar, Baz three times) and a few Markdown notes.
+// (9 bookmarks: Foo, Bar, Baz three times), a few Markdown notes and linked/ (fixtures/linked-notes).
 
 import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
 import { matchItem } from "../../src/commands";
 import type { LinklyApi } from "../../src/extension";
-import type { GrepResult, Library, ReadResult, ReindexResult, SearchResult } from "../../src/protocol";
+import type { Neighbours } from "../../src/links";
+import type { GrepResult, LinksResult, Library, ReadResult, ReindexResult, RelatedResult, SearchResult } from "../../src/protocol";
 
 const EXTENSION_ID = "linkly.linkly-vscode";
 const BOOKMARKS = ["Foo", "Bar", "Baz", "Foo", "Bar", "Baz", "Foo", "Bar", "Baz"];
@@ -41,6 +42,10 @@ async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T |
 
 function flatten(symbols: vscode.DocumentSymbol[]): vscode.DocumentSymbol[] {
   return symbols.flatMap((symbol) => [symbol, ...flatten(symbol.children ?? [])]);
+}
+
+function docIdOf(uri: vscode.Uri): string {
+  return uri.path.split("/")[1];
 }
 
 function normalise(text: string): string {
@@ -244,6 +249,80 @@ export function registerTests(): void {
         assert.ok(match.page && BOOKMARKS.includes(match.section ?? ""), JSON.stringify(match));
         assert.ok(matchItem(match, "pdf").description?.startsWith(`p. ${match.page} · ${match.section} │ `));
       }
+    });
+
+    async function openNote(...parts: string[]): Promise<vscode.TextEditor> {
+      return vscode.window.showTextDocument(await vscode.workspace.openTextDocument(workspaceFile(...parts)));
+    }
+
+    async function acceptAndWaitFor(file: vscode.Uri): Promise<vscode.TextEditor> {
+      await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+      return waitFor(`${file.fsPath} opened`, () => {
+        const active = vscode.window.activeTextEditor;
+        return active?.document.uri.fsPath === file.fsPath ? active : undefined;
+      });
+    }
+
+    test("Linkly: Backlinks lists the links to the active note and opens the linking note at the link", async () => {
+      await openNote("linked", "sailing.md");
+      const found = await vscode.commands.executeCommand<Neighbours>("linkly.showBacklinks");
+      assert.ok(found, "the command answered");
+      const result = found.result as LinksResult;
+      assert.equal(result.title, "Sailing");
+      assert.equal(found.title, "Backlinks to Sailing: 1 link");
+      assert.deepEqual(
+        found.items.map((item) => [item.label, item.description]),
+        [["$(markdown) Book", "line 7 · to § Wind"]],
+      );
+      const book = workspaceFile("linked", "book.md");
+      const editor = await acceptAndWaitFor(book);
+      assert.equal(editor.selection.active.line, 6);
+      assert.ok(editor.document.lineAt(6).text.includes("[[Sailing#wind|wind]]"));
+    });
+
+    test("Linkly: Unlinked Mentions lists the lines naming the note without a link and opens one", async () => {
+      await openNote("linked", "sailing.md");
+      const found = await vscode.commands.executeCommand<Neighbours>("linkly.showUnlinkedMentions");
+      assert.ok(found, "the command answered");
+      assert.equal(found.title, "Unlinked mentions of “Sailing”: 1 line in 1 document");
+      // book.md names Sailing too, but links to it: it is a backlink, not an unlinked mention
+      assert.deepEqual(
+        found.items.map((item) => [item.label, item.description, item.detail]),
+        [["$(markdown) Other guide", "line 3 · Other guide", "This one is about sailing boats on the lake."]],
+      );
+      const other = workspaceFile("linked", "sub", "guide.md");
+      const editor = await acceptAndWaitFor(other);
+      assert.equal(editor.selection.active.line, 2);
+      assert.match(editor.document.lineAt(2).text, /\bsailing\b/);
+    });
+
+    test("Linkly: Related Documents ranks the notes closest to the active one and opens the chosen", async () => {
+      const note = await openNote("linked", "sub", "guide.md");
+      // the cursor on the first line without a selection: the whole document is related
+      note.selection = new vscode.Selection(0, 0, 0, 0);
+      const found = await vscode.commands.executeCommand<Neighbours>("linkly.showRelated");
+      assert.ok(found && found.items.length > 0, JSON.stringify(found?.result));
+      const result = found.result as RelatedResult;
+      assert.ok(found.title.startsWith("Related to Other guide: "), found.title);
+      assert.equal(result.results[0].title, "Sailing");
+      assert.match(found.items[0].description ?? "", /^\d\.\d\d · shared terms: /);
+      const editor = await acceptAndWaitFor(workspaceFile("linked", "sailing.md"));
+      const indexed = result.results[0].line;
+      assert.equal(editor.selection.active.line, indexed - 1);
+    });
+
+    test("Linkly: Related Documents of a PDF's linkly: view relates the section at a line", async () => {
+      const uri = await api.viewUriForFile(workspaceFile("papers", "pdflatex-outline.pdf"));
+      const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+      const line = editor.document.getText().split("\n").findIndex((text) => text.includes("Huardest")) + 1;
+      assert.ok(line > 1);
+      const found = await vscode.commands.executeCommand<Neighbours>("linkly.showRelated", { line });
+      assert.ok(found, "the command answered");
+      const result = found.result as RelatedResult;
+      assert.equal(result.doc_id, docIdOf(uri));
+      assert.ok(result.section.start_line <= line && line <= result.section.end_line, JSON.stringify(result.section));
+      assert.ok(result.section.end_line - result.section.start_line + 1 < editor.document.lineCount, "a section, not the whole PDF");
+      assert.ok(found.title.includes(`(lines ${result.section.start_line}-${result.section.end_line})`), found.title);
     });
 
     test("Linkly: Show Libraries, Explore and Reindex", async () => {

@@ -1,0 +1,52 @@
+-- :LinklyBacklinks, :LinklyMentions and :LinklyRelated fill the quickfix list with the other
+-- documents' lines: in a linked Markdown note, and (related) in a PDF's text view at a line.
+local H = dofile(vim.fs.joinpath(vim.fs.dirname(arg[0]), "helpers.lua"))
+
+local function quickfix()
+  local list = vim.fn.getqflist({ items = 1, title = 1 })
+  local items = {}
+  for _, item in ipairs(list.items) do
+    table.insert(items, { file = vim.api.nvim_buf_get_name(item.bufnr), lnum = item.lnum, col = item.col, text = item.text })
+  end
+  return { title = list.title, items = items }
+end
+
+H.run(function()
+  local library = H.setup({
+    libraries = {
+      { name = "notes", paths = { H.env("LINKLY_TEST_LIBRARY") .. "/notes" } },
+      { name = "papers", paths = { H.env("LINKLY_TEST_LIBRARY") .. "/papers" } },
+      { name = "linked", paths = { H.env("LINKLY_TEST_LIBRARY") .. "/linked" } },
+    },
+  })
+  H.wait_indexed()
+
+  vim.cmd.edit(vim.fn.fnameescape(library .. "/linked/sailing.md"))
+  local sailing = vim.api.nvim_get_current_buf()
+  vim.cmd("LinklyBacklinks")
+  H.report.backlinks = quickfix()
+  H.check(vim.fn.getqflist({ winid = 1 }).winid ~= 0, "the quickfix window is open")
+  H.eq(vim.api.nvim_get_current_buf(), sailing, "the cursor stays in the document")
+
+  vim.cmd("LinklyMentions")
+  H.report.mentions = quickfix()
+  -- the entry opens the mentioning note at the mention
+  vim.cmd("cfirst")
+  H.report.mention_opened = { file = vim.api.nvim_buf_get_name(0), cursor = vim.api.nvim_win_get_cursor(0) }
+
+  vim.cmd.edit(vim.fn.fnameescape(library .. "/linked/sub/guide.md"))
+  vim.cmd("LinklyRelated!")
+  H.report.related = quickfix()
+
+  -- a PDF's text view: the section holding a line
+  vim.cmd.edit(vim.fn.fnameescape(library .. "/papers/pdflatex-outline.pdf"))
+  local pdf = vim.api.nvim_get_current_buf()
+  H.check(vim.b[pdf].linkly_doc_id, "the PDF opened as its text view")
+  local line = vim.fn.search("Huardest")
+  H.check(line > 1, "the view holds Huardest", line)
+  local result = require("linkly.links").related(line, false)
+  H.check(result, ":LinklyRelated answered in the PDF view")
+  H.report.pdf = { line = line, section = result.section, title = vim.fn.getqflist({ title = 1 }).title,
+    total_lines = vim.api.nvim_buf_line_count(pdf), doc_id = result.doc_id, view_doc_id = vim.b[pdf].linkly_doc_id }
+  H.log("links", H.report)
+end)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,6 +99,7 @@ class LinkResolver:
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
         self._records: dict[str, DocumentRecord | None] = {}
+        self._sections: dict[str, SectionIndex] = {}
 
     def links_of(self, record: DocumentRecord) -> list[ResolvedLink]:
         return [self.resolve(record, link) for link in self.catalog.links_from(record.doc_id)]
@@ -193,7 +195,7 @@ class LinkResolver:
         """The line and heading of the target the link leads to (its first line without a fragment)."""
         if link.target_line is not None:
             resolved.target_line = link.target_line
-            node = _section_at(target.outline, link.target_line)
+            node = self._section_at(target, link.target_line)
             resolved.heading = node.title if node else None
             return
         fragment = link.fragment
@@ -216,10 +218,17 @@ class LinkResolver:
                 resolved.target_line = 1
                 return
             resolved.target_line = line
-            node = _section_at(target.outline, line)
+            node = self._section_at(target, line)
             resolved.heading = node.title if node else None
             return
         resolved.target_line = 1
+
+    def _section_at(self, target: DocumentRecord, line: int) -> OutlineNode | None:
+        """The innermost section of `target` holding `line` (a PDF's links all lead into one outline)."""
+        index = self._sections.get(target.doc_id)
+        if index is None:
+            index = self._sections[target.doc_id] = SectionIndex(target.outline)
+        return index.at(line)
 
     def _explicit_anchor(self, target: DocumentRecord, fragment: str) -> int | None:
         wanted = re.compile(
@@ -289,10 +298,20 @@ def _heading_named(nodes: list[OutlineNode], fragment: str, wiki: bool) -> Outli
     return None
 
 
-def _section_at(nodes: list[OutlineNode], line: int) -> OutlineNode | None:
-    """The innermost section holding `line`."""
-    best: OutlineNode | None = None
-    for node in flatten(nodes):
-        if node.start_line <= line <= node.end_line and (best is None or node.start_line >= best.start_line):
-            best = node
-    return best
+class SectionIndex:
+    """The sections of one outline by first line: `at(line)` is the innermost section holding it.
+
+    Built once per target document: a PDF with thousands of internal links
+    would otherwise walk its whole outline for every link.
+    """
+
+    def __init__(self, nodes: list[OutlineNode]) -> None:
+        self.nodes = sorted(flatten(nodes), key=lambda node: node.start_line)  # stable: a child after its parent
+        self.starts = [node.start_line for node in self.nodes]
+
+    def at(self, line: int) -> OutlineNode | None:
+        """Of the sections holding `line`, the one that starts last (the later, deeper one on a tie)."""
+        for index in range(bisect_right(self.starts, line) - 1, -1, -1):
+            if self.nodes[index].end_line >= line:
+                return self.nodes[index]
+        return None

@@ -17,7 +17,7 @@ from pathlib import Path
 from linkly_ls.core.store.line_blocks import decode_range, is_blocked
 from linkly_ls.core.store.link_rows import LinkReads, drop_links, replace_links
 from linkly_ls.core.store.line_cache import DocumentText, LineCache
-from linkly_ls.core.store.queries import CatalogReads
+from linkly_ls.core.store.queries import CatalogReads, LayoutCache
 from linkly_ls.core.store.records import (
     DOC_COLUMNS,
     DocumentRecord,
@@ -56,6 +56,7 @@ class Catalog(CatalogReads, LinkReads):
         self.read_only = read_only
         self._local = threading.local()
         self._line_cache = LineCache()
+        self._layout_cache = LayoutCache()
         if not read_only:
             create_catalog_tables(self.connect())
 

@@ -6,6 +6,8 @@ writes, keyword bookkeeping and document text stay in `catalog.py`.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 
 from linkly_ls.core.store.records import (
@@ -28,10 +30,43 @@ from linkly_ls.core.store.schema import Connection
 
 #: ids per `IN (...)` query: well under SQLite's limit on bound values
 BATCH = 500
+#: parsed layouts kept per process (an outline of a large book is hundreds of kB of JSON)
+LAYOUT_CACHE_SIZE = 256
+
+
+class LayoutCache:
+    """Parsed layouts of recently shown documents, each with the version it was parsed from.
+
+    Every hit and grep match names its page and section, so the same few
+    documents' outlines would be parsed from JSON at every call; an entry is
+    used only while the document's `indexed_at` and `content_hash` are those it
+    was read with, so a document re-indexed by another process is read again.
+    """
+
+    def __init__(self, size: int = LAYOUT_CACHE_SIZE) -> None:
+        self.size = size
+        self._entries: OrderedDict[str, tuple[tuple[float, str], DocumentLayout]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, doc_id: str, version: tuple[float, str]) -> DocumentLayout | None:
+        with self._lock:
+            entry = self._entries.get(doc_id)
+            if entry is None or entry[0] != version:
+                return None
+            self._entries.move_to_end(doc_id)
+            return entry[1]
+
+    def put(self, doc_id: str, version: tuple[float, str], layout: DocumentLayout) -> None:
+        with self._lock:
+            self._entries[doc_id] = (version, layout)
+            self._entries.move_to_end(doc_id)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
 
 
 class CatalogReads:
     connect: Callable[[], Connection]
+    _layout_cache: LayoutCache
 
     # libraries
 
@@ -173,12 +208,25 @@ class CatalogReads:
     def layouts(self, doc_ids: list[str]) -> dict[str, DocumentLayout]:
         """doc_id -> its page starts and stored outline, for those of `doc_ids` the catalog has."""
         found: dict[str, DocumentLayout] = {}
+        stale: list[str] = []
         db = self.connect()
         for start in range(0, len(doc_ids), BATCH):
             batch = doc_ids[start : start + BATCH]
             marks = ",".join("?" * len(batch))
-            for row in db.execute(f"SELECT {LAYOUT_COLUMNS} FROM documents WHERE doc_id IN ({marks})", batch):
+            query = f"SELECT doc_id, indexed_at, content_hash FROM documents WHERE doc_id IN ({marks})"
+            for doc_id, indexed_at, content_hash in db.execute(query, batch):
+                cached = self._layout_cache.get(doc_id, (indexed_at, content_hash))
+                if cached is not None:
+                    found[doc_id] = cached
+                else:
+                    stale.append(doc_id)
+        for start in range(0, len(stale), BATCH):
+            batch = stale[start : start + BATCH]
+            marks = ",".join("?" * len(batch))
+            query = f"SELECT {LAYOUT_COLUMNS}, indexed_at, content_hash FROM documents WHERE doc_id IN ({marks})"
+            for row in db.execute(query, batch):
                 layout = layout_from_row(row)
+                self._layout_cache.put(layout.doc_id, (row[-2], row[-1]), layout)
                 found[layout.doc_id] = layout
         return found
 

@@ -71,3 +71,46 @@ def test_links_survive_reopening_the_index(notes, tmp_path):
         assert len(reopened.catalog.links_from(notes.doc("index.md"))) == 9
     finally:
         reopened.close()
+
+
+def innermost_by_definition(nodes, line):
+    from linkly_ls.core.links.resolver import flatten
+
+    best = None
+    for node in flatten(nodes):
+        if node.start_line <= line <= node.end_line and (best is None or node.start_line >= best.start_line):
+            best = node
+    return best
+
+
+def test_the_section_index_finds_what_a_walk_of_the_whole_outline_finds():
+    from linkly_ls.core.document import OutlineNode
+    from linkly_ls.core.links.resolver import SectionIndex
+
+    child = OutlineNode("Install", 2, 5, 12, children=[OutlineNode("Linux", 3, 8, 10), OutlineNode("Mac", 3, 11, 12)])
+    same_start = OutlineNode("Same start", 2, 13, 14)
+    outline = [
+        OutlineNode("Guide", 1, 1, 12, children=[child]),
+        OutlineNode("Use", 1, 13, 20, children=[same_start]),  # a child starting on its parent's line wins
+        OutlineNode("Odd bookmark", 1, 18, 30),  # overlaps the one before, as PDF bookmarks may
+    ]
+    index = SectionIndex(outline)
+    for line in range(0, 33):
+        assert index.at(line) is innermost_by_definition(outline, line), line
+    assert index.at(13).title == "Same start" and index.at(19).title == "Odd bookmark" and index.at(31) is None
+
+
+def test_the_section_index_agrees_on_real_pdf_outlines():
+    from linkly_ls.core.extract import extract_file
+    from linkly_ls.core.extract.base import ExtractLimits
+    from linkly_ls.core.links.resolver import SectionIndex
+    from support.shared import REPO
+
+    pdfs = sorted((REPO / "fixtures").rglob("*.pdf"))
+    outlines = [extract_file(pdf, ExtractLimits()).outline for pdf in pdfs]
+    assert any(len(outline) > 3 for outline in outlines)
+    for outline in outlines:
+        index = SectionIndex(outline)
+        last = max((node.end_line for node in outline), default=1)
+        for line in range(1, last + 2):
+            assert index.at(line) is innermost_by_definition(outline, line)

@@ -55,6 +55,16 @@ def test_a_reference_without_a_definition_is_plain_text():
     assert find_links(["[not a link] and [nor][this]"]) == []
 
 
+def test_a_full_or_collapsed_reference_may_be_followed_by_a_colon_or_a_parenthesis():
+    lines = ["* [`Writable`][]: streams; the [callback version][pipe]: and [V8][] (the engine)", "", "[`writable`]: #w", "[pipe]: p.md", "[v8]: https://v8.dev"]
+    assert [(link.target, link.text) for link in find_links(lines)] == [
+        ("#w", "Writable"),
+        ("p.md", "callback version"),
+        ("https://v8.dev", "V8"),
+    ]
+    assert [link.target for link in find_links(["see [pipe]: and [pipe](x.md)", "", "[pipe]: p.md"])] == ["x.md"]
+
+
 def test_a_link_whose_text_wraps_stands_on_its_first_line():
     lines = ["in the [“Variables and Data Interacting with", "Move”][move] section and [a](b.md).", "", "[move]: own.html#move"]
     links = find_links(lines)

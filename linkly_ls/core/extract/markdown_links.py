@@ -18,6 +18,7 @@ from linkly_ls.core.document import Link
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _CODE_SPAN = re.compile(r"(`+)(?:.+?)\1")
 _COMMENT = re.compile(r"<!--.*?-->")
+_ESCAPED = re.compile(r"\\[\[\]]")
 _WIKILINK = re.compile(r"!?\[\[([^\[\]|#\n]*)(#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
 #: `[text](target)`: the text may hold one level of brackets; the target is `<…>` or has balanced parentheses
 _INLINE = re.compile(
@@ -29,6 +30,8 @@ _DEFINITION = re.compile(r"^\s{0,3}\[([^\[\]]+)\]:\s*(<[^<>]*>|\S+)")
 _AUTOLINK = re.compile(r"<((?:[a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^\s<>]*)|(?:[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+))>")
 _ANCHOR = re.compile(r"""<a\s(?:[^<>]*?\s)?href\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))[^<>]*>(.*?)(?:</a>|$)""", re.I)
 _TAG = re.compile(r"<[^<>]*>")
+#: emphasis and code markup in a link text; an underscore inside a word (`snake_case`) is not emphasis
+_EMPHASIS = re.compile(r"[*`]+|(?<!\w)_+|_+(?!\w)")
 
 
 def find_links(lines: list[str], first_line: int = 1) -> list[Link]:
@@ -155,12 +158,17 @@ def _label_key(label: str) -> str:
 
 
 def _mask(line: str) -> str:
-    """The line with code spans and HTML comments blanked (same length, so columns still match)."""
+    """The line with code spans, HTML comments and escaped brackets (`\\[`) blanked.
+
+    Same length, so columns still match. An escaped bracket is a literal one: it
+    neither opens nor closes a link (`\\[0, [max][]]` holds the link `[max][]`).
+    """
     masked = _CODE_SPAN.sub(lambda match: " " * len(match.group(0)), line)
-    return _COMMENT.sub(lambda match: " " * len(match.group(0)), masked)
+    masked = _COMMENT.sub(lambda match: " " * len(match.group(0)), masked)
+    return _ESCAPED.sub("  ", masked) if "\\" in masked else masked
 
 
 def _plain(text: str) -> str:
     """A link text without emphasis, code or image markup."""
     text = re.sub(r"!?\[([^\[\]]*)\]\([^()]*\)", r"\1", text)
-    return " ".join(re.sub(r"[*_`]+", "", text).split())
+    return " ".join(_EMPHASIS.sub("", text).split())

@@ -6,7 +6,7 @@ inline tokens carry no column: inline links `[t](target "title")` and
 a definition `[ref]: target` exists), autolinks `<https://…>`, wikilinks
 `[[name]]`, `[[name#heading|label]]` (and `![[embeds]]`), and HTML `<a href>`.
 Fenced and indented code, inline code spans and HTML comments hold no links.
-Images (`![alt](x.png)`) are not links.
+Images (`![alt](x.png)`) and footnotes (`[^1]`, `[^1]: text`) are not links.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ _INLINE = re.compile(
 )
 #: `[text][label]` and `[text][]` may be followed by anything; a shortcut `[label]` not by `(`, `[` or `:`
 _REFERENCE = re.compile(r"(?<!\])(!?)\[((?:[^\[\]]|\[[^\[\]]*\])+)\](?:\[([^\[\]]*)\]|(?![(:\[]))")
-_DEFINITION = re.compile(r"^\s{0,3}\[([^\[\]]+)\]:\s*(<[^<>]*>|\S+)")
+#: `[label]: target`; a label starting with `^` is a footnote (`[^1]: text`), not a link definition
+_DEFINITION = re.compile(r"^\s{0,3}\[([^\[\]^][^\[\]]*)\]:\s*(<[^<>]*>|\S+)")
 _AUTOLINK = re.compile(r"<((?:[a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^\s<>]*)|(?:[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+))>")
 _ANCHOR = re.compile(r"""<a\s(?:[^<>]*?\s)?href\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))[^<>]*>(.*?)(?:</a>|$)""", re.I)
 _TAG = re.compile(r"<[^<>]*>")

@@ -77,6 +77,11 @@ def test_link_text_loses_emphasis_but_keeps_underscores_inside_words():
     assert find_links(["[*the* __snake_case__ `MAX_LEN`](a.md)"])[0].text == "the snake_case MAX_LEN"
 
 
+def test_a_footnote_is_not_a_link_but_its_text_may_hold_one():
+    lines = ["Ed448 [^1] and [^note].", "", "[^1]: An [RFC](https://rfc.example) says so.", "[^note]: plain"]
+    assert [(link.line, link.target) for link in find_links(lines)] == [(3, "https://rfc.example")]
+
+
 def test_a_link_whose_text_wraps_stands_on_its_first_line():
     lines = ["in the [“Variables and Data Interacting with", "Move”][move] section and [a](b.md).", "", "[move]: own.html#move"]
     links = find_links(lines)

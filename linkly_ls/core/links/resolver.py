@@ -37,6 +37,7 @@ BROKEN = ("missing", "missing_heading", "ambiguous")
 _NOTE_TYPES = ("md", "mdx")
 _INDEX_NAMES = ("index.md", "README.md", "readme.md", "index.mdx", "_index.md", "index.html")
 _PAGE_FRAGMENT = re.compile(r"^page=(\d+)$")
+_NODE_REPEAT = re.compile(r"^(.+)_(\d+)$")
 
 
 @dataclass
@@ -200,7 +201,7 @@ class LinkResolver:
         if not fragment:
             resolved.target_line = 1
             return
-        node = _heading_named(target.outline, fragment, wiki=link.kind == "wiki")
+        node = heading_named(target.outline, fragment, wiki=link.kind == "wiki")
         if node is not None:
             resolved.target_line, resolved.heading = node.start_line, node.title
             return
@@ -278,11 +279,18 @@ def heading_anchors(nodes: list[OutlineNode]) -> list[tuple[str, OutlineNode]]:
     return anchors
 
 
-def _heading_named(nodes: list[OutlineNode], fragment: str, wiki: bool) -> OutlineNode | None:
+def heading_named(nodes: list[OutlineNode], fragment: str, wiki: bool = False) -> OutlineNode | None:
+    """The heading a link's fragment names: its anchor, or (wikilinks) its title.
+
+    A repeated heading's anchor takes `-1`, `-2` (GitHub, mdBook) or `_1`, `_2`
+    (the Node.js documentation's generator); both spellings are understood.
+    """
     wanted = fragment.casefold()
     slug = heading_slug(fragment) if wiki else wanted
+    repeated = _NODE_REPEAT.match(wanted)
+    dashed = f"{repeated.group(1)}-{repeated.group(2)}" if repeated else None
     for anchor, node in heading_anchors(nodes):
-        if anchor == slug or anchor == wanted:
+        if anchor == slug or anchor == wanted or anchor == dashed:
             return node
     if wiki:
         return next((node for node in flatten(nodes) if node.title.casefold() == wanted), None)

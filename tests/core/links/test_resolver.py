@@ -2,7 +2,8 @@
 
 from linkly_ls.core.config import Config, LibraryConfig
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.links.resolver import LinkResolver
+from linkly_ls.core.document import OutlineNode
+from linkly_ls.core.links.resolver import LinkResolver, heading_named
 
 
 def resolved(engine, relative):
@@ -71,3 +72,12 @@ def test_links_survive_reopening_the_index(notes, tmp_path):
         assert len(reopened.catalog.links_from(notes.doc("index.md"))) == 9
     finally:
         reopened.close()
+
+
+def test_a_repeated_heading_is_named_with_a_dash_or_an_underscore_and_its_number():
+    nodes = [OutlineNode("process.exitCode", 2, 3, 9), OutlineNode("process.exitCode", 2, 10, 20), OutlineNode("snake_1", 2, 21, 30)]
+    assert heading_named(nodes, "processexitcode") is nodes[0]
+    assert heading_named(nodes, "processexitcode-1") is nodes[1]
+    assert heading_named(nodes, "processexitcode_1") is nodes[1]
+    assert heading_named(nodes, "snake_1") is nodes[2]
+    assert heading_named(nodes, "processexitcode_2") is None

@@ -99,6 +99,7 @@ class LinkResolver:
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
         self._records: dict[str, DocumentRecord | None] = {}
+        self._headings: dict[str, HeadingIndex] = {}
 
     def links_of(self, record: DocumentRecord) -> list[ResolvedLink]:
         return [self.resolve(record, link) for link in self.catalog.links_from(record.doc_id)]
@@ -201,7 +202,9 @@ class LinkResolver:
         if not fragment:
             resolved.target_line = 1
             return
-        node = heading_named(target.outline, fragment, wiki=link.kind == "wiki")
+        if target.doc_id not in self._headings:
+            self._headings[target.doc_id] = HeadingIndex(target.outline)
+        node = self._headings[target.doc_id].named(fragment, wiki=link.kind == "wiki")
         if node is not None:
             resolved.target_line, resolved.heading = node.start_line, node.title
             return
@@ -279,22 +282,40 @@ def heading_anchors(nodes: list[OutlineNode]) -> list[tuple[str, OutlineNode]]:
     return anchors
 
 
-def heading_named(nodes: list[OutlineNode], fragment: str, wiki: bool = False) -> OutlineNode | None:
-    """The heading a link's fragment names: its anchor, or (wikilinks) its title.
+class HeadingIndex:
+    """A document's headings by anchor and by title, built once for the links that name them.
 
-    A repeated heading's anchor takes `-1`, `-2` (GitHub, mdBook) or `_1`, `_2`
-    (the Node.js documentation's generator); both spellings are understood.
+    A long reference (hundreds of headings, hundreds of links into it) would
+    otherwise compute every anchor again for each link.
     """
-    wanted = fragment.casefold()
-    slug = heading_slug(fragment) if wiki else wanted
-    repeated = _NODE_REPEAT.match(wanted)
-    dashed = f"{repeated.group(1)}-{repeated.group(2)}" if repeated else None
-    for anchor, node in heading_anchors(nodes):
-        if anchor == slug or anchor == wanted or anchor == dashed:
-            return node
-    if wiki:
-        return next((node for node in flatten(nodes) if node.title.casefold() == wanted), None)
-    return None
+
+    def __init__(self, nodes: list[OutlineNode]) -> None:
+        self.by_anchor: dict[str, OutlineNode] = {}
+        self.by_title: dict[str, OutlineNode] = {}
+        for anchor, node in heading_anchors(nodes):
+            self.by_anchor.setdefault(anchor, node)
+            self.by_title.setdefault(node.title.casefold(), node)
+
+    def named(self, fragment: str, wiki: bool = False) -> OutlineNode | None:
+        """The heading a link's fragment names: its anchor, or (wikilinks) its title.
+
+        A repeated heading's anchor takes `-1`, `-2` (GitHub, mdBook) or `_1`, `_2`
+        (the Node.js documentation's generator); both spellings are understood.
+        """
+        wanted = fragment.casefold()
+        repeated = _NODE_REPEAT.match(wanted)
+        keys = [heading_slug(fragment) if wiki else wanted, wanted]
+        if repeated:
+            keys.append(f"{repeated.group(1)}-{repeated.group(2)}")
+        node = next((self.by_anchor[key] for key in keys if key in self.by_anchor), None)
+        if node is None and wiki:
+            node = self.by_title.get(wanted)
+        return node
+
+
+def heading_named(nodes: list[OutlineNode], fragment: str, wiki: bool = False) -> OutlineNode | None:
+    """`HeadingIndex(nodes).named(fragment, wiki)`, for one lookup."""
+    return HeadingIndex(nodes).named(fragment, wiki)
 
 
 def _section_at(nodes: list[OutlineNode], line: int) -> OutlineNode | None:

@@ -41,8 +41,8 @@ def find_links(lines: list[str], first_line: int = 1) -> list[Link]:
     definitions = _definitions(lines, code)
     links: list[Link] = []
     for index, line in enumerate(lines):
-        if index in code or not line.strip():
-            continue
+        if index in code or ("[" not in line and "<" not in line):
+            continue  # every kind of link starts with `[` or `<`
         number = first_line + index
         if _DEFINITION.match(line):
             continue  # a definition is where a reference link points, not a link of its own

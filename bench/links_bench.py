@@ -64,9 +64,9 @@ def stamp(*parts: str) -> str:
     return digest.hexdigest()
 
 
-def linkly_index(folder: Path, data_dir: Path, wait: bool) -> None:
-    """`linkly index FOLDER --library notes [--wait]`; prints its wall and CPU time."""
-    command = [str(BIN / "linkly"), "index", str(folder), "--library", LIBRARY] + (["--wait"] if wait else [])
+def linkly_index(folder: Path, data_dir: Path, wait: bool, library: str = LIBRARY) -> None:
+    """`linkly index FOLDER --library LIBRARY [--wait]`; prints its wall and CPU time."""
+    command = [str(BIN / "linkly"), "index", str(folder), "--library", library] + (["--wait"] if wait else [])
     started, before = time.monotonic(), os.times()
     load = MachineLoad()
     result = subprocess.run(command, env=environment(data_dir), capture_output=True, text=True)
@@ -138,9 +138,10 @@ def run_recall(name: str, folder: Path, original: Path, hidden_data: Path, hidde
     print(f"  {load.summary(time.process_time() - cpu)}")
 
 
-def run_latency(args, doc_set, folder: Path, cache: Path) -> None:
+def run_latency(args, folders: dict[str, Path], cache: Path) -> None:
+    """The sets (each a library named after it) beside the 50k level, timed through `linkly-ls`."""
+    from links_latency import LinkSession, Timings
     from lsp_client import RpcError
-    from links_latency import LinkSession
     from search_build import build_level
 
     level = build_level(args.search_cache, "50k", 50_000, False, args.corpus_chunks)
@@ -148,36 +149,47 @@ def run_latency(args, doc_set, folder: Path, cache: Path) -> None:
     def build(data_dir: Path) -> None:
         print(f"  copying the 50k level {level} ...")
         shutil.copytree(level, data_dir)
-        linkly_index(folder, data_dir, wait=True)
+        for name, folder in folders.items():
+            linkly_index(folder, data_dir, wait=True, library=name)
 
-    key = stamp(doc_set.version, "latency", str(level), (level.parent / "complete").read_text())
-    data_dir = cached_index(cache, f"latency-{doc_set.name}", key, build, args.rebuild)
+    versions = [f"{name} {SETS[name].version}" for name in folders]
+    key = stamp(*versions, "latency", str(level), (level.parent / "complete").read_text())
+    data_dir = cached_index(cache, "latency-" + "+".join(folders), key, build, args.rebuild)
     engine = Engine(Config(data_dir=data_dir))
     try:
         chunks, documents = engine.keyword.num_chunks(), engine.catalog.count()
-        notes = sorted(engine.catalog.documents_matching(LIBRARY), key=lambda row: row[1])
+        notes = {name: sorted(engine.catalog.documents_matching(name), key=lambda row: row[1]) for name in folders}
     finally:
         engine.close()
     size = sum(path.stat().st_size for path in data_dir.rglob("*") if path.is_file()) / 1e6
-    print(f"  index: {chunks} chunks, {documents} documents, {size:.0f} MB on disk")
+    print(f"  index: {chunks} chunks, {documents} documents ({', '.join(f'{n}: {len(d)}' for n, d in notes.items())}), "
+          f"{size:.0f} MB on disk")
     rng = random.Random(args.seed)
-    with_links = [(doc_id, Path(path)) for doc_id, path in notes if "](" in Path(path).read_text(errors="replace") or "][" in Path(path).read_text(errors="replace")]
-    chosen = rng.sample(with_links, min(args.documents, len(with_links)))
-    session = LinkSession([str(BIN / "linkly-ls")], environment(data_dir), folder, data_dir.parent)
+    first = next(iter(folders.values()))
+    session = LinkSession([str(BIN / "linkly-ls")], environment(data_dir), first, data_dir.parent)
     try:
         print(f"  server ready after {session.wait_ready():.1f} s")
-        load, cpu_before = MachineLoad(), session.cpu_s()
-        bench_cpu = time.process_time()
-        for doc_id, path in chosen:
-            session.document(path, doc_id, args.links_per_document, rng)
-        own = session.cpu_s() - cpu_before + time.process_time() - bench_cpu
-        for name, timing in session.timings.items():
-            print(f"  {timing.line(name)}")
-        print(f"  {load.summary(own)}")
+        for name, rows in notes.items():
+            linked = [(doc_id, Path(path)) for doc_id, path in rows if _has_links(Path(path))]
+            chosen = rng.sample(linked, min(args.documents, len(linked)))
+            session.timings = {kind: Timings() for kind in session.timings}
+            load, cpu_before, bench_cpu = MachineLoad(), session.cpu_s(), time.process_time()
+            for doc_id, path in chosen:
+                session.document(path, doc_id, args.links_per_document, rng)
+            own = session.cpu_s() - cpu_before + time.process_time() - bench_cpu
+            print(f"  {name}: {len(chosen)} documents opened, up to {args.links_per_document} links asked in each")
+            for kind, timing in session.timings.items():
+                print(f"    {timing.line(kind)}")
+            print(f"    {load.summary(own)}")
     except RpcError as error:
         raise SystemExit(f"language server: {error}") from None
     finally:
         session.close()
+
+
+def _has_links(path: Path) -> bool:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return "](" in text or "][" in text
 
 
 def main() -> int:
@@ -187,8 +199,7 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "linkly-bench" / "links")
     parser.add_argument("--search-cache", type=Path, default=Path.home() / ".cache" / "linkly-bench" / "search")
     parser.add_argument("--corpus-chunks", type=int, default=4000, help="the 50k level's corpus sample (search_build.py)")
-    parser.add_argument("--latency-set", default="serverless", help="the set the latency index holds")
-    parser.add_argument("--documents", type=int, default=60, help="latency: documents opened")
+    parser.add_argument("--documents", type=int, default=40, help="latency: documents opened per set")
     parser.add_argument("--links-per-document", type=int, default=4, help="latency: links asked per document")
     parser.add_argument("--seed", type=int, default=18)
     parser.add_argument("--rebuild", action="store_true", help="rebuild the cached indexes")
@@ -198,8 +209,6 @@ def main() -> int:
     unknown = [name for name in names if name not in SETS] + sorted(parts - {"agreement", "recall", "latency"})
     if unknown:
         parser.error(f"unknown set or part: {', '.join(unknown)}")
-    if args.latency_set not in SETS:
-        parser.error(f"unknown --latency-set {args.latency_set}")
     if shutil.which("rg") is None and "agreement" in parts:
         raise SystemExit("ripgrep (rg) is needed for the agreement part: apt-get install -y ripgrep")
     args.cache.mkdir(parents=True, exist_ok=True)
@@ -227,9 +236,8 @@ def main() -> int:
             hidden_data = cached_index(args.cache, f"{name}-hidden", stamp(doc_set.version, "hidden"), build_hidden, args.rebuild)
             run_recall(name, folder, original, hidden_data, hidden)
     if "latency" in parts:
-        doc_set = SETS[args.latency_set]
-        print(f"\n== {doc_set.name}: language-server latency (index of about 50k chunks)")
-        run_latency(args, doc_set, fetch(doc_set, args.cache), args.cache)
+        print(f"\n== language-server latency: {', '.join(names)} beside filler (an index of about 50k chunks)")
+        run_latency(args, {name: fetch(SETS[name], args.cache) for name in names}, args.cache)
     return 0
 
 

@@ -104,13 +104,20 @@ class LinkResolver:
     def links_of(self, record: DocumentRecord) -> list[ResolvedLink]:
         return [self.resolve(record, link) for link in self.catalog.links_from(record.doc_id)]
 
+    def linked_documents(self, record: DocumentRecord) -> set[str]:
+        """The ids of the documents `record` links to, without finding the line each link leads to."""
+        links = self.catalog.links_from(record.doc_id)
+        resolved = (self.resolve_from(record.doc_id, record.path, link, record, place=False) for link in links)
+        return {link.doc_id for link in resolved if link.doc_id}
+
     def resolve(self, source: DocumentRecord, link: LinkRecord) -> ResolvedLink:
         return self.resolve_from(source.doc_id, source.path, link, source)
 
     def resolve_from(
-        self, source_id: str, source_path: str, link: LinkRecord, source: DocumentRecord | None = None
+        self, source_id: str, source_path: str, link: LinkRecord, source: DocumentRecord | None = None, place: bool = True
     ) -> ResolvedLink:
-        """`resolve` for a source that may not be indexed (an editor's new, unsaved note)."""
+        """`resolve` for a source that may not be indexed (an editor's new, unsaved note); `place=False`
+        leaves out the target's line and heading (and so `missing_heading`)."""
         resolved = ResolvedLink(
             source_id=source_id,
             source_path=source_path,
@@ -132,7 +139,8 @@ class LinkResolver:
         if target is None:
             return resolved
         resolved.doc_id, resolved.path, resolved.title = target.doc_id, target.path, target.title
-        self._place(target, link, resolved)
+        if place:
+            self._place(target, link, resolved)
         return resolved
 
     def backlinks(self, record: DocumentRecord) -> list[ResolvedLink]:

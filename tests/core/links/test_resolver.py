@@ -74,6 +74,13 @@ def test_links_survive_reopening_the_index(notes, tmp_path):
         reopened.close()
 
 
+def test_the_documents_a_note_links_to_are_those_its_resolved_links_reach(notes):
+    record = notes.catalog.get(notes.doc("index.md"))
+    reached = {link.doc_id for link in resolved(notes, "index.md") if link.doc_id}
+    assert LinkResolver(notes.catalog).linked_documents(record) == reached
+    assert reached >= {notes.doc("guide.md"), notes.doc("sub/index.md"), notes.doc("book.md")}
+
+
 def test_a_repeated_heading_is_named_with_a_dash_or_an_underscore_and_its_number():
     nodes = [OutlineNode("process.exitCode", 2, 3, 9), OutlineNode("process.exitCode", 2, 10, 20), OutlineNode("snake_1", 2, 21, 30)]
     assert heading_named(nodes, "processexitcode") is nodes[0]

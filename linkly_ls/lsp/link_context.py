@@ -63,7 +63,9 @@ def source_record(engine: Engine, uri: str) -> tuple[DocumentRecord | None, str 
     return engine.catalog.by_path(str(path)), str(path)
 
 
-def links_in(ls: LinklyLanguageServer, engine: Engine, uri: str) -> BufferLinks | None:
+def links_in(ls: LinklyLanguageServer, engine: Engine, uri: str, line: int | None = None) -> BufferLinks | None:
+    """The buffer's links, resolved; with `line` (1-based) only that line's: a request about the
+    link under the cursor need not resolve the hundreds of links of a long reference."""
     record, path = source_record(engine, uri)
     if path is None:
         return None
@@ -72,10 +74,11 @@ def links_in(ls: LinklyLanguageServer, engine: Engine, uri: str) -> BufferLinks 
     if not is_linkly_uri(uri) and path.lower().endswith(NOTE_SUFFIXES):
         _, body_start = parse_front_matter(lines)
         found = link_records(find_links(lines[body_start:], first_line=body_start + 1), path)
+        found = [link for link in found if line is None or link.line == line]
         source_id = record.doc_id if record else make_doc_id(path)
         links = [resolver.resolve_from(source_id, path, link, record) for link in found]
     elif record is not None:
-        links = resolver.links_of(record)
+        links = [link for link in resolver.links_of(record) if line is None or link.line == line]
     else:
         links = []
     return BufferLinks(uri, record, lines, links, resolver)

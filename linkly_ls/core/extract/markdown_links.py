@@ -6,7 +6,7 @@ inline tokens carry no column: inline links `[t](target "title")` and
 a definition `[ref]: target` exists), autolinks `<https://…>`, wikilinks
 `[[name]]`, `[[name#heading|label]]` (and `![[embeds]]`), and HTML `<a href>`.
 Fenced and indented code, inline code spans and HTML comments hold no links.
-Images (`![alt](x.png)`) are not links.
+Images (`![alt](x.png)`) and footnotes (`[^1]`, `[^1]: text`) are not links.
 """
 
 from __future__ import annotations
@@ -18,16 +18,21 @@ from linkly_ls.core.document import Link
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _CODE_SPAN = re.compile(r"(`+)(?:.+?)\1")
 _COMMENT = re.compile(r"<!--.*?-->")
+_ESCAPED = re.compile(r"\\[\[\]]")
 _WIKILINK = re.compile(r"!?\[\[([^\[\]|#\n]*)(#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
 #: `[text](target)`: the text may hold one level of brackets; the target is `<…>` or has balanced parentheses
 _INLINE = re.compile(
     r"(!?)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*(<[^<>\n]*>|(?:[^\s()]|\([^\s()]*\))*)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?\s*\)"
 )
-_REFERENCE = re.compile(r"(?<!\])(!?)\[((?:[^\[\]]|\[[^\[\]]*\])+)\](?:\[([^\[\]]*)\])?(?![(:\[])")
-_DEFINITION = re.compile(r"^\s{0,3}\[([^\[\]]+)\]:\s*(<[^<>]*>|\S+)")
+#: `[text][label]` and `[text][]` may be followed by anything; a shortcut `[label]` not by `(`, `[` or `:`
+_REFERENCE = re.compile(r"(?<!\])(!?)\[((?:[^\[\]]|\[[^\[\]]*\])+)\](?:\[([^\[\]]*)\]|(?![(:\[]))")
+#: `[label]: target`; a label starting with `^` is a footnote (`[^1]: text`), not a link definition
+_DEFINITION = re.compile(r"^\s{0,3}\[([^\[\]^][^\[\]]*)\]:\s*(<[^<>]*>|\S+)")
 _AUTOLINK = re.compile(r"<((?:[a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^\s<>]*)|(?:[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+))>")
 _ANCHOR = re.compile(r"""<a\s(?:[^<>]*?\s)?href\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))[^<>]*>(.*?)(?:</a>|$)""", re.I)
 _TAG = re.compile(r"<[^<>]*>")
+#: emphasis and code markup in a link text; an underscore inside a word (`snake_case`) is not emphasis
+_EMPHASIS = re.compile(r"[*`]+|(?<!\w)_+|_+(?!\w)")
 
 
 def find_links(lines: list[str], first_line: int = 1) -> list[Link]:
@@ -36,8 +41,8 @@ def find_links(lines: list[str], first_line: int = 1) -> list[Link]:
     definitions = _definitions(lines, code)
     links: list[Link] = []
     for index, line in enumerate(lines):
-        if index in code or not line.strip():
-            continue
+        if index in code or ("[" not in line and "<" not in line):
+            continue  # every kind of link starts with `[` or `<`
         number = first_line + index
         if _DEFINITION.match(line):
             continue  # a definition is where a reference link points, not a link of its own
@@ -154,12 +159,17 @@ def _label_key(label: str) -> str:
 
 
 def _mask(line: str) -> str:
-    """The line with code spans and HTML comments blanked (same length, so columns still match)."""
+    """The line with code spans, HTML comments and escaped brackets (`\\[`) blanked.
+
+    Same length, so columns still match. An escaped bracket is a literal one: it
+    neither opens nor closes a link (`\\[0, [max][]]` holds the link `[max][]`).
+    """
     masked = _CODE_SPAN.sub(lambda match: " " * len(match.group(0)), line)
-    return _COMMENT.sub(lambda match: " " * len(match.group(0)), masked)
+    masked = _COMMENT.sub(lambda match: " " * len(match.group(0)), masked)
+    return _ESCAPED.sub("  ", masked) if "\\" in masked else masked
 
 
 def _plain(text: str) -> str:
     """A link text without emphasis, code or image markup."""
     text = re.sub(r"!?\[([^\[\]]*)\]\([^()]*\)", r"\1", text)
-    return " ".join(re.sub(r"[*_`]+", "", text).split())
+    return " ".join(_EMPHASIS.sub("", text).split())

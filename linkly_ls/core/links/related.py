@@ -77,7 +77,7 @@ def find_related(
     terms = extract_keywords(record.title if line is None else "", section, headings, limit=QUERY_TERMS)
     if not terms:
         terms = extract_keywords(record.title, section, headings, limit=QUERY_TERMS)
-    linked = {link.doc_id for link in LinkResolver(engine.catalog).links_of(record) if link.doc_id}
+    linked = LinkResolver(engine.catalog).linked_documents(record)
     excluded = linked | {record.doc_id} | _copies(engine, record)
     allowed_set = set(allowed) if allowed is not None else None
     scores: dict[str, RelatedDocument] = {}

@@ -38,6 +38,7 @@ BROKEN = ("missing", "missing_heading", "ambiguous")
 _NOTE_TYPES = ("md", "mdx")
 _INDEX_NAMES = ("index.md", "README.md", "readme.md", "index.mdx", "_index.md", "index.html")
 _PAGE_FRAGMENT = re.compile(r"^page=(\d+)$")
+_NODE_REPEAT = re.compile(r"^(.+)_(\d+)$")
 
 
 @dataclass
@@ -100,17 +101,25 @@ class LinkResolver:
         self.catalog = catalog
         self._records: dict[str, DocumentRecord | None] = {}
         self._sections: dict[str, SectionIndex] = {}
+        self._headings: dict[str, HeadingIndex] = {}
 
     def links_of(self, record: DocumentRecord) -> list[ResolvedLink]:
         return [self.resolve(record, link) for link in self.catalog.links_from(record.doc_id)]
+
+    def linked_documents(self, record: DocumentRecord) -> set[str]:
+        """The ids of the documents `record` links to, without finding the line each link leads to."""
+        links = self.catalog.links_from(record.doc_id)
+        resolved = (self.resolve_from(record.doc_id, record.path, link, record, place=False) for link in links)
+        return {link.doc_id for link in resolved if link.doc_id}
 
     def resolve(self, source: DocumentRecord, link: LinkRecord) -> ResolvedLink:
         return self.resolve_from(source.doc_id, source.path, link, source)
 
     def resolve_from(
-        self, source_id: str, source_path: str, link: LinkRecord, source: DocumentRecord | None = None
+        self, source_id: str, source_path: str, link: LinkRecord, source: DocumentRecord | None = None, place: bool = True
     ) -> ResolvedLink:
-        """`resolve` for a source that may not be indexed (an editor's new, unsaved note)."""
+        """`resolve` for a source that may not be indexed (an editor's new, unsaved note); `place=False`
+        leaves out the target's line and heading (and so `missing_heading`)."""
         resolved = ResolvedLink(
             source_id=source_id,
             source_path=source_path,
@@ -132,7 +141,8 @@ class LinkResolver:
         if target is None:
             return resolved
         resolved.doc_id, resolved.path, resolved.title = target.doc_id, target.path, target.title
-        self._place(target, link, resolved)
+        if place:
+            self._place(target, link, resolved)
         return resolved
 
     def backlinks(self, record: DocumentRecord) -> list[ResolvedLink]:
@@ -202,7 +212,9 @@ class LinkResolver:
         if not fragment:
             resolved.target_line = 1
             return
-        node = _heading_named(target.outline, fragment, wiki=link.kind == "wiki")
+        if target.doc_id not in self._headings:
+            self._headings[target.doc_id] = HeadingIndex(target.outline)
+        node = self._headings[target.doc_id].named(fragment, wiki=link.kind == "wiki")
         if node is not None:
             resolved.target_line, resolved.heading = node.start_line, node.title
             return
@@ -287,15 +299,40 @@ def heading_anchors(nodes: list[OutlineNode]) -> list[tuple[str, OutlineNode]]:
     return anchors
 
 
-def _heading_named(nodes: list[OutlineNode], fragment: str, wiki: bool) -> OutlineNode | None:
-    wanted = fragment.casefold()
-    slug = heading_slug(fragment) if wiki else wanted
-    for anchor, node in heading_anchors(nodes):
-        if anchor == slug or anchor == wanted:
-            return node
-    if wiki:
-        return next((node for node in flatten(nodes) if node.title.casefold() == wanted), None)
-    return None
+class HeadingIndex:
+    """A document's headings by anchor and by title, built once for the links that name them.
+
+    A long reference (hundreds of headings, hundreds of links into it) would
+    otherwise compute every anchor again for each link.
+    """
+
+    def __init__(self, nodes: list[OutlineNode]) -> None:
+        self.by_anchor: dict[str, OutlineNode] = {}
+        self.by_title: dict[str, OutlineNode] = {}
+        for anchor, node in heading_anchors(nodes):
+            self.by_anchor.setdefault(anchor, node)
+            self.by_title.setdefault(node.title.casefold(), node)
+
+    def named(self, fragment: str, wiki: bool = False) -> OutlineNode | None:
+        """The heading a link's fragment names: its anchor, or (wikilinks) its title.
+
+        A repeated heading's anchor takes `-1`, `-2` (GitHub, mdBook) or `_1`, `_2`
+        (the Node.js documentation's generator); both spellings are understood.
+        """
+        wanted = fragment.casefold()
+        repeated = _NODE_REPEAT.match(wanted)
+        keys = [heading_slug(fragment) if wiki else wanted, wanted]
+        if repeated:
+            keys.append(f"{repeated.group(1)}-{repeated.group(2)}")
+        node = next((self.by_anchor[key] for key in keys if key in self.by_anchor), None)
+        if node is None and wiki:
+            node = self.by_title.get(wanted)
+        return node
+
+
+def heading_named(nodes: list[OutlineNode], fragment: str, wiki: bool = False) -> OutlineNode | None:
+    """`HeadingIndex(nodes).named(fragment, wiki)`, for one lookup."""
+    return HeadingIndex(nodes).named(fragment, wiki)
 
 
 class SectionIndex:

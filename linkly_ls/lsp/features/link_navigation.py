@@ -38,7 +38,7 @@ HOVER_LINES = 6
 
 def definition(ls: LinklyLanguageServer, engine: Engine, uri: str, position: types.Position) -> list[types.Location]:
     units = ls.workspace.position_codec.client_num_units
-    context = links_in(ls, engine, uri)
+    context = links_in(ls, engine, uri, position.line + 1)
     link = link_at(context, position, units) if context else None
     if link is None or link.doc_id is None:
         return []
@@ -48,7 +48,7 @@ def definition(ls: LinklyLanguageServer, engine: Engine, uri: str, position: typ
 
 def hover(ls: LinklyLanguageServer, engine: Engine, uri: str, position: types.Position) -> types.Hover | None:
     units = ls.workspace.position_codec.client_num_units
-    context = links_in(ls, engine, uri)
+    context = links_in(ls, engine, uri, position.line + 1)
     link = link_at(context, position, units) if context else None
     if context is None or link is None:
         return None
@@ -73,7 +73,7 @@ def references(ls: LinklyLanguageServer, engine: Engine, uri: str, position: typ
     record, path = source_record(engine, uri)
     if record is None:
         return []
-    context = links_in(ls, engine, uri)
+    context = links_in(ls, engine, uri, position.line + 1)  # its lines and resolver; the links are not needed
     if context is None:
         return []
     heading = _heading_at(context, record, path, position.line + 1)
@@ -83,10 +83,15 @@ def references(ls: LinklyLanguageServer, engine: Engine, uri: str, position: typ
     units = ls.workspace.position_codec.client_num_units
     sources = engine.catalog.summaries(sorted({link.source_id for link in found}))
     locations: list[types.Location] = []
+    lines_of: dict[str, list[str]] = {}  # a long reference links to itself hundreds of times
     for link in found:
         summary = sources.get(link.source_id)
         doc_type = summary.doc_type if summary else ""
-        source_lines = _source_lines(ls, engine, link) if is_note(link.source_path) else None
+        source_lines = None
+        if is_note(link.source_path):
+            if link.source_id not in lines_of:
+                lines_of[link.source_id] = _source_lines(ls, engine, link)
+            source_lines = lines_of[link.source_id]
         locations.append(location_of_source(link, doc_type, source_lines, units))
     return locations
 

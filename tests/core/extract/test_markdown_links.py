@@ -55,6 +55,33 @@ def test_a_reference_without_a_definition_is_plain_text():
     assert find_links(["[not a link] and [nor][this]"]) == []
 
 
+def test_a_full_or_collapsed_reference_may_be_followed_by_a_colon_or_a_parenthesis():
+    lines = ["* [`Writable`][]: streams; the [callback version][pipe]: and [V8][] (the engine)", "", "[`writable`]: #w", "[pipe]: p.md", "[v8]: https://v8.dev"]
+    assert [(link.target, link.text) for link in find_links(lines)] == [
+        ("#w", "Writable"),
+        ("p.md", "callback version"),
+        ("https://v8.dev", "V8"),
+    ]
+    assert [link.target for link in find_links(["see [pipe]: and [pipe](x.md)", "", "[pipe]: p.md"])] == ["x.md"]
+
+
+def test_an_escaped_bracket_neither_opens_nor_closes_a_link():
+    lines = [r"\[0, [`Number.MAX_SAFE_INTEGER`][]] range, [a \] b](x.md) and \[not](y.md)", "", "[`number.max_safe_integer`]: #max"]
+    assert [(link.target, link.text, lines[0][link.start : link.end]) for link in find_links(lines)] == [
+        ("#max", "Number.MAX_SAFE_INTEGER", "[`Number.MAX_SAFE_INTEGER`][]"),
+        ("x.md", r"a \] b", r"[a \] b](x.md)"),
+    ]
+
+
+def test_link_text_loses_emphasis_but_keeps_underscores_inside_words():
+    assert find_links(["[*the* __snake_case__ `MAX_LEN`](a.md)"])[0].text == "the snake_case MAX_LEN"
+
+
+def test_a_footnote_is_not_a_link_but_its_text_may_hold_one():
+    lines = ["Ed448 [^1] and [^note].", "", "[^1]: An [RFC](https://rfc.example) says so.", "[^note]: plain"]
+    assert [(link.line, link.target) for link in find_links(lines)] == [(3, "https://rfc.example")]
+
+
 def test_a_link_whose_text_wraps_stands_on_its_first_line():
     lines = ["in the [“Variables and Data Interacting with", "Move”][move] section and [a](b.md).", "", "[move]: own.html#move"]
     links = find_links(lines)

@@ -2,7 +2,8 @@
 
 from linkly_ls.core.config import Config, LibraryConfig
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.links.resolver import LinkResolver
+from linkly_ls.core.document import OutlineNode
+from linkly_ls.core.links.resolver import LinkResolver, heading_named
 
 
 def resolved(engine, relative):
@@ -114,3 +115,19 @@ def test_the_section_index_agrees_on_real_pdf_outlines():
         last = max((node.end_line for node in outline), default=1)
         for line in range(1, last + 2):
             assert index.at(line) is innermost_by_definition(outline, line)
+
+
+def test_the_documents_a_note_links_to_are_those_its_resolved_links_reach(notes):
+    record = notes.catalog.get(notes.doc("index.md"))
+    reached = {link.doc_id for link in resolved(notes, "index.md") if link.doc_id}
+    assert LinkResolver(notes.catalog).linked_documents(record) == reached
+    assert reached >= {notes.doc("guide.md"), notes.doc("sub/index.md"), notes.doc("book.md")}
+
+
+def test_a_repeated_heading_is_named_with_a_dash_or_an_underscore_and_its_number():
+    nodes = [OutlineNode("process.exitCode", 2, 3, 9), OutlineNode("process.exitCode", 2, 10, 20), OutlineNode("snake_1", 2, 21, 30)]
+    assert heading_named(nodes, "processexitcode") is nodes[0]
+    assert heading_named(nodes, "processexitcode-1") is nodes[1]
+    assert heading_named(nodes, "processexitcode_1") is nodes[1]
+    assert heading_named(nodes, "snake_1") is nodes[2]
+    assert heading_named(nodes, "processexitcode_2") is None

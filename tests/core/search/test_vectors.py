@@ -210,3 +210,17 @@ def test_an_index_from_before_text_hashes_gets_the_column_and_keeps_its_rows(tmp
     assert index.vectors_for_texts([1, 2]) == {}
     index.close()
     catalog.close()
+
+
+def test_best_chunk_for_several_views_takes_each_chunks_best_view(catalog, tmp_path):
+    index = VectorIndex(catalog, tmp_path / "vectors", MODEL, DIM, writer=True)
+    fill(catalog, index, documents=30, chunks_each=5)
+    views = unit(3, seed=11)
+    wanted = ["doc00001", "doc00012", "doc00027"]
+    per_view = [index.best_per_document(view, wanted) for view in views]
+    combined = index.best_per_document(views, wanted)
+    for doc_id in wanted:
+        best = max((found[doc_id] for found in per_view), key=lambda hit: hit.score)
+        assert combined[doc_id].score == pytest.approx(best.score, abs=1e-5)
+        assert combined[doc_id].chunk == best.chunk
+    index.close()

@@ -4,7 +4,8 @@ A small bi-encoder squeezes a request of several sentences into one vector,
 a blur of its topics: a passage that answers one of them closely is no nearer
 to the blur than one that touches all of them a little. So a query of several
 sentences is embedded as several views, the whole query and each sentence; a
-chunk's similarity is its best view's, and a document's, as before, its best
+chunk's similarity is its best view's (`VectorIndex.search` takes the views
+as one matrix: one batch search), and a document's, as before, its best
 chunk's. A query of one sentence has one view and ranks exactly as before; no
 length threshold decides when it applies.
 
@@ -18,8 +19,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
-
-from linkly_ls.core.search.vectors import VectorHit, VectorIndex
 
 if TYPE_CHECKING:
     import numpy as np
@@ -46,15 +45,3 @@ def view_vectors(query: str, query_vector: np.ndarray, embed: Callable[[str], np
     rows = [np.asarray(query_vector, dtype=np.float32)] + [np.asarray(embed(part), dtype=np.float32) for part in parts]
     return np.vstack(rows)
 
-
-def search_views(index: VectorIndex, views: np.ndarray, limit: int, allowed_doc_ids: list[str] | None) -> list[VectorHit]:
-    """The nearest chunks to any view, each scored by its best view, best first."""
-    if len(views) == 1:
-        return index.search(views[0], limit, allowed_doc_ids)
-    best: dict[tuple[str, int], VectorHit] = {}
-    for view in views:
-        for hit in index.search(view, limit, allowed_doc_ids):
-            key = (hit.doc_id, hit.chunk)
-            if key not in best or hit.score > best[key].score:
-                best[key] = hit
-    return sorted(best.values(), key=lambda hit: -hit.score)[:limit]

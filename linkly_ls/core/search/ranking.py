@@ -180,7 +180,7 @@ def rank_documents(
     vector_hits = []
     if index is not None and query_vector is not None:
         views = query_views.view_vectors(query, query_vector, lambda sentence: embed_query(embedder, sentence))
-        vector_hits = query_views.search_views(index, views, vector_chunks, allowed_doc_ids)
+        vector_hits = index.search(views, vector_chunks, allowed_doc_ids)
     _add_vector_side(documents, vector_hits)
     first_hits = _add_first_pass_side(documents, first, query, vector_chunks, allowed_doc_ids)
     if index is None or query_vector is None:

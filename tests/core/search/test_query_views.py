@@ -6,9 +6,6 @@ import numpy as np
 import pytest
 
 from linkly_ls.core.search import query_views
-from linkly_ls.core.search.vectors import VectorIndex
-
-from core.search.test_vectors import DIM, MODEL, catalog, fill, unit  # noqa: F401 (catalog is a fixture)
 
 
 def test_a_query_of_one_sentence_has_no_sentence_views():
@@ -46,18 +43,3 @@ def test_views_can_be_turned_off(monkeypatch):
     views = query_views.view_vectors("One sentence. Another one.", np.ones(4, dtype=np.float32), lambda text: pytest.fail(text))
     assert views.shape == (1, 4)
 
-
-def test_search_by_views_scores_each_chunk_by_its_best_view(catalog, tmp_path):  # noqa: F811
-    index = VectorIndex(catalog, tmp_path / "vectors", MODEL, DIM, writer=True)
-    vectors = fill(catalog, index, documents=100, chunks_each=2)
-    views = np.vstack([unit(1, seed=5)[0], vectors[17], vectors[160]])
-    hits = query_views.search_views(index, views, 10, None)
-    assert [hit.score for hit in hits] == sorted((hit.score for hit in hits), reverse=True)
-    assert {(hits[0].doc_id, hits[0].chunk), (hits[1].doc_id, hits[1].chunk)} == {("doc00008", 1), ("doc00080", 0)}
-    assert len({(hit.doc_id, hit.chunk) for hit in hits}) == len(hits) == 10
-    for hit in hits:
-        row = vectors[int(hit.doc_id[3:]) * 2 + hit.chunk]
-        assert hit.score == pytest.approx(float((views @ row).max()), abs=1e-3)
-    single = query_views.search_views(index, views[:1], 5, None)
-    assert single == index.search(views[0], 5)
-    index.close()

@@ -224,3 +224,22 @@ def test_best_chunk_for_several_views_takes_each_chunks_best_view(catalog, tmp_p
         assert combined[doc_id].score == pytest.approx(best.score, abs=1e-5)
         assert combined[doc_id].chunk == best.chunk
     index.close()
+
+
+def test_search_by_several_views_scores_each_chunk_by_its_best_view(catalog, tmp_path):
+    index = VectorIndex(catalog, tmp_path / "vectors", MODEL, DIM, writer=True)
+    vectors = fill(catalog, index, documents=100, chunks_each=2)
+    views = np.vstack([unit(1, seed=5)[0], vectors[17], vectors[160]])
+    hits = index.search(views, 10)
+    assert [hit.score for hit in hits] == sorted((hit.score for hit in hits), reverse=True)
+    assert {(hits[0].doc_id, hits[0].chunk), (hits[1].doc_id, hits[1].chunk)} == {("doc00008", 1), ("doc00080", 0)}
+    assert len({(hit.doc_id, hit.chunk) for hit in hits}) == len(hits) == 10
+    for hit in hits:
+        row = vectors[int(hit.doc_id[3:]) * 2 + hit.chunk]
+        assert hit.score == pytest.approx(float((views @ row).max()), abs=1e-3)
+    exact = index.exact_search(views, 10)
+    assert len({(h.doc_id, h.chunk) for h in hits} & {(h.doc_id, h.chunk) for h in exact}) >= 9
+    within = index.search(views, 4, ["doc00008", "doc00050"])
+    assert {hit.doc_id for hit in within} == {"doc00008", "doc00050"} and within[0].doc_id == "doc00008"
+    assert index.search(views[:1], 5) == index.search(views[0], 5)
+    index.close()

@@ -13,6 +13,11 @@ weight it beat reciprocal-rank fusion (RRF, k = 60) on all three: nDCG@10 of
 ahead the best hits are, which matters when one side is confident and the
 other is not. RRF stays available (`fusion="rrf"`) for comparison.
 
+On the vector side a query of several sentences is compared by each of its
+views, the whole query and each sentence, a chunk by its best one
+(`query_views.py`). `FUSION = "z"` fuses standard scores over a pool of both
+sides' best documents instead (`zscore_fusion.py`).
+
 A document that has no vectors yet (embedding still running) counts its keyword
 part on the vector side too, so it is neither favoured nor buried while the
 library is half embedded: hybrid over what has vectors, keyword over the rest.

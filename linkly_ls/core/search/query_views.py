@@ -37,11 +37,18 @@ def sentences(query: str) -> list[str]:
     return parts[:MAX_SENTENCES] if len(parts) > 1 else []
 
 
-def view_vectors(query: str, query_vector: np.ndarray, embed: Callable[[str], np.ndarray]) -> np.ndarray:
-    """A matrix of the query's views: its whole vector first, then each sentence's (one row if off or one sentence)."""
+def view_vectors(
+    query: str, query_vector: np.ndarray, embed_many: Callable[[list[str]], np.ndarray]
+) -> np.ndarray:
+    """A matrix of the query's views: its whole vector first, then each sentence's (one row if off or one sentence).
+
+    `embed_many` embeds the sentences in one model call.
+    """
     import numpy as np  # loaded with the vectors, not with every open index
 
     parts = sentences(query) if SENTENCE_VIEWS else []
-    rows = [np.asarray(query_vector, dtype=np.float32)] + [np.asarray(embed(part), dtype=np.float32) for part in parts]
-    return np.vstack(rows)
+    whole = np.asarray(query_vector, dtype=np.float32)[None, :]
+    if not parts:
+        return whole
+    return np.vstack([whole, np.asarray(embed_many(parts), dtype=np.float32)])
 

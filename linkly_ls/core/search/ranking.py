@@ -151,6 +151,28 @@ def embed_query(embedder: TextEmbedder, query: str) -> np.ndarray:
     return vector
 
 
+def embed_queries(embedder: TextEmbedder, texts: list[str]) -> np.ndarray:
+    """`embed_query` of several texts: those not in the cache embedded in one model call."""
+    import numpy as np  # loaded with the vectors, not with every open index
+
+    found: dict[str, np.ndarray] = {}
+    with _query_vectors_lock:
+        for text in texts:
+            vector = _query_vectors.get((embedder.model_id, text))
+            if vector is not None:
+                found[text] = vector
+    missing = [text for text in dict.fromkeys(texts) if text not in found]
+    if missing:
+        vectors = np.asarray(embedder.embed_queries(missing), dtype=np.float32)
+        with _query_vectors_lock:
+            for text, vector in zip(missing, vectors, strict=True):
+                vector.flags.writeable = False
+                found[text] = _query_vectors[(embedder.model_id, text)] = vector
+            while len(_query_vectors) > QUERY_VECTORS_KEPT:
+                _query_vectors.popitem(last=False)
+    return np.vstack([found[text] for text in texts])
+
+
 def rank_documents(
     engine: Engine,
     query: str,
@@ -184,7 +206,7 @@ def rank_documents(
     views = None
     vector_hits = []
     if index is not None and query_vector is not None:
-        views = query_views.view_vectors(query, query_vector, lambda sentence: embed_query(embedder, sentence))
+        views = query_views.view_vectors(query, query_vector, lambda sentences: embed_queries(embedder, sentences))
         vector_hits = index.search(views, vector_chunks, allowed_doc_ids)
     _add_vector_side(documents, vector_hits)
     first_hits = _add_first_pass_side(documents, first, query, vector_chunks, allowed_doc_ids)

@@ -29,17 +29,17 @@ def test_views_are_the_whole_query_then_each_sentence():
     whole = np.ones(4, dtype=np.float32)
     embedded: list[str] = []
 
-    def embed(text: str) -> np.ndarray:
-        embedded.append(text)
-        return np.full(4, len(embedded), dtype=np.float32)
+    def embed_many(texts: list[str]) -> np.ndarray:
+        embedded.append(texts)
+        return np.vstack([np.full(4, number, dtype=np.float32) for number in range(1, len(texts) + 1)])
 
-    views = query_views.view_vectors("First part here. Second part here.", whole, embed)
-    assert embedded == ["First part here.", "Second part here."]
+    views = query_views.view_vectors("First part here. Second part here.", whole, embed_many)
+    assert embedded == [["First part here.", "Second part here."]]  # one model call for the sentences
     assert views.shape == (3, 4) and views[0].tolist() == [1, 1, 1, 1] and views[2].tolist() == [2, 2, 2, 2]
 
 
 def test_views_can_be_turned_off(monkeypatch):
     monkeypatch.setattr(query_views, "SENTENCE_VIEWS", False)
-    views = query_views.view_vectors("One sentence. Another one.", np.ones(4, dtype=np.float32), lambda text: pytest.fail(text))
+    views = query_views.view_vectors("One sentence. Another one.", np.ones(4, dtype=np.float32), lambda texts: pytest.fail(str(texts)))
     assert views.shape == (1, 4)
 

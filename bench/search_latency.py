@@ -32,6 +32,9 @@ LEVELS = {"5k": 5_000, "50k": 50_000, "500k": 500_000}
 #: p95 goals in ms (keyword, hybrid) and the peak-RSS goal in MB, per level
 GOALS = {"5k": (50.0, 150.0, 500.0), "50k": (50.0, 150.0, 500.0), "500k": (100.0, 300.0, None)}
 IR_QUERIES_PER_COLLECTION = 20
+#: LISA's requests (paragraphs of 30-100 words) are not indexed here; they time queries of several sentences,
+#: each sentence embedded and searched as a view of its own (core/search/query_views.py)
+LONG_REQUESTS = ("lisa", 10)
 CORPUS_QUERIES = [
     ("short", "ownership"),
     ("short", "borrow checker"),
@@ -62,6 +65,11 @@ def query_set(shared: Path) -> list[tuple[str, str]]:
         texts = [json.loads(line)["text"] for line in lines if line.strip()]
         step = max(1, len(texts) // IR_QUERIES_PER_COLLECTION)
         queries.extend((f"ir-{name}", text) for text in texts[::step][:IR_QUERIES_PER_COLLECTION])
+    name, count = LONG_REQUESTS
+    requests = shared / "ir" / name / "queries.jsonl"
+    if requests.exists():
+        texts = [json.loads(line)["text"] for line in requests.read_text(encoding="utf-8").splitlines() if line.strip()]
+        queries.extend(("several sentences", text) for text in texts[:: max(1, len(texts) // count)][:count])
     return queries + CORPUS_QUERIES
 
 

@@ -38,6 +38,13 @@ class FastembedEmbedder:
         vectors = list(self._model.query_embed([text]))
         return _normalised(np.asarray(vectors, dtype=np.float32))[0]
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np  # loaded with the vectors, not with every open index
+
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return _normalised(np.asarray(list(self._model.query_embed(list(texts))), dtype=np.float32))
+
 
 def _normalised(vectors: np.ndarray) -> np.ndarray:
     import numpy as np  # loaded with the vectors, not with every open index

@@ -242,6 +242,7 @@ def settings(overrides: dict[str, Any]) -> Iterator[None]:
 #: settings compared by leave-one-collection-out: name -> (module attribute overrides, modes they apply to)
 _FEEDBACK = "linkly_ls.core.search.feedback:"
 _RANKING = "linkly_ls.core.search.ranking:"
+_VIEWS = "linkly_ls.core.search.query_views:"
 CANDIDATES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "plain": ({}, ("keyword", "hybrid")),
     "rm3 5": ({_FEEDBACK + "RM3_DOCUMENTS": 5}, ("keyword", "hybrid")),
@@ -253,6 +254,10 @@ CANDIDATES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "long queries keyword 0.7": ({_RANKING + "LONG_QUERY_WORDS": 25}, ("hybrid",)),
     "keyword weight 0.4": ({_RANKING + "CONVEX_KEYWORD_WEIGHT": 0.4}, ("hybrid",)),
     "keyword weight 0.6": ({_RANKING + "CONVEX_KEYWORD_WEIGHT": 0.6}, ("hybrid",)),
+    "one query vector": ({_VIEWS + "SENTENCE_VIEWS": False}, ("hybrid",)),
+    "z fusion": ({_RANKING + "FUSION": "z"}, ("hybrid",)),
+    "z fusion, one query vector": ({_RANKING + "FUSION": "z", _VIEWS + "SENTENCE_VIEWS": False}, ("hybrid",)),
+    "rrf": ({_RANKING + "FUSION": "rrf"}, ("hybrid",)),
 }
 
 

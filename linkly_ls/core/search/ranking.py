@@ -13,6 +13,11 @@ weight it beat reciprocal-rank fusion (RRF, k = 60) on all three: nDCG@10 of
 ahead the best hits are, which matters when one side is confident and the
 other is not. RRF stays available (`fusion="rrf"`) for comparison.
 
+On the vector side a query of several sentences is compared by each of its
+views, the whole query and each sentence, a chunk by its best one
+(`query_views.py`). `FUSION = "z"` fuses standard scores over a pool of both
+sides' best documents instead (`zscore_fusion.py`).
+
 A document that has no vectors yet (embedding still running) counts its keyword
 part on the vector side too, so it is neither favoured nor buried while the
 library is half embedded: hybrid over what has vectors, keyword over the rest.
@@ -29,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from linkly_ls.core.embedding.settings import TextEmbedder
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.search import feedback, first_pass_side
+from linkly_ls.core.search import feedback, first_pass_side, query_views, zscore_fusion
 from linkly_ls.core.search.first_pass_side import FIRST_PASS, REFINED, FirstPassSide, vector_parts
 from linkly_ls.core.search.keyword import ChunkHit
 from linkly_ls.core.search.vectors import VectorHit, VectorIndex
@@ -48,7 +53,7 @@ CONVEX_KEYWORD_WEIGHT = 0.5
 #: the small bi-encoder reads a long multi-sentence request as a blur of its topics
 LONG_QUERY_WORDS = 0
 LONG_QUERY_KEYWORD_WEIGHT = 0.7
-#: "convex" (default) or "rrf"; bench/ir_eval.py --fusion switches it to compare
+#: "convex" (default), "z" (standard scores over a pool, zscore_fusion.py) or "rrf"
 FUSION = "convex"
 MODES = ("auto", "keyword", "vector", "hybrid")
 #: query embeddings kept for repeated queries (an assistant retrying with a filter, an editor asking again)
@@ -146,6 +151,28 @@ def embed_query(embedder: TextEmbedder, query: str) -> np.ndarray:
     return vector
 
 
+def embed_queries(embedder: TextEmbedder, texts: list[str]) -> np.ndarray:
+    """`embed_query` of several texts: those not in the cache embedded in one model call."""
+    import numpy as np  # loaded with the vectors, not with every open index
+
+    found: dict[str, np.ndarray] = {}
+    with _query_vectors_lock:
+        for text in texts:
+            vector = _query_vectors.get((embedder.model_id, text))
+            if vector is not None:
+                found[text] = vector
+    missing = [text for text in dict.fromkeys(texts) if text not in found]
+    if missing:
+        vectors = np.asarray(embedder.embed_queries(missing), dtype=np.float32)
+        with _query_vectors_lock:
+            for text, vector in zip(missing, vectors, strict=True):
+                vector.flags.writeable = False
+                found[text] = _query_vectors[(embedder.model_id, text)] = vector
+            while len(_query_vectors) > QUERY_VECTORS_KEPT:
+                _query_vectors.popitem(last=False)
+    return np.vstack([found[text] for text in texts])
+
+
 def rank_documents(
     engine: Engine,
     query: str,
@@ -176,7 +203,11 @@ def rank_documents(
         return _keyword_only(documents, why + "; keyword search only", sync.building(None))
     building = sync.building(index)
     query_vector = embed_query(embedder, query) if embedder is not None else None
-    vector_hits = index.search(query_vector, vector_chunks, allowed_doc_ids) if index is not None else []
+    views = None
+    vector_hits = []
+    if index is not None and query_vector is not None:
+        views = query_views.view_vectors(query, query_vector, lambda sentences: embed_queries(embedder, sentences))
+        vector_hits = index.search(views, vector_chunks, allowed_doc_ids)
     _add_vector_side(documents, vector_hits)
     first_hits = _add_first_pass_side(documents, first, query, vector_chunks, allowed_doc_ids)
     if index is None or query_vector is None:
@@ -194,7 +225,7 @@ def rank_documents(
         for document in ranked:
             document.fused_score = document.vector_score or 0.0
         return Ranking(ranked, "vector", f"vector mode requested (model {embedder.model_id})", building, query_vector, index)
-    ranked = _fused(engine, index, documents, fusion, keyword_weight_for(query), first)
+    ranked = _fused(engine, index, documents, fusion, keyword_weight_for(query), first, views)
     if feedback.RM3_DOCUMENTS or feedback.ROCCHIO_DOCUMENTS:
         if feedback.RM3_DOCUMENTS:
             keyword_hits = _rm3_round(engine, query, ranked, keyword_chunks, allowed_doc_ids)
@@ -203,7 +234,7 @@ def rank_documents(
         documents = keyword_documents(keyword_hits)
         _add_vector_side(documents, vector_hits)
         _add_vector_side(documents, first_hits, FIRST_PASS)
-        ranked = _fused(engine, index, documents, fusion, keyword_weight_for(query), first)
+        ranked = _fused(engine, index, documents, fusion, keyword_weight_for(query), first, views)
     covered = _coverage_note(sync.coverage(), first is not None)
     reason = f"keyword + vectors (model {embedder.model_id}){covered}"
     return Ranking(ranked, "hybrid", reason, building, query_vector, index)
@@ -266,13 +297,32 @@ def _fused(
     fusion: str | None,
     keyword_weight: float,
     first: FirstPassSide | None = None,
+    views: np.ndarray | None = None,
 ) -> list[RankedDocument]:
     without_vectors = _without_vectors(engine, index, [d for d, doc in documents.items() if doc.vector_rank is None], first)
     if (fusion or FUSION) == "rrf":
         _fuse_rrf(documents.values(), without_vectors)
+    elif (fusion or FUSION) == "z" and index is not None and views is not None and first is None:
+        _fuse_z(index, views, documents, without_vectors, keyword_weight)
     else:
         _fuse_convex(documents.values(), without_vectors, keyword_weight)
     return sorted(documents.values(), key=lambda d: -d.fused_score)
+
+
+def _fuse_z(
+    index: VectorIndex, views: np.ndarray, documents: dict[str, RankedDocument], without_vectors: set[str], keyword_weight: float
+) -> None:
+    """Standard scores over the pool (zscore_fusion.py); the rest keep their convex order, below it."""
+    _fuse_convex(documents.values(), without_vectors, keyword_weight)
+
+    def exact(doc_ids: list[str]) -> dict[str, float]:
+        return {doc_id: hit.score for doc_id, hit in index.best_per_document(views, doc_ids).items()}
+
+    pool = zscore_fusion.fuse(documents.values(), without_vectors, exact)
+    floor = min((documents[doc_id].fused_score for doc_id in pool), default=0.0) - 2.0
+    for doc_id, document in documents.items():
+        if doc_id not in pool:
+            document.fused_score += floor
 
 
 def _rm3_round(

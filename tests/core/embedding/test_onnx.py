@@ -95,3 +95,13 @@ def test_pause_runs_before_every_model_call_and_can_stop_the_embedding(model_fol
     with pytest.raises(Stop):
         embedder.embed_passages(PASSAGES, batch_size=8, pause=stop_at_third)
     assert len(calls) == 3
+
+
+def test_several_queries_in_one_call_get_the_vectors_each_gets_alone(model_folder):
+    embedder = OnnxEmbedder("m", model_folder, BUNDLED_DIM)
+    sentences = ["What is borrowing?", "A much longer sentence about lifetimes, references and the borrow checker."]
+    together = embedder.embed_queries(sentences)
+    assert together.shape == (2, BUNDLED_DIM)
+    for row, sentence in zip(together, sentences, strict=True):
+        assert float(np.dot(row, embedder.embed_query(sentence))) > 0.999  # padding changes nothing that counts
+    assert embedder.embed_queries([]).shape == (0, BUNDLED_DIM)

@@ -72,11 +72,21 @@ def test_adi_keyword_and_hybrid_quality(tmp_path):
         assert engine.vectors.coverage() == {"corpus": 1.0}
         keyword = ir_eval.evaluate(engine, collection, names, "keyword")
         hybrid = ir_eval.evaluate(engine, collection, names, "hybrid")
+        vector = ir_eval.evaluate(engine, collection, names, "vector", recall=False)
+        with ir_eval.settings({"linkly_ls.core.search.query_views:SENTENCE_VIEWS": False}):
+            one_vector = ir_eval.evaluate(engine, collection, names, "vector", recall=False)
+        with ir_eval.settings({"linkly_ls.core.search.ranking:FUSION": "z"}):
+            z_fusion = ir_eval.evaluate(engine, collection, names, "hybrid", recall=False)
     finally:
         engine.close()
+    reference = collection.reference["ndcg10"]
     assert keyword.modes_seen == {"keyword"} and hybrid.modes_seen == {"hybrid"}
-    assert keyword.ndcg10 >= 0.45 and keyword.ndcg10 >= 0.98 * collection.reference["ndcg10"]
+    assert keyword.ndcg10 >= 0.45 and keyword.ndcg10 >= 0.98 * reference
     assert keyword.recall100 >= 0.85
-    assert hybrid.ndcg10 >= keyword.ndcg10 and hybrid.ndcg10 >= 1.05 * collection.reference["ndcg10"]
+    assert hybrid.ndcg10 >= keyword.ndcg10 and hybrid.ndcg10 >= 1.08 * reference
     assert hybrid.recall100 >= keyword.recall100
-    print(ir_eval.format_scores(collection, [keyword, hybrid]))
+    # ADI has multi-sentence queries: their sentences as views lift the vector side (0.98 to 1.05 x bm25s)
+    assert vector.ndcg10 >= 1.03 * reference and vector.ndcg10 > one_vector.ndcg10 + 0.02
+    # the z-score fusion candidate (zscore_fusion.py) through the whole search path
+    assert z_fusion.modes_seen == {"hybrid"} and z_fusion.ndcg10 >= 1.08 * reference
+    print(ir_eval.format_scores(collection, [keyword, hybrid, vector, one_vector, z_fusion]))

@@ -198,6 +198,9 @@ class CountingEmbedder:
     def embed_query(self, text):
         return self.inner.embed_query(text)
 
+    def embed_queries(self, texts):
+        return self.inner.embed_queries(texts)
+
 
 def stored_vectors(engine: Engine, doc_id: str) -> np.ndarray:
     embedder, index, _ = engine.vectors.search_index()
@@ -320,3 +323,21 @@ def test_an_index_cut_by_an_older_chunking_is_cut_again_reusing_the_unchanged_pa
         assert names(hits)[0] == "article.txt"
     finally:
         engine.close()
+
+
+def test_sentence_vectors_come_from_one_call_and_the_query_cache():
+    from linkly_ls.core.search.ranking import embed_queries
+
+    class BatchCountingEmbedder:
+        model_id = "test/batch-counting"
+        calls: list[list[str]] = []
+
+        def embed_queries(self, texts):
+            self.calls.append(list(texts))
+            return np.vstack([np.full(4, float(len(text)), dtype=np.float32) for text in texts])
+
+    embedder = BatchCountingEmbedder()
+    first = embed_queries(embedder, ["a b.", "ccc dd."])
+    again = embed_queries(embedder, ["ccc dd.", "new one."])
+    assert embedder.calls == [["a b.", "ccc dd."], ["new one."]]
+    assert np.array_equal(first[1], again[0]) and again.shape == (2, 4)

@@ -210,3 +210,36 @@ def test_an_index_from_before_text_hashes_gets_the_column_and_keeps_its_rows(tmp
     assert index.vectors_for_texts([1, 2]) == {}
     index.close()
     catalog.close()
+
+
+def test_best_chunk_for_several_views_takes_each_chunks_best_view(catalog, tmp_path):
+    index = VectorIndex(catalog, tmp_path / "vectors", MODEL, DIM, writer=True)
+    fill(catalog, index, documents=30, chunks_each=5)
+    views = unit(3, seed=11)
+    wanted = ["doc00001", "doc00012", "doc00027"]
+    per_view = [index.best_per_document(view, wanted) for view in views]
+    combined = index.best_per_document(views, wanted)
+    for doc_id in wanted:
+        best = max((found[doc_id] for found in per_view), key=lambda hit: hit.score)
+        assert combined[doc_id].score == pytest.approx(best.score, abs=1e-5)
+        assert combined[doc_id].chunk == best.chunk
+    index.close()
+
+
+def test_search_by_several_views_scores_each_chunk_by_its_best_view(catalog, tmp_path):
+    index = VectorIndex(catalog, tmp_path / "vectors", MODEL, DIM, writer=True)
+    vectors = fill(catalog, index, documents=100, chunks_each=2)
+    views = np.vstack([unit(1, seed=5)[0], vectors[17], vectors[160]])
+    hits = index.search(views, 10)
+    assert [hit.score for hit in hits] == sorted((hit.score for hit in hits), reverse=True)
+    assert {(hits[0].doc_id, hits[0].chunk), (hits[1].doc_id, hits[1].chunk)} == {("doc00008", 1), ("doc00080", 0)}
+    assert len({(hit.doc_id, hit.chunk) for hit in hits}) == len(hits) == 10
+    for hit in hits:
+        row = vectors[int(hit.doc_id[3:]) * 2 + hit.chunk]
+        assert hit.score == pytest.approx(float((views @ row).max()), abs=1e-3)
+    exact = index.exact_search(views, 10)
+    assert len({(h.doc_id, h.chunk) for h in hits} & {(h.doc_id, h.chunk) for h in exact}) >= 9
+    within = index.search(views, 4, ["doc00008", "doc00050"])
+    assert {hit.doc_id for hit in within} == {"doc00008", "doc00050"} and within[0].doc_id == "doc00008"
+    assert index.search(views[:1], 5) == index.search(views[0], 5)
+    index.close()

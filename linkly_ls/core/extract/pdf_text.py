@@ -17,10 +17,14 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import json
 
 import pymupdf
+
+if TYPE_CHECKING:
+    from linkly_ls.core.extract.pdf_links import PageLink
 
 #: keep whitespace; ligatures are expanded (ﬁ -> fi) so search finds the words. No TEXT_MEDIABOX_CLIP: it
 #: cut a line crossing the page edge to a few letters ("gzip foo" -> "i f") and costs 15 % of the
@@ -58,6 +62,8 @@ class PdfPage:
     ocr_lines: list[str] = field(default_factory=list)
     #: read with every span's font (False: each line's size and weight are its first character's)
     styled: bool = True
+    #: the page's link annotations, read while it was loaded (`pdf_links.page_links`)
+    links: list[PageLink] = field(default_factory=list)
 
 
 #: one line as both readings hand it on: text, box (x0, y0, x1, y1), font size, bold

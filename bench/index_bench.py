@@ -667,6 +667,9 @@ def base_env() -> dict[str, str]:
     # one thread per tesseract run: linkly sets this itself; give Recoll's tesseract the same
     env["OMP_THREAD_LIMIT"] = "1"
     env.pop("PYTHONPATH", None)
+    # an installed copy has its bytecode cached; without it every linkly process (and each of Recoll's
+    # Python filters) compiles its modules again, which is not what users pay
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 

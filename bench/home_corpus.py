@@ -167,7 +167,8 @@ def select(unpacked: Path) -> list[tuple[Path, str]]:
     chosen += [(p, f"web/maxima/{p.name}") for p in maxima[:HTML_MAXIMA]]
     readmes = sorted(tex.glob("*/README.md"))[:MARKDOWN_TEX]
     chosen += [(p, f"notes/{p.parent.name}.md") for p in readmes]
-    chosen += [(unpacked / "marked" / name, f"notes/marked-{Path(name).name}") for name in ("README.md", "man/marked.1.md")]
+    for name in ("README.md", "man/marked.1.md"):
+        chosen.append((unpacked / "marked" / name, f"notes/marked-{Path(name).name}"))
     chosen += [(unpacked / "python-docx" / name, f"office/{Path(name).name}") for name in DOCX]
     chosen += [(unpacked / "python-pptx" / name, f"office/{Path(name).name}") for name in PPTX]
     return chosen

@@ -14,6 +14,7 @@ read in page ranges by several workers there (each opens the file once more).
 
     .venv/bin/python bench/index_stages.py                  # --corpus both
     .venv/bin/python bench/index_stages.py --corpus home --runs 3
+    PYTHONPATH=path/to/checkout .venv/bin/python bench/index_stages.py   # that checkout's code
 """
 
 from __future__ import annotations
@@ -78,7 +79,9 @@ class StageClock:
         return timed
 
     def patch(self, owner: object, name: str, stage: str) -> None:
-        setattr(owner, name, self.wrap(stage, getattr(owner, name)))
+        """Wrap `owner.name` if it exists (an older working copy, benchmarked with PYTHONPATH, may lack it)."""
+        if hasattr(owner, name):
+            setattr(owner, name, self.wrap(stage, getattr(owner, name)))
 
 
 def instrument(clock: StageClock) -> None:
@@ -141,6 +144,7 @@ def one_run(root: Path, clock: StageClock) -> tuple[int, float]:
     from linkly_ls.core.engine import Engine
     from linkly_ls.core.extract.base import ExtractLimits
     from linkly_ls.core.indexing import preparation
+    from linkly_ls.core.indexing.indexer import FLUSH_EVERY_CHARS, FLUSH_EVERY_DOCS
 
     files = corpus_files(root)
     limits = ExtractLimits(ocr=False)
@@ -150,13 +154,19 @@ def one_run(root: Path, clock: StageClock) -> tuple[int, float]:
         try:
             engine.add_library([root], name="bench")
             indexer = engine.indexer
+            documents = chars = 0
             for path in files:
                 prepared = preparation.prepare_file((str(path), None, limits))
                 pickling = time.process_time()
                 pickle.loads(pickle.dumps(prepared, protocol=pickle.HIGHEST_PROTOCOL))
                 clock.seconds["result pickling (worker -> indexer)"] += time.process_time() - pickling
-                if prepared.document is not None:
-                    indexer._store(prepared, "bench")
+                if prepared.document is None:
+                    continue
+                indexer._store(prepared, "bench")
+                documents, chars = documents + 1, chars + sum(map(len, prepared.document.lines))
+                if documents >= FLUSH_EVERY_DOCS or chars >= FLUSH_EVERY_CHARS:  # as `linkly index` flushes
+                    indexer.flush()
+                    documents = chars = 0
             indexer.flush()
         finally:
             engine.close()
@@ -182,7 +192,7 @@ def main(argv: list[str]) -> int:
             count, total = one_run(root, clock)
             runs.append((dict(clock.seconds), total))
         middle = sorted(runs, key=lambda run: run[1])[len(runs) // 2]
-        label = "shared" if root == corpus_folders("shared")[0] else "home" if root.parent.name == "home-corpus" else root.name
+        label = {corpus_folders("shared")[0]: "shared", corpus_folders("home")[0]: "home"}.get(root, root.name)
         columns.append((label, middle[0], middle[1], count))
     print(f"CPU seconds per stage (median of {args.runs} run(s), OCR off, one process; "
           f"a worker process start with its imports: {worker_start:.2f} s)")

@@ -43,32 +43,27 @@ class Package:
     name: str
     version: str
     sha256: str
-    filename: str
+
+    @property
+    def filename(self) -> str:
+        """What the registry's client writes: a .deb, an sdist, an npm pack."""
+        if self.registry == "debian":
+            return f"{self.name}_{self.version}_all.deb"
+        if self.registry == "pypi":
+            return f"{self.name.replace('-', '_')}-{self.version}.tar.gz"
+        return f"{self.name}-{self.version}.tgz"
 
 
-PACKAGES = [
-    Package("debian", "texlive-latex-recommended-doc", "2022.20230122-3",
-            "8bea1f81bf50354fa4f3046c2dbb82efba9b8520aca0b2ab12eed18554a66c11",
-            "texlive-latex-recommended-doc_2022.20230122-3_all.deb"),
-    Package("debian", "gnuplot-doc", "5.4.4+dfsg1-2",
-            "73fe1816a296594cf6a1d38528f8d740fd650f57a2cb62e029f7920fcd5b31f0",
-            "gnuplot-doc_5.4.4+dfsg1-2_all.deb"),
-    Package("debian", "octave-doc", "7.3.0-2",
-            "b27897cc7e3d688daa5cb8f8d1ea47077f3fbd205ce32e22522200ff0c1eadd5",
-            "octave-doc_7.3.0-2_all.deb"),
-    Package("debian", "maxima-doc", "5.46.0-11",
-            "01a726b693a7e465a62040ac5ade4762194d7553524231d77cd1fcd4a69a75b9",
-            "maxima-doc_5.46.0-11_all.deb"),
-    Package("pypi", "python-docx", "1.1.2",
-            "0cf1f22e95b9002addca7948e16f2cd7acdfd498047f1941ca5d293db7762efd",
-            "python_docx-1.1.2.tar.gz"),
-    Package("pypi", "python-pptx", "1.0.2",
-            "479a8af0eaf0f0d76b6f00b0887732874ad2e3188230315290cd1f9dd9cc7095",
-            "python_pptx-1.0.2.tar.gz"),
-    Package("npm", "marked", "12.0.2",
-            "6cfd2d09c6bce2541558a1547e5f3b9895ed743f0d287536ff2280e318e8a074",
-            "marked-12.0.2.tgz"),
-]
+_PINNED = """
+debian texlive-latex-recommended-doc 2022.20230122-3 8bea1f81bf50354fa4f3046c2dbb82efba9b8520aca0b2ab12eed18554a66c11
+debian gnuplot-doc 5.4.4+dfsg1-2 73fe1816a296594cf6a1d38528f8d740fd650f57a2cb62e029f7920fcd5b31f0
+debian octave-doc 7.3.0-2 b27897cc7e3d688daa5cb8f8d1ea47077f3fbd205ce32e22522200ff0c1eadd5
+debian maxima-doc 5.46.0-11 01a726b693a7e465a62040ac5ade4762194d7553524231d77cd1fcd4a69a75b9
+pypi python-docx 1.1.2 0cf1f22e95b9002addca7948e16f2cd7acdfd498047f1941ca5d293db7762efd
+pypi python-pptx 1.0.2 479a8af0eaf0f0d76b6f00b0887732874ad2e3188230315290cd1f9dd9cc7095
+npm marked 12.0.2 6cfd2d09c6bce2541558a1547e5f3b9895ed743f0d287536ff2280e318e8a074
+"""
+PACKAGES = [Package(*line.split()) for line in _PINNED.strip().splitlines()]
 
 _TEX = "texlive-latex-recommended-doc/usr/share/doc/texlive-doc/latex"
 #: the ordinary-sized manuals (pages): the shape that matters

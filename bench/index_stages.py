@@ -80,7 +80,7 @@ class StageClock:
 
     def patch(self, owner: object, name: str, stage: str) -> None:
         """Wrap `owner.name` if it exists (an older working copy, benchmarked with PYTHONPATH, may lack it)."""
-        if hasattr(owner, name):
+        if getattr(owner, name, None) is not None:
             setattr(owner, name, self.wrap(stage, getattr(owner, name)))
 
 
@@ -92,32 +92,33 @@ def instrument(clock: StageClock) -> None:
     from linkly_ls.core.search.keyword import KeywordIndex
     from linkly_ls.core.store.catalog import Catalog
 
-    clock.patch(preparation, "prepare_file", "prepare/store other")
-    clock.patch(preparation, "hash_file", "file hash")
-    clock.patch(preparation, "extract_file", "other formats (HTML, DOCX, EPUB, PPTX, Markdown, text)")
-    clock.patch(preparation, "detect_language", "language detection")
-    clock.patch(preparation, "count_words", "keywords and word count")
-    clock.patch(preparation, "extract_keywords", "keywords and word count")
-    clock.patch(preparation, "chunk_document", "chunking")
-    clock.patch(pdf, "extract", "PDF other")
-    clock.patch(pdf, "open_pdf", "PDF open")
-    clock.patch(pdf, "read_page", "PDF line building")
-    clock.patch(pdf, "_write_pages", "PDF line building")
-    clock.patch(pdf, "page_links", "PDF links")
-    clock.patch(pdf, "read_links", "PDF links")
-    for name in ("read_bookmarks", "has_bookmarks", "bookmark_headings", "font_headings", "_title"):
-        clock.patch(pdf, name, "PDF outline and title")
-    clock.patch(pymupdf.Page, "get_textpage", "PDF text (MuPDF text page)")
-    clock.patch(pymupdf.Page, "get_text", "PDF text (MuPDF text page)")
-    if pdf_text._print_json is not None:
-        clock.patch(pdf_text, "_print_json", "PDF text (MuPDF text page)")
+    other_formats = "other formats (HTML, DOCX, EPUB, PPTX, Markdown, text)"
+    places: dict[str, list[tuple[object, str]]] = {
+        "prepare/store other": [(preparation, "prepare_file"), (indexer.Indexer, "_store"), (indexer.Indexer, "flush")],
+        "file hash": [(preparation, "hash_file")],
+        other_formats: [(preparation, "extract_file")],
+        "language detection": [(preparation, "detect_language")],
+        "keywords and word count": [(preparation, "count_words"), (preparation, "extract_keywords")],
+        "chunking": [(preparation, "chunk_document")],
+        "PDF other": [(pdf, "extract")],
+        "PDF open": [(pdf, "open_pdf")],
+        "PDF line building": [(pdf, "read_page"), (pdf, "_write_pages")],
+        "PDF links": [(pdf, "page_links"), (pdf, "read_links")],
+        "PDF outline and title": [
+            (pdf, name) for name in ("read_bookmarks", "has_bookmarks", "bookmark_headings", "font_headings", "_title")
+        ],
+        "PDF text (MuPDF text page)": [
+            (pymupdf.Page, "get_textpage"), (pymupdf.Page, "get_text"), (pdf_text, "_print_json")
+        ],
+        "catalog writes": [
+            (Catalog, "put_documents"), (Catalog, "pending_keyword_work"), (Catalog, "mark_keyword_done")
+        ],
+        "Tantivy": [(KeywordIndex, "replace")],
+    }
+    for stage, owners in places.items():
+        for owner, name in owners:
+            clock.patch(owner, name, stage)
     pdf_text.json = SimpleNamespace(loads=clock.wrap("PDF JSON parse", pdf_text.json.loads))
-    clock.patch(indexer.Indexer, "_store", "prepare/store other")
-    clock.patch(indexer.Indexer, "flush", "prepare/store other")
-    clock.patch(Catalog, "put_documents", "catalog writes")
-    clock.patch(Catalog, "pending_keyword_work", "catalog writes")
-    clock.patch(Catalog, "mark_keyword_done", "catalog writes")
-    clock.patch(KeywordIndex, "replace", "Tantivy")
 
 
 def corpus_files(root: Path) -> list[Path]:

@@ -86,7 +86,7 @@ def _file_link(link: pymupdf.mupdf.FzLink, spec: str) -> PageLink | None:
     parts = spec.split("#")
     if len(parts) != 2 or not parts[1].startswith("page="):
         return None
-    int(parts[1].split("&")[0][5:])  # as PyMuPDF does: a page it cannot read loses the page's links
+    _page_number = int(parts[1].split("&")[0][5:])  # raises as PyMuPDF did: the page keeps no links
     file = parts[0].replace("\\", "/")
     if not file:
         return None

@@ -73,8 +73,10 @@ _RawLine = tuple[str, tuple[float, float, float, float], float, bool]
 def read_page(page: pymupdf.Page, styled: bool = True) -> PdfPage:
     """The page's lines in reading order; `styled=False` reads it the cheap way (see the module's text).
 
-    Runs for every line of every page: two pieces of one visual line (`_same_baseline`) are
-    joined with the test written out inline, and the page's box is asked for once.
+    Runs for every line of every page, so the test that joins two pieces of one visual line
+    is written out inline: their boxes overlap vertically by at least 0.6 of the smaller one's
+    height and the second starts right of the first's end (1 pt of slack); the page's box is
+    asked for once.
     """
     rect = page.rect
     blocks = _plain_blocks(page, rect) if not styled else None

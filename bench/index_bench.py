@@ -46,7 +46,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = REPO_ROOT.parent / "shared" / "corpus"
 #: top-level entries of the corpus that are not part of the benchmark
 SKIPPED_TOP_DIRS = {"odd"}
-SKIPPED_TOP_FILES = {"README.md", "MANIFEST.tsv", ".restore-mtimes.py"}
+SKIPPED_TOP_FILES = {"README.md", "MANIFEST.tsv", ".restore-mtimes.py", ".complete"}
 #: files of these types get a line appended by --incremental; the others only a new mtime
 TEXT_SUFFIXES = {".txt", ".text", ".md", ".markdown", ".mdx", ".rst", ".html", ".htm"}
 LIBRARY = "bench"
@@ -667,6 +667,9 @@ def base_env() -> dict[str, str]:
     # one thread per tesseract run: linkly sets this itself; give Recoll's tesseract the same
     env["OMP_THREAD_LIMIT"] = "1"
     env.pop("PYTHONPATH", None)
+    # an installed copy has its bytecode cached; without it every linkly process (and each of Recoll's
+    # Python filters) compiles its modules again, which is not what users pay
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 
@@ -980,7 +983,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description="Benchmark `linkly index` against Recoll's recollindex on the same copy of a corpus."
     )
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help=f"corpus folder (default {DEFAULT_CORPUS})")
+    parser.add_argument(
+        "--corpus",
+        default="shared",
+        help=f"a corpus folder, or `shared` ({DEFAULT_CORPUS}, the default), `home` (the home-folder-like "
+        "corpus of bench/home_corpus.py, fetched on first use) or `both` (shared, then home)",
+    )
     parser.add_argument("--runs", type=int, default=3, help="repetitions per tool, each from an empty index (default 3)")
     parser.add_argument("--linkly-only", action="store_true", help="skip Recoll")
     parser.add_argument(
@@ -1016,18 +1024,33 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["__measure__"]:
         return _measure_main(argv[1:])
     args = parse_args(argv)
-    corpus_source = args.corpus.expanduser().resolve()
-    if not corpus_source.is_dir():
-        print(f"index_bench: corpus folder {corpus_source} not found (use --corpus PATH)", file=sys.stderr)
-        return 2
-    work = Path(tempfile.mkdtemp(prefix="linkly-bench-", dir=args.workdir))
-    try:
-        return run_bench(args, corpus_source, work)
-    finally:
-        if args.keep:
-            print(f"kept the temporary folder: {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+    status = 0
+    for corpus_source in corpus_folders(args.corpus):
+        if not corpus_source.is_dir():
+            print(f"index_bench: corpus folder {corpus_source} not found (use --corpus PATH)", file=sys.stderr)
+            return 2
+        work = Path(tempfile.mkdtemp(prefix="linkly-bench-", dir=args.workdir))
+        try:
+            status = max(status, run_bench(args, corpus_source, work))
+        finally:
+            if args.keep:
+                print(f"kept the temporary folder: {work}")
+            else:
+                shutil.rmtree(work, ignore_errors=True)
+    return status
+
+
+def corpus_folders(name: str) -> list[Path]:
+    """The corpus folders `--corpus` names: `shared`, `home`, `both` or a path."""
+    if name not in ("shared", "home", "both"):
+        return [Path(name).expanduser().resolve()]
+    folders = [DEFAULT_CORPUS.resolve()] if name in ("shared", "both") else []
+    if name in ("home", "both"):
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import home_corpus
+
+        folders.append(home_corpus.ensure())
+    return folders
 
 
 def run_bench(args: argparse.Namespace, corpus_source: Path, work: Path) -> int:

@@ -17,7 +17,7 @@ from PIL import Image
 from linkly_ls.core.document import ExtractedDocument, ExtractionError, Heading, LineBuilder
 from linkly_ls.core.extract.base import ExtractLimits, title_from_path
 from linkly_ls.core.extract.ocr import OCR_PENDING, OcrError, ocr_image, ocr_unavailable_reason
-from linkly_ls.core.extract.pdf_links import read_links
+from linkly_ls.core.extract.pdf_links import page_links, read_links
 from linkly_ls.core.extract.pdf_outline import bookmark_headings, font_headings, has_bookmarks, read_bookmarks
 from linkly_ls.core.extract.pdf_text import PdfPage, read_page
 
@@ -72,10 +72,16 @@ def read_pages(doc: pymupdf.Document, start: int, stop: int, styled: bool | None
     reading = PageReading(page_count=doc.page_count, start=start)
     for number in range(start, stop):
         try:
-            reading.pages.append(read_page(doc[number], styled=styled or number == 0))
+            page = doc[number]
+            reading.pages.append(read_page(page, styled=styled or number == 0))
         except Exception:  # noqa: BLE001 - MuPDF raises assorted errors on one broken page; keep the rest
             reading.unreadable.append(number + 1)
             reading.pages.append(PdfPage(index=number, height=0.0, transform=pymupdf.Matrix(1, 1)))
+            try:
+                page = doc[number]
+            except Exception:  # noqa: BLE001 - not even loadable: no links either
+                continue
+        reading.pages[-1].links = page_links(page)
     return reading
 
 
@@ -135,7 +141,7 @@ def _extract_open(
         warnings=warnings,
         text_missing_reason=None if has_text else (missing_reason or "the PDF contains no text"),
         page_starts=builder.page_starts,
-        links=read_links(doc, pages),
+        links=read_links(pages),
     )
 
 

@@ -48,7 +48,7 @@ def read_bookmarks(doc: pymupdf.Document) -> list[Bookmark]:
     """
     bookmarks: list[Bookmark] = []
     try:
-        _walk_outline(doc, doc.outline, 1, bookmarks)
+        _walk_outline(doc, doc.outline, 1, bookmarks, {})
     except (RuntimeError, ValueError, AttributeError):
         return []
     return bookmarks
@@ -63,7 +63,14 @@ def has_bookmarks(doc: pymupdf.Document) -> bool:
     return outline is not None and bool(outline.this.m_internal)
 
 
-def _walk_outline(doc: pymupdf.Document, item: pymupdf.Outline | None, level: int, out: list[Bookmark]) -> None:
+def _walk_outline(
+    doc: pymupdf.Document,
+    item: pymupdf.Outline | None,
+    level: int,
+    out: list[Bookmark],
+    to_user_space: dict[int, pymupdf.Matrix],
+) -> None:
+    """`to_user_space`: each page's inverse transformation, kept per page (loading a page costs more than the rest)."""
     while item and item.this.m_internal:
         page: int | None = None
         target_y: float | None = None
@@ -75,10 +82,12 @@ def _walk_outline(doc: pymupdf.Document, item: pymupdf.Outline | None, level: in
                 page = number
                 if not math.isnan(item.y):
                     # the outline's point is in MuPDF page space; Bookmark keeps PDF user space
-                    target_y = float((pymupdf.Point(item.x, item.y) * ~doc[page].transformation_matrix).y)
+                    if page not in to_user_space:
+                        to_user_space[page] = ~doc[page].transformation_matrix
+                    target_y = float((pymupdf.Point(item.x, item.y) * to_user_space[page]).y)
         out.append(Bookmark(level=level, title=str(item.title or " "), page=page, target_y=target_y))
         if item.down:
-            _walk_outline(doc, item.down, level + 1, out)
+            _walk_outline(doc, item.down, level + 1, out, to_user_space)
         item = item.next
 
 

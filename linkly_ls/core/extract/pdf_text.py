@@ -17,10 +17,14 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import json
 
 import pymupdf
+
+if TYPE_CHECKING:
+    from linkly_ls.core.extract.pdf_links import PageLink
 
 #: keep whitespace; ligatures are expanded (ﬁ -> fi) so search finds the words. No TEXT_MEDIABOX_CLIP: it
 #: cut a line crossing the page edge to a few letters ("gzip foo" -> "i f") and costs 15 % of the
@@ -58,6 +62,8 @@ class PdfPage:
     ocr_lines: list[str] = field(default_factory=list)
     #: read with every span's font (False: each line's size and weight are its first character's)
     styled: bool = True
+    #: the page's link annotations, read while it was loaded (`pdf_links.page_links`)
+    links: list[PageLink] = field(default_factory=list)
 
 
 #: one line as both readings hand it on: text, box (x0, y0, x1, y1), font size, bold
@@ -65,26 +71,34 @@ _RawLine = tuple[str, tuple[float, float, float, float], float, bool]
 
 
 def read_page(page: pymupdf.Page, styled: bool = True) -> PdfPage:
-    """The page's lines in reading order; `styled=False` reads it the cheap way (see the module's text)."""
-    blocks = _plain_blocks(page) if not styled else None
-    result = PdfPage(
-        index=page.number, height=page.rect.height, transform=page.transformation_matrix, styled=blocks is None
-    )
+    """The page's lines in reading order; `styled=False` reads it the cheap way (see the module's text).
+
+    Runs for every line of every page, so the test that joins two pieces of one visual line
+    is written out inline: their boxes overlap vertically by at least 0.6 of the smaller one's
+    height and the second starts right of the first's end (1 pt of slack); the page's box is
+    asked for once.
+    """
+    rect = page.rect
+    blocks = _plain_blocks(page, rect) if not styled else None
+    result = PdfPage(index=page.number, height=rect.height, transform=page.transformation_matrix, styled=blocks is None)
     if blocks is None:
         blocks = _styled_blocks(page)
     lines = result.lines
-    for block_index, block in enumerate(order_blocks(blocks, page.rect.width)):
+    for block_index, block in enumerate(order_blocks(blocks, rect.width)):
         previous: PdfLine | None = None
-        previous_box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+        top = bottom = right = 0.0  # of the line being built
         for text, box, size, bold in block["lines"]:
-            if previous is not None and _same_baseline(previous_box, box):
-                joiner = "" if previous.text.endswith(" ") or text.startswith(" ") else " "
-                previous.text += joiner + text
-                previous.gapped = previous.gapped or box[0] - previous_box[2] > 1.5 * max(previous.size, 1.0)
-                previous_box = (previous_box[0], previous_box[1], box[2], max(previous_box[3], box[3]))
-                continue
-            previous = PdfLine(text=text, y0=box[1], size=size, bold=bold, block=block_index)
-            previous_box = box
+            x0, y0, x1, y1 = box
+            if previous is not None:
+                height = min(bottom - top, y1 - y0)
+                if height > 0 and min(bottom, y1) - max(top, y0) >= 0.6 * height and x0 >= right - 1:
+                    joiner = "" if previous.text.endswith(" ") or text.startswith(" ") else " "
+                    previous.text += joiner + text
+                    previous.gapped = previous.gapped or x0 - right > 1.5 * max(previous.size, 1.0)
+                    right, bottom = x1, max(bottom, y1)
+                    continue
+            previous = PdfLine(text=text, y0=y0, size=size, bold=bold, block=block_index)
+            top, right, bottom = y0, x1, y1
             lines.append(previous)
     for line in lines:
         line.text = " ".join(line.text.split())
@@ -109,7 +123,7 @@ def _styled_blocks(page: pymupdf.Page) -> list[dict]:
     return blocks
 
 
-def _plain_blocks(page: pymupdf.Page) -> list[dict] | None:
+def _plain_blocks(page: pymupdf.Page, rect: pymupdf.Rect) -> list[dict] | None:
     """The page's text blocks from MuPDF's JSON, shaped like `_styled_blocks`'s.
 
     A JSON line carries its first character's font only: that is its style here.
@@ -125,7 +139,7 @@ def _plain_blocks(page: pymupdf.Page) -> list[dict] | None:
         data = json.loads(buffer.fz_buffer_extract(), strict=False)
     except (RuntimeError, ValueError, AttributeError):
         return None
-    left, top, right, bottom = page.rect
+    left, top, right, bottom = rect
     blocks: list[dict] = []
     for block in data.get("blocks", ()):
         if block.get("type") != "text":
@@ -215,15 +229,6 @@ def _take_above(blocks: list[dict], limit: float) -> list[dict]:
 
 def _top(block: dict) -> float:
     return block["bbox"][1]
-
-
-def _same_baseline(first: tuple[float, ...], second: tuple[float, ...]) -> bool:
-    """Two line boxes that sit on one visual line, the second to the right of the first."""
-    height = min(first[3] - first[1], second[3] - second[1])
-    if height <= 0:
-        return False
-    overlap = min(first[3], second[3]) - max(first[1], second[1])
-    return overlap >= 0.6 * height and second[0] >= first[2] - 1
 
 
 def _dominant_style(spans: list[dict]) -> tuple[float, bool]:

@@ -103,3 +103,31 @@ def test_close_stops_background_embedding_within_one_model_call(tmp_path):
         stopped_in = time.monotonic() - started
     assert stopped_in < 5.0
     assert not any(thread.name == "linkly-embedding" for thread in threading.enumerate())
+
+
+def test_coverage_and_status_never_wait_for_the_vector_index_to_open(tmp_path):
+    """Opening a large vector index holds the open lock for as long as it takes; coverage is read
+    from the catalog alone, so `linkly status` and `list_libraries` still answer meanwhile."""
+    engine = indexed_engine(tmp_path, notes=3, sections=2)
+    try:
+        engine.vectors.start()
+        assert wait_for(lambda: engine.vectors.state().done == 3 and not engine.vectors.state().running, 120)
+        assert engine.vectors.coverage() == {"notes": 1.0}
+        words = engine.vectors.embedded_words()
+        assert words is not None and words[0] == words[1] > 0
+        answers: dict[str, object] = {}
+
+        def ask() -> None:
+            answers["coverage"] = engine.vectors.coverage()
+            answers["words"] = engine.vectors.embedded_words()
+            answers["libraries"] = call_tool(engine, "list_libraries", {}).to_json()["libraries"]
+
+        with engine.vectors._open_lock:  # as while another thread opens the index
+            asker = threading.Thread(target=ask)
+            asker.start()
+            asker.join(10)
+            assert not asker.is_alive(), "coverage waited for the vector index"
+        assert answers["coverage"] == {"notes": 1.0} and answers["words"] == words
+        assert answers["libraries"][0]["vector_coverage"] == 1.0
+    finally:
+        engine.close()

@@ -4,6 +4,8 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -124,9 +126,9 @@ def test_unreadable_data_dir_is_a_clear_error(env, tmp_path):
     assert result.returncode == 1 and "cannot open the index" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_a_second_writer_is_refused_with_the_holder_named(env):
-    from linkly_ls.core.store.writer_lock import WriterLock
-
+@contextmanager
+def holding_the_writer_lock(env: dict[str, str]) -> Iterator[subprocess.Popen[str]]:
+    """Another process that holds the index's writer lock until the block ends."""
     holder = subprocess.Popen(
         [sys.executable, "-c",
          "import sys, time; from pathlib import Path; from linkly_ls.core.store.writer_lock import WriterLock;"
@@ -136,13 +138,20 @@ def test_a_second_writer_is_refused_with_the_holder_named(env):
     )
     try:
         assert holder.stdout.readline().strip() == "held"
+        yield holder
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_second_writer_is_refused_with_the_holder_named(env):
+    from linkly_ls.core.store.writer_lock import WriterLock
+
+    with holding_the_writer_lock(env) as holder:
         result = run(env, "index")
         assert result.returncode == 1
         assert f"another linkly process (pid {holder.pid})" in result.stderr
         assert run(env, "search", "ownership").returncode == 0, "readers are never blocked"
-    finally:
-        holder.kill()
-        holder.wait()
     assert WriterLock(Path(env["LINKLY_DATA_DIR"])).try_acquire()
 
 
@@ -222,23 +231,12 @@ def test_status_shows_each_library_and_the_writer_that_holds_the_index(env):
     assert rust["name"] == "rust" and rust["document_count"] == 3 and rust["failed_count"] == 1
     assert {"skipped_count", "skipped", "ocr_pending_count", "vector_coverage"} <= set(rust)
     assert data["writer"]["pid"] is None and data["mcp_url"] is None
-    holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys, time; from pathlib import Path; from linkly_ls.core.store.writer_lock import WriterLock;"
-         "lock = WriterLock(Path(sys.argv[1])); assert lock.try_acquire(); print('held', flush=True); time.sleep(60)",
-         env["LINKLY_DATA_DIR"]],
-        stdout=subprocess.PIPE, text=True,
-    )
-    try:
-        assert holder.stdout.readline().strip() == "held"
+    with holding_the_writer_lock(env) as holder:
         held = run(env, "status")
         assert held.returncode == 0 and f"- writer: pid {holder.pid}, activity not published" in held.stdout
         assert "| rust | 3 | 0 | 1 | 0 |" in held.stdout
         refused = run(env, "remove-library", "rust")
         assert refused.returncode == 1 and f"another linkly process (pid {holder.pid})" in refused.stderr
-    finally:
-        holder.kill()
-        holder.wait()
 
 
 def test_remove_library_forgets_a_library_and_refuses_one_of_the_config_file(tmp_path):

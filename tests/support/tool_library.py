@@ -7,13 +7,17 @@ fixture; the helpers below ask it the questions those tests share.
 from __future__ import annotations
 
 import os
+import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from linkly_ls.core.config import Config, LibraryConfig
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.store.records import make_doc_id
 from linkly_ls.core.tools import call_tool
+
+LINKED_NOTES = Path(__file__).resolve().parents[2] / "fixtures" / "linked-notes"
 
 #: relative path -> (text, modification time in UTC)
 FILES = {
@@ -50,6 +54,16 @@ def build_tool_library(folder: Path) -> Engine:
     engine = Engine(Config(data_dir=folder / "data", libraries=[LibraryConfig(name="docs", paths=[root])]))
     engine.index()
     engine.root = root  # type: ignore[attr-defined]
+    return engine
+
+
+def index_linked_notes(folder: Path) -> Engine:
+    """A copy of `fixtures/linked-notes` under `folder/notes`, indexed; `engine.doc(relative)` is a note's id."""
+    root = folder / "notes"
+    shutil.copytree(LINKED_NOTES, root)
+    engine = Engine(Config(data_dir=folder / "data", libraries=[LibraryConfig(name="notes", paths=[root])]))
+    engine.index()
+    engine.doc = lambda relative: make_doc_id(str(root / relative))  # type: ignore[attr-defined]
     return engine
 
 

@@ -1,25 +1,14 @@
 """The `links` tool (and `outline`'s link counts) on the linked notes fixture."""
 
-import shutil
-from pathlib import Path
-
 import pytest
 
-from linkly_ls.core.config import Config, LibraryConfig
-from linkly_ls.core.engine import Engine
-from linkly_ls.core.store.records import make_doc_id
 from linkly_ls.core.tools import ArgumentError, ToolError, call_tool
-
-LINKED_NOTES = Path(__file__).resolve().parents[3] / "fixtures" / "linked-notes"
+from support.tool_library import index_linked_notes
 
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory):
-    root = tmp_path_factory.mktemp("links") / "notes"
-    shutil.copytree(LINKED_NOTES, root)
-    engine = Engine(Config(data_dir=root.parent / "data", libraries=[LibraryConfig(name="notes", paths=[root])]))
-    engine.index()
-    engine.doc = lambda relative: make_doc_id(str(root / relative))
+    engine = index_linked_notes(tmp_path_factory.mktemp("links"))
     yield engine
     engine.close()
 

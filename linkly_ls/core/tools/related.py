@@ -12,7 +12,7 @@ from typing import Any
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.links.related import Related, find_related
 from linkly_ls.core.search.snippets import QueryMatcher, best_snippet
-from linkly_ls.core.tools.common import get_document, iso_utc, resolve_library
+from linkly_ls.core.tools.common import get_document, resolve_library
 from linkly_ls.core.tools.schema import validate
 from linkly_ls.core.tools.search import SearchHit
 
@@ -83,23 +83,6 @@ def related(engine: Engine, **arguments: Any) -> RelatedResult:
             continue
         lines = engine.catalog.lines(item.doc_id)
         snippet = best_snippet(matcher, lines, item.start_line, item.end_line)
-        hit = SearchHit(
-            doc_id=summary.doc_id,
-            title=summary.title,
-            path=summary.path,
-            relevance=item.relevance,
-            word_count=summary.word_count,
-            total_lines=summary.total_lines,
-            has_outline=summary.has_outline,
-            modified_at=iso_utc(summary.modified_at),
-            keywords=summary.keywords,
-            snippet=snippet.text,
-            doc_type=summary.doc_type,
-            library=summary.library,
-            line=snippet.line,
-            start_line=item.start_line,
-            end_line=item.end_line,
-            text_missing_reason=summary.text_missing_reason,
-        )
+        hit = SearchHit.from_summary(summary, item.relevance, snippet, item.start_line, item.end_line)
         results.append(RelatedHit(hit, item.reason, item.shared_terms))
     return RelatedResult(found, results)

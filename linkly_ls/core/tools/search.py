@@ -21,7 +21,7 @@ from linkly_ls.core.search.calibration import absent_words, calibrate
 from linkly_ls.core.search.ranking import Passage, RankedDocument, best_cosines, rank_documents
 from linkly_ls.core.search.relevance import RelevanceScorer
 from linkly_ls.core.tools.schema import validate
-from linkly_ls.core.search.snippets import QueryMatcher, best_snippet
+from linkly_ls.core.search.snippets import QueryMatcher, Snippet, best_snippet
 from linkly_ls.core.store.records import DocumentSummary
 
 #: below this best relevance a search is a miss. Hybrid relevance includes the cosine; measured on the
@@ -57,6 +57,33 @@ class SearchHit:
     #: the server that answered ("local" or a remote's name), set when several servers were searched
     server: str | None = None
     place: Place = field(default_factory=Place)
+
+    @classmethod
+    def from_summary(
+        cls, record: DocumentSummary, relevance: float, snippet: Snippet, start_line: int, end_line: int, **extra: Any
+    ) -> SearchHit:
+        """A local document's hit: its catalog facts, the shown passage and snippet, and `extra` fields."""
+        return cls(
+            doc_id=record.doc_id,
+            title=record.title,
+            path=record.path,
+            relevance=relevance,
+            word_count=record.word_count,
+            total_lines=record.total_lines,
+            has_outline=record.has_outline,
+            modified_at=iso_utc(record.modified_at),
+            keywords=record.keywords,
+            snippet=snippet.text,
+            doc_type=record.doc_type,
+            library=record.library,
+            line=snippet.line,
+            start_line=start_line,
+            end_line=end_line,
+            stale=_is_stale(record),
+            text_missing_reason=record.text_missing_reason,
+            content_hash=record.content_hash,
+            **extra,
+        )
 
     @property
     def page(self) -> int | None:
@@ -270,26 +297,13 @@ def _make_hit(
             "lexical_coverage": round(lexical, 4),
             "semantic": _rounded(semantic),
         }
-    return SearchHit(
-        doc_id=record.doc_id,
-        title=record.title,
-        path=record.path,
-        relevance=round(relevance, 4),
-        word_count=record.word_count,
-        total_lines=record.total_lines,
-        has_outline=record.has_outline,
-        modified_at=iso_utc(record.modified_at),
-        keywords=record.keywords,
-        snippet=snippet.text,
-        doc_type=record.doc_type,
-        library=record.library,
-        line=snippet.line,
-        start_line=passage.start_line,
-        end_line=passage.end_line,
-        stale=_is_stale(record),
-        text_missing_reason=record.text_missing_reason,
+    return SearchHit.from_summary(
+        record,
+        round(relevance, 4),
+        snippet,
+        passage.start_line,
+        passage.end_line,
         explain=details,
-        content_hash=record.content_hash,
         place=provenance.place(snippet.line),
     )
 

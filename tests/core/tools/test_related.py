@@ -36,3 +36,16 @@ def test_limit_is_checked(engine):
     with pytest.raises(ArgumentError, match="limit"):
         call_tool(engine, "related", {"doc_id": engine.doc("guide.md"), "limit": 51})
     assert len(call_tool(engine, "related", {"doc_id": engine.doc("book.md"), "limit": 1}).to_json()["results"]) <= 1
+
+
+def test_a_related_document_changed_on_disk_is_marked_stale(tmp_path):
+    engine = index_linked_notes(tmp_path)
+    try:
+        before = call_tool(engine, "related", {"doc_id": engine.doc("sub/guide.md")}).to_json()["results"][0]
+        assert before["stale"] is False and before["content_hash"]
+        changed = tmp_path / "notes" / "sailing.md"
+        changed.write_text(changed.read_text(encoding="utf-8") + "\nA line written after indexing.\n", encoding="utf-8")
+        after = call_tool(engine, "related", {"doc_id": engine.doc("sub/guide.md")}).to_json()["results"][0]
+        assert after["doc_id"] == engine.doc("sailing.md") and after["stale"] is True
+    finally:
+        engine.close()

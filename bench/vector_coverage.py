@@ -6,6 +6,7 @@ Usage:
     python bench/vector_coverage.py --copies 4           # 4 copies of the corpus (~60k chunks)
     python bench/vector_coverage.py --data-dir DIR       # start from an existing keyword index
     python bench/vector_coverage.py --first-pass         # the first vector pass on: time to first-pass coverage too
+    python bench/vector_coverage.py --first-pass --collection ../shared/ir/medline   # and search quality at each point
 
 1. Keyword-indexes the corpus (`linkly index CORPUS`) into a temporary
    LINKLY_DATA_DIR, or copies the catalog and keyword index of `--data-dir`
@@ -19,6 +20,12 @@ Usage:
    `--search-every` seconds through the `search` tool on the same index and
    prints their latency p50/p95 (and the mode search actually used: hybrid
    falls back to keywords until vectors exist).
+
+With `--collection DIR` (a labelled collection of `../shared/ir`) the library is
+that collection instead of the corpus, and nDCG@10 is measured after keyword
+indexing, when every chunk has a first-pass vector, and when every chunk is
+refined, each with its time as a multiple of the keyword-indexing time
+(`coverage_quality.py`).
 """
 
 from __future__ import annotations
@@ -32,10 +39,12 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from figures import percentile  # the bench folder is the script's folder, first on sys.path
+from coverage_quality import CollectionProbe  # the bench folder is the script's folder, first on sys.path
+from figures import percentile
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = REPOSITORY.parent / "shared" / "corpus"
@@ -185,13 +194,18 @@ def watch_memory(pid: int, samples: Samples, stop: threading.Event) -> None:
 
 
 def watch_progress(database: Path, started: float, target: int, samples: Samples, stop: threading.Event,
-                   reached: threading.Event) -> None:
+                   reached: threading.Event, total: int, on_first_pass: Callable[[float], None] | None = None) -> None:
+    """Samples coverage each second; `on_first_pass(seconds)` runs once, when all `total` chunks have first-pass vectors."""
     last_print = 0.0
     while not stop.wait(1.0):
         rows = vector_rows(database)
         now = time.monotonic() - started
         samples.progress.append((now, rows))
-        samples.first_pass.append((now, vector_rows(database, FIRST_PASS_MODEL_ID)))
+        first_pass = vector_rows(database, FIRST_PASS_MODEL_ID)
+        samples.first_pass.append((now, first_pass))
+        if on_first_pass is not None and first_pass >= total:
+            on_first_pass(now)
+            on_first_pass = None
         if rows >= target:
             reached.set()
         if now - last_print >= 10 or rows >= target:
@@ -227,7 +241,8 @@ def run_searches(data_dir: Path, config: Path, every: float, samples: Samples, s
     engine.close()
 
 
-def embed(data_dir: Path, config: Path, env: dict[str, str], limit: int | None, every: float) -> None:
+def embed(data_dir: Path, config: Path, env: dict[str, str], limit: int | None, every: float,
+          probe: CollectionProbe | None = None) -> None:
     total = count_chunks(data_dir)
     target = min(total, limit) if limit else total
     print(f"chunks to embed: {total}" + (f" (stopping at {target})" if limit else ""), flush=True)
@@ -236,9 +251,14 @@ def embed(data_dir: Path, config: Path, env: dict[str, str], limit: int | None, 
     log = (data_dir.parent / "index-wait.log").open("w")
     started = time.monotonic()
     process = subprocess.Popen([str(LINKLY), "index", "--wait"], env=env, stdout=log, stderr=subprocess.STDOUT)
+    on_first_pass = None
+    if probe is not None:
+        def on_first_pass(seconds: float) -> None:
+            probe.score_paused("first pass", process.pid, probe.keyword_seconds + seconds, data_dir, config)
     threads = [
         threading.Thread(target=watch_memory, args=(process.pid, samples, stop), daemon=True),
-        threading.Thread(target=watch_progress, args=(database, started, target, samples, stop, reached), daemon=True),
+        threading.Thread(target=watch_progress, args=(database, started, target, samples, stop, reached, total, on_first_pass),
+                         daemon=True),
         threading.Thread(target=run_searches, args=(data_dir, config, every, samples, stop), daemon=True),
     ]
     for thread in threads:
@@ -284,6 +304,11 @@ def embed(data_dir: Path, config: Path, env: dict[str, str], limit: int | None, 
               f"  max {max(values, default=float('nan')):7.1f} ms  (modes used: {used})")
     for error in samples.search_errors[:5]:
         print(f"  search error: {error}")
+    if probe is not None and reached_at is not None:
+        print(f"(the refining process was stopped {probe.paused_seconds:.1f} s while the first pass was scored; "
+              "the refined point leaves that out)")
+        probe.score("refined", "hybrid", probe.keyword_seconds + reached_at - probe.paused_seconds, data_dir, config)
+        print("\n".join(probe.report()))
 
 
 def main() -> int:
@@ -299,9 +324,14 @@ def main() -> int:
     parser.add_argument("--first-pass", action="store_true", help="[embedding] first_pass = true")
     parser.add_argument("--static-table", type=Path,
                         help="a first-pass table built before (static-v*.npy), copied in so its one-off build is not timed")
+    parser.add_argument("--collection", type=Path,
+                        help="a labelled collection (a folder of ../shared/ir) as the library: search quality at each point")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args()
-    if args.data_dir is None and not args.corpus.is_dir():
+    if args.collection and not (args.collection / "qrels.tsv").is_file():
+        print(f"error: {args.collection} is not a labelled collection (no qrels.tsv)", file=sys.stderr)
+        return 2
+    if args.data_dir is None and args.collection is None and not args.corpus.is_dir():
         print(f"error: corpus folder {args.corpus} not found", file=sys.stderr)
         return 2
     workdir = Path(tempfile.mkdtemp(prefix="vector-coverage-", dir=args.workdir))
@@ -313,11 +343,16 @@ def main() -> int:
             models = data_dir / "models" / "bundled-minilm"
             models.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(args.static_table, models / args.static_table.name)
-        if args.data_dir:
+        probe = None
+        if args.collection:
+            probe = CollectionProbe(args.collection, workdir / "library")
+            probe.keyword_index(LINKLY, env)
+            probe.score("keyword", "keyword", probe.keyword_seconds, data_dir, config)
+        elif args.data_dir:
             copy_keyword_index(args.data_dir, data_dir)
         else:
             keyword_index(args.corpus, max(1, args.copies), workdir, env)
-        embed(data_dir, config, env, args.limit, args.search_every)
+        embed(data_dir, config, env, args.limit, args.search_every, probe)
     finally:
         if args.keep:
             print(f"kept {workdir}")

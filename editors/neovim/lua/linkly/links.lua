@@ -18,13 +18,27 @@ local function plain(snippet)
   return vim.trim(((snippet or ""):gsub("%*%*", ""):gsub("%s+", " ")))
 end
 
+--- The 1-based byte column quickfix wants for `column` (a 0-based character) on line `lnum` of a file.
+local function byte_column(path, lnum, column)
+  if column == 0 then
+    return 1
+  end
+  local ok, lines = pcall(vim.fn.readfile, path, "", lnum)
+  local line = ok and lines[lnum] or nil
+  if line == nil then
+    return column + 1
+  end
+  local byte_ok, byte = pcall(vim.str_byteindex, line, column)
+  return (byte_ok and byte or column) + 1
+end
+
 --- A quickfix entry at `target`'s line (`column`: its 0-based character, when known).
 function M.entry(target, text)
-  local filename = virtual.uri(target.doc_id)
+  local lnum, column = target.line or 1, target.column or 0
   if FILE_LINES[target.doc_type] and vim.fn.filereadable(target.path or "") == 1 then
-    filename = target.path
+    return { filename = target.path, lnum = lnum, col = byte_column(target.path, lnum, column), text = text }
   end
-  return { filename = filename, lnum = target.line or 1, col = (target.column or 0) + 1, text = text }
+  return { filename = virtual.uri(target.doc_id), lnum = lnum, col = column + 1, text = text }
 end
 
 local function related_entry(hit)

@@ -1,4 +1,4 @@
-"""Search latency at about 5k, 50k and 500k chunks: p50/p95/max, query embedding share, peak RSS.
+"""Search latency at about 5k, 50k, 500k and 1M chunks: p50/p95/max, query embedding share, peak RSS.
 
 Usage:
     python bench/search_latency.py                       # all levels (builds missing ones first)
@@ -28,9 +28,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from search_build import IR_COLLECTIONS, SHARED, build_level, log  # noqa: E402
 
-LEVELS = {"5k": 5_000, "50k": 50_000, "500k": 500_000}
+LEVELS = {"5k": 5_000, "50k": 50_000, "500k": 500_000, "1m": 1_000_000}
 #: p95 goals in ms (keyword, hybrid) and the peak-RSS goal in MB, per level
-GOALS = {"5k": (50.0, 150.0, 500.0), "50k": (50.0, 150.0, 500.0), "500k": (100.0, 300.0, None)}
+GOALS = {
+    "5k": (50.0, 150.0, 500.0),
+    "50k": (50.0, 150.0, 500.0),
+    "500k": (100.0, 300.0, None),
+    "1m": (100.0, 300.0, 1500.0),
+}
 IR_QUERIES_PER_COLLECTION = 20
 #: LISA's requests (paragraphs of 30-100 words) are not indexed here; they time queries of several sentences,
 #: each sentence embedded and searched as a view of its own (core/search/query_views.py)
@@ -183,9 +188,22 @@ def report(name: str, figures: dict, sizes: dict[str, float]) -> list[str]:
     return lines
 
 
+def growth(first: str, last: str, figures: dict[str, dict], sizes: dict[str, dict[str, float]]) -> list[str]:
+    """How p95 latency, peak RSS and size on disk grew from one level to another."""
+    a, b = figures[first], figures[last]
+    lines = [f"== growth {first} -> {last}: chunks x{b['chunks'] / a['chunks']:.1f}"]
+    for mode in ("keyword", "hybrid"):
+        before, after = percentile(a["modes"][mode]["wall_ms"], 0.95), percentile(b["modes"][mode]["wall_ms"], 0.95)
+        lines.append(f"   {mode} p95 {before:.1f} -> {after:.1f} ms (x{after / before:.2f})")
+    lines.append(f"   peak RSS {a['peak_rss_mb']:.0f} -> {b['peak_rss_mb']:.0f} MB (x{b['peak_rss_mb'] / a['peak_rss_mb']:.2f})")
+    on_disk = {name: sum(level.values()) for name, level in sizes.items()}
+    lines.append(f"   on disk {on_disk[first]:.0f} -> {on_disk[last]:.0f} MB (x{on_disk[last] / on_disk[first]:.1f})")
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--levels", default=",".join(LEVELS), help="comma-separated: 5k,50k,500k")
+    parser.add_argument("--levels", default=",".join(LEVELS), help="comma-separated, smallest first: 5k,50k,500k,1m")
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "linkly-bench" / "search")
     parser.add_argument("--shared", type=Path, default=SHARED, help="folder holding ir/ and corpus/")
     parser.add_argument("--rebuild", action="store_true", help="rebuild the levels' indexes")
@@ -214,11 +232,13 @@ def main() -> None:
         log(f"{name}: index ready in {data_dirs[name]} ({time.monotonic() - started:.0f} s)")
     if args.build_only:
         return
-    collected = {}
+    collected, sizes = {}, {}
     for name in names:
         figures = run_level(data_dirs[name], args.shared)
-        collected[name] = figures
-        print("\n".join(report(name, figures, index_sizes(data_dirs[name]))), flush=True)
+        collected[name], sizes[name] = figures, index_sizes(data_dirs[name])
+        print("\n".join(report(name, figures, sizes[name])), flush=True)
+    if len(names) > 1:
+        print("\n".join(growth(names[0], names[-1], collected, sizes)), flush=True)
     if args.json:
         print(json.dumps(collected))
 

@@ -217,17 +217,27 @@ class LocalBackend:
         )
 
 
+async def answer_list_tools(backend: ToolBackend) -> types.ListToolsResult:
+    """`tools/list`, however the request arrived (the SDK's dispatch or the HTTP fast path)."""
+    return types.ListToolsResult(tools=await backend.list_tools())
+
+
+async def answer_call_tool(backend: ToolBackend, params: types.CallToolRequestParams) -> types.CallToolResult:
+    """`tools/call`, however the request arrived; never raises."""
+    try:
+        return await backend.call_tool(params.name, dict(params.arguments or {}))
+    except Exception as error:  # a backend bug must still reach the agent as a tool error
+        return error_result(error, params.name)
+
+
 def build_server(backend: ToolBackend, instructions: str = SERVER_INSTRUCTIONS) -> Server[Any]:
     """An MCP server whose tools/list and tools/call go to `backend`."""
 
     async def on_list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=await backend.list_tools())
+        return await answer_list_tools(backend)
 
     async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        try:
-            return await backend.call_tool(params.name, dict(params.arguments or {}))
-        except Exception as error:  # a backend bug must still reach the agent as a tool error
-            return error_result(error, params.name)
+        return await answer_call_tool(backend, params)
 
     return Server(
         SERVER_NAME,

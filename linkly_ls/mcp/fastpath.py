@@ -7,7 +7,7 @@ hop: about 1,900 Python function calls and 1.5-2.5 ms of server CPU for a
 tool that takes 0.05 ms. This ASGI app sits in front of the SDK's app and
 answers the two methods agents repeat (tools/call, tools/list) itself, on a
 session the SDK opened, with the same checks, the same dispatch
-(`answer_call_tool`/`answer_list_tools`, the registry's tools on the backend)
+(the backend's tool list, `answer_call_tool` for a call)
 and the SDK's own serialisation (the per-version result surface and its
 JSON-RPC envelope), so the bytes on the wire are the SDK's.
 
@@ -39,7 +39,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from linkly_ls.mcp.server import ToolBackend, answer_call_tool, answer_list_tools
+from linkly_ls.mcp.server import ToolBackend, answer_call_tool
 
 log = logging.getLogger("linkly_ls.mcp")
 
@@ -85,6 +85,7 @@ class JsonRpcFastPath:
         self.sessions: dict[str, str] = {}
         #: requests answered here, not by the SDK (for tests and benchmarks)
         self.answered = 0
+        self._tool_lists: dict[str, tuple[list[types.Tool], bytes]] = {}
 
     @property
     def manager(self) -> StreamableHTTPSessionManager:
@@ -182,13 +183,14 @@ class JsonRpcFastPath:
         self, transport: Any, session_id: str, request: tuple[str | int, str, BaseModel | None], send: Send
     ) -> None:
         request_id, method, params = request
+        version = self.sessions[session_id]
         self.answered += 1
         with _InFlight(transport):
             if isinstance(params, types.CallToolRequestParams):
-                result: BaseModel = await answer_call_tool(self.backend, params)
+                result = _result_json(method, version, await answer_call_tool(self.backend, params))
             else:
-                result = await answer_list_tools(self.backend)
-            body = self._serialize(request_id, method, self.sessions[session_id], result)
+                result = self._tool_list_json(version, await self.backend.list_tools())
+            body = _envelope(request_id, method, result)
             await send(
                 {
                     "type": "http.response.start",
@@ -202,19 +204,15 @@ class JsonRpcFastPath:
             )
             await send({"type": "http.response.body", "body": body})
 
-    @staticmethod
-    def _serialize(request_id: str | int, method: str, version: str, result: BaseModel) -> bytes:
-        """The SDK runner's wire form: the result dumped, sieved by the version's surface, in a JSON-RPC envelope."""
-        dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
-        message: types.JSONRPCResponse | types.JSONRPCError
-        try:
-            dumped = methods.serialize_server_result(method, version, dumped)
-            message = types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=dumped)
-        except ValueError:
-            log.exception("handler for %r returned an invalid result", method)
-            error = types.ErrorData(code=types.INTERNAL_ERROR, message="Handler returned an invalid result")
-            message = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
-        return message.model_dump_json(by_alias=True, exclude_unset=True).encode()
+    def _tool_list_json(self, version: str, tools: list[types.Tool]) -> bytes | None:
+        """The tools/list result in JSON, kept per version while the backend lists the very same Tool objects."""
+        kept = self._tool_lists.get(version)
+        if kept is not None and len(kept[0]) == len(tools) and all(a is b for a, b in zip(kept[0], tools)):
+            return kept[1]
+        encoded = _result_json("tools/list", version, types.ListToolsResult(tools=tools))
+        if encoded is not None:
+            self._tool_lists[version] = (tools, encoded)
+        return encoded
 
     def _watch_initialize(self, send: Send) -> Send:
         """`send` that notes the session an initialize answer opens or renews, and the version it settles on.
@@ -251,6 +249,26 @@ class JsonRpcFastPath:
             for gone in [known for known in self.sessions if known not in live]:
                 del self.sessions[gone]
             self.sessions[session_id] = version
+
+
+def _result_json(method: str, version: str, result: BaseModel) -> bytes | None:
+    """The SDK runner's wire form of a result: dumped, then sieved by the version's surface; None if invalid."""
+    dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    try:
+        return pydantic_core.to_json(methods.serialize_server_result(method, version, dumped))
+    except ValueError:
+        log.exception("handler for %r returned an invalid result", method)
+        return None
+
+
+def _envelope(request_id: str | int, method: str, result: bytes | None) -> bytes:
+    """The JSON-RPC answer, as the SDK's `JSONRPCResponse` dumps it (or its error for an invalid result)."""
+    if result is not None:
+        return b'{"jsonrpc":"2.0","id":' + pydantic_core.to_json(request_id) + b',"result":' + result + b"}"
+    error = types.ErrorData(code=types.INTERNAL_ERROR, message="Handler returned an invalid result")
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error).model_dump_json(
+        by_alias=True, exclude_unset=True
+    ).encode()
 
 
 class _InFlight:

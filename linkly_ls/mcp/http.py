@@ -222,6 +222,7 @@ def start_http_sidecar(
     app = build_http_app(LocalBackend(engine, settings, writer), settings)
     config = uvicorn.Config(
         app,
+        http="httptools",  # parsing in C: 0.1-0.5 ms less server CPU a request than h11 (pure Python)
         log_level="warning",
         access_log=False,
         lifespan="on",

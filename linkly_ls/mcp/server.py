@@ -217,11 +217,6 @@ class LocalBackend:
         )
 
 
-async def answer_list_tools(backend: ToolBackend) -> types.ListToolsResult:
-    """`tools/list`, however the request arrived (the SDK's dispatch or the HTTP fast path)."""
-    return types.ListToolsResult(tools=await backend.list_tools())
-
-
 async def answer_call_tool(backend: ToolBackend, params: types.CallToolRequestParams) -> types.CallToolResult:
     """`tools/call`, however the request arrived; never raises."""
     try:
@@ -234,7 +229,7 @@ def build_server(backend: ToolBackend, instructions: str = SERVER_INSTRUCTIONS) 
     """An MCP server whose tools/list and tools/call go to `backend`."""
 
     async def on_list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        return await answer_list_tools(backend)
+        return types.ListToolsResult(tools=await backend.list_tools())
 
     async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         return await answer_call_tool(backend, params)

@@ -7,6 +7,7 @@ answers compared, byte for byte apart from the `now` timestamps.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import time
@@ -169,3 +170,11 @@ def test_header_rules() -> None:
     assert not header_allowed("127.0.0.1", allowed)
     assert accepts_json("application/json, text/event-stream") and accepts_json("*/*") and accepts_json("application/*;q=1")
     assert not accepts_json("text/event-stream") and not accepts_json("")
+
+
+def test_a_kept_tool_list_is_used_only_for_the_same_tools(served: Served) -> None:
+    tools = served.fast.backend._tools
+    full = served.fast._tool_list_json("2025-06-18", list(tools))
+    assert served.fast._tool_list_json("2025-06-18", list(tools)) is full
+    fewer = json.loads(served.fast._tool_list_json("2025-06-18", list(tools[:2])))
+    assert [tool["name"] for tool in fewer["tools"]] == [tool.name for tool in tools[:2]]

@@ -42,12 +42,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     root = tmp_path_factory.mktemp("fastpath")
     (root / "notes").mkdir()
     shutil.copy2(FIXTURE, root / "notes" / FIXTURE.name)
-    config = Config(
-        data_dir=root / "data",
-        libraries=[LibraryConfig(name="notes", paths=[root / "notes"])],
-        raw={"embedding": {"model": "none"}},
-    )
-    engine = Engine(config)
+    library = LibraryConfig(name="notes", paths=[root / "notes"])
+    engine = Engine(Config(data_dir=root / "data", libraries=[library], raw={"embedding": {"model": "none"}}))
     engine.index()
     handle = start_http_sidecar(engine, McpSettings(port=0), write_runtime=False)
     fast = handle.server.config.app

@@ -18,9 +18,11 @@ on one kept-alive session:
 
 Each measures `read` (5 lines) and `tools/list`. Besides the latencies, each
 row shows the server's CPU time per call (utime + stime of the server process,
-which a busy machine hardly changes) and how many CPUs the whole machine kept
-busy meanwhile (from /proc/stat): wall times on a busy machine are not a
-transport's cost. Compare checkouts in one sitting (`--wait-for-idle` helps).
+which a busy machine hardly changes), the client's own CPU time per measured
+call (this process's for the Python SDK and httpx, `process.cpuUsage()` in
+Node) and how many CPUs the whole machine kept busy meanwhile (from
+/proc/stat): wall times on a busy machine are not a transport's cost. Compare
+checkouts in one sitting (`--wait-for-idle` helps).
 """
 
 from __future__ import annotations
@@ -61,20 +63,24 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 const [url, docId, calls, warmup] = [process.argv[2], process.argv[3], +process.argv[4], +process.argv[5]];
 const client = new Client({ name: "linkly-bench", version: "1" });
 await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-async function timed(call) {
+const cpu = {};
+async function timed(name, call) {
   for (let i = 0; i < warmup; i++) await call();
   const times = [];
+  const before = process.cpuUsage();
   for (let i = 0; i < calls; i++) {
     const started = performance.now();
     const result = await call();
     times.push(performance.now() - started);
     if (result.isError) throw new Error(JSON.stringify(result.content));
   }
+  const used = process.cpuUsage(before);
+  cpu[name] = (used.user + used.system) / 1000 / calls;
   return times;
 }
-const read = await timed(() => client.callTool({ name: "read", arguments: { doc_id: docId, limit: 5 } }));
-const list = await timed(() => client.listTools());
-console.log(JSON.stringify({ read, list }));
+const read = await timed("read", () => client.callTool({ name: "read", arguments: { doc_id: docId, limit: 5 } }));
+const list = await timed("list", () => client.listTools());
+console.log(JSON.stringify({ times: { read, list }, cpu }));
 await client.close();
 """
 
@@ -113,7 +119,10 @@ def wait_for_idle(max_seconds: float, threshold: float = 0.3) -> None:
             return
 
 
-async def python_sdk(url: str, doc_id: str, calls: int, warmup: int) -> dict[str, list[float]]:
+Timings = tuple[dict[str, list[float]], dict[str, float]]  # milliseconds per call; the client's CPU-ms per call
+
+
+async def python_sdk(url: str, doc_id: str, calls: int, warmup: int) -> Timings:
     async with AsyncExitStack() as stack:
         session = await open_session(url, stack)
 
@@ -126,24 +135,28 @@ async def python_sdk(url: str, doc_id: str, calls: int, warmup: int) -> dict[str
             await session.list_tools()
 
         times: dict[str, list[float]] = {}
+        cpu: dict[str, float] = {}
         for name, call in (("read", read), ("list", list_tools)):
             for _ in range(warmup):
                 await call()
             times[name] = []
+            cpu_before = time.process_time()
             for _ in range(calls):
                 started = time.perf_counter()
                 await call()
                 times[name].append((time.perf_counter() - started) * 1000)
-        return times
+            cpu[name] = (time.process_time() - cpu_before) * 1000 / calls
+        return times, cpu
 
 
-def ts_sdk(script: Path, url: str, doc_id: str, calls: int, warmup: int) -> dict[str, list[float]]:
+def ts_sdk(script: Path, url: str, doc_id: str, calls: int, warmup: int) -> Timings:
     completed = subprocess.run(
         ["node", str(script), url, doc_id, str(calls), str(warmup)], capture_output=True, text=True, timeout=600
     )
     if completed.returncode != 0:
         raise RuntimeError(f"the TypeScript client failed: {completed.stderr[-2000:]}")
-    return json.loads(completed.stdout.strip().splitlines()[-1])
+    answer = json.loads(completed.stdout.strip().splitlines()[-1])
+    return answer["times"], answer["cpu"]
 
 
 def parse_answer(response: httpx.Response) -> dict[str, Any]:
@@ -171,17 +184,20 @@ def raw_session(client: httpx.Client, url: str) -> dict[str, str]:
     return headers
 
 
-def raw_httpx(url: str, doc_id: str, calls: int, warmup: int) -> dict[str, list[float]]:
+def raw_httpx(url: str, doc_id: str, calls: int, warmup: int) -> Timings:
     requests = {
         "read": {"method": "tools/call", "params": {"name": "read", "arguments": {"doc_id": doc_id, "limit": 5}}},
         "list": {"method": "tools/list", "params": {}},
     }
     times: dict[str, list[float]] = {}
+    cpu: dict[str, float] = {}
     with httpx.Client(timeout=30) as client:
         headers = raw_session(client, url)
         for name, request in requests.items():
             times[name] = []
             for number in range(warmup + calls):
+                if number == warmup:
+                    cpu_before = time.process_time()
                 started = time.perf_counter()
                 answer = parse_answer(client.post(url, json={"jsonrpc": "2.0", "id": number + 1, **request}, headers=headers))
                 elapsed = (time.perf_counter() - started) * 1000
@@ -189,10 +205,11 @@ def raw_httpx(url: str, doc_id: str, calls: int, warmup: int) -> dict[str, list[
                     raise RuntimeError(f"httpx {name}: {answer}")
                 if number >= warmup:
                     times[name].append(elapsed)
-    return times
+            cpu[name] = (time.process_time() - cpu_before) * 1000 / calls
+    return times, cpu
 
 
-def curl_fresh(url: str, doc_id: str, calls: int) -> dict[str, list[float]]:
+def curl_fresh(url: str, doc_id: str, calls: int) -> Timings:
     """One curl process and connection per call; curl's own `time_total` (process start not included)."""
     with httpx.Client(timeout=30) as client:
         headers = raw_session(client, url)
@@ -213,7 +230,7 @@ def curl_fresh(url: str, doc_id: str, calls: int) -> dict[str, list[float]]:
             if status != "200":
                 raise RuntimeError(f"curl {name}: HTTP {status}")
             times[name].append(float(seconds) * 1000)
-    return times
+    return times, {}
 
 
 def start_server(root: Path, embedding: bool) -> tuple[Server, str, str]:
@@ -258,13 +275,15 @@ def measure(url: str, doc_id: str, args: argparse.Namespace, server_pid: int | N
         server_before = process_cpu_s(server_pid) if server_pid else 0.0
         busy_before, elapsed_before = machine_cpu_s()
         started = time.monotonic()
-        times = run()
+        times, client_cpu = run()
         wall = time.monotonic() - started
         busy = machine_cpu_s()[0] - busy_before
         calls = sum(len(values) for values in times.values())
         warm = 0 if client.startswith("curl") else args.warmup * len(times)
         figures[client] = {call: summary(values) for call, values in times.items()}
-        for row in figures[client].values():
+        for call, row in figures[client].items():
+            if call in client_cpu:
+                row["client_cpu_ms"] = round(client_cpu[call], 2)
             row["machine_busy_cpus"] = round(busy / wall, 2)
             if server_pid:
                 row["server_cpu_ms"] = round((process_cpu_s(server_pid) - server_before) * 1000 / (calls + warm), 2)
@@ -301,11 +320,12 @@ def main() -> int:
         print(json.dumps(figures, indent=2))
         return 0
     print(f"{'client':22} {'call':6} {'calls':>5} {'p50 ms':>8} {'p95 ms':>8} {'min ms':>8} {'max ms':>8} "
-          f"{'server CPU ms':>13} {'busy CPUs':>9}")
+          f"{'server CPU ms':>13} {'client CPU ms':>13} {'busy CPUs':>9}")
     for client, calls in figures.items():
         for call, row in calls.items():
+            cpu = f"{row.get('server_cpu_ms', '-'):>13} {row.get('client_cpu_ms', '-'):>13}"
             print(f"{client:22} {call:6} {row['calls']:>5} {row['p50']:>8} {row['p95']:>8} {row['min']:>8} {row['max']:>8} "
-                  f"{row.get('server_cpu_ms', '-'):>13} {row['machine_busy_cpus']:>9}")
+                  f"{cpu} {row['machine_busy_cpus']:>9}")
     print(f"(machine: {os.cpu_count()} CPUs; server CPU per call: the whole run, session set-up and warm-up calls "
           f"included, over its calls; clients: mcp {metadata.version('mcp')}, {TS_SDK_PACKAGE} {TS_SDK_VERSION})")
     return 0

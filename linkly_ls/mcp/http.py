@@ -33,6 +33,7 @@ from linkly_ls.core.config import Config, ConfigError
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.errors import LinklyError
 from linkly_ls.core.indexing.writer import IndexWriter
+from linkly_ls.mcp.fastpath import JsonRpcFastPath
 from linkly_ls.mcp.runtime import RUNTIME_FILE_NAME, live_server, remove_runtime_file, write_runtime_file
 from linkly_ls.mcp.server import LocalBackend, ToolBackend, build_server
 from linkly_ls.mcp.settings import McpSettings, load_mcp_settings
@@ -117,16 +118,20 @@ def build_http_app(backend: ToolBackend, settings: McpSettings) -> ASGIApp:
     work: it costs about twice the server CPU of a JSON answer, and clients
     that stop reading at the answer event leave the stream's last chunk
     behind and open a second connection for the next call. Notifications
-    still have the session's GET stream.
+    still have the session's GET stream. Warm tools/call and tools/list
+    requests are answered by the fast path in front of the SDK's app
+    (`fastpath.JsonRpcFastPath`).
     """
     server = build_server(backend)
-    app: ASGIApp = server.streamable_http_app(
+    security = transport_security(settings)
+    sdk_app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         json_response=True,
-        transport_security=transport_security(settings),
+        transport_security=security,
         max_request_body_size=settings.max_request_bytes,
         host=settings.host,
     )
+    app: ASGIApp = JsonRpcFastPath(sdk_app, server, backend, security, MCP_PATH, settings.max_request_bytes)
     if settings.token:
         app = BearerTokenMiddleware(app, settings.token)
     return app
@@ -217,6 +222,7 @@ def start_http_sidecar(
     app = build_http_app(LocalBackend(engine, settings, writer), settings)
     config = uvicorn.Config(
         app,
+        http="httptools",  # parsing in C: 0.1-0.5 ms less server CPU a request than h11 (pure Python)
         log_level="warning",
         access_log=False,
         lifespan="on",

@@ -217,6 +217,14 @@ class LocalBackend:
         )
 
 
+async def answer_call_tool(backend: ToolBackend, params: types.CallToolRequestParams) -> types.CallToolResult:
+    """`tools/call`, however the request arrived; never raises."""
+    try:
+        return await backend.call_tool(params.name, dict(params.arguments or {}))
+    except Exception as error:  # a backend bug must still reach the agent as a tool error
+        return error_result(error, params.name)
+
+
 def build_server(backend: ToolBackend, instructions: str = SERVER_INSTRUCTIONS) -> Server[Any]:
     """An MCP server whose tools/list and tools/call go to `backend`."""
 
@@ -224,10 +232,7 @@ def build_server(backend: ToolBackend, instructions: str = SERVER_INSTRUCTIONS) 
         return types.ListToolsResult(tools=await backend.list_tools())
 
     async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        try:
-            return await backend.call_tool(params.name, dict(params.arguments or {}))
-        except Exception as error:  # a backend bug must still reach the agent as a tool error
-            return error_result(error, params.name)
+        return await answer_call_tool(backend, params)
 
     return Server(
         SERVER_NAME,

@@ -43,6 +43,8 @@ from linkly_ls.mcp.server import ToolBackend, answer_call_tool
 log = logging.getLogger("linkly_ls.mcp")
 
 FAST_METHODS = frozenset({"tools/call", "tools/list"})
+#: the SDK transport's fields the fast path reads or holds (private in the SDK; without them it steps aside)
+TRANSPORT_FIELDS = ("is_terminated", "idle_scope", "_idle_timeout", "_requests_in_flight")
 _HEADERS = frozenset(
     {b"host", b"origin", b"content-type", b"content-length", b"accept", b"mcp-session-id", b"mcp-protocol-version"}
 )
@@ -82,6 +84,8 @@ class JsonRpcFastPath:
         self.sessions: dict[str, str] = {}
         #: requests answered here, not by the SDK (for tests and benchmarks)
         self.answered = 0
+        #: False once the SDK's session objects lack what the fast path relies on: every request then goes to the SDK
+        self.enabled = True
         self._tool_lists: dict[str, tuple[list[types.Tool], bytes]] = {}
 
     @property
@@ -112,7 +116,7 @@ class JsonRpcFastPath:
 
     def _transport(self, scope: Scope, headers: dict[bytes, str], session_id: str) -> Any:
         """The SDK's transport of this session when the request qualifies for the fast path, else None."""
-        if "user" in scope or session_id not in self.sessions:
+        if not self.enabled or "user" in scope or session_id not in self.sessions:
             return None
         if headers.get(b"mcp-protocol-version") not in HANDSHAKE_PROTOCOL_VERSIONS:
             return None
@@ -131,6 +135,11 @@ class JsonRpcFastPath:
         transport = self._live_transports().get(session_id)
         if transport is None:
             del self.sessions[session_id]
+            return None
+        missing = [name for name in TRANSPORT_FIELDS if not hasattr(transport, name)]
+        if missing:
+            self.enabled = False
+            log.warning("MCP fast path off: this mcp SDK's session transport has no %s", ", ".join(missing))
             return None
         if transport.is_terminated:
             return None
@@ -152,8 +161,10 @@ class JsonRpcFastPath:
                 return b"".join(chunks)
 
     def _live_transports(self) -> dict[str, Any]:
-        """The SDK's open sessions by id (a private map of the pinned SDK; tests check it is still there)."""
-        return getattr(self.manager, "_server_instances", {})
+        """The SDK's open sessions by id (a private map of the SDK; tests check it is still there). Without
+        it no session is known, so every request goes to the SDK."""
+        live = getattr(self.manager, "_server_instances", None)
+        return live if isinstance(live, dict) else {}
 
     def _parse(self, body: bytes, version: str) -> tuple[str | int, str, BaseModel | None] | None:
         """(id, method, validated params) of a request the fast path answers, else None."""

@@ -20,6 +20,7 @@ import pytest
 
 from linkly_ls.core.config import Config, LibraryConfig
 from linkly_ls.core.engine import Engine
+from linkly_ls.mcp import fastpath
 from linkly_ls.mcp.fastpath import JsonRpcFastPath, accepts_json, header_allowed
 from linkly_ls.mcp.http import SidecarHandle, start_http_sidecar
 from linkly_ls.mcp.settings import McpSettings
@@ -174,3 +175,21 @@ def test_a_kept_tool_list_is_used_only_for_the_same_tools(served: Served) -> Non
     assert served.fast._tool_list_json("2025-06-18", list(tools)) is full
     fewer = json.loads(served.fast._tool_list_json("2025-06-18", list(tools[:2])))
     assert [tool["name"] for tool in fewer["tools"]] == [tool.name for tool in tools[:2]]
+
+
+def test_an_sdk_without_the_fields_it_relies_on_turns_the_fast_path_off(
+    served: Served, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A later SDK that renames a private field must cost speed, never a call."""
+    monkeypatch.setattr(fastpath, "TRANSPORT_FIELDS", (*fastpath.TRANSPORT_FIELDS, "_a_field_renamed_later"))
+    try:
+        with httpx.Client(timeout=10) as client:
+            headers = open_session(client, served.handle.url, "2025-11-25")
+            before = served.fast.answered
+            listed = call(client, served.handle.url, headers, "tools/list")
+            again = call(client, served.handle.url, headers, "tools/list")
+        assert listed.status_code == again.status_code == 200 and listed.json()["result"]["tools"]
+        assert served.fast.answered == before and served.fast.enabled is False
+        assert "fast path off" in caplog.text and "_a_field_renamed_later" in caplog.text
+    finally:
+        served.fast.enabled = True

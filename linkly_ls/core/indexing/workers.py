@@ -10,8 +10,12 @@ frees them without cycles, yet with CPython's default thresholds a collection
 fell every 700 of them, and each full one scanned every module the fork server
 had imported: 0.58 of 9.1 CPU-s extracting the home-like bench corpus in one
 process. The imported objects are frozen (out of the collector's sight, and
-their pages stay shared with the fork server), and a young collection waits
-for `GC_YOUNG_THRESHOLD` new objects.
+their pages stay shared with the fork server), a young collection waits for
+`GC_YOUNG_THRESHOLD` new objects, and a full one runs after each task, once its
+answer is sent: it finds what a task left in cycles (an HTML parse tree) while
+the frozen modules are not scanned, so a worker's memory stays as it was (peak
+RSS 171 MB on the corpora's HTML, EPUB and Office files in one process, 203 MB
+without that collection).
 """
 
 from __future__ import annotations
@@ -73,6 +77,7 @@ def _worker_main(connection: Connection, function: Callable, memory_mb: int) -> 
             )
         except Exception as error:  # reported per file; the worker lives on
             connection.send((key, None, f"{type(error).__name__}: {error}"))
+        gc.collect()
 
 
 def _hand_over(outcomes: queue.Queue, item: Any, stop: threading.Event) -> None:

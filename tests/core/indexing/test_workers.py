@@ -91,3 +91,10 @@ def test_a_worker_keeps_the_collector_off_what_it_imported_and_collects_young_ob
     threshold, frozen = outcome.value
     assert threshold == workers.GC_YOUNG_THRESHOLD
     assert frozen > 1000  # the modules of the fork server, frozen at the worker's start
+
+
+def test_a_worker_collects_all_generations_after_each_task():
+    probe = "__import__('gc').get_stats()[2]['collections']"
+    with WorkerPool(eval, size=1) as pool:
+        before, after = (outcome.value for outcome in pool.run([("first", probe), ("second", probe)]))
+    assert after == before + 1

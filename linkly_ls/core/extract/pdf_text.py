@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import json
+import math
 
 import pymupdf
 
@@ -39,9 +40,9 @@ _BOLD_FLAG = pymupdf.TEXT_FONT_BOLD
 _BOLD_NAME_PARTS = ("bold", "black", "heavy", "semibold", "demi", "cmbx", "cmb10")
 
 
-@dataclass
+@dataclass(slots=True)
 class PdfLine:
-    """One visual line of text; `number` is its line in the document once written."""
+    """One visual line of text; `number` is its line in the document once written (slots: made for every line)."""
 
     text: str
     y0: float
@@ -97,7 +98,7 @@ def read_page(page: pymupdf.Page, styled: bool = True) -> PdfPage:
                     previous.gapped = previous.gapped or x0 - right > 1.5 * max(previous.size, 1.0)
                     right, bottom = x1, max(bottom, y1)
                     continue
-            previous = PdfLine(text=text, y0=y0, size=size, bold=bold, block=block_index)
+            previous = PdfLine(text, y0, size, bold, block_index)
             top, right, bottom = y0, x1, y1
             lines.append(previous)
     for line in lines:
@@ -145,24 +146,31 @@ def _plain_blocks(page: pymupdf.Page, rect: pymupdf.Rect) -> list[dict] | None:
         if block.get("type") != "text":
             continue
         lines: list[_RawLine] = []
-        boxes: list[tuple[float, float, float, float]] = []
         chars = 0
+        block_x0 = block_y0 = math.inf
+        block_x1 = block_y1 = -math.inf
         for line in block.get("lines", ()):
             corner = line["bbox"]
-            line_x0, line_y0 = corner["x"] / _JSON_SCALE, corner["y"] / _JSON_SCALE
-            line_x1, line_y1 = line_x0 + corner["w"] / _JSON_SCALE, line_y0 + corner["h"] / _JSON_SCALE
-            if line_x1 < left or line_x0 > right or line_y1 < top or line_y0 > bottom:
+            x0, y0 = corner["x"] / _JSON_SCALE, corner["y"] / _JSON_SCALE
+            x1, y1 = x0 + corner["w"] / _JSON_SCALE, y0 + corner["h"] / _JSON_SCALE
+            if x1 < left or x0 > right or y1 < top or y0 > bottom:
                 continue
-            boxes.append((line_x0, line_y0, line_x1, line_y1))
+            if x0 < block_x0:
+                block_x0 = x0
+            if y0 < block_y0:
+                block_y0 = y0
+            if x1 > block_x1:
+                block_x1 = x1
+            if y1 > block_y1:
+                block_y1 = y1
             text = line["text"]
             chars += len(text)
             if text and not text.isspace():
                 font = line["font"]
                 bold = font.get("weight") == "bold" or _is_bold_font(font["name"])
-                lines.append((text, boxes[-1], round(font["size"] / _JSON_SCALE, 1), bold))
-        if boxes:
-            x0s, y0s, x1s, y1s = zip(*boxes)
-            blocks.append({"bbox": (min(x0s), min(y0s), max(x1s), max(y1s)), "lines": lines, "chars": chars})
+                lines.append((text, (x0, y0, x1, y1), round(font["size"] / _JSON_SCALE, 1), bold))
+        if block_y0 != math.inf:  # a line on the page
+            blocks.append({"bbox": (block_x0, block_y0, block_x1, block_y1), "lines": lines, "chars": chars})
     return blocks
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pymupdf
 
 from linkly_ls.core.extract import extract_file, pdf, pdf_text
@@ -67,3 +69,57 @@ def test_an_outline_without_usable_entries_falls_back_to_headings_by_font(corpus
     document = extract_file(corpus / "papers/latex/pdflatex-outline.pdf")
     assert [all(page.styled for page in reading.pages) for reading in readings] == [False, True]
     assert document.outline
+
+
+def _blocks_as_json_says(page: pymupdf.Page) -> list[dict]:
+    """The plain reading's blocks computed the long way, straight from MuPDF's JSON of the page."""
+    buffer = pymupdf.mupdf.fz_new_buffer(16384)
+    output = pymupdf.mupdf.FzOutput(buffer)
+    pymupdf.mupdf.fz_print_stext_page_as_json(output, page.get_textpage(flags=pdf_text.TEXT_FLAGS).this, 100.0)
+    output.fz_close_output()
+    left, top, right, bottom = page.rect
+    blocks = []
+    for block in json.loads(buffer.fz_buffer_extract(), strict=False)["blocks"]:
+        if block["type"] != "text":
+            continue
+        boxes = [
+            (line, (box["x"] / 100, box["y"] / 100, box["x"] / 100 + box["w"] / 100, box["y"] / 100 + box["h"] / 100))
+            for line, box in ((line, line["bbox"]) for line in block["lines"])
+        ]
+        kept = [
+            (line, box) for line, box in boxes
+            if not (box[2] < left or box[0] > right or box[3] < top or box[1] > bottom)
+        ]
+        if not kept:
+            continue
+        lines = [
+            (
+                line["text"],
+                box,
+                round(line["font"]["size"] / 100, 1),
+                line["font"]["weight"] == "bold" or pdf_text._is_bold_font(line["font"]["name"]),
+            )
+            for line, box in kept
+            if line["text"].strip()
+        ]
+        corners = list(zip(*(box for _line, box in kept)))
+        bbox = (min(corners[0]), min(corners[1]), max(corners[2]), max(corners[3]))
+        blocks.append({"bbox": bbox, "lines": lines, "chars": sum(len(line["text"]) for line, _box in kept)})
+    return blocks
+
+
+def test_the_plain_reading_keeps_every_line_of_mupdfs_json_on_every_corpus_pdf(corpus):
+    # Every page of every PDF of the corpus (the first 400 of a longer one): the reading's
+    # blocks are those written out the long way above, box, style and text of every line.
+    pages = 0
+    for path in sorted(corpus.rglob("*.pdf")):
+        try:
+            doc = pymupdf.open(path)
+            count = 0 if doc.needs_pass else doc.page_count
+        except RuntimeError:
+            continue  # the damaged and locked PDFs of odd/: no pages to read
+        for number in range(min(count, 400)):
+            page = doc[number]
+            assert pdf_text._plain_blocks(page, page.rect) == _blocks_as_json_says(page), (path.name, number)
+            pages += 1
+    assert pages > 1000

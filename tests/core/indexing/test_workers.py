@@ -7,6 +7,7 @@ import threading
 import time
 from pathlib import Path
 
+from linkly_ls.core.indexing import workers
 from linkly_ls.core.indexing.workers import WorkerPool
 
 
@@ -81,3 +82,19 @@ def test_closing_the_pool_stops_a_run_never_iterated():
     pool.close()
     assert not any(thread.name == "linkly-workers" for thread in threading.enumerate())
     assert not pool.started
+
+
+def test_a_worker_keeps_the_collector_off_what_it_imported_and_collects_young_objects_rarely():
+    probe = "__import__('gc').get_threshold()[0], __import__('gc').get_freeze_count()"
+    with WorkerPool(eval, size=1) as pool:
+        (outcome,) = list(pool.run([("gc", probe)]))
+    threshold, frozen = outcome.value
+    assert threshold == workers.GC_YOUNG_THRESHOLD
+    assert frozen > 1000  # the modules of the fork server, frozen at the worker's start
+
+
+def test_a_worker_collects_all_generations_after_each_task():
+    probe = "__import__('gc').get_stats()[2]['collections']"
+    with WorkerPool(eval, size=1) as pool:
+        before, after = (outcome.value for outcome in pool.run([("first", probe), ("second", probe)]))
+    assert after == before + 1

@@ -96,6 +96,17 @@ class Session:
                 raise AssertionError(f"indexing did not finish in {timeout} s: {status}")
             await asyncio.sleep(0.1)
 
+    async def wait_mcp(self, timeout: float = INDEX_TIMEOUT_S) -> dict[str, Any]:
+        """The status once the MCP sidecar listens or failed: it starts in a thread after the index opens."""
+        deadline = time.monotonic() + timeout
+        while True:
+            status = await self.status()
+            if status["mcp_url"] or status["mcp_error"]:
+                return status
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the MCP sidecar did not start in {timeout} s: {status}")
+            await asyncio.sleep(0.1)
+
     async def doc_id(self, file_name: str) -> str:
         answer = await self.request("linkly/uriForPath", {"path": str(self.path(file_name))})
         return answer["doc_id"]

@@ -23,6 +23,7 @@ async def session(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Ses
         tmp_root, "visual-studio-code", client_capabilities("visual-studio-code"), mcp={"enabled": True, "port": 0}
     )
     await session.wait_indexed()
+    await session.wait_mcp()
     yield session
     await stop_session(session)
 

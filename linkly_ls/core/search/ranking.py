@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -134,43 +135,41 @@ def vector_documents(hits: list[VectorHit]) -> dict[str, tuple[int, VectorHit]]:
 
 def embed_query(embedder: TextEmbedder, query: str) -> np.ndarray:
     """The query's vector, from a small cache of recent queries (embedding one costs about 10 ms)."""
-    import numpy as np  # loaded with the vectors, not with every open index
-
-    key = (embedder.model_id, query)
-    with _query_vectors_lock:
-        vector = _query_vectors.get(key)
-        if vector is not None:
-            _query_vectors.move_to_end(key)
-            return vector
-    vector = np.asarray(embedder.embed_query(query), dtype=np.float32)
-    vector.flags.writeable = False
-    with _query_vectors_lock:
-        _query_vectors[key] = vector
-        while len(_query_vectors) > QUERY_VECTORS_KEPT:
-            _query_vectors.popitem(last=False)
-    return vector
+    return _cached_query_vectors(embedder, [query], lambda texts: [embedder.embed_query(texts[0])])[0]
 
 
 def embed_queries(embedder: TextEmbedder, texts: list[str]) -> np.ndarray:
     """`embed_query` of several texts: those not in the cache embedded in one model call."""
     import numpy as np  # loaded with the vectors, not with every open index
 
+    return np.vstack(_cached_query_vectors(embedder, texts, embedder.embed_queries))
+
+
+def _cached_query_vectors(
+    embedder: TextEmbedder, texts: list[str], embed_missing: Callable[[list[str]], Sequence[np.ndarray]]
+) -> list[np.ndarray]:
+    """Each text's vector: from the recent-queries cache (least recently used dropped first), the
+    others computed by one `embed_missing` call and kept."""
+    import numpy as np  # loaded with the vectors, not with every open index
+
     found: dict[str, np.ndarray] = {}
     with _query_vectors_lock:
         for text in texts:
-            vector = _query_vectors.get((embedder.model_id, text))
+            key = (embedder.model_id, text)
+            vector = _query_vectors.get(key)
             if vector is not None:
+                _query_vectors.move_to_end(key)
                 found[text] = vector
     missing = [text for text in dict.fromkeys(texts) if text not in found]
     if missing:
-        vectors = np.asarray(embedder.embed_queries(missing), dtype=np.float32)
+        vectors = [np.asarray(vector, dtype=np.float32) for vector in embed_missing(missing)]
         with _query_vectors_lock:
             for text, vector in zip(missing, vectors, strict=True):
                 vector.flags.writeable = False
                 found[text] = _query_vectors[(embedder.model_id, text)] = vector
             while len(_query_vectors) > QUERY_VECTORS_KEPT:
                 _query_vectors.popitem(last=False)
-    return np.vstack([found[text] for text in texts])
+    return [found[text] for text in texts]
 
 
 def rank_documents(

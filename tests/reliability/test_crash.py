@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import time
@@ -14,10 +13,12 @@ import pytest
 from linkly_ls.core.config import Config
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.indexing.integrity import check_integrity
+from linkly_ls.core.indexing.writer_status import INDEXING, read_activity
 from linkly_ls.core.tools import call_tool
 from linkly_ls.core.store.writer_lock import WriterLock
 
 from .conftest import BENCH, EMBEDDING_OFF, cli_env, linkly, write, write_config
+from .endless_pdf import endless_pdf
 
 
 @pytest.mark.slow
@@ -69,25 +70,44 @@ def test_interrupted_work_is_finished_on_open_but_never_beside_another_writer(tm
         reopened.close()
 
 
-def test_a_file_saved_while_watch_is_still_indexing_is_not_lost(tmp_path: Path, corpus: Path) -> None:
-    """The first indexing walks the folders, then reads for seconds; the watches start only after it.
-    A file saved in between raises no event, so `linkly watch` indexes once more when its watches are set."""
+def test_a_file_saved_while_watch_is_still_indexing_is_not_lost(tmp_path: Path) -> None:
+    """The first indexing walks the folders, then reads; the watches start only after it. A file
+    saved in between raises no event, so `linkly watch` indexes once more when its watches are set.
+
+    The first run reads a PDF that never finishes until its time limit stops it, and the file is
+    saved once the run reports the walk done and the quick file read: in between, however fast or
+    busy the machine."""
     library = tmp_path / "library"
-    library.mkdir()
-    shutil.copy2(corpus / "books/R/R-fullrefman.pdf", library / "slow.pdf")  # about 6 s of extraction
-    env = cli_env(write_config(tmp_path / "config.toml", {"lib": library}), tmp_path / "data")
+    write(library / "quick.md", "# Quick\n\nsmall note\n")
+    endless_pdf(library / "slow.pdf")
+    data_dir = tmp_path / "data"
+    env = cli_env(write_config(tmp_path / "config.toml", {"lib": library}, "extract_timeout_s = 15\n"), data_dir)
     watcher = subprocess.Popen([sys.executable, "-m", "linkly_ls.cli", "watch"], env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        time.sleep(3.0)
+        deadline = time.monotonic() + 60
+        while not _reading_the_last_of(data_dir, watcher.pid, total=2):
+            assert time.monotonic() < deadline and watcher.poll() is None, "the first indexing never got to the PDF"
+            time.sleep(0.1)
         saved = write(library / "saved-meanwhile.md", "# Meanwhile\n\nzeppelin words\n")
+        first_run = []
         for line in watcher.stdout:
             if line.startswith("watching"):
                 break
-        deadline = time.monotonic() + 20
+            first_run.append(line)
+        assert any(line.startswith("lib: 1 indexed, 0 unchanged, 1 failed") for line in first_run), first_run
+        deadline = time.monotonic() + 60
         while str(saved) not in linkly(env, "search", "zeppelin", "--json").stdout:
             assert time.monotonic() < deadline, "the file saved during the first indexing was never indexed"
             time.sleep(0.3)
     finally:
         watcher.terminate()
         watcher.wait(10)
+
+
+def _reading_the_last_of(data_dir: Path, pid: int, total: int) -> bool:
+    """The writer's published status: indexing, the walk found `total` files, all but one are read."""
+    activity = read_activity(data_dir, pid)
+    if activity is None or activity.activity != INDEXING:
+        return False
+    return (activity.done, activity.total) == (total - 1, total)

@@ -201,7 +201,7 @@ def test_watch_mode_never_writes_inside_a_read_only_library(tmp_path: Path) -> N
     try:
         assert watching.wait_for("watching", 60), watching.lines
         added = library / "sub" / "second.md"
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60  # each round starts a search process
         while True:  # written again each round: "watching" is printed a moment before the watches are set
             os.chmod(library / "sub", 0o755)
             added.write_text("# Second\n\nzeppelin words\n", encoding="utf-8")
@@ -226,7 +226,7 @@ def test_a_folder_that_becomes_unreadable_while_watched_keeps_its_documents(tmp_
     watching = Watching(env)
     try:
         assert watching.wait_for("watching", 60)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60  # each round starts a search process
         while not watching.wait_for(f"failed: {locked / 'secret.md'}: cannot be read (Permission denied)", 1.0):
             locked.chmod(0o755)  # chmod again until the watcher, just starting, sees it
             locked.chmod(0o000)
@@ -234,7 +234,7 @@ def test_a_folder_that_becomes_unreadable_while_watched_keeps_its_documents(tmp_
         assert str(locked / "secret.md") in linkly(env, "search", "hidden words", "--json").stdout
         locked.chmod(0o755)
         write(locked / "secret.md", "# Secret\n\nhidden words, now zeppelin\n")
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60  # each round starts a search process
         while str(locked / "secret.md") not in linkly(env, "search", "zeppelin", "--json").stdout:
             assert time.monotonic() < deadline and watching.process.poll() is None, watching.lines
             time.sleep(0.3)

@@ -166,10 +166,10 @@ def grep_engine(tmp_path: Path, make_engine) -> tuple[Engine, dict[str, str]]:
 @pytest.mark.parametrize("document", ["one-long-line", "many-lines"])
 def test_a_catastrophic_pattern_stops_within_its_one_second_budget(grep_engine, document: str) -> None:
     engine, ids = grep_engine
-    started = time.monotonic()
+    cpu = time.thread_time()  # what the budget counts: a busy machine stretches the wall time, not this
     with pytest.raises(ToolError) as raised:
         call_tool(engine, "grep", {"pattern": "(a+)+$", "doc_id": ids[document]})
-    assert time.monotonic() - started < 2.5
+    assert 1.0 <= time.thread_time() - cpu < 2.5
     message = str(raised.value)
     assert "took longer than 1 s" in message and "(a+)+" in message and "\n" not in message
 

@@ -19,7 +19,8 @@ def found(env: dict, query: str) -> list[str]:
     return [hit["path"] for hit in json.loads(result.stdout)["results"]]
 
 
-def wait_for(predicate, timeout: float = 15.0) -> float:
+def wait_for(predicate, timeout: float = 60.0) -> float:
+    """Poll until `predicate` holds: each poll is a `linkly search` process, seconds apiece on a busy machine."""
     started = time.monotonic()
     while time.monotonic() - started < timeout:
         if predicate():
@@ -40,9 +41,8 @@ def watching(tmp_path):
         [sys.executable, "-m", "linkly_ls.cli", "watch"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
     for line in process.stdout:
-        if line.startswith("watching"):
+        if line.startswith("watching"):  # printed before the watches are set: a change meanwhile is caught up
             break
-    time.sleep(0.3)
     yield env, library
     process.terminate()
     process.wait(10)

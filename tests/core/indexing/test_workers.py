@@ -11,7 +11,7 @@ from linkly_ls.core.indexing import workers
 from linkly_ls.core.indexing.workers import WorkerPool
 
 
-def _wait_until(condition, timeout_s: float = 10.0) -> bool:  # noqa: ANN001
+def _wait_until(condition, timeout_s: float = 60.0) -> bool:  # noqa: ANN001 (workers start late on a busy machine)
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if condition():

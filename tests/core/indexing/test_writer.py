@@ -18,9 +18,16 @@ from linkly_ls.core.store.writer_lock import WriterLock
 from linkly_ls.core.tools import call_tool
 
 HOLD_LOCK = (
-    "import sys, time; from pathlib import Path; from linkly_ls.core.store.writer_lock import WriterLock;"
-    "lock = WriterLock(Path(sys.argv[1])); assert lock.try_acquire(); print('held', flush=True); time.sleep(60)"
+    "import sys; from pathlib import Path; from linkly_ls.core.store.writer_lock import WriterLock;"
+    "lock = WriterLock(Path(sys.argv[1])); assert lock.try_acquire(); print('held', flush=True); sys.stdin.read()"
 )
+
+
+def hold_lock(data_dir: Path) -> subprocess.Popen[str]:
+    """Another process holding the writer lock until it is killed, or this process ends (its stdin closes)."""
+    return subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(data_dir)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
 
 
 def open_engine(data_dir: Path, library: Path) -> Engine:
@@ -53,7 +60,7 @@ def engine(tmp_path: Path, library: Path):
 def other_process_holds_the_lock(tmp_path: Path):
     data_dir = tmp_path / "data"
     data_dir.mkdir(exist_ok=True)
-    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(data_dir)], stdout=subprocess.PIPE, text=True)
+    holder = hold_lock(data_dir)
     assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
     yield holder
     holder.kill()
@@ -91,7 +98,7 @@ def test_the_role_is_held_for_the_whole_run_and_released_by_stop(engine, tmp_pat
 def test_a_background_writer_waits_for_the_role_then_indexes_and_watches(tmp_path, library):
     data_dir = tmp_path / "data"
     data_dir.mkdir()
-    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(data_dir)], stdout=subprocess.PIPE, text=True)
+    holder = hold_lock(data_dir)
     assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
     engine = open_engine(data_dir, library)
     writer = IndexWriter(engine, on_reports=lambda reports: None).start()
@@ -100,11 +107,12 @@ def test_a_background_writer_waits_for_the_role_then_indexes_and_watches(tmp_pat
         assert writer.running and not writer.held and writer.status.note() is None
         holder.kill()
         holder.wait()
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while not writer.status.initial_done and time.monotonic() < deadline:
             time.sleep(0.1)
         assert writer.held and titles(engine, "zebra") == ["Zebra"]
         (library / "okapi.md").write_text("# Okapi\n\nokapi forest\n", encoding="utf-8")
+        deadline = time.monotonic() + 60
         while not titles(engine, "okapi") and time.monotonic() < deadline:
             time.sleep(0.1)
         assert titles(engine, "okapi") == ["Okapi"], "the watcher re-indexes saved files"

@@ -49,10 +49,10 @@ def busy_process() -> Iterator[None]:
 
 def test_a_runaway_pattern_still_stops_with_the_same_error():
     document = DocumentText("x\n" + "a" * 3000 + "c\nend", (1.0, "h"))
-    started = time.monotonic()
+    cpu = time.thread_time()  # what the budget counts: a busy machine stretches the wall time, not this
     with pytest.raises(ToolError, match=r"took longer than 1 s on this document and was stopped.*\(a\+\)\+"):
         find_matching_lines(document, r"(a|aa)+\d", False)
-    assert time.monotonic() - started < 2.5
+    assert 1.0 <= time.thread_time() - cpu < 2.5
 
 
 @pytest.mark.parametrize("pattern", [r"(a+)+$", r"^(a|aa)+$", r"(a+)+b\.", r"(\w+\s?)+\d"])

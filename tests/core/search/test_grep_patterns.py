@@ -197,10 +197,10 @@ def test_plain_words_line_edges_and_repeats_match_the_reference(checkpoints):
 
 def test_a_catastrophic_pattern_on_a_line_its_suffix_matches_still_stops():
     document = DocumentText("x\n" + "a" * 5000 + "c b.\nend", (1.0, "h"))
-    started = time.monotonic()
+    cpu = time.thread_time()  # what the budget counts: a busy machine stretches the wall time, not this
     with pytest.raises(ToolError, match="took longer than 1 s"):
         find_matching_lines(document, r"(a+)+b\.", False)
-    assert time.monotonic() - started < 2.5
+    assert 1.0 <= time.thread_time() - cpu < 2.5
 
 
 def test_literals():

@@ -76,7 +76,7 @@ function H.wait_indexed(timeout_ms)
 end
 
 function H.wait_for(condition, message, timeout_ms)
-  H.check(vim.wait(timeout_ms or 10000, condition, 20), "timed out waiting: " .. message)
+  H.check(vim.wait(timeout_ms or 60000, condition, 20), "timed out waiting: " .. message)
 end
 
 --- Stop the client and wait for the server to exit, so the next run finds the index closed.

@@ -32,6 +32,8 @@ without saturating (slower, but the same vectors).
 from __future__ import annotations
 
 import platform
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +58,23 @@ def vnni_available() -> bool:
     except OSError:
         pass
     return False
+
+
+def write_integer_model(source: Path, target: Path, signed_weights: bool) -> str | None:
+    """Write the rewrite of `source` to `target` in a process of its own; None, or why it was not written.
+
+    Loading and rewriting the graph leaves about 100 MB in the process that did it (the onnx
+    package, the protobuf, freed arrays glibc keeps), which a server would carry for hours.
+    """
+    command = [sys.executable, "-m", __name__, str(source), str(target), "signed" if signed_weights else "unsigned"]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"{type(error).__name__}: {error}"
+    if done.returncode != 0:
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        return lines[-1] if lines else f"the rewrite exited with status {done.returncode}"
+    return None
 
 
 def integer_model(source: Path, signed_weights: bool) -> bytes | None:
@@ -181,3 +200,18 @@ def _without_unused(nodes: list, outputs: set[str]) -> list:
         if len(kept) == len(nodes):
             return kept
         nodes = kept
+
+
+def main(argv: list[str]) -> int:
+    """`python -m linkly_ls.core.embedding.integer_graph SOURCE TARGET signed|unsigned`."""
+    source, target, kind = argv
+    rewritten = integer_model(Path(source), kind == "signed")
+    if rewritten is None:
+        print("the model has no int8 weight products to rewrite", file=sys.stderr)
+        return 1
+    Path(target).write_bytes(rewritten)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

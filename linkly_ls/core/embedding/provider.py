@@ -87,7 +87,7 @@ def _place_model(target: Path, model_file: Path) -> None:
     """`model.onnx`: the package's graph rewritten for integer products (`integer_graph.py`), made
     once per folder and remade when the package file or the rewrite changes; a link to the
     package's own file (or a copy where links fail) when the rewrite is not possible."""
-    from linkly_ls.core.embedding.integer_graph import REWRITE_VERSION, integer_model, vnni_available
+    from linkly_ls.core.embedding.integer_graph import REWRITE_VERSION, vnni_available, write_integer_model
 
     signed = vnni_available()
     source = model_file.stat()
@@ -100,14 +100,10 @@ def _place_model(target: Path, model_file: Path) -> None:
         return
     temporary = target / f"model.onnx.{os.getpid()}.tmp"
     temporary.unlink(missing_ok=True)
-    try:
-        rewritten = integer_model(model_file, signed)
-    except Exception as error:  # noqa: BLE001 - an unexpected graph or a missing onnx: the package's graph still works
-        log.warning("the bundled model runs its float graph (%s: %s)", type(error).__name__, error)
-        rewritten = None
-    if rewritten is not None:
-        temporary.write_bytes(rewritten)
-    else:
+    problem = write_integer_model(model_file, temporary, signed)
+    if problem is not None:  # an unexpected graph or a missing onnx: the package's graph still works
+        log.warning("the bundled model runs its float graph (%s)", problem)
+        temporary.unlink(missing_ok=True)
         try:
             temporary.symlink_to(model_file)
         except OSError:

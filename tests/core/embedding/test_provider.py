@@ -65,17 +65,26 @@ def test_bundled_folder_is_assembled_from_package_files(tmp_path):
 
 
 def test_the_package_graph_is_linked_when_it_cannot_be_rewritten(tmp_path, monkeypatch, caplog):
-    """A graph the rewrite does not know (another package version, onnx missing) runs as the package ships it."""
-    from linkly_ls.core.embedding import integer_graph
+    """A graph the rewrite does not know (another package version) runs as the package ships it."""
+    import onnx
+    from onnx import TensorProto, helper
 
-    def unknown_graph(source, signed_weights):
-        raise ValueError("no int8 weight products")
+    from linkly_ls.core.embedding import provider
 
-    monkeypatch.setattr(integer_graph, "integer_model", unknown_graph)
+    weights = helper.make_tensor("w", TensorProto.FLOAT, [2, 2], [1.0, 0.0, 0.0, 1.0])
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"])], "float-only",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2])], [weights],
+    )
+    unknown = tmp_path / "float-only.onnx"
+    onnx.save(helper.make_model(graph), str(unknown))
+    monkeypatch.setattr(provider, "bundled_model_file", lambda: unknown)
     folder = assemble_bundled_folder(tmp_path / "bundled")
     model = folder / "model.onnx"
-    assert model.is_symlink() and model.stat().st_size == 22_928_619
-    assert "runs its float graph (ValueError: no int8 weight products)" in caplog.text
+    assert model.is_symlink() and model.resolve() == unknown.resolve()
+    assert "runs its float graph (the model has no int8 weight products to rewrite)" in caplog.text
+    assert not list(folder.glob("*.tmp"))
 
 
 def test_settings_from_the_config_section():

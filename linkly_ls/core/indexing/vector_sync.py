@@ -27,6 +27,7 @@ after), so a search never competes with a batch it could have avoided.
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -50,12 +51,16 @@ if TYPE_CHECKING:
     from linkly_ls.core.embedding.settings import TextEmbedder
 
 ProgressCallback = Callable[[int, int, str], None]
+log = logging.getLogger("linkly_ls.vectors")
+
 DOCS_PER_ROUND = 64
 #: a round stops taking documents past this many passages, so vectors become visible (checkpoints) steadily
 PASSAGES_PER_ROUND = 512
 #: passages handed to the embedder at once: it sorts them by length into batches; `close()` waits at most one call
 PASSAGES_PER_CALL = 256
 CHECKPOINT_SECONDS = 5.0
+#: how long `close()` waits for the background thread before leaving the indexes to it
+CLOSE_WAIT_SECONDS = 30.0
 
 
 class _Stopped(Exception):
@@ -111,6 +116,10 @@ class VectorSync:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        #: set (under `_open_lock`) when the background thread has left its loop
+        self._loop_done = False
+        #: set by a `close()` that stopped waiting for the thread: the thread closes the indexes
+        self._close_left_to_thread = False
         #: cleared while `load_in_background` loads the model; search meanwhile ranks by keywords alone
         self._model_loaded = threading.Event()
         self._model_loaded.set()
@@ -254,21 +263,28 @@ class VectorSync:
         """Embed in a background thread until `close()`; wakes up after every keyword-index flush."""
         if self._thread is not None or not self.provider.enabled:
             return
+        self._loop_done = False
         self._thread = threading.Thread(target=self._loop, name="linkly-embedding", daemon=True)
         self._thread.start()
 
     def _loop(self) -> None:
         lower_current_thread()
-        while not self._stop.is_set():
-            self._wake.clear()
-            try:
-                self.run_until_complete()
-            except Exception as error:  # a broken document or model must not kill the thread
-                self._set_state(running=False, model=f"error: {error}")
-            if self.provider.downloading():
-                self._wake.wait(5.0)
-            else:
-                self._wake.wait(60.0)
+        try:
+            while not self._stop.is_set():
+                self._wake.clear()
+                try:
+                    self.run_until_complete()
+                except Exception as error:  # a broken document or model must not kill the thread
+                    self._set_state(running=False, model=f"error: {error}")
+                if self.provider.downloading():
+                    self._wake.wait(5.0)
+                else:
+                    self._wake.wait(60.0)
+        finally:
+            with self._open_lock:
+                self._loop_done = True
+                if self._close_left_to_thread:
+                    self._close_indexes()
 
     def run_until_complete(self, progress: ProgressCallback | None = None, wait_for_model: bool = False) -> int:
         """Embed every document that lacks vectors; returns how many were embedded.
@@ -430,12 +446,29 @@ class VectorSync:
         return True
 
     def close(self) -> None:
+        """Stop the background thread and close the indexes.
+
+        A model call at the lowest priority on a saturated machine can outlast the wait: the
+        indexes are then not closed under it (its round still writes and checkpoints them) but
+        left to the thread, which closes them, releasing the writer lock, as it stops.
+        """
         self._stop.set()
         self._wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout=30)
-            self._thread = None
+        thread = self._thread  # kept until it ends: `_yield_to_requests` stops only that thread
+        if thread is not None:
+            thread.join(timeout=CLOSE_WAIT_SECONDS)
         with self._open_lock:
-            for index in self._indexes.values():
+            if thread is not None and not self._loop_done:
+                self._close_left_to_thread = True
+                return
+            self._thread = None
+            self._close_indexes()
+
+    def _close_indexes(self) -> None:
+        """(`_open_lock` held.)"""
+        for index in self._indexes.values():
+            try:
                 index.close()
-            self._indexes.clear()
+            except Exception as error:  # noqa: BLE001 - one index's checkpoint must not keep the others open
+                log.warning("closing the vector index of %s: %s", index.model_id, error)
+        self._indexes.clear()

@@ -130,6 +130,38 @@ def test_close_stops_background_embedding_within_one_model_call(tmp_path, monkey
     assert sum(when >= closing for when in went_on) <= 1, went_on
 
 
+def test_indexes_still_in_use_by_the_background_thread_are_left_for_it_to_close(tmp_path, monkeypatch):
+    """A model call at nice 19 on a saturated machine can outlast `close()`'s wait: the indexes are
+    not closed under it, and the thread closes them (releasing the writer lock) as it stops."""
+    from linkly_ls.core.indexing import vector_sync
+
+    monkeypatch.setattr(vector_sync, "CLOSE_WAIT_SECONDS", 0.2)
+    engine = indexed_engine(tmp_path, notes=30, sections=12)
+    vectors = engine.vectors
+    give_way = vectors._yield_to_requests
+    in_model_call, model_call_ends = threading.Event(), threading.Event()
+    calls: list[int] = []
+
+    def slow_model_call() -> None:
+        calls.append(1)
+        if len(calls) == 2:  # the first model call: held as a starved one would be
+            in_model_call.set()
+            model_call_ends.wait(BACKGROUND_TIMEOUT_S)
+        give_way()
+
+    monkeypatch.setattr(vectors, "_yield_to_requests", slow_model_call)
+    vectors.start()
+    thread = embedding_thread()
+    assert in_model_call.wait(BACKGROUND_TIMEOUT_S), "no model call began"
+    (index,) = vectors._indexes.values()
+    engine.close()
+    assert thread.is_alive() and index.writable and index._took_writer_lock, "closed under the running thread"
+    model_call_ends.set()
+    thread.join(BACKGROUND_TIMEOUT_S)
+    assert not thread.is_alive()
+    assert not index._took_writer_lock and vectors._indexes == {}
+
+
 def test_coverage_and_status_never_wait_for_the_vector_index_to_open(tmp_path):
     """Opening a large vector index holds the open lock for as long as it takes; coverage is read
     from the catalog alone, so `linkly status` and `list_libraries` still answer meanwhile."""

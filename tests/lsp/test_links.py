@@ -77,6 +77,7 @@ async def test_references_on_a_heading_and_on_the_title(session: Session) -> Non
 async def test_broken_links_are_warnings_at_their_range(session: Session) -> None:
     path = session.path(STRUCTS)
     text = path.read_text(encoding="utf-8")
+    open_text(session, path.as_uri(), text)  # opened here too: the test must not rely on an earlier one
     deadline = time.monotonic() + 60  # published after the file was opened, later on a busy machine
     while not session.client.diagnostics.get(path.as_uri()) and time.monotonic() < deadline:
         await asyncio.sleep(0.05)

@@ -82,9 +82,11 @@ def test_inspector_over_stdio_reaches_the_same_index(inspector, inspected, tmp_p
     for key, value in inspected.home.env().items():
         if key.startswith("LINKLY_"):
             command += ["-e", f"{key}={value}"]
+    # JSON, not `--tool-arg doc_id=...`: the inspector turns a value of digits into a number, and
+    # one document id in 300 is twelve digits (the id depends on the test's temporary path)
+    arguments = json.dumps({"pattern": "^#+ Ownership Rules", "doc_id": _ownership_id(inspected)})
     found = run_inspector(
-        inspector, tmp_path, *command, "--method", "tools/call", "--tool-name", "grep",
-        "--tool-arg", "pattern=^#+ Ownership Rules", "--tool-arg", f"doc_id={_ownership_id(inspected)}",
+        inspector, tmp_path, *command, "--method", "tools/call", "--tool-name", "grep", "--tool-args-json", arguments,
     )
     assert found["structuredContent"]["total_matches"] == 1
     failed = run_inspector(

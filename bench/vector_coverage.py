@@ -50,7 +50,6 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = REPOSITORY.parent / "shared" / "corpus"
 LINKLY = Path(sys.executable).parent / "linkly"
 MODEL_ID = "linkly/all-MiniLM-L6-v2-int8"
-FIRST_PASS_MODEL_ID = "linkly/all-MiniLM-L6-v2-static-256"
 QUERIES = [
     "how to configure a network interface",
     "memory allocation and garbage collection",
@@ -194,18 +193,26 @@ def watch_memory(pid: int, samples: Samples, stop: threading.Event) -> None:
 
 
 def watch_progress(database: Path, started: float, target: int, samples: Samples, stop: threading.Event,
-                   reached: threading.Event, total: int, on_first_pass: Callable[[float], None] | None = None) -> None:
-    """Samples coverage each second; `on_first_pass(seconds)` runs once, when all `total` chunks have first-pass vectors."""
-    last_print = 0.0
-    while not stop.wait(1.0):
-        rows = vector_rows(database)
+                   reached: threading.Event, total: int, first_pass_on: bool,
+                   on_first_pass: Callable[[float], None] | None = None) -> None:
+    """Samples coverage each second (the first pass's, when on, each 0.1 s until it is complete);
+    `on_first_pass(seconds)` runs once, when all `total` chunks have first-pass vectors."""
+    from linkly_ls.core.embedding.static import STATIC_MODEL_ID
+
+    last_print, last_sample, first_pending = 0.0, -1.0, first_pass_on
+    while not stop.wait(0.1 if first_pending else 1.0):
         now = time.monotonic() - started
+        if first_pending:
+            first_pass = vector_rows(database, STATIC_MODEL_ID)
+            samples.first_pass.append((now, first_pass))
+            first_pending = first_pass < total
+            if not first_pending and on_first_pass is not None:
+                on_first_pass(now)
+            if now - last_sample < 1.0 and first_pending:
+                continue
+        last_sample = now
+        rows = vector_rows(database)
         samples.progress.append((now, rows))
-        first_pass = vector_rows(database, FIRST_PASS_MODEL_ID)
-        samples.first_pass.append((now, first_pass))
-        if on_first_pass is not None and first_pass >= total:
-            on_first_pass(now)
-            on_first_pass = None
         if rows >= target:
             reached.set()
         if now - last_print >= 10 or rows >= target:
@@ -242,7 +249,7 @@ def run_searches(data_dir: Path, config: Path, every: float, samples: Samples, s
 
 
 def embed(data_dir: Path, config: Path, env: dict[str, str], limit: int | None, every: float,
-          probe: CollectionProbe | None = None) -> None:
+          probe: CollectionProbe | None = None, first_pass_on: bool = False) -> None:
     total = count_chunks(data_dir)
     target = min(total, limit) if limit else total
     print(f"chunks to embed: {total}" + (f" (stopping at {target})" if limit else ""), flush=True)
@@ -257,7 +264,7 @@ def embed(data_dir: Path, config: Path, env: dict[str, str], limit: int | None, 
             probe.score_paused("first pass", process.pid, probe.keyword_seconds + seconds, data_dir, config)
     threads = [
         threading.Thread(target=watch_memory, args=(process.pid, samples, stop), daemon=True),
-        threading.Thread(target=watch_progress, args=(database, started, target, samples, stop, reached, total, on_first_pass),
+        threading.Thread(target=watch_progress, args=(database, started, target, samples, stop, reached, total, first_pass_on, on_first_pass),
                          daemon=True),
         threading.Thread(target=run_searches, args=(data_dir, config, every, samples, stop), daemon=True),
     ]
@@ -292,7 +299,7 @@ def embed(data_dir: Path, config: Path, env: dict[str, str], limit: int | None, 
     else:
         print(f"coverage NOT reached; see {data_dir.parent / 'index-wait.log'} (exit status {status})")
     if first_at is not None:
-        print(f"time to all {total} chunks with first-pass vectors: {first_at:.1f} s (sampled each second)")
+        print(f"time to all {total} chunks with first-pass vectors: {first_at:.1f} s (sampled every 0.1 s)")
     print(f"linkly index --wait: wall {wall:.1f} s, CPU {cpu:.1f} s ({cpu / max(rows, 1) * 1000:.1f} CPU-ms/chunk, "
           f"{cpu / wall:.2f} cores)")
     print(f"peak RSS: process {usage.ru_maxrss / 1024:.0f} MB (wait4), sampled {samples.process_rss_mb:.0f} MB; "
@@ -322,8 +329,6 @@ def main() -> int:
     parser.add_argument("--batch-tokens", type=int, help="[embedding] batch_tokens")
     parser.add_argument("--workdir", type=Path, help="where the temporary folder goes")
     parser.add_argument("--first-pass", action="store_true", help="[embedding] first_pass = true")
-    parser.add_argument("--static-table", type=Path,
-                        help="a first-pass table built before (static-v*.npy), copied in so its one-off build is not timed")
     parser.add_argument("--collection", type=Path,
                         help="a labelled collection (a folder of ../shared/ir) as the library: search quality at each point")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
@@ -339,10 +344,6 @@ def main() -> int:
         data_dir, config = workdir / "data", workdir / "config.toml"
         write_config(config, args.threads, args.batch_tokens, args.first_pass)
         env = environment(data_dir, config)
-        if args.static_table:
-            models = data_dir / "models" / "bundled-minilm"
-            models.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(args.static_table, models / args.static_table.name)
         probe = None
         if args.collection:
             probe = CollectionProbe(args.collection, workdir / "library")
@@ -352,7 +353,7 @@ def main() -> int:
             copy_keyword_index(args.data_dir, data_dir)
         else:
             keyword_index(args.corpus, max(1, args.copies), workdir, env)
-        embed(data_dir, config, env, args.limit, args.search_every, probe)
+        embed(data_dir, config, env, args.limit, args.search_every, probe, args.first_pass)
     finally:
         if args.keep:
             print(f"kept {workdir}")

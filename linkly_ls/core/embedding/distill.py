@@ -1,40 +1,61 @@
-"""Distil a static embedding table from the bundled MiniLM model, with the model itself.
+"""Build the first-pass table from the bundled MiniLM model and real text (offline, `bench/static_table.py`).
 
-The method of model2vec (Minish Lab), without its torch dependency: every
-vocabulary token is run through the transformer alone, as `[CLS] token [SEP]`,
-and mean-pooled the way the model pools a passage; the token vectors are
-reduced by PCA (centred, not whitened) to `dims` dimensions, then weighted by
-smooth inverse frequency (SIF: a / (a + p(token))), where p follows Zipf's law
-over the vocabulary's order (WordPiece vocabularies list words by frequency
-after their character block). A passage's static vector is then the mean of
-its tokens' rows (`static.py`): no transformer at all, tens of microseconds a
-passage.
+MiniLM's vector of a passage is the mean of the model's output states of its
+tokens. A static table can only give each token one row, so the row that best
+stands in for a token's output state is its average over many real contexts:
+its *contextual mean*. A passage's first-pass vector is then the mean of its
+tokens' rows (`static.py`), an estimate of the mean the model would take.
 
-The table depends only on the model file and the parameters below, so it is
-built once on the machine (about a minute of CPU for 30,522 tokens) and kept in
-`<data_dir>/models/bundled-minilm/`; nothing is downloaded.
+A token seen in few contexts has a noisy mean, and many tokens are never seen:
+both lean on the model's output for the token alone, `[CLS] token [SEP]` (the
+model2vec method), which counts as `PRIOR_CONTEXTS` contexts of its own.
+Rows are weighted by smooth inverse frequency, a / (a + p(token)) (Arora et
+al., 2017), p measured on the same text, so that the words every passage has
+do not pull all vectors together.
+
+The result ships with linkly (`linkly_ls/models/minilm/static-table.npz`,
+8-bit rows with a scale each): no model runs and nothing is built on a user's
+machine before the first pass can start.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import numpy as np
 
-#: dimensions kept by the PCA; 256 is model2vec's default
-STATIC_DIMS = 256
 #: SIF coefficient `a`: the smaller, the more frequent tokens are damped
 SIF_COEFFICIENT = 1e-4
-#: token sequences per model call while distilling (each is three tokens long)
+#: how many contexts the token's own row counts as when its contextual mean is taken
+PRIOR_CONTEXTS = 5.0
+#: token sequences per model call while running tokens alone (each is three tokens long)
 DISTILL_BATCH = 1024
-#: bump when the method changes, so an older table is rebuilt
-TABLE_VERSION = 1
+#: passages per model call while collecting contextual states
+CONTEXT_BATCH = 16
 
 
-def table_name(dims: int = STATIC_DIMS) -> str:
-    return f"static-v{TABLE_VERSION}-{dims}.npy"
+def _session(folder: Path, threads: int | None):
+    import onnxruntime as ort
+
+    from linkly_ls.core.embedding.onnx import session_options
+
+    session = ort.InferenceSession(str(folder / "model.onnx"), session_options(threads), providers=["CPUExecutionProvider"])
+    return session, {node.name for node in session.get_inputs()}
+
+
+def _feed(ids: np.ndarray, mask: np.ndarray, inputs: set[str]) -> dict[str, np.ndarray]:
+    import numpy as np
+
+    feed = {"input_ids": ids}
+    if "attention_mask" in inputs:
+        feed["attention_mask"] = mask
+    if "token_type_ids" in inputs:
+        feed["token_type_ids"] = np.zeros_like(ids)
+    return feed
 
 
 def token_vectors(folder: Path, threads: int | None = None, only: list[int] | None = None) -> np.ndarray:
@@ -44,13 +65,11 @@ def token_vectors(folder: Path, threads: int | None = None, only: list[int] | No
     `only`: compute just these ids (the other rows stay zero).
     """
     import numpy as np
-    import onnxruntime as ort
 
-    from linkly_ls.core.embedding.onnx import load_tokenizer, session_options
+    from linkly_ls.core.embedding.onnx import load_tokenizer
 
     tokenizer = load_tokenizer(folder)
-    session = ort.InferenceSession(str(folder / "model.onnx"), session_options(threads), providers=["CPUExecutionProvider"])
-    inputs = {node.name for node in session.get_inputs()}
+    session, inputs = _session(folder, threads)
     vocabulary = tokenizer.get_vocab()
     size = max(vocabulary.values()) + 1
     cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
@@ -61,63 +80,81 @@ def token_vectors(folder: Path, threads: int | None = None, only: list[int] | No
     for start in range(0, len(wanted), DISTILL_BATCH):
         ids = wanted[start : start + DISTILL_BATCH]
         sequences = np.stack([np.full(len(ids), cls), ids, np.full(len(ids), sep)], axis=1).astype(np.int64)
-        feed = {"input_ids": sequences}
-        if "attention_mask" in inputs:
-            feed["attention_mask"] = np.ones_like(sequences)
-        if "token_type_ids" in inputs:
-            feed["token_type_ids"] = np.zeros_like(sequences)
-        pooled = session.run(None, feed)[0].mean(axis=1)
+        pooled = session.run(None, _feed(sequences, np.ones_like(sequences), inputs))[0].mean(axis=1)
         if table.shape[1] == 0:
             table = np.zeros((size, pooled.shape[1]), dtype=np.float32)
         table[ids] = pooled
     return table
 
 
-def reduce_dimensions(table: np.ndarray, dims: int) -> np.ndarray:
-    """PCA to `dims` components over the non-zero rows (zero rows stay zero)."""
+def context_sums(folder: Path, passages: Sequence[str], threads: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(sum of the model's output states of each vocabulary id over `passages`, how many times each occurs).
+
+    The passages are read as the model reads them for their vectors (the tokenizer's
+    truncation included), so the states are the ones mean pooling averages.
+    """
     import numpy as np
 
-    used = np.abs(table).sum(axis=1) > 0
-    rows = table[used].astype(np.float64)
-    mean = rows.mean(axis=0)
-    centred = rows - mean
-    _, _, components = np.linalg.svd(centred, full_matrices=False)
-    dims = min(dims, components.shape[0])
-    reduced = np.zeros((table.shape[0], dims), dtype=np.float32)
-    reduced[used] = (centred @ components[:dims].T).astype(np.float32)
-    return reduced
+    from linkly_ls.core.embedding.onnx import load_tokenizer
+
+    tokenizer = load_tokenizer(folder)
+    session, inputs = _session(folder, threads)
+    encodings = [encoding.ids for encoding in tokenizer.encode_batch(list(passages))]
+    size = tokenizer.get_vocab_size()
+    sums: np.ndarray | None = None
+    counts = np.zeros(size, dtype=np.int64)
+    order = sorted(range(len(encodings)), key=lambda index: len(encodings[index]))
+    for start in range(0, len(order), CONTEXT_BATCH):
+        batch = [encodings[index] for index in order[start : start + CONTEXT_BATCH]]
+        width = max(len(ids) for ids in batch)
+        ids = np.zeros((len(batch), width), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, tokens in enumerate(batch):
+            ids[row, : len(tokens)] = tokens
+            mask[row, : len(tokens)] = 1
+        states = session.run(None, _feed(ids, mask, inputs))[0]
+        if sums is None:
+            sums = np.zeros((size, states.shape[2]), dtype=np.float64)
+        kept = mask.astype(bool)
+        np.add.at(sums, ids[kept], states[kept])
+        np.add.at(counts, ids[kept], 1)
+    if sums is None:
+        raise ValueError("no passages to read contexts from")
+    return sums, counts
 
 
-def sif_weights(size: int, coefficient: float = SIF_COEFFICIENT) -> np.ndarray:
-    """a / (a + p) with p(id) by Zipf's law over the vocabulary order."""
+def sif_weights(counts: np.ndarray, coefficient: float = SIF_COEFFICIENT) -> np.ndarray:
+    """a / (a + p), p(id) the id's share of the tokens counted (add-one smoothed)."""
     import numpy as np
 
-    inverse_rank = 1.0 / np.arange(2, size + 2, dtype=np.float64)
-    probability = inverse_rank / inverse_rank.sum()
+    probability = (counts.astype(np.float64) + 1.0) / (counts.sum() + len(counts))
     return (coefficient / (coefficient + probability)).astype(np.float32)
 
 
-def build_table(folder: Path, dims: int = STATIC_DIMS, threads: int | None = None) -> np.ndarray:
-    """The static table (float16, vocabulary x dims) of the model in `folder`."""
+def contextual_table(
+    context_free: np.ndarray, sums: np.ndarray, counts: np.ndarray, prior: float = PRIOR_CONTEXTS
+) -> np.ndarray:
+    """Each id's contextual mean, its own row counted as `prior` contexts, weighted by SIF (float32).
+
+    Special tokens keep zero rows (their context-free row is zero and the tokenizer's
+    passages for the first pass carry none)."""
     import numpy as np
 
-    table = reduce_dimensions(token_vectors(folder, threads), dims)
-    table *= sif_weights(table.shape[0])[:, None]
-    return table.astype(np.float16)
+    seen = counts.astype(np.float64)[:, None]
+    means = (sums + prior * context_free) / (seen + prior)
+    special = ~np.abs(context_free).any(axis=1)
+    means[special] = 0.0
+    return (means * sif_weights(counts)[:, None]).astype(np.float32)
 
 
-def load_or_build_table(folder: Path, dims: int = STATIC_DIMS, threads: int | None = None) -> np.ndarray:
-    """The table kept in `folder`, built there first when missing (written atomically)."""
+def save_table(path: Path, table: np.ndarray, about: dict) -> None:
+    """The table as 8-bit rows with a float32 scale each (a row's largest magnitude maps to 127)."""
     import numpy as np
 
-    path = folder / table_name(dims)
-    if path.is_file():
-        try:
-            return np.load(path, allow_pickle=False)
-        except (OSError, ValueError):  # a truncated file from a crash: build it again
-            pass
-    table = build_table(folder, dims, threads)
-    temporary = path.with_suffix(".tmp.npy")
-    np.save(temporary, table, allow_pickle=False)
+    scales = np.abs(table).max(axis=1) / 127.0
+    scales[scales == 0] = 1.0
+    rows = np.round(table / scales[:, None]).astype(np.int8)
+    temporary = path.with_name(path.name + ".tmp")
+    with temporary.open("wb") as handle:
+        np.savez_compressed(handle, rows=rows, scales=scales.astype(np.float32), about=np.array(json.dumps(about)))
     temporary.replace(path)
-    return table

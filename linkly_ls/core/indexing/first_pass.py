@@ -3,8 +3,9 @@
 The bundled model costs tens of CPU-ms a passage, so a large library waits hours
 for its last vectors. The first-pass embedder (core/embedding/static.py) costs
 well under a millisecond, so `VectorSync` runs it over every document missing a
-first-pass vector before each refining run, and again whenever the keyword index
-brought new documents while the model was busy. First-pass vectors live in a
+first-pass vector before each refining run (before the model is even loaded),
+and again whenever the keyword index brought new documents while the model was
+busy. First-pass vectors live in a
 vector index of their own (its model id names the table); search takes a
 document's refined vectors when it has them and its first-pass vectors otherwise.
 """
@@ -14,8 +15,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
-from linkly_ls.core.embedding.distill import STATIC_DIMS
-from linkly_ls.core.embedding.static import static_model_id
+from linkly_ls.core.embedding.static import STATIC_MODEL_ID
 from linkly_ls.core.store.vector_rows import VectorRows, has_vectors
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ class FirstPass:
 
     def __init__(self, sync: VectorSync) -> None:
         self.sync = sync
-        self.model_id = static_model_id(STATIC_DIMS)
+        self.model_id = STATIC_MODEL_ID
         self._rows = VectorRows(sync.catalog, self.model_id)
         #: set when the keyword index changed; the refining loop then runs the first pass again
         self.due = threading.Event()

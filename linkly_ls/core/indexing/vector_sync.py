@@ -291,6 +291,11 @@ class VectorSync:
 
         When another process is already embedding, waits for it to finish instead.
         """
+        if self.first_pass.enabled:  # before the model loads (a second or more): the first pass takes about as long
+            with self._write_lock:
+                with self._state_lock:
+                    pending = list(self._deleted)
+                self.first_pass.run(pending)
         if wait_for_model:
             self.provider.wait_for_download()
         embedder = self.provider.current()
@@ -361,17 +366,19 @@ class VectorSync:
         hashes = [text_hash(passage) for passage in passages]
         vectors = self._vectors_for(embedder, index, passages, hashes)
         offset = 0
+        added = []
         for record, chunks in documents:
             refs = [
                 ChunkRef(record.doc_id, c.number, c.start_line, c.end_line, hashes[offset + position])
                 for position, c in enumerate(chunks)
             ]
-            index.remove_documents([record.doc_id])
-            index.add(record.doc_id, record.content_hash, refs, vectors[offset : offset + len(chunks)])
+            added.append((record.doc_id, record.content_hash, refs, vectors[offset : offset + len(chunks)]))
             offset += len(chunks)
-            done += 1
-            if progress:
-                progress(done, total, record.path)
+        index.remove_documents([record.doc_id for record, _ in documents])
+        index.add_documents(added)
+        if progress:
+            for number, (record, _) in enumerate(documents, start=done + 1):
+                progress(number, total, record.path)
         return len(documents)
 
     def _vectors_for(self, embedder: TextEmbedder, index: VectorIndex, passages: list[str], hashes: list[int]) -> np.ndarray:

@@ -175,19 +175,29 @@ class VectorIndex:
 
     def add(self, doc_id: str, content_hash: str, chunks: list[ChunkRef], vectors: np.ndarray) -> None:
         """Add a document's chunk vectors; the rows become visible to other processes at `checkpoint()`."""
+        self.add_documents([(doc_id, content_hash, chunks, vectors)])
+
+    def add_documents(self, documents: list[tuple[str, str, list[ChunkRef], np.ndarray]]) -> None:
+        """`add` for several documents (doc_id, content_hash, chunks, vectors) in one index insertion:
+        the graph inserts a batch on several threads, a document at a time on one."""
         import numpy as np  # loaded with the vectors, not with every open index
 
         assert self.writable, "this process does not hold the vector writer lock"
         with self._lock:
-            keys = np.arange(self._next_key, self._next_key + len(chunks), dtype=np.uint64)
-            self._next_key += len(chunks)
-            if len(chunks):
-                self.index.add(keys, np.asarray(vectors, dtype=np.float32))
-            self._pending_rows.extend(
-                (self.model_id, int(key), doc_id, ref.chunk, ref.start_line, ref.end_line, ref.text_hash)
-                for key, ref in zip(keys, chunks)
-            )
-            self._pending_docs.append((self.model_id, doc_id, content_hash, len(chunks)))
+            count = sum(len(chunks) for _, _, chunks, _ in documents)
+            keys = np.arange(self._next_key, self._next_key + count, dtype=np.uint64)
+            self._next_key += count
+            if count:
+                self.index.add(keys, np.concatenate([np.asarray(vectors, dtype=np.float32).reshape(-1, self.dim)
+                                                     for _, _, chunks, vectors in documents if len(chunks)]))
+            offset = 0
+            for doc_id, content_hash, chunks, _ in documents:
+                self._pending_rows.extend(
+                    (self.model_id, int(key), doc_id, ref.chunk, ref.start_line, ref.end_line, ref.text_hash)
+                    for key, ref in zip(keys[offset : offset + len(chunks)], chunks)
+                )
+                self._pending_docs.append((self.model_id, doc_id, content_hash, len(chunks)))
+                offset += len(chunks)
             self._dirty = True
 
     def remove_documents(self, doc_ids: list[str]) -> int:

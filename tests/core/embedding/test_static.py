@@ -1,4 +1,4 @@
-"""The first-pass embedder: token rows distilled from the bundled model, averaged per passage."""
+"""The first-pass embedder: token rows built from the bundled model, averaged per passage."""
 
 from __future__ import annotations
 
@@ -7,10 +7,24 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from linkly_ls.core.embedding.distill import reduce_dimensions, sif_weights, token_vectors
+from linkly_ls.core.embedding.distill import context_sums, contextual_table, save_table, sif_weights, token_vectors
 from linkly_ls.core.embedding.onnx import load_tokenizer
 from linkly_ls.core.embedding.provider import assemble_bundled_folder, load_bundled
-from linkly_ls.core.embedding.static import StaticEmbedder, static_model_id
+from linkly_ls.core.embedding.static import STATIC_MODEL_ID, StaticEmbedder
+
+PASSAGES = [
+    "The river flooded the valley after a week of heavy rain, and the old stone bridge was washed away.",
+    "Interest rates rose again, and shares on the stock exchange fell for the third day running.",
+    "The compiler reports a type error when a function returns a string where a number is expected.",
+    "Bees carry pollen from flower to flower, and many crops depend on them for their fruit.",
+]
+#: a paraphrase of each passage, in the same order
+PARAPHRASES = [
+    "storm water overflowing a stream and destroying a crossing",
+    "markets dropping as the central bank made borrowing dearer",
+    "a program fails to build because a value has the wrong type",
+    "insects pollinating plants that farmers grow",
+]
 
 
 @pytest.fixture(scope="module")
@@ -33,29 +47,75 @@ def test_a_token_row_is_what_the_model_gives_that_token_as_a_passage(folder):
     assert not np.delete(table, ids, axis=0).any()
 
 
-def test_pca_keeps_zero_rows_and_the_requested_dimensions():
-    rows = np.random.default_rng(1).normal(size=(50, 12)).astype(np.float32)
-    rows[[3, 7]] = 0
-    reduced = reduce_dimensions(rows, 4)
-    assert reduced.shape == (50, 4)
-    assert not reduced[[3, 7]].any() and np.abs(reduced).sum(axis=1)[0] > 0
-    assert np.allclose(reduced[np.abs(reduced).sum(axis=1) > 0].mean(axis=0), 0, atol=1e-4)
+def test_context_sums_are_the_output_states_mean_pooling_averages(folder):
+    """Summed over a passage's own tokens, the states give the model's vector of that passage."""
+    tokenizer = load_tokenizer(folder)
+    model = load_bundled(folder.parent, threads=1)
+    sums, counts = context_sums(folder, PASSAGES[:1], threads=1)
+    ids = tokenizer.encode(PASSAGES[0]).ids
+    assert counts.sum() == len(ids) and counts[tokenizer.token_to_id("[CLS]")] == 1
+    pooled = sums.sum(axis=0)
+    assert float(pooled @ model.embed_query(PASSAGES[0]) / np.linalg.norm(pooled)) > 0.999
+    twice, twice_counts = context_sums(folder, [PASSAGES[0], "the river"], threads=1)
+    river = tokenizer.token_to_id("river")
+    assert twice_counts[river] == 2 and not np.allclose(twice[river], 2 * sums[river]), "a token's state depends on its context"
 
 
-def test_sif_weights_damp_the_frequent_first_tokens():
-    weights = sif_weights(1000)
-    assert weights[0] < weights[10] < weights[999] <= 1.0
+def test_the_contextual_table_leans_on_the_tokens_own_row_when_contexts_are_few():
+    context_free = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    sums = np.array([[5.0, 5.0], [0.0, 0.0], [0.0, 30.0], [20.0, 0.0]])
+    counts = np.array([5, 0, 10, 2])
+    table = contextual_table(context_free, sums, counts, prior=2.0)
+    weights = sif_weights(counts)
+    assert not table[0].any(), "a special token (no row of its own) stays zero"
+    assert np.allclose(table[1], context_free[1] * weights[1]), "a token never seen keeps its own row"
+    assert np.allclose(table[2], np.array([0.0, 32.0 / 12]) * weights[2])
+    assert np.allclose(table[3], np.array([22.0 / 4, 2.0 / 4]) * weights[3])
+
+
+def test_sif_weights_damp_the_frequent_tokens():
+    weights = sif_weights(np.array([0, 10, 1000, 100000]))
+    assert weights[3] < weights[2] < weights[1] < weights[0] <= 1.0
+
+
+def test_a_saved_table_gives_the_vectors_of_the_float_table(tmp_path, folder):
+    tokenizer = load_tokenizer(folder)
+    table = np.random.default_rng(2).normal(size=(tokenizer.get_vocab_size(), 16)).astype(np.float32)
+    save_table(tmp_path / "table.npz", table, {"corpora": ["test"]})
+    with np.load(tmp_path / "table.npz") as saved:
+        assert saved["rows"].dtype == np.int8
+        embedder = StaticEmbedder(saved["rows"], saved["scales"], load_tokenizer(folder))
+    exact = StaticEmbedder(table, np.ones(len(table), dtype=np.float32), load_tokenizer(folder))
+    assert embedder.dim == 16 and embedder.model_id == STATIC_MODEL_ID
+    assert np.all(np.sum(embedder.embed_passages(PASSAGES) * exact.embed_passages(PASSAGES), axis=1) > 0.999)
 
 
 def test_a_passage_is_the_normalised_mean_of_its_token_rows(folder):
     tokenizer = load_tokenizer(folder)
-    table = np.random.default_rng(2).normal(size=(tokenizer.get_vocab_size(), 8)).astype(np.float16)
-    embedder = StaticEmbedder(table, load_tokenizer(folder))
-    assert embedder.dim == 8 and embedder.model_id == static_model_id(8)
+    rows = np.random.default_rng(2).normal(size=(tokenizer.get_vocab_size(), 8)).astype(np.float16)
+    scales = np.random.default_rng(3).uniform(0.5, 2.0, size=len(rows)).astype(np.float32)
+    embedder = StaticEmbedder(rows, scales, load_tokenizer(folder))
     vectors = embedder.embed_passages(["Rivers and bridges", "", "bridges"])
     ids = tokenizer.encode("Rivers and bridges", add_special_tokens=False).ids
-    expected = table[ids].astype(np.float32).mean(axis=0)
+    expected = (rows[ids].astype(np.float32) * scales[ids, None]).mean(axis=0)
     assert np.allclose(vectors[0], expected / np.linalg.norm(expected), atol=1e-5)
     assert not vectors[1].any(), "an empty passage has no direction"
     assert np.allclose(vectors[2], embedder.embed_query("bridges"))
     assert np.isclose(np.linalg.norm(vectors[2]), 1.0)
+
+
+def test_a_table_that_does_not_fit_the_vocabulary_is_refused(folder):
+    with pytest.raises(ValueError, match="rows"):
+        StaticEmbedder(np.zeros((10, 4), dtype=np.int8), np.ones(10, dtype=np.float32), load_tokenizer(folder))
+
+
+def test_the_shipped_table_needs_no_model_and_stands_in_for_it(folder):
+    embedder = StaticEmbedder.from_package()
+    about = StaticEmbedder.about()
+    assert embedder.dim == 384 and about["passages"] > 10_000 and about["corpora"]
+    model = load_bundled(folder.parent, threads=1)
+    static, full = embedder.embed_passages(PASSAGES), model.embed_passages(PASSAGES)
+    agreement = np.sum(static * full, axis=1)
+    assert agreement.min() > 0.5, f"cosine to the model's own vectors: {agreement}"
+    similarity = embedder.embed_queries(PARAPHRASES) @ static.T
+    assert list(similarity.argmax(axis=1)) == [0, 1, 2, 3], "each paraphrase is nearest its own passage"

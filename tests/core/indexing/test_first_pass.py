@@ -40,7 +40,6 @@ def test_first_pass_vectors_serve_until_the_model_refines_them(tmp_path):
         assert info["first_pass_coverage"] == 1.0 and info["vector_coverage"] == 0.0
         first = call_tool(engine, "search", {"query": QUERY})
         assert first.mode == "hybrid" and "first-pass" in first.mode_reason
-        assert any((tmp_path / "data" / "models" / "bundled-minilm").glob("static-*.npy"))
 
         engine.vectors.run_until_complete()
         assert library_json(engine)["vector_coverage"] == 1.0

@@ -243,3 +243,22 @@ def test_search_by_several_views_scores_each_chunk_by_its_best_view(catalog, tmp
     assert {hit.doc_id for hit in within} == {"doc00008", "doc00050"} and within[0].doc_id == "doc00008"
     assert index.search(views[:1], 5) == index.search(views[0], 5)
     index.close()
+
+
+def test_documents_added_together_are_what_they_are_added_one_by_one(catalog, tmp_path):
+    vectors = unit(7, seed=5)
+    layout = {"a": vectors[:3], "empty": vectors[:0], "b": vectors[3:7]}
+    for doc_id in layout:
+        put_document(catalog, doc_id)
+    refs = {doc_id: [ChunkRef(doc_id, n, n + 1, n + 1, text_hash=n) for n in range(len(rows))] for doc_id, rows in layout.items()}
+    together = VectorIndex(catalog, tmp_path / "together", MODEL, DIM, writer=True)
+    together.add_documents([(doc_id, "h1", refs[doc_id], rows) for doc_id, rows in layout.items()])
+    together.checkpoint()
+    found = {doc_id: [(hit.chunk, hit.start_line) for hit, _ in together.chunk_vectors(doc_id)] for doc_id in layout}
+    assert found == {"a": [(0, 1), (1, 2), (2, 3)], "empty": [], "b": [(0, 1), (1, 2), (2, 3), (3, 4)]}
+    for doc_id, rows in layout.items():
+        stored = np.stack([vector for _, vector in together.chunk_vectors(doc_id)]) if len(rows) else rows
+        assert np.allclose(stored, rows, atol=2e-3), "each document keeps its own vectors (f16 in the index)"
+    best = together.search(vectors[5], 1)[0]
+    assert (best.doc_id, best.chunk) == ("b", 2)
+    assert together.documents_with_vectors(list(layout)) >= {"a", "b"}

@@ -87,6 +87,13 @@ def _cosines(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
     return np.einsum("ij,j->i", matrix, query)
 
 
+def _file_stamp(path: Path) -> tuple[int, int, int]:
+    """What tells one saved index file from the next: every save replaces the file (a new inode),
+    so a rewrite of the same size within one timestamp tick is seen too."""
+    stat = path.stat()
+    return stat.st_ino, stat.st_mtime_ns, stat.st_size
+
+
 def model_slug(model_id: str, dim: int) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", model_id).strip("-") + f"-{dim}"
 
@@ -118,7 +125,7 @@ class VectorIndex:
         self._pending_rows: list[ChunkRow] = []
         self._pending_docs: list[DocRow] = []
         self._dirty = False
-        self._loaded_stamp: tuple[int, int] | None = None
+        self._loaded_stamp: tuple[int, int, int] | None = None
         ensure_vector_tables(catalog)
         self.writable = writer and self._take_writer_lock()
         self.index = self._open()
@@ -134,8 +141,7 @@ class VectorIndex:
         if not self.path.exists():
             self._loaded_stamp = None
             return self._new_index()
-        stat = self.path.stat()
-        self._loaded_stamp = (stat.st_mtime_ns, stat.st_size)
+        self._loaded_stamp = _file_stamp(self.path)
         return _usearch().restore(str(self.path), view=not self.writable)
 
     def _take_writer_lock(self) -> bool:
@@ -164,10 +170,10 @@ class VectorIndex:
         if self.writable:
             return
         try:
-            stat = self.path.stat()
+            stamp = _file_stamp(self.path)
         except FileNotFoundError:
             return
-        if (stat.st_mtime_ns, stat.st_size) != self._loaded_stamp:
+        if stamp != self._loaded_stamp:
             with self._lock:
                 self.index = self._open()
 

@@ -149,6 +149,26 @@ def test_reader_sees_what_the_writer_saved(catalog, tmp_path):
     reader.close()
 
 
+def test_reader_sees_a_rewrite_of_the_same_size_within_one_timestamp_tick(catalog, tmp_path):
+    import os
+
+    directory = tmp_path / "vectors"
+    writer = VectorIndex(catalog, directory, MODEL, DIM, writer=True)
+    fill(catalog, writer, documents=5, chunks_each=1)
+    reader = VectorIndex(catalog, directory, MODEL, DIM)
+    before = writer.path.stat()
+    moved = unit(1, seed=11)
+    writer.remove_documents(["doc00002"])
+    writer.add("doc00002", "h1", [ChunkRef("doc00002", 0, 1, 10)], moved)
+    writer.checkpoint()
+    os.utime(writer.path, ns=(before.st_atime_ns, before.st_mtime_ns))  # a coarse clock: the same timestamp
+    assert writer.path.stat().st_size == before.st_size and writer.path.stat().st_mtime_ns == before.st_mtime_ns
+    reader.refresh()
+    assert reader.search(moved[0], 1)[0].doc_id == "doc00002"
+    writer.close()
+    reader.close()
+
+
 def test_reopen_drops_orphans_and_requeues_changed_or_deleted_documents(catalog, tmp_path):
     directory = tmp_path / "vectors"
     index = VectorIndex(catalog, directory, MODEL, DIM, writer=True)

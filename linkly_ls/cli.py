@@ -13,6 +13,7 @@ import argparse
 import logging
 import os
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -248,6 +249,11 @@ def _embed_all(engine: Engine) -> None:
     if not engine.vectors.provider.enabled:
         print("vectors: embeddings are disabled; search is keyword-only")
         return
+    if engine.vectors.first_pass.enabled:
+        started = time.monotonic()
+        documents = engine.vectors.run_first_pass()
+        print(f"first pass: {documents} document(s) given first-pass vectors in {time.monotonic() - started:.1f} s; "
+              "search is hybrid while the model refines them", flush=True)
     embedded = engine.vectors.run_until_complete(progress=_progress_printer(), wait_for_model=True)
     status = engine.vectors.provider.status()
     if not status.ready:

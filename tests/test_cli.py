@@ -316,3 +316,18 @@ def test_links_mentions_lists_the_unlinked_mentions(tmp_path):
     shown = run(environment, "links", compost, "--mentions", "--direction", "in")
     assert shown.returncode == 0 and "### Unlinked mentions of “Compost”: 1 line(s) in 1 document(s)" in shown.stdout
     assert "--mentions" in run(environment, "links", "--help").stdout
+
+
+@pytest.mark.slow
+def test_index_wait_says_when_the_first_pass_makes_search_hybrid(tmp_path):
+    environment = fresh_env(tmp_path, "[embedding]\nfirst_pass = true\n")
+    library = tmp_path / "notes"
+    library.mkdir()
+    for source in (FIXTURES / "notes" / "rust").glob("*.md"):
+        (library / source.name).write_bytes(source.read_bytes())
+    result = run(environment, "index", str(library), "--library", "rust", "--wait")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    first = next(number for number, line in enumerate(lines) if line.startswith("first pass: 3 document(s)"))
+    refined = next(number for number, line in enumerate(lines) if line.startswith("vectors: 3 document(s) embedded"))
+    assert first < refined

@@ -286,16 +286,21 @@ class VectorSync:
                 if self._close_left_to_thread:
                     self._close_indexes()
 
+    def run_first_pass(self) -> int:
+        """Give every document without a first-pass vector one (0 when the first pass is off)."""
+        if not self.first_pass.enabled:
+            return 0
+        with self._write_lock:
+            with self._state_lock:
+                pending = list(self._deleted)
+            return self.first_pass.run(pending)
+
     def run_until_complete(self, progress: ProgressCallback | None = None, wait_for_model: bool = False) -> int:
         """Embed every document that lacks vectors; returns how many were embedded.
 
         When another process is already embedding, waits for it to finish instead.
         """
-        if self.first_pass.enabled:  # before the model loads (a second or more): the first pass takes about as long
-            with self._write_lock:
-                with self._state_lock:
-                    pending = list(self._deleted)
-                self.first_pass.run(pending)
+        self.run_first_pass()  # before the model loads (a second or more): the first pass takes about as long
         if wait_for_model:
             self.provider.wait_for_download()
         embedder = self.provider.current()

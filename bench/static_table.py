@@ -63,6 +63,14 @@ def passages_of(corpus: Path, scratch: Path) -> list[str]:
         engine.close()
 
 
+def describe(corpus: Path) -> str:
+    if corpus == SHARED_CORPUS:
+        return "shared/corpus"
+    if corpus == home_corpus.DEFAULT_CACHE / corpus.name:
+        return f"home-like corpus (bench/home_corpus.py, {corpus.name})"
+    return corpus.name
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, action="append",
@@ -88,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         context_free = token_vectors(folder, args.threads)
         table = contextual_table(context_free, sums, counts)
         about = {
-            "corpora": [corpus.name if corpus != SHARED_CORPUS else "shared/corpus" for corpus in corpora],
+            "corpora": [describe(corpus) for corpus in corpora],
             "passages": len(passages),
             "tokens": int(counts.sum()),
             "distinct_tokens_seen": int((counts > 0).sum()),

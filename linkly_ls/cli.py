@@ -13,7 +13,6 @@ import argparse
 import logging
 import os
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -249,17 +248,30 @@ def _embed_all(engine: Engine) -> None:
     if not engine.vectors.provider.enabled:
         print("vectors: embeddings are disabled; search is keyword-only")
         return
-    if engine.vectors.first_pass.enabled:
-        started = time.monotonic()
-        documents = engine.vectors.run_first_pass()
-        print(f"first pass: {documents} document(s) given first-pass vectors in {time.monotonic() - started:.1f} s; "
-              "search is hybrid while the model refines them", flush=True)
-    embedded = engine.vectors.run_until_complete(progress=_progress_printer(), wait_for_model=True)
+    embedded = engine.vectors.run_until_complete(
+        progress=_progress_printer(), wait_for_model=True, on_first_pass=_first_pass_printer(engine)
+    )
     status = engine.vectors.provider.status()
     if not status.ready:
-        print(f"vectors: none computed ({status.reason}); search is keyword-only")
+        first_pass = any(share > 0 for share in engine.vectors.first_pass.coverage().values())
+        print(f"vectors: none computed ({status.reason}); search ranks by "
+              + ("keywords and first-pass vectors" if first_pass else "keywords only"))
         return
     print(f"vectors: {embedded} document(s) embedded with {status.model}; every chunk has its vector")
+
+
+def _first_pass_printer(engine: Engine):
+    def report(documents: int | None, seconds: float) -> None:
+        if documents is None:
+            why = engine.vectors.provider.first_pass_problem or "another linkly process is writing the index"
+            print(f"first pass: not run ({why})", flush=True)
+        elif documents:
+            print(f"first pass: {documents} document(s) given first-pass vectors in {seconds:.1f} s; "
+                  "search is hybrid while the model refines them", flush=True)
+        else:
+            print("first pass: every document has its first-pass vectors", flush=True)
+
+    return report
 
 
 def run_watch(engine: Engine, args: argparse.Namespace) -> int:

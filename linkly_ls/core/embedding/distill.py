@@ -7,8 +7,9 @@ its *contextual mean*. A passage's first-pass vector is then the mean of its
 tokens' rows (`static.py`), an estimate of the mean the model would take.
 
 A token seen in few contexts has a noisy mean, and many tokens are never seen:
-both lean on the model's output for the token alone, `[CLS] token [SEP]` (the
-model2vec method), which counts as `PRIOR_CONTEXTS` contexts of its own.
+both lean on the model's output for the token alone, `[CLS] token [SEP]` pooled
+as a passage is (the model2vec method; a stand-in for the token's own state),
+which counts as `PRIOR_CONTEXTS` contexts of its own.
 Rows are weighted by smooth inverse frequency, a / (a + p(token)) (Arora et
 al., 2017), p measured on the same text, so that the words every passage has
 do not pull all vectors together.

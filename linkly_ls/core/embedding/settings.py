@@ -30,7 +30,7 @@ class EmbeddingSettings:
     threads: int | None = None
     #: bundled model: tokens (padding included) per model call, which bounds its activation memory
     batch_tokens: int = DEFAULT_BATCH_TOKENS
-    #: a fast first vector for every chunk (a static table distilled from the bundled model) before the model's own;
+    #: a fast first vector for every chunk (a static table shipped with linkly) before the model's own;
     #: off by default: on the labelled collections it did not beat keyword search by the 3% it must (README)
     first_pass: bool = False
 

@@ -20,12 +20,27 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import numpy as np
 
-#: first-pass vectors are stored under this model id: a new table method takes a new id
-STATIC_MODEL_ID = "linkly/all-MiniLM-L6-v2-contextual-384"
-#: the table inside the package (linkly_ls/models/minilm/)
+#: first-pass vectors are stored under this model id; a new table takes a new id (with TABLE_SHA256:
+#: vectors of an older table would otherwise be compared with queries embedded by the new one)
+STATIC_MODEL_ID = "linkly/all-MiniLM-L6-v2-contextual-384-1"
+#: the table inside the package (linkly_ls/models/minilm/), and the sha256 of the file that id names
 TABLE_FILE = "static-table.npz"
+TABLE_SHA256 = "a8754f30f29ef6d5a6106a76385e29c086b07ff00f78b78d4f4317a6d2d351c0"
 #: tokens of a passage averaged; static vectors do not need the transformer's 256-token cut
 STATIC_MAX_TOKENS = 512
+
+
+def _table_file():
+    return resources.files("linkly_ls.models") / "minilm" / TABLE_FILE
+
+
+def package_tokenizer():
+    """The bundled model's WordPiece tokenizer from linkly's own files (no model package needed), unpadded."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_str((resources.files("linkly_ls.models") / "minilm" / "tokenizer.json").read_text(encoding="utf-8"))
+    tokenizer.no_padding()
+    return tokenizer
 
 
 class StaticEmbedder:
@@ -50,22 +65,17 @@ class StaticEmbedder:
     def from_package(cls) -> StaticEmbedder:
         """The embedder of the table and tokenizer that ship with linkly."""
         import numpy as np
-        from tokenizers import Tokenizer
 
-        folder = resources.files("linkly_ls.models") / "minilm"
-        tokenizer = Tokenizer.from_str((folder / "tokenizer.json").read_text(encoding="utf-8"))
-        tokenizer.no_padding()
-        with (folder / TABLE_FILE).open("rb") as handle, np.load(handle, allow_pickle=False) as table:
-            return cls(table["rows"], table["scales"], tokenizer)
+        with _table_file().open("rb") as handle, np.load(handle, allow_pickle=False) as table:
+            return cls(table["rows"], table["scales"], package_tokenizer())
 
     @staticmethod
     def about() -> dict:
         """What the shipped table says of how it was built (`bench/static_table.py` writes it)."""
         import numpy as np
 
-        with (resources.files("linkly_ls.models") / "minilm" / TABLE_FILE).open("rb") as handle:
-            with np.load(handle, allow_pickle=False) as table:
-                return json.loads(str(table["about"]))
+        with _table_file().open("rb") as handle, np.load(handle, allow_pickle=False) as table:
+            return json.loads(str(table["about"]))
 
     def embed_passages(self, texts: Sequence[str], batch_size: int = 0) -> np.ndarray:
         """Vectors of `texts`, in their order (`batch_size` is accepted for the embedder protocol)."""

@@ -33,24 +33,42 @@ class FirstPass:
         self._rows = VectorRows(sync.catalog, self.model_id)
         #: set when the keyword index changed; the refining loop then runs the first pass again
         self.due = threading.Event()
+        #: the last run left every document with a first-pass vector
+        self.complete = False
 
     @property
     def enabled(self) -> bool:
         provider = self.sync.provider
         return provider.enabled and provider.settings.first_pass
 
-    def run(self, deleted: list[str]) -> int:
-        """Give every document without a first-pass vector one; forget `deleted`. Writer side only."""
+    def run(self, deleted: list[str]) -> int | None:
+        """Give every document without a first-pass vector one; forget `deleted`. Writer side only.
+
+        Returns how many documents got one, or None when it could not run (off, no table, or the
+        index is another process's to write)."""
         self.due.clear()
-        embedder = self.sync.provider.first_pass() if self.enabled else None
-        if embedder is None:
-            return 0
-        index = self.sync.index_for(embedder, writer=True)
-        if index is None:
-            return 0
+        embedder, index = self._writer_side()
+        if embedder is None or index is None:
+            return None
         index.remove_documents(deleted)
         index.checkpoint()
-        return self.sync._embed_missing(embedder, index, None)
+        documents = self.sync._embed_missing(embedder, index, None)
+        self.complete = not self.sync.stopping()
+        return documents
+
+    def forget(self, deleted: list[str]) -> None:
+        """Drop the first-pass vectors of deleted documents (the refining run's share of `run`)."""
+        if deleted and self.enabled:
+            _, index = self._writer_side()
+            if index is not None:
+                index.remove_documents(deleted)
+                index.checkpoint()
+
+    def _writer_side(self) -> tuple[StaticEmbedder | None, VectorIndex | None]:
+        embedder = self.sync.provider.first_pass() if self.enabled else None
+        if embedder is None:
+            return None, None
+        return embedder, self.sync.index_for(embedder, writer=True)
 
     def catch_up(self) -> None:
         """Between refining rounds: the first pass over documents the keyword index added meanwhile."""

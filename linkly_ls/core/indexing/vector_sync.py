@@ -51,6 +51,8 @@ if TYPE_CHECKING:
     from linkly_ls.core.embedding.settings import TextEmbedder
 
 ProgressCallback = Callable[[int, int, str], None]
+#: (documents given a first-pass vector, None when the first pass could not run; seconds it took)
+FirstPassCallback = Callable[[int | None, float], None]
 log = logging.getLogger("linkly_ls.vectors")
 
 DOCS_PER_ROUND = 64
@@ -286,21 +288,33 @@ class VectorSync:
                 if self._close_left_to_thread:
                     self._close_indexes()
 
-    def run_first_pass(self) -> int:
-        """Give every document without a first-pass vector one (0 when the first pass is off)."""
-        if not self.first_pass.enabled:
+    def run_first_pass(self, on_done: FirstPassCallback | None = None) -> int | None:
+        """Give every document without a first-pass vector one; how many got one, None when it could
+        not run. Skipped (0) while the last run left none without and the keyword index brought nothing
+        since. `on_done(documents, seconds)` is called when it ran."""
+        if not self.first_pass.enabled or (self.first_pass.complete and not self.first_pass.due.is_set()):
             return 0
+        started = time.monotonic()
         with self._write_lock:
             with self._state_lock:
                 pending = list(self._deleted)
-            return self.first_pass.run(pending)
+            documents = self.first_pass.run(pending)
+        if on_done is not None:
+            on_done(documents, time.monotonic() - started)
+        return documents
 
-    def run_until_complete(self, progress: ProgressCallback | None = None, wait_for_model: bool = False) -> int:
+    def stopping(self) -> bool:
+        return self._stop.is_set()
+
+    def run_until_complete(
+        self, progress: ProgressCallback | None = None, wait_for_model: bool = False, on_first_pass: FirstPassCallback | None = None
+    ) -> int:
         """Embed every document that lacks vectors; returns how many were embedded.
 
-        When another process is already embedding, waits for it to finish instead.
+        The first pass runs first, before the model loads (loading takes a second or more, the first
+        pass about as long). When another process is already embedding, waits for it to finish instead.
         """
-        self.run_first_pass()  # before the model loads (a second or more): the first pass takes about as long
+        self.run_first_pass(on_first_pass)
         if wait_for_model:
             self.provider.wait_for_download()
         embedder = self.provider.current()
@@ -318,7 +332,7 @@ class VectorSync:
                 deleted, self._deleted = list(self._deleted), set()
             index.remove_documents(deleted)
             index.checkpoint()
-            self.first_pass.run(deleted)
+            self.first_pass.forget(deleted)
             return self._embed_missing(embedder, index, progress)
 
     def _embed_missing(self, embedder: TextEmbedder, index: VectorIndex, progress: ProgressCallback | None) -> int:

@@ -87,6 +87,10 @@ def _cosines(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
     return np.einsum("ij,j->i", matrix, query)
 
 
+#: most vectors one insertion takes while holding the index lock (a search waits for at most one)
+INSERT_SLICE = 64
+
+
 def _file_stamp(path: Path) -> tuple[int, int, int]:
     """What tells one saved index file from the next: every save replaces the file (a new inode),
     so a rewrite of the same size within one timestamp tick is seen too."""
@@ -184,18 +188,31 @@ class VectorIndex:
         self.add_documents([(doc_id, content_hash, chunks, vectors)])
 
     def add_documents(self, documents: list[tuple[str, str, list[ChunkRef], np.ndarray]]) -> None:
-        """`add` for several documents (doc_id, content_hash, chunks, vectors) in one index insertion:
-        the graph inserts a batch on several threads, a document at a time on one."""
+        """`add` for several documents (doc_id, content_hash, chunks, vectors): the index takes up to
+        INSERT_SLICE vectors per insertion (a batch goes in on several threads, a document at a time on
+        one), and the lock is let go between slices so that searches wait at most one slice."""
+        assert self.writable, "this process does not hold the vector writer lock"
+        for doc_id, _, chunks, vectors in documents:
+            if len(vectors) != len(chunks):
+                raise ValueError(f"{doc_id}: {len(vectors)} vectors for {len(chunks)} chunks")
+        start = 0
+        while start < len(documents):
+            end, size = start, 0
+            while end < len(documents) and (end == start or size + len(documents[end][2]) <= INSERT_SLICE):
+                size += len(documents[end][2])
+                end += 1
+            self._insert(documents[start:end], size)
+            start = end
+
+    def _insert(self, documents: list[tuple[str, str, list[ChunkRef], np.ndarray]], count: int) -> None:
         import numpy as np  # loaded with the vectors, not with every open index
 
-        assert self.writable, "this process does not hold the vector writer lock"
         with self._lock:
-            count = sum(len(chunks) for _, _, chunks, _ in documents)
             keys = np.arange(self._next_key, self._next_key + count, dtype=np.uint64)
             self._next_key += count
             if count:
-                self.index.add(keys, np.concatenate([np.asarray(vectors, dtype=np.float32).reshape(-1, self.dim)
-                                                     for _, _, chunks, vectors in documents if len(chunks)]))
+                rows = [np.asarray(vectors, dtype=np.float32).reshape(-1, self.dim) for _, _, chunks, vectors in documents]
+                self.index.add(keys, np.concatenate(rows))
             offset = 0
             for doc_id, content_hash, chunks, _ in documents:
                 self._pending_rows.extend(

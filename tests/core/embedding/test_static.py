@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import hashlib
+from importlib import resources
+
 import numpy as np
 import pytest
 
 from linkly_ls.core.embedding.distill import context_sums, contextual_table, save_table, sif_weights, token_vectors
 from linkly_ls.core.embedding.onnx import load_tokenizer
 from linkly_ls.core.embedding.provider import assemble_bundled_folder, load_bundled
-from linkly_ls.core.embedding.static import STATIC_MODEL_ID, StaticEmbedder
+from linkly_ls.core.embedding.static import STATIC_MODEL_ID, TABLE_SHA256, StaticEmbedder, package_tokenizer
 
 PASSAGES = [
     "The river flooded the valley after a week of heavy rain, and the old stone bridge was washed away.",
@@ -78,23 +81,23 @@ def test_sif_weights_damp_the_frequent_tokens():
     assert weights[3] < weights[2] < weights[1] < weights[0] <= 1.0
 
 
-def test_a_saved_table_gives_the_vectors_of_the_float_table(tmp_path, folder):
-    tokenizer = load_tokenizer(folder)
+def test_a_saved_table_gives_the_vectors_of_the_float_table(tmp_path):
+    tokenizer = package_tokenizer()
     table = np.random.default_rng(2).normal(size=(tokenizer.get_vocab_size(), 16)).astype(np.float32)
     save_table(tmp_path / "table.npz", table, {"corpora": ["test"]})
     with np.load(tmp_path / "table.npz") as saved:
         assert saved["rows"].dtype == np.int8
-        embedder = StaticEmbedder(saved["rows"], saved["scales"], load_tokenizer(folder))
-    exact = StaticEmbedder(table, np.ones(len(table), dtype=np.float32), load_tokenizer(folder))
+        embedder = StaticEmbedder(saved["rows"], saved["scales"], package_tokenizer())
+    exact = StaticEmbedder(table, np.ones(len(table), dtype=np.float32), package_tokenizer())
     assert embedder.dim == 16 and embedder.model_id == STATIC_MODEL_ID
     assert np.all(np.sum(embedder.embed_passages(PASSAGES) * exact.embed_passages(PASSAGES), axis=1) > 0.999)
 
 
-def test_a_passage_is_the_normalised_mean_of_its_token_rows(folder):
-    tokenizer = load_tokenizer(folder)
+def test_a_passage_is_the_normalised_mean_of_its_token_rows():
+    tokenizer = package_tokenizer()
     rows = np.random.default_rng(2).normal(size=(tokenizer.get_vocab_size(), 8)).astype(np.float16)
     scales = np.random.default_rng(3).uniform(0.5, 2.0, size=len(rows)).astype(np.float32)
-    embedder = StaticEmbedder(rows, scales, load_tokenizer(folder))
+    embedder = StaticEmbedder(rows, scales, package_tokenizer())
     vectors = embedder.embed_passages(["Rivers and bridges", "", "bridges"])
     ids = tokenizer.encode("Rivers and bridges", add_special_tokens=False).ids
     expected = (rows[ids].astype(np.float32) * scales[ids, None]).mean(axis=0)
@@ -104,9 +107,18 @@ def test_a_passage_is_the_normalised_mean_of_its_token_rows(folder):
     assert np.isclose(np.linalg.norm(vectors[2]), 1.0)
 
 
-def test_a_table_that_does_not_fit_the_vocabulary_is_refused(folder):
+def test_a_table_that_does_not_fit_the_vocabulary_is_refused():
     with pytest.raises(ValueError, match="rows"):
-        StaticEmbedder(np.zeros((10, 4), dtype=np.int8), np.ones(10, dtype=np.float32), load_tokenizer(folder))
+        StaticEmbedder(np.zeros((10, 4), dtype=np.int8), np.ones(10, dtype=np.float32), package_tokenizer())
+
+
+def test_the_shipped_table_is_the_one_its_model_id_names():
+    """A rebuilt table must come with a new STATIC_MODEL_ID: stored first-pass vectors of the old one
+    would otherwise be compared with queries embedded by the new one."""
+    data = (resources.files("linkly_ls.models") / "minilm" / "static-table.npz").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == TABLE_SHA256, "a new table: set TABLE_SHA256 and a new STATIC_MODEL_ID"
+    embedder = StaticEmbedder.from_package()
+    assert embedder.dim == 384 and len(embedder.embed_query("a first-pass vector").nonzero()[0]) > 300
 
 
 def test_the_shipped_table_needs_no_model_and_stands_in_for_it(folder):

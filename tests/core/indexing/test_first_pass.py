@@ -36,6 +36,7 @@ def test_first_pass_vectors_serve_until_the_model_refines_them(tmp_path):
         engine.index()
         assert library_json(engine)["first_pass_coverage"] == 0.0
         assert engine.vectors.first_pass.run([]) > 0
+        assert not (tmp_path / "data" / "models" / "bundled-minilm" / "model.onnx").exists(), "the first pass needs no model"
         info = library_json(engine)
         assert info["first_pass_coverage"] == 1.0 and info["vector_coverage"] == 0.0
         first = call_tool(engine, "search", {"query": QUERY})
@@ -55,3 +56,28 @@ def test_first_pass_vectors_serve_until_the_model_refines_them(tmp_path):
     finally:
         engine.close()
         plain.close()
+
+
+@pytest.mark.slow
+def test_the_first_pass_is_done_before_the_model_loads(tmp_path):
+    library = copy_fixtures(tmp_path / "library")
+    engine = open_engine(tmp_path / "data", library, first_pass="true")
+    provider = engine.vectors.provider
+    seen_when_loading: list[float] = []
+    load = provider.current
+
+    def current():
+        seen_when_loading.append(library_json(engine)["first_pass_coverage"])
+        return load()
+
+    provider.current = current
+    reports: list[tuple[int | None, float]] = []
+    try:
+        engine.index()
+        engine.vectors.run_until_complete(on_first_pass=lambda documents, seconds: reports.append((documents, seconds)))
+        assert seen_when_loading and seen_when_loading[0] == 1.0
+        assert len(reports) == 1 and reports[0][0] == engine.catalog.count()
+        assert engine.vectors.run_first_pass() == 0, "nothing new since: the first pass is not run again"
+        assert library_json(engine)["vector_coverage"] == 1.0
+    finally:
+        engine.close()

@@ -265,7 +265,9 @@ def test_search_by_several_views_scores_each_chunk_by_its_best_view(catalog, tmp
     index.close()
 
 
-def test_documents_added_together_are_what_they_are_added_one_by_one(catalog, tmp_path):
+@pytest.mark.parametrize("slice_size", [64, 3, 1])
+def test_documents_added_together_are_what_they_are_added_one_by_one(catalog, tmp_path, monkeypatch, slice_size):
+    monkeypatch.setattr("linkly_ls.core.search.vectors.INSERT_SLICE", slice_size)
     vectors = unit(7, seed=5)
     layout = {"a": vectors[:3], "empty": vectors[:0], "b": vectors[3:7]}
     for doc_id in layout:
@@ -282,3 +284,14 @@ def test_documents_added_together_are_what_they_are_added_one_by_one(catalog, tm
     best = together.search(vectors[5], 1)[0]
     assert (best.doc_id, best.chunk) == ("b", 2)
     assert together.documents_with_vectors(list(layout)) >= {"a", "b"}
+    with pytest.raises(ValueError, match="2 vectors for 1 chunks"):
+        together.add_documents([("a", "h1", refs["a"][:1], vectors[:2])])
+
+
+def test_adding_no_documents_leaves_the_saved_index_alone(catalog, tmp_path):
+    index = VectorIndex(catalog, tmp_path / "vectors", MODEL, DIM, writer=True)
+    fill(catalog, index, documents=2, chunks_each=1)
+    saved = index.path.stat().st_ino
+    index.add_documents([])
+    index.checkpoint()
+    assert index.path.stat().st_ino == saved, "nothing new: readers have nothing to reload"

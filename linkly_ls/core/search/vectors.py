@@ -189,8 +189,10 @@ class VectorIndex:
 
     def add_documents(self, documents: list[tuple[str, str, list[ChunkRef], np.ndarray]]) -> None:
         """`add` for several documents (doc_id, content_hash, chunks, vectors): the index takes up to
-        INSERT_SLICE vectors per insertion (a batch goes in on several threads, a document at a time on
-        one), and the lock is let go between slices so that searches wait at most one slice."""
+        INSERT_SLICE vectors per insertion, and the lock is let go between slices so that searches wait
+        for one slice at most. Each insertion runs on one thread: the graph then depends only on the
+        order of the vectors, so a run resumed after a crash builds the index an uninterrupted run
+        builds (several threads made its approximate answers differ)."""
         assert self.writable, "this process does not hold the vector writer lock"
         for doc_id, _, chunks, vectors in documents:
             if len(vectors) != len(chunks):
@@ -212,7 +214,7 @@ class VectorIndex:
             self._next_key += count
             if count:
                 rows = [np.asarray(vectors, dtype=np.float32).reshape(-1, self.dim) for _, _, chunks, vectors in documents]
-                self.index.add(keys, np.concatenate(rows))
+                self.index.add(keys, np.concatenate(rows), threads=1)
             offset = 0
             for doc_id, content_hash, chunks, _ in documents:
                 self._pending_rows.extend(

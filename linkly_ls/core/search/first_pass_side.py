@@ -4,7 +4,10 @@ A document is compared with the query by one kind of vector: its refined
 vectors (the model's) when it has them, else its first-pass vectors (the static
 table's, core/embedding/static.py). The two kinds live in different spaces, so
 their cosines are not comparable: each kind is min-max scaled over its own
-candidates before fusion (`vector_parts`). Once every document is refined the
+candidates before fusion (`vector_parts`). The query is compared with
+first-pass vectors by its own table vector, joined with its vector from the
+model the table was distilled from whenever search may use that model
+(`static.joint_query_vector`). Once every document is refined the
 first pass is not consulted at all, and ranking is what it is without it.
 """
 
@@ -13,9 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from linkly_ls.core.embedding.static import joint_query_vector
+
 if TYPE_CHECKING:
     import numpy as np
 
+    from linkly_ls.core.embedding.settings import TextEmbedder
     from linkly_ls.core.embedding.static import StaticEmbedder
     from linkly_ls.core.indexing.vector_sync import VectorSync
     from linkly_ls.core.search.ranking import RankedDocument
@@ -34,10 +40,18 @@ class FirstPassSide:
     index: VectorIndex
     #: the refined index, whose documents the first pass leaves alone (None: nothing is refined yet)
     refined: VectorIndex | None
+    #: the table's source model when search may use it (`VectorSync.table_source_model`), else None
+    model: TextEmbedder | None = None
 
-    def hits(self, query: str, limit: int, allowed_doc_ids: list[str] | None) -> tuple[np.ndarray, list[VectorHit]]:
-        """The query's first-pass vector, and the nearest first-pass chunks of documents not refined yet."""
+    def hits(
+        self, query: str, limit: int, allowed_doc_ids: list[str] | None, model_vector: np.ndarray | None = None
+    ) -> tuple[np.ndarray, list[VectorHit]]:
+        """The query's first-pass vector, and the nearest first-pass chunks of documents not refined yet.
+
+        `model_vector`: the query's vector from `model`, joined with its table vector when given."""
         vector = self.embedder.embed_query(query)
+        if model_vector is not None:
+            vector = joint_query_vector(vector, model_vector)
         hits = self.index.search(vector, limit, allowed_doc_ids)
         if self.refined is None or not hits:
             return vector, hits
@@ -57,7 +71,7 @@ def first_pass_side(sync: VectorSync, refined: VectorIndex | None) -> FirstPassS
     embedder, index = sync.first_pass.search_side()
     if embedder is None or index is None:
         return None
-    return FirstPassSide(embedder, index, refined)
+    return FirstPassSide(embedder, index, refined, sync.table_source_model())
 
 
 def vector_parts(documents: list[RankedDocument]) -> dict[str, float]:

@@ -208,7 +208,7 @@ def rank_documents(
         views = query_views.view_vectors(query, query_vector, lambda sentences: embed_queries(embedder, sentences))
         vector_hits = index.search(views, vector_chunks, allowed_doc_ids)
     _add_vector_side(documents, vector_hits)
-    first_hits = _add_first_pass_side(documents, first, query, vector_chunks, allowed_doc_ids)
+    first_hits = _add_first_pass_side(documents, first, query, vector_chunks, allowed_doc_ids, query_vector)
     if index is None or query_vector is None:
         return _first_pass_only(engine, first, documents, mode, building, fusion)
     if mode == "vector":
@@ -249,11 +249,20 @@ def _add_vector_side(documents: dict[str, RankedDocument], vector_hits: list[Vec
 
 
 def _add_first_pass_side(
-    documents: dict[str, RankedDocument], first: FirstPassSide | None, query: str, limit: int, allowed: list[str] | None
+    documents: dict[str, RankedDocument],
+    first: FirstPassSide | None,
+    query: str,
+    limit: int,
+    allowed: list[str] | None,
+    query_vector: np.ndarray | None,
 ) -> list[VectorHit]:
+    """`query_vector`: the refined side's vector of the query (None: nothing is refined yet)."""
     if first is None:
         return []
-    _, hits = first.hits(query, limit, allowed)
+    model_vector = None
+    if first.model is not None:  # the refined side's model is the current one, the same as `first.model`
+        model_vector = query_vector if query_vector is not None else embed_query(first.model, query)
+    _, hits = first.hits(query, limit, allowed, model_vector)
     _add_vector_side(documents, hits, FIRST_PASS)
     return hits
 

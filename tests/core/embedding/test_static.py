@@ -12,7 +12,15 @@ from linkly_ls.core.embedding.distill import context_sums, contextual_table, sav
 from linkly_ls.core.embedding.onnx import load_tokenizer
 from linkly_ls.core.embedding.provider import assemble_bundled_folder, load_bundled
 from linkly_ls.core.embedding.settings import packaged_model_file
-from linkly_ls.core.embedding.static import STATIC_MODEL_ID, TABLE_FILE, TABLE_SHA256, StaticEmbedder, package_tokenizer
+from linkly_ls.core.embedding.static import (
+    SOURCE_MODEL_ID,
+    STATIC_MODEL_ID,
+    TABLE_FILE,
+    TABLE_SHA256,
+    StaticEmbedder,
+    joint_query_vector,
+    package_tokenizer,
+)
 
 PASSAGES = [
     "The river flooded the valley after a week of heavy rain, and the old stone bridge was washed away.",
@@ -106,6 +114,14 @@ def test_a_passage_is_the_normalised_mean_of_its_token_rows():
     assert np.isclose(np.linalg.norm(vectors[2]), 1.0)
 
 
+def test_a_joint_query_vector_weighs_both_readings_alike_whatever_their_lengths():
+    static, model = np.array([3.0, 0.0, 0.0], dtype=np.float32), np.array([0.0, 0.5, 0.0], dtype=np.float32)
+    joint = joint_query_vector(static, model)
+    assert joint.dtype == np.float32 and np.isclose(np.linalg.norm(joint), 1.0)
+    assert np.allclose(joint, [2**-0.5, 2**-0.5, 0.0])
+    assert np.allclose(joint_query_vector(static, static * 7), [1.0, 0.0, 0.0])
+
+
 def test_a_table_that_does_not_fit_the_vocabulary_is_refused():
     with pytest.raises(ValueError, match="rows"):
         StaticEmbedder(np.zeros((10, 4), dtype=np.int8), np.ones(10, dtype=np.float32), package_tokenizer())
@@ -125,6 +141,7 @@ def test_the_shipped_table_needs_no_model_and_stands_in_for_it(folder):
     about = StaticEmbedder.about()
     assert embedder.dim == 384 and about["passages"] > 10_000 and about["corpora"]
     model = load_bundled(folder.parent, threads=1)
+    assert model.model_id == SOURCE_MODEL_ID, "the table was distilled from the bundled model"
     static, full = embedder.embed_passages(PASSAGES), model.embed_passages(PASSAGES)
     agreement = np.sum(static * full, axis=1)
     assert agreement.min() > 0.5, f"cosine to the model's own vectors: {agreement}"

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
+import numpy as np
 import pytest
 
 from linkly_ls.core.config import ConfigError
 from linkly_ls.core.embedding.settings import EmbeddingSettings
+from linkly_ls.core.embedding.static import SOURCE_MODEL_ID, joint_query_vector
+from linkly_ls.core.search.first_pass_side import first_pass_side
 from linkly_ls.core.tools import call_tool
 from tests.core.search.test_ranking import copy_fixtures, open_engine
 
@@ -59,25 +65,62 @@ def test_first_pass_vectors_serve_until_the_model_refines_them(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_first_pass_is_done_before_the_model_loads(tmp_path):
+def test_the_first_pass_does_not_wait_for_the_model_which_loads_meanwhile(tmp_path):
     library = copy_fixtures(tmp_path / "library")
     engine = open_engine(tmp_path / "data", library, first_pass="true")
     provider = engine.vectors.provider
-    seen_when_loading: list[float] = []
     load = provider.current
+    loading, loaded = threading.Event(), threading.Event()
 
-    def current():
-        seen_when_loading.append(library_json(engine)["first_pass_coverage"])
+    def slow_current():
+        loading.set()
+        loaded.wait(30)  # a model that takes long to load: a first pass waiting for it would take 30 s
         return load()
 
-    provider.current = current
-    reports: list[tuple[int | None, float]] = []
+    provider.current = slow_current
+    reports: list[tuple[int | None, bool]] = []
+
+    def on_first_pass(documents: int | None, seconds: float) -> None:
+        reports.append((documents, loaded.is_set()))
+        loaded.set()
+
     try:
         engine.index()
-        engine.vectors.run_until_complete(on_first_pass=lambda documents, seconds: reports.append((documents, seconds)))
-        assert seen_when_loading and seen_when_loading[0] == 1.0
-        assert len(reports) == 1 and reports[0][0] == engine.catalog.count()
+        started = time.monotonic()
+        engine.vectors.run_until_complete(on_first_pass=on_first_pass)
+        assert time.monotonic() - started < 25
+        assert reports == [(engine.catalog.count(), False)], "the first pass ended while the model was loading"
+        assert loading.is_set()
         assert engine.vectors.run_first_pass() == 0, "nothing new since: the first pass is not run again"
         assert library_json(engine)["vector_coverage"] == 1.0
+    finally:
+        loaded.set()
+        engine.close()
+
+
+@pytest.mark.slow
+def test_first_pass_queries_join_the_models_vector_once_search_may_use_the_model(tmp_path):
+    library = copy_fixtures(tmp_path / "library")
+    engine = open_engine(tmp_path / "data", library, first_pass="true")
+    try:
+        engine.index()
+        engine.vectors.first_pass.run([])
+        engine.vectors.load_in_background(delay_s=60)  # as a language server does for its first answers
+        assert first_pass_side(engine.vectors, None).model is None
+        held = call_tool(engine, "search", {"query": QUERY})
+        assert held.mode == "hybrid" and "first-pass" in held.mode_reason
+        assert not (tmp_path / "data" / "models" / "bundled-minilm" / "model.onnx").exists(), "search loaded no model"
+    finally:
+        engine.close()
+    engine = open_engine(tmp_path / "data", library, first_pass="true")
+    try:
+        side = first_pass_side(engine.vectors, None)
+        assert side is not None and side.model is not None and side.model.model_id == SOURCE_MODEL_ID
+        static, model = side.embedder.embed_query(QUERY), side.model.embed_query(QUERY)
+        vector, hits = side.hits(QUERY, 20, None, model)
+        assert np.allclose(vector, joint_query_vector(static, model)) and hits
+        joined = call_tool(engine, "search", {"query": QUERY})
+        assert joined.mode == "hybrid" and "first-pass" in joined.mode_reason
+        assert [hit.doc_id for hit in joined.results][:1] == [hit.doc_id for hit in held.results][:1]
     finally:
         engine.close()

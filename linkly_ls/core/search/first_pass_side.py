@@ -32,6 +32,10 @@ FIRST_PASS = "first_pass"
 #: weight of the keyword side in the convex combination for a document ranked by its first-pass vector:
 #: chosen by leave-one-collection-out among 0.5-0.9 (README, "The first vector pass")
 FIRST_PASS_KEYWORD_WEIGHT = 0.8
+#: how a query is read for first-pass vectors once the table's source model may be used: "joint"
+#: (both readings, `static.joint_query_vector`), "table" or "model" alone; chosen by leave-one-collection-out
+#: among the three (README, "The first vector pass"; `bench/first_pass_readings.py`)
+QUERY_READING = "joint"
 
 
 @dataclass
@@ -50,8 +54,10 @@ class FirstPassSide:
 
         `model_vector`: the query's vector from `model`, joined with its table vector when given."""
         vector = self.embedder.embed_query(query)
-        if model_vector is not None:
+        if model_vector is not None and QUERY_READING == "joint":
             vector = joint_query_vector(vector, model_vector)
+        elif model_vector is not None and QUERY_READING == "model":
+            vector = model_vector
         hits = self.index.search(vector, limit, allowed_doc_ids)
         if self.refined is None or not hits:
             return vector, hits

@@ -7,7 +7,9 @@ nDCG@10 through the `search` tool (the harness of `bench/ir_eval.py`):
 - keyword: right after keyword indexing, `mode` keyword;
 - first pass: when every chunk has a first-pass vector, `mode` hybrid, with the
   refining process stopped (SIGSTOP) while the queries run, so the figure is the
-  state at that moment (documents the model already refined count as refined);
+  state at that moment (documents the model already refined count as refined),
+  the bundled model loaded first in the scoring process (the refining process
+  loads it beside the first pass; first-pass search then joins its query vector);
 - refined: once every chunk has the model's vector, `mode` hybrid.
 
 Each point's time is printed as seconds from the start of keyword indexing and
@@ -60,13 +62,16 @@ class CollectionProbe:
         print(f"keyword index of {self.collection.name} ({len(self.collection.docs)} documents): "
               f"{self.keyword_seconds:.1f} s", flush=True)
 
-    def score(self, label: str, mode: str, seconds: float, data_dir: Path, config: Path) -> None:
-        """Every query through `search` in `mode` on a fresh engine over `data_dir`."""
+    def score(self, label: str, mode: str, seconds: float, data_dir: Path, config: Path, load_model: bool = False) -> None:
+        """Every query through `search` in `mode` on a fresh engine over `data_dir`; `load_model`: with
+        the bundled model loaded first, as the serving process has it once its refining run loaded it."""
         os.environ["LINKLY_DATA_DIR"], os.environ["LINKLY_CONFIG"] = str(data_dir), str(config)
         from linkly_ls.core.config import load_config
         from linkly_ls.core.engine import Engine
 
         engine = Engine(load_config())
+        if load_model:
+            engine.vectors.provider.current()
         try:
             scores = evaluation.evaluate(engine, self.collection, self.names, mode, recall=False)
         finally:
@@ -80,7 +85,7 @@ class CollectionProbe:
         stopped = time.monotonic()
         os.kill(pid, signal.SIGSTOP)
         try:
-            self.score(label, "hybrid", seconds, data_dir, config)
+            self.score(label, "hybrid", seconds, data_dir, config, load_model=True)
         finally:
             os.kill(pid, signal.SIGCONT)
             self.paused_seconds += time.monotonic() - stopped

@@ -6,7 +6,8 @@ Usage:
 Without a folder it takes every collection in ../shared/ir. Each is indexed as
 `ir_eval.py` indexes it, with `[embedding] first_pass` on, and given first-pass
 vectors only (the model refines nothing), the state of a library in the seconds
-after keyword indexing. Every query then goes through the `search` tool: once in
+after keyword indexing, with the bundled model loaded (the refining run loads it
+beside the first pass). Every query then goes through the `search` tool: once in
 keyword mode, and in hybrid mode for each candidate, the query's reading for
 first-pass vectors (`first_pass_side.QUERY_READING`: its table vector, its
 vector from the bundled model, or both joined) times the keyword weight of
@@ -56,6 +57,7 @@ def collection_ratios(folder: Path, work: Path) -> tuple[str, dict[str, float]]:
     try:
         engine.index()
         engine.vectors.run_first_pass()
+        engine.vectors.provider.current()  # loaded, as the refining run loads it beside the first pass
         keyword = evaluation.evaluate(engine, collection, names, "keyword", recall=False).ndcg10
         ratios: dict[str, float] = {}
         for name, overrides in candidates().items():

@@ -163,6 +163,10 @@ class EmbeddingProvider:
                 return self._configured
         return self._load_bundled()
 
+    def loaded_bundled(self) -> OnnxEmbedder | None:
+        """The bundled model if it is loaded already; never loads it and never waits for a load."""
+        return self._bundled if self.enabled else None
+
     def first_pass(self) -> StaticEmbedder | None:
         """The first-pass embedder, loaded at most once; None when embeddings or the first pass are
         off, or its table cannot be read (`first_pass_problem` says why)."""

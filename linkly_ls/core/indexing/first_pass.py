@@ -3,9 +3,9 @@
 The bundled model costs tens of CPU-ms a passage, so a large library waits hours
 for its last vectors. The first-pass embedder (core/embedding/static.py) costs
 well under a millisecond, so `VectorSync` runs it over every document missing a
-first-pass vector before each refining run (before the model is even loaded),
-and again whenever the keyword index brought new documents while the model was
-busy. First-pass vectors live in a
+first-pass vector before each refining run (while the model loads on another
+thread), and again whenever the keyword index brought new documents while the
+model was busy. First-pass vectors live in a
 vector index of their own (its model id names the table); search takes a
 document's refined vectors when it has them and its first-pass vectors otherwise.
 """

@@ -196,12 +196,13 @@ class VectorSync:
         return embedder, index, f"model {embedder.model_id}"
 
     def table_source_model(self) -> TextEmbedder | None:
-        """The model the first-pass table was distilled from, when search may use it now (as in
-        `search_index`: never while a language server holds the model back), else None."""
+        """The model the first-pass table was distilled from, when it is loaded and search may use it
+        (as in `search_index`: not while a language server holds the model back), else None. Never
+        loads it: until the refining run has loaded it, first-pass search reads the query by the table."""
         if not self.first_pass.enabled or not self._model_loaded.is_set():
             return None
-        embedder = self.provider.current()
-        return embedder if embedder is not None and embedder.model_id == SOURCE_MODEL_ID else None
+        model = self.provider.loaded_bundled()
+        return model if model is not None and model.model_id == SOURCE_MODEL_ID else None
 
     # state
 
@@ -327,10 +328,10 @@ class VectorSync:
         """Embed every document that lacks vectors; returns how many were embedded.
 
         The first pass runs first, while the model loads on another thread (loading takes a second or
-        more, the first pass about as long; search joins the model's query vector to the table's once
-        it is loaded). When another process is already embedding, waits for it to finish instead.
+        more, the first pass about as long; first-pass search joins the model's query vector to the
+        table's once the model is loaded). When another process is already embedding, waits for it to finish instead.
         """
-        if self.first_pass.enabled and not self.first_pass.complete:
+        if self.first_pass.enabled and not self.first_pass.complete and self.provider.loaded_bundled() is None:
             threading.Thread(target=self._load_model_quietly, name="linkly-model-load", daemon=True).start()
         self.run_first_pass(on_first_pass)
         if wait_for_model:

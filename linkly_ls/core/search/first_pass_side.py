@@ -36,6 +36,7 @@ FIRST_PASS_KEYWORD_WEIGHT = 0.8
 #: (both readings, `static.joint_query_vector`), "table" or "model" alone; chosen by leave-one-collection-out
 #: among the three (README, "The first vector pass"; `bench/first_pass_readings.py`)
 QUERY_READING = "joint"
+QUERY_READINGS = ("joint", "table", "model")
 
 
 @dataclass
@@ -47,22 +48,27 @@ class FirstPassSide:
     #: the table's source model when search may use it (`VectorSync.table_source_model`), else None
     model: TextEmbedder | None = None
 
+    @property
+    def reads_with_model(self) -> bool:
+        """Whether `hits` wants the query's vector from `model` (it is loaded and the reading uses it)."""
+        if QUERY_READING not in QUERY_READINGS:
+            raise ValueError(f"first_pass_side.QUERY_READING is {QUERY_READING!r}, not one of {QUERY_READINGS}")
+        return self.model is not None and QUERY_READING != "table"
+
     def hits(
         self, query: str, limit: int, allowed_doc_ids: list[str] | None, model_vector: np.ndarray | None = None
-    ) -> tuple[np.ndarray, list[VectorHit]]:
-        """The query's first-pass vector, and the nearest first-pass chunks of documents not refined yet.
+    ) -> list[VectorHit]:
+        """The nearest first-pass chunks of documents not refined yet.
 
-        `model_vector`: the query's vector from `model`, joined with its table vector when given."""
+        `model_vector`: the query's vector from `model` (see `reads_with_model`); None: the table's alone."""
         vector = self.embedder.embed_query(query)
-        if model_vector is not None and QUERY_READING == "joint":
-            vector = joint_query_vector(vector, model_vector)
-        elif model_vector is not None and QUERY_READING == "model":
-            vector = model_vector
+        if model_vector is not None:
+            vector = model_vector if QUERY_READING == "model" else joint_query_vector(vector, model_vector)
         hits = self.index.search(vector, limit, allowed_doc_ids)
         if self.refined is None or not hits:
-            return vector, hits
+            return hits
         refined = self.refined.documents_with_vectors(list({hit.doc_id for hit in hits}))
-        return vector, [hit for hit in hits if hit.doc_id not in refined]
+        return [hit for hit in hits if hit.doc_id not in refined]
 
     def documents_with_vectors(self, doc_ids: list[str]) -> set[str]:
         return self.index.documents_with_vectors(doc_ids)

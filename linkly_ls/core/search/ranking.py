@@ -27,6 +27,7 @@ A document the model has not refined yet takes its first-pass vector
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -43,6 +44,7 @@ from linkly_ls.core.search.vectors import VectorHit, VectorIndex
 if TYPE_CHECKING:
     import numpy as np
 
+log = logging.getLogger("linkly_ls.search")
 RRF_K = 60
 KEYWORD_CANDIDATE_CHUNKS = 400
 VECTOR_CANDIDATE_CHUNKS = 300
@@ -208,7 +210,7 @@ def rank_documents(
         views = query_views.view_vectors(query, query_vector, lambda sentences: embed_queries(embedder, sentences))
         vector_hits = index.search(views, vector_chunks, allowed_doc_ids)
     _add_vector_side(documents, vector_hits)
-    first_hits = _add_first_pass_side(documents, first, query, vector_chunks, allowed_doc_ids, query_vector)
+    first_hits = _add_first_pass_side(documents, first, query, vector_chunks, allowed_doc_ids, embedder, query_vector)
     if index is None or query_vector is None:
         return _first_pass_only(engine, first, documents, mode, building, fusion)
     if mode == "vector":
@@ -254,15 +256,23 @@ def _add_first_pass_side(
     query: str,
     limit: int,
     allowed: list[str] | None,
+    embedder: TextEmbedder | None,
     query_vector: np.ndarray | None,
 ) -> list[VectorHit]:
-    """`query_vector`: the refined side's vector of the query (None: nothing is refined yet)."""
+    """`embedder`, `query_vector`: the refined side's model and its vector of the query (None: nothing
+    is refined yet); the vector is reused for the first-pass side when that model is the table's source."""
     if first is None:
         return []
     model_vector = None
-    if first.model is not None:  # the refined side's model is the current one, the same as `first.model`
-        model_vector = query_vector if query_vector is not None else embed_query(first.model, query)
-    _, hits = first.hits(query, limit, allowed, model_vector)
+    if first.reads_with_model:
+        if embedder is first.model and query_vector is not None:
+            model_vector = query_vector
+        else:
+            try:
+                model_vector = embed_query(first.model, query)
+            except Exception as error:  # noqa: BLE001 - the table's reading alone still ranks
+                log.warning("the model could not read the query for first-pass vectors: %s", error)
+    hits = first.hits(query, limit, allowed, model_vector)
     _add_vector_side(documents, hits, FIRST_PASS)
     return hits
 

@@ -30,7 +30,9 @@ class FirstPass:
     def __init__(self, sync: VectorSync) -> None:
         self.sync = sync
         self.model_id = STATIC_MODEL_ID
-        self._rows = VectorRows(sync.catalog, self.model_id)
+        #: the refined models: a document they have refined needs no first-pass vector (`drop_refined`)
+        self.covered_by = tuple(sync.provider.model_ids())
+        self._rows = VectorRows(sync.catalog, self.model_id, covered_by=self.covered_by)
         #: set when the keyword index changed; the refining loop then runs the first pass again
         self.due = threading.Event()
         #: the last run left every document with a first-pass vector
@@ -50,7 +52,7 @@ class FirstPass:
         embedder, index = self._writer_side()
         if embedder is None or index is None:
             return None
-        index.remove_documents(deleted)
+        index.remove_documents(deleted + self._rows.covered_documents())
         index.checkpoint()
         documents = self.sync._embed_missing(embedder, index, None)
         self.complete = not self.sync.stopping()
@@ -62,6 +64,22 @@ class FirstPass:
             _, index = self._writer_side()
             if index is not None:
                 index.remove_documents(deleted)
+                index.checkpoint()
+
+    def drop_refined(self) -> None:
+        """Forget the first-pass vectors of documents the model has refined, once its vectors are saved.
+
+        Search compares a refined document by its refined vectors only, so its first-pass vectors would
+        only take space: once every document is refined the first-pass index is empty (and its file
+        small again). A document the model has not refined keeps its first-pass vectors; one added or
+        changed later gets new ones. Also done at the start of each first pass (after a crash)."""
+        if not self.enabled:
+            return
+        refined = self._rows.covered_documents()
+        if refined:
+            _, index = self._writer_side()
+            if index is not None:
+                index.remove_documents(refined)
                 index.checkpoint()
 
     def _writer_side(self) -> tuple[StaticEmbedder | None, VectorIndex | None]:

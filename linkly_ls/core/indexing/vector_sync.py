@@ -138,14 +138,26 @@ class VectorSync:
             if index is not None and (index.writable or not writer):
                 index.refresh()
                 return index
+            covered_by = self.first_pass.covered_by if embedder.model_id == self.first_pass.model_id else ()
             candidate = VectorIndex(
-                self.catalog, self.directory, embedder.model_id, embedder.dim, writer=writer, writer_lock=self.writer_lock
+                self.catalog,
+                self.directory,
+                embedder.model_id,
+                embedder.dim,
+                writer=writer,
+                writer_lock=self.writer_lock,
+                covered_by=covered_by,
             )
             if writer and not candidate.writable:
                 candidate.close()
                 if index is None:
                     index = VectorIndex(
-                        self.catalog, self.directory, embedder.model_id, embedder.dim, writer_lock=self.writer_lock
+                        self.catalog,
+                        self.directory,
+                        embedder.model_id,
+                        embedder.dim,
+                        writer_lock=self.writer_lock,
+                        covered_by=covered_by,
                     )
                     self._indexes[embedder.model_id] = index
                 return None
@@ -376,6 +388,8 @@ class VectorSync:
                     last_checkpoint = time.monotonic()
         finally:
             index.checkpoint()
+            if index.model_id != self.first_pass.model_id:
+                self.first_pass.drop_refined()
             self._set_state(running=False)
         return done
 

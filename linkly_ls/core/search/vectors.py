@@ -113,9 +113,11 @@ class VectorIndex:
         dim: int,
         writer: bool = False,
         writer_lock: WriterLock | None = None,
+        covered_by: tuple[str, ...] = (),
     ) -> None:
         """`writer`: ask for writing, granted while this process holds `writer_lock` (the index's
-        one writer lock; by default one of its own, on `<directory>/../writer.lock`)."""
+        one writer lock; by default one of its own, on `<directory>/../writer.lock`). `covered_by`:
+        models whose vectors stand in for this one's (`VectorRows`)."""
         self.catalog = catalog
         self.model_id = model_id
         self.dim = dim
@@ -125,7 +127,7 @@ class VectorIndex:
         self._lock = threading.RLock()
         self._writer_lock = writer_lock or WriterLock(directory.parent)
         self._took_writer_lock = False
-        self.rows = VectorRows(catalog, model_id, CHUNKING_VERSION)
+        self.rows = VectorRows(catalog, model_id, CHUNKING_VERSION, covered_by)
         self._pending_rows: list[ChunkRow] = []
         self._pending_docs: list[DocRow] = []
         self._dirty = False
@@ -241,6 +243,8 @@ class VectorIndex:
             self.rows.delete_documents(doc_ids)
             if keys:
                 self.index.remove(np.asarray(keys, dtype=np.uint64))
+                if len(self.index) == 0 and not self._pending_rows:
+                    self.index = self._new_index()  # usearch keeps removed entries in its file: start afresh
                 self._dirty = True
             return len(keys)
 

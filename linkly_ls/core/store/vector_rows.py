@@ -107,11 +107,14 @@ def forget_vectors_of(catalog: Catalog, doc_ids: list[str]) -> None:
 class VectorRows:
     """The vector rows of one model. Each call uses the calling thread's catalog connection."""
 
-    def __init__(self, catalog: Catalog, model_id: str, chunking: int = 1) -> None:
-        """`chunking`: the chunking version rows are written with; documents cut by an older one are missing."""
+    def __init__(self, catalog: Catalog, model_id: str, chunking: int = 1, covered_by: tuple[str, ...] = ()) -> None:
+        """`chunking`: the chunking version rows are written with; documents cut by an older one are missing.
+        `covered_by`: models whose current vectors stand in for this one's (the first pass's are dropped
+        once the model has refined a document): such a document is neither missing nor uncovered."""
         self.catalog = catalog
         self.model_id = model_id
         self.chunking = chunking
+        self.covered_by = covered_by
         #: (connection, its (data_version, total_changes), coverage) of the last `coverage()`
         self._coverage: tuple[object, tuple[int, int], dict[str, tuple[int, int]]] | None = None
 
@@ -249,17 +252,41 @@ class VectorRows:
 
     def missing_documents(self, limit: int) -> list[tuple[str, str]]:
         """(doc_id, content_hash) of at most `limit` documents without current vectors, or cut by an older
-        chunking: newest day first, then smallest."""
+        chunking, and not covered by another model's: newest day first, then smallest."""
         rows = self.catalog.connect().execute(
             "SELECT d.doc_id, d.content_hash FROM documents d LEFT JOIN vector_docs v "
             "ON v.model = ? AND v.doc_id = d.doc_id AND v.content_hash = d.content_hash AND v.chunking >= ? "
-            "WHERE v.doc_id IS NULL ORDER BY d.mtime_ns / 86400000000000 DESC, d.word_count ASC LIMIT ?",
-            (self.model_id, self.chunking, limit),
+            f"WHERE v.doc_id IS NULL{self._not_covered()} "
+            "ORDER BY d.mtime_ns / 86400000000000 DESC, d.word_count ASC LIMIT ?",
+            (self.model_id, self.chunking, *self.covered_by, limit),
         )
         return rows.fetchall()
 
+    def covered_documents(self) -> list[str]:
+        """Documents with this model's rows whose current vectors of a `covered_by` model stand in for them."""
+        if not self.covered_by:
+            return []
+        marks = ",".join("?" * len(self.covered_by))
+        rows = self.catalog.connect().execute(
+            "SELECT v.doc_id FROM vector_docs v JOIN documents d ON d.doc_id = v.doc_id "
+            "JOIN vector_docs r ON r.doc_id = d.doc_id AND r.content_hash = d.content_hash "
+            f"AND r.model IN ({marks}) WHERE v.model = ? GROUP BY v.doc_id",
+            (*self.covered_by, self.model_id),
+        )
+        return [row[0] for row in rows]
+
+    def _not_covered(self) -> str:
+        """A condition on documents `d`: no current vectors of a `covered_by` model (its ids bound in order)."""
+        if not self.covered_by:
+            return ""
+        marks = ",".join("?" * len(self.covered_by))
+        return (
+            " AND NOT EXISTS (SELECT 1 FROM vector_docs r WHERE r.doc_id = d.doc_id "
+            f"AND r.content_hash = d.content_hash AND r.model IN ({marks}))"
+        )
+
     def coverage(self) -> dict[str, tuple[int, int]]:
-        """library -> (words in documents with current vectors, all words). Every hybrid search asks and
+        """library -> (words in documents with current vectors or covered, all words). Every hybrid search asks and
         the answer reads all documents, so it is kept until the database changes: `data_version` moves
         when another connection commits, `total_changes` when this thread's connection does."""
         db = self.catalog.connect()
@@ -268,10 +295,10 @@ class VectorRows:
         if cached is not None and cached[0] is db and cached[1] == stamp:
             return dict(cached[2])
         rows = db.execute(
-            "SELECT d.library, SUM(CASE WHEN v.doc_id IS NULL THEN 0 ELSE d.word_count END), SUM(d.word_count) "
-            "FROM documents d LEFT JOIN vector_docs v "
+            f"SELECT d.library, SUM(CASE WHEN v.doc_id IS NULL{self._not_covered()} THEN 0 ELSE d.word_count END), "
+            "SUM(d.word_count) FROM documents d LEFT JOIN vector_docs v "
             "ON v.model = ? AND v.doc_id = d.doc_id AND v.content_hash = d.content_hash GROUP BY d.library",
-            (self.model_id,),
+            (*self.covered_by, self.model_id),
         )
         coverage = {library: (int(done or 0), int(total or 0)) for library, done, total in rows}
         self._coverage = (db, stamp, coverage)

@@ -68,6 +68,37 @@ def test_first_pass_vectors_serve_until_the_model_refines_them(tmp_path):
 
 
 @pytest.mark.slow
+def test_refined_documents_give_up_their_first_pass_vectors_and_new_ones_get_them(tmp_path):
+    library = copy_fixtures(tmp_path / "library")
+    engine = open_engine(tmp_path / "data", library, first_pass="true")
+    try:
+        engine.index()
+        documents = engine.catalog.count()
+        assert engine.vectors.first_pass.run([]) == documents
+        _, first_index = engine.vectors.first_pass.search_side()
+        full_size = first_index.path.stat().st_size
+        engine.vectors.run_until_complete()
+        info = library_json(engine)
+        assert info["vector_coverage"] == 1.0 and info["first_pass_coverage"] == 1.0, "refined counts as covered"
+        assert engine.vectors.first_pass.search_side() == (None, None), "no first-pass vector is left"
+        assert first_index.path.stat().st_size < full_size / 4, "the first-pass index file is small again"
+        assert engine.vectors.first_pass.run([]) == 0, "refined documents need no first-pass vector"
+
+        (library / "notes" / "new-note.md").parent.mkdir(exist_ok=True)
+        (library / "notes" / "new-note.md").write_text("# Tide tables\n\nHigh water at the harbour mouth.\n")
+        engine.index()
+        assert library_json(engine)["first_pass_coverage"] < 1.0
+        assert engine.vectors.first_pass.run([]) == 1, "only the new document gets a first-pass vector"
+        assert library_json(engine)["first_pass_coverage"] == 1.0 and library_json(engine)["vector_coverage"] < 1.0
+        found = call_tool(engine, "search", {"query": "harbour tide tables"})
+        assert found.mode == "hybrid" and "first-pass" in found.mode_reason
+        engine.vectors.run_until_complete()
+        assert engine.vectors.first_pass.search_side() == (None, None)
+    finally:
+        engine.close()
+
+
+@pytest.mark.slow
 def test_the_first_pass_does_not_wait_for_the_model_which_loads_meanwhile(tmp_path):
     library = copy_fixtures(tmp_path / "library")
     engine = open_engine(tmp_path / "data", library, first_pass="true")

@@ -19,7 +19,9 @@ Then `linkly index --wait` runs again to the end, and:
 - every catalog document has exactly one vector row per chunk (the chunks that
   chunking its stored lines gives, same numbers and line ranges), and its
   `vector_docs` row names its current content hash and that chunk count;
-- the saved usearch file holds exactly the keys of those rows (no orphans);
+- the saved usearch file holds exactly the keys of those rows (no orphans), and
+  the first pass's index holds none (refined documents give up their first-pass
+  vectors);
 - hybrid searches find the same documents as in the clean build.
 """
 
@@ -171,9 +173,9 @@ def check_vectors(data_dir: Path) -> tuple[list[str], dict[str, Any]]:
     """Problems with the vectors of a finished run, and what search finds."""
     problems: list[str] = []
     rows, docs, _ = vector_rows(data_dir)
-    files = saved_keys(data_dir)
-    if len(files) != 1:
-        problems.append(f"{len(files)} vector index files: {sorted(files)}")
+    files = {name: keys for name, keys in saved_keys(data_dir).items() if keys}
+    if len(files) != 1:  # the first pass's index is emptied once the model has refined every document
+        problems.append(f"{len(files)} vector index files with vectors: {sorted(files)}")
     file_keys = set().union(*files.values()) if files else set()
     row_keys = [entry[3] for found in rows.values() for entry in found]
     if len(row_keys) != len(set(row_keys)):

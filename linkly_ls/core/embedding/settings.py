@@ -36,9 +36,9 @@ class EmbeddingSettings:
     threads: int | None = None
     #: bundled model: tokens (padding included) per model call, which bounds its activation memory
     batch_tokens: int = DEFAULT_BATCH_TOKENS
-    #: a fast first vector for every chunk (a static table shipped with linkly) before the model's own;
-    #: off by default: on the labelled collections it did not beat keyword search by the 3% it must (README)
-    first_pass: bool = False
+    #: a fast first vector for every chunk (a static table shipped with linkly) before the model's own,
+    #: dropped once the model has refined the chunk's document (README, "The first vector pass")
+    first_pass: bool = True
 
     @classmethod
     def from_section(cls, section: dict[str, Any]) -> EmbeddingSettings:
@@ -54,7 +54,7 @@ class EmbeddingSettings:
                 batch_size=max(1, int(section.get("batch_size", DEFAULT_BATCH_SIZE))),
                 threads=int(threads) if threads else None,
                 batch_tokens=max(16, int(section.get("batch_tokens", DEFAULT_BATCH_TOKENS))),
-                first_pass=_flag(section.get("first_pass", False)),
+                first_pass=_flag(section.get("first_pass", True)),
             )
         except (TypeError, ValueError) as error:
             raise ConfigError(f"[embedding] batch_size, batch_tokens and threads must be numbers, first_pass true or false: {error}") from error

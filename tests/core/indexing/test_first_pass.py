@@ -29,9 +29,9 @@ def ranked_ids(engine, query: str) -> list[str]:
     return [hit.doc_id for hit in call_tool(engine, "search", {"query": query, "limit": 20}).results]
 
 
-def test_first_pass_is_off_by_default_and_a_bad_value_is_a_config_error():
-    assert EmbeddingSettings.from_section({}).first_pass is False
-    assert EmbeddingSettings.from_section({"first_pass": "on"}).first_pass is True
+def test_first_pass_is_on_by_default_and_a_bad_value_is_a_config_error():
+    assert EmbeddingSettings.from_section({}).first_pass is True
+    assert EmbeddingSettings.from_section({"first_pass": "off"}).first_pass is False
     with pytest.raises(ConfigError):
         EmbeddingSettings.from_section({"first_pass": "sometimes"})
 
@@ -40,7 +40,7 @@ def test_first_pass_is_off_by_default_and_a_bad_value_is_a_config_error():
 def test_first_pass_vectors_serve_until_the_model_refines_them(tmp_path):
     library = copy_fixtures(tmp_path / "library")
     engine = open_engine(tmp_path / "data", library, first_pass="true")
-    plain = open_engine(tmp_path / "plain", library)
+    plain = open_engine(tmp_path / "plain", library, first_pass="false")
     try:
         engine.index()
         assert library_json(engine)["first_pass_coverage"] == 0.0

@@ -13,6 +13,7 @@ import pytest
 from linkly_ls.core import background
 from linkly_ls.core.background import LOW_PRIORITY_NICE
 from linkly_ls.core.config import Config, LibraryConfig
+from linkly_ls.core.embedding.static import STATIC_MODEL_ID
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.tools import call_tool
 
@@ -56,8 +57,9 @@ def embedding_thread() -> threading.Thread:
 
 
 def all_embedded(engine: Engine, documents: int) -> bool:
+    """The model's run (not the first pass before it) has embedded `documents` and stopped."""
     state = engine.vectors.state()
-    return state.done == documents and not state.running
+    return state.done == documents and not state.running and state.model != STATIC_MODEL_ID
 
 
 def wait_for(condition, timeout: float) -> bool:

@@ -5,7 +5,8 @@ Usage:
     python bench/vector_coverage.py --limit 1500         # stop after 1,500 chunks have vectors
     python bench/vector_coverage.py --copies 4           # 4 copies of the corpus (~60k chunks)
     python bench/vector_coverage.py --data-dir DIR       # start from an existing keyword index
-    python bench/vector_coverage.py --first-pass         # the first vector pass on: time to first-pass coverage too
+    python bench/vector_coverage.py --first-pass         # the first vector pass on (linkly's default; off without
+                                                         # the flag, to time the model alone): first-pass coverage too
     python bench/vector_coverage.py --first-pass --collection ../shared/ir/medline   # and search quality at each point
 
 1. Keyword-indexes the corpus (`linkly index CORPUS`) into a temporary
@@ -328,7 +329,9 @@ def main() -> int:
     parser.add_argument("--threads", type=int, help="[embedding] threads (default: every core)")
     parser.add_argument("--batch-tokens", type=int, help="[embedding] batch_tokens")
     parser.add_argument("--workdir", type=Path, help="where the temporary folder goes")
-    parser.add_argument("--first-pass", action="store_true", help="[embedding] first_pass = true")
+    parser.add_argument("--first-pass", action="store_true",
+                        help="[embedding] first_pass = true, linkly's default (without it the bench turns the first "
+                             "pass off, to time the model alone)")
     parser.add_argument("--collection", type=Path,
                         help="a labelled collection (a folder of ../shared/ir) as the library: search quality at each point")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")

@@ -269,7 +269,7 @@ def _first_pass_printer(engine: Engine):
             print(f"first pass: {documents} document(s) given first-pass vectors in {seconds:.1f} s; "
                   "search is hybrid while the model refines them", flush=True)
         else:
-            print("first pass: every document has its first-pass vectors", flush=True)
+            print("first pass: nothing to do (every document has a first-pass or a refined vector)", flush=True)
 
     return report
 

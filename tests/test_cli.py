@@ -320,7 +320,7 @@ def test_links_mentions_lists_the_unlinked_mentions(tmp_path):
 
 @pytest.mark.slow
 def test_index_wait_says_when_the_first_pass_makes_search_hybrid(tmp_path):
-    environment = fresh_env(tmp_path, "[embedding]\nfirst_pass = true\n")
+    environment = fresh_env(tmp_path, "")  # the first pass is on by default
     library = tmp_path / "notes"
     library.mkdir()
     for source in (FIXTURES / "notes" / "rust").glob("*.md"):
@@ -331,3 +331,7 @@ def test_index_wait_says_when_the_first_pass_makes_search_hybrid(tmp_path):
     first = next(number for number, line in enumerate(lines) if line.startswith("first pass: 3 document(s)"))
     refined = next(number for number, line in enumerate(lines) if line.startswith("vectors: 3 document(s) embedded"))
     assert first < refined
+    again = run(environment, "index", str(library), "--library", "rust", "--wait")
+    assert "first pass: nothing to do (every document has a first-pass or a refined vector)" in again.stdout
+    libraries = json.loads(run(environment, "list-libraries", "--json").stdout)["libraries"]
+    assert libraries[0]["first_pass_coverage"] == libraries[0]["vector_coverage"] == 1.0

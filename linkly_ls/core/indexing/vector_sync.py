@@ -139,26 +139,18 @@ class VectorSync:
                 index.refresh()
                 return index
             covered_by = self.first_pass.covered_by if embedder.model_id == self.first_pass.model_id else ()
-            candidate = VectorIndex(
-                self.catalog,
-                self.directory,
-                embedder.model_id,
-                embedder.dim,
-                writer=writer,
-                writer_lock=self.writer_lock,
-                covered_by=covered_by,
-            )
+
+            def open_index(writable: bool) -> VectorIndex:
+                return VectorIndex(
+                    self.catalog, self.directory, embedder.model_id, embedder.dim,
+                    writer=writable, writer_lock=self.writer_lock, covered_by=covered_by,
+                )
+
+            candidate = open_index(writer)
             if writer and not candidate.writable:
                 candidate.close()
                 if index is None:
-                    index = VectorIndex(
-                        self.catalog,
-                        self.directory,
-                        embedder.model_id,
-                        embedder.dim,
-                        writer_lock=self.writer_lock,
-                        covered_by=covered_by,
-                    )
+                    index = open_index(False)
                     self._indexes[embedder.model_id] = index
                 return None
             if index is not None:

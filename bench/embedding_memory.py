@@ -1,7 +1,7 @@
 """Peak RSS of the embedding process with a large vector index, step by step.
 
 Usage:
-    python bench/embedding_memory.py --data-dir DIR [--vectors 50000] [--passages 600]
+    python bench/embedding_memory.py --data-dir DIR [--vectors 50000] [--passages 600] [--first-pass-vectors N]
 
 `DIR` is a linkly data dir with a keyword index (e.g. one kept by
 `vector_coverage.py --keep`, or made with `linkly index`); its catalog and
@@ -11,9 +11,15 @@ default embedding model loaded, the vector index filled with `--vectors` random
 unit vectors (spread over the catalog's documents) and saved, then
 `--passages` real passages of the catalog are embedded the way VectorSync does
 (calls of 256 passages), a keyword and a hybrid search run, and the index is
-saved again. Prints RSS and peak RSS (VmHWM) after every step, so what
-dominates is visible. Random vectors cost the index the same memory as real
-ones; computing 50,000 real ones would take a quarter of an hour.
+saved again. Prints RSS (with its anonymous and file-backed parts) and peak
+RSS (VmHWM) after every step, so what dominates is visible. Random vectors
+cost the index the same memory as real ones; computing 50,000 real ones would
+take a quarter of an hour.
+
+`--first-pass-vectors N` first fills the first pass's index with N random vectors
+(as a first pass over a library of N chunks leaves it) and runs the first pass
+(which then finds nothing to add and hands its index back to reading), so the
+steps after it show what the first-pass index costs while the model refines.
 """
 
 from __future__ import annotations
@@ -37,16 +43,22 @@ from linkly_ls.core.tools.search import search
 from linkly_ls.core.indexing.vector_sync import PASSAGES_PER_CALL, passage_text
 
 
-def rss_mb() -> int:
+def rss_mb(field: str = "VmRSS") -> int:
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1]) // 1024
     return 0
 
 
 def report(step: str, previous: list[int]) -> None:
+    """RSS, its anonymous part (the process's own memory) and its file part (pages of mapped files,
+    such as a read-only vector index, which the kernel can drop and read again), and the peak."""
     now, peak = rss_mb(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
-    print(f"{step:<52} RSS {now:5d} MB  (+{now - previous[0]:4d})  peak {peak:5d} MB", flush=True)
+    anonymous, mapped = rss_mb("RssAnon"), rss_mb("RssFile")
+    print(
+        f"{step:<52} RSS {now:5d} MB  (+{now - previous[0]:4d}; anonymous {anonymous:5d}, files {mapped:4d})  peak {peak:5d} MB",
+        flush=True,
+    )
     previous[0] = now
 
 
@@ -60,7 +72,8 @@ def sample_passages(engine: Engine, count: int) -> list[str]:
 
 
 def fill(engine: Engine, index, vectors: int) -> None:
-    doc_ids = [record.doc_id for record in engine.catalog.all_documents()]
+    hashes_by_doc = {record.doc_id: record.content_hash for record in engine.catalog.all_documents()}
+    doc_ids = list(hashes_by_doc)
     per_document = vectors // len(doc_ids) + 1
     generator = np.random.default_rng(0)
     for doc_id in doc_ids:
@@ -68,7 +81,7 @@ def fill(engine: Engine, index, vectors: int) -> None:
         matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
         hashes = generator.integers(-(2**62), 2**62, size=per_document)
         refs = [ChunkRef(doc_id, n, n + 1, n + 1, int(hashes[n])) for n in range(per_document)]
-        index.add(doc_id, "random", refs, matrix)
+        index.add(doc_id, hashes_by_doc[doc_id], refs, matrix)
 
 
 def main() -> int:
@@ -76,6 +89,7 @@ def main() -> int:
     parser.add_argument("--data-dir", type=Path, required=True, help="a linkly data dir with a keyword index")
     parser.add_argument("--vectors", type=int, default=50_000)
     parser.add_argument("--passages", type=int, default=600)
+    parser.add_argument("--first-pass-vectors", type=int, default=0, help="fill the first pass's index first")
     args = parser.parse_args()
     if not (args.data_dir / "catalog.sqlite3").is_file() or not (args.data_dir / "keyword").is_dir():
         print(f"error: {args.data_dir} is not a linkly data dir with a keyword index", file=sys.stderr)
@@ -88,6 +102,17 @@ def main() -> int:
         report("imports", previous)
         engine = Engine(Config(data_dir=data_dir))
         report("engine open (catalog, keyword index)", previous)
+        if args.first_pass_vectors:
+            table = engine.vectors.provider.first_pass()
+            first_index = engine.vectors.index_for(table, writer=True) if table is not None else None
+            if first_index is None:
+                print("error: no first-pass table, or the index is another process's to write", file=sys.stderr)
+                return 1
+            fill(engine, first_index, args.first_pass_vectors)
+            first_index.checkpoint()
+            report(f"first-pass index: {len(first_index)} vectors, saved", previous)
+            engine.vectors.first_pass.run([])
+            report("first pass run (nothing left to add)", previous)
         embedder = engine.vectors.provider.current()
         if embedder is None:
             print(f"error: {engine.vectors.provider.status().reason}", file=sys.stderr)

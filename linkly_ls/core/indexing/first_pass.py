@@ -13,6 +13,8 @@ document's refined vectors when it has them and its first-pass vectors otherwise
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from linkly_ls.core.embedding.static import STATIC_MODEL_ID
@@ -49,44 +51,57 @@ class FirstPass:
         Returns how many documents got one, or None when it could not run (off, no table, or the
         index is another process's to write)."""
         self.due.clear()
-        embedder, index = self._writer_side()
-        if embedder is None or index is None:
-            return None
-        index.remove_documents(deleted + self._rows.covered_documents())
-        index.checkpoint()
-        documents = self.sync._embed_missing(embedder, index, None)
+        with self._writing() as (embedder, index):
+            if embedder is None or index is None:
+                return None
+            index.remove_documents(deleted + self._rows.covered_documents())
+            index.checkpoint()
+            documents = self.sync._embed_missing(embedder, index, None)
         self.complete = not self.sync.stopping()
         return documents
 
     def forget(self, deleted: list[str]) -> None:
         """Drop the first-pass vectors of deleted documents (the refining run's share of `run`)."""
         if deleted and self.enabled:
-            _, index = self._writer_side()
-            if index is not None:
-                index.remove_documents(deleted)
-                index.checkpoint()
+            with self._writing() as (_, index):
+                if index is not None:
+                    index.remove_documents(deleted)
 
     def drop_refined(self) -> None:
         """Forget the first-pass vectors of documents the model has refined, once its vectors are saved.
 
         Search compares a refined document by its refined vectors only, so its first-pass vectors would
-        only take space: once every document is refined the first-pass index is empty (and its file
-        small again). A document the model has not refined keeps its first-pass vectors; one added or
-        changed later gets new ones. Also done at the start of each first pass (after a crash)."""
+        only take space: once every document is refined the first-pass index is emptied without being
+        read in (its file small again). A document the model has not refined keeps its first-pass
+        vectors; one added or changed later gets new ones. Also done at the start of each first pass
+        (after a crash, or a run stopped before the end)."""
         if not self.enabled:
             return
         refined = self._rows.covered_documents()
-        if refined:
-            _, index = self._writer_side()
+        if not refined:
+            return
+        if len(refined) == self._rows.document_count() and self.sync.writer_lock.held:
+            embedder = self.sync.provider.first_pass()
+            index = self.sync.index_for(embedder) if embedder is not None else None
+            if index is not None:
+                index.clear()
+                return
+        with self._writing() as (_, index):
             if index is not None:
                 index.remove_documents(refined)
-                index.checkpoint()
 
-    def _writer_side(self) -> tuple[StaticEmbedder | None, VectorIndex | None]:
+    @contextmanager
+    def _writing(self) -> Iterator[tuple[StaticEmbedder | None, VectorIndex | None]]:
+        """The embedder and the index opened for writing, saved and handed back to reading afterwards
+        (`VectorIndex.stop_writing`), so that the writer does not hold the whole first-pass index in
+        memory while the model refines; (None, None) when off, without a table, or another process writes."""
         embedder = self.sync.provider.first_pass() if self.enabled else None
-        if embedder is None:
-            return None, None
-        return embedder, self.sync.index_for(embedder, writer=True)
+        index = self.sync.index_for(embedder, writer=True) if embedder is not None else None
+        try:
+            yield (embedder, index) if index is not None else (None, None)
+        finally:
+            if index is not None:
+                index.stop_writing()
 
     def catch_up(self) -> None:
         """Between refining rounds: the first pass over documents the keyword index added meanwhile."""

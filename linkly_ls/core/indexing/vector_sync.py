@@ -154,6 +154,7 @@ class VectorSync:
                     self._indexes[embedder.model_id] = index
                 return None
             if index is not None:
+                candidate.adopt_writer_lock(index)
                 index.close()
             self._indexes[embedder.model_id] = candidate
             return candidate
@@ -380,8 +381,8 @@ class VectorSync:
                     last_checkpoint = time.monotonic()
         finally:
             index.checkpoint()
-            if index.model_id != self.first_pass.model_id:
-                self.first_pass.drop_refined()
+            if index.model_id != self.first_pass.model_id and not self._stop.is_set():
+                self.first_pass.drop_refined()  # when stopped, the next first pass drops them
             self._set_state(running=False)
         return done
 

@@ -248,6 +248,39 @@ class VectorIndex:
                 self._dirty = True
             return len(keys)
 
+    def clear(self) -> None:
+        """Forget every vector of this model without reading its index in (a writer lock holder only).
+
+        For the first pass's index once the model has refined every document: at a million chunks
+        that index is about a gigabyte, which removing its entries one by one would load first."""
+        assert self.writable or self._writer_lock.held, "this process does not hold the vector writer lock"
+        with self._lock:
+            self.rows.delete_all()
+            self._pending_rows, self._pending_docs = [], []
+            self.index = self._new_index()
+            self._dirty = True
+            self.checkpoint()
+            self._loaded_stamp = _file_stamp(self.path)
+
+    def stop_writing(self) -> None:
+        """Save, then keep only a read-only map of the saved file; the writer lock stays taken.
+
+        A writable usearch index lives wholly in memory. The first pass's index is written in a burst
+        and then only read while the model refines, for hours on a large library: held writable it
+        would double the writer's vector memory. `VectorSync.index_for(..., writer=True)` makes a
+        writable one again."""
+        with self._lock:
+            if not self.writable:
+                return
+            self.checkpoint()
+            self.writable = False
+            self.index = self._open()
+
+    def adopt_writer_lock(self, previous: VectorIndex) -> None:
+        """Take over `previous`'s duty to release the writer lock, before `previous` is closed."""
+        self._took_writer_lock = self._took_writer_lock or previous._took_writer_lock
+        previous._took_writer_lock = False
+
     def checkpoint(self) -> None:
         """Save the index atomically, then commit the rows of the vectors it now holds."""
         with self._lock:

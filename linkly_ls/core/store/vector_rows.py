@@ -143,6 +143,12 @@ class VectorRows:
                 db.execute(f"DELETE FROM vector_chunks WHERE model = ? AND doc_id IN ({marks})", [self.model_id, *batch])
                 db.execute(f"DELETE FROM vector_docs WHERE model = ? AND doc_id IN ({marks})", [self.model_id, *batch])
 
+    def delete_all(self) -> None:
+        """Delete every row of this model."""
+        with self.catalog.connect() as db:
+            db.execute("DELETE FROM vector_chunks WHERE model = ?", (self.model_id,))
+            db.execute("DELETE FROM vector_docs WHERE model = ?", (self.model_id,))
+
     # keys
 
     def max_key(self) -> int:
@@ -161,6 +167,13 @@ class VectorRows:
         """How many chunk rows the model has."""
         row = self.catalog.connect().execute(
             "SELECT COUNT(*) FROM vector_chunks WHERE model = ?", (self.model_id,)
+        ).fetchone()
+        return int(row[0])
+
+    def document_count(self) -> int:
+        """How many documents have rows of this model."""
+        row = self.catalog.connect().execute(
+            "SELECT COUNT(*) FROM vector_docs WHERE model = ?", (self.model_id,)
         ).fetchone()
         return int(row[0])
 

@@ -10,10 +10,11 @@ import pytest
 from linkly_ls.core.config import Config, ConfigError, LibraryConfig
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.embedding.settings import EmbeddingSettings
-from linkly_ls.core.embedding.static import SOURCE_MODEL_ID
+from linkly_ls.core.embedding.static import SOURCE_MODEL_ID, STATIC_MODEL_ID
 from linkly_ls.core.search import evaluation as ir_eval
 from linkly_ls.core.search import first_pass_side as first_pass_side_module
 from linkly_ls.core.search.first_pass_side import first_pass_side
+from linkly_ls.core.search.vectors import VectorIndex
 from linkly_ls.core.tools import call_tool
 from support.shared import shared_path
 from tests.core.search.test_ranking import copy_fixtures, open_engine
@@ -94,6 +95,37 @@ def test_refined_documents_give_up_their_first_pass_vectors_and_new_ones_get_the
         assert found.mode == "hybrid" and "first-pass" in found.mode_reason
         engine.vectors.run_until_complete()
         assert engine.vectors.first_pass.search_side() == (None, None)
+    finally:
+        engine.close()
+
+
+@pytest.mark.slow
+def test_the_writer_holds_the_first_pass_index_in_memory_only_while_writing_it(tmp_path, monkeypatch):
+    cleared: list[str] = []
+    clear = VectorIndex.clear
+    monkeypatch.setattr(VectorIndex, "clear", lambda index: cleared.append(index.model_id) or clear(index))
+    library = copy_fixtures(tmp_path / "library")
+    engine = open_engine(tmp_path / "data", library, first_pass="true")
+    sync = engine.vectors
+    try:
+        engine.index()
+        assert sync.first_pass.run([]) == engine.catalog.count()
+        _, first_index = sync.first_pass.search_side()
+        assert not first_index.writable, "after the first pass its index is a read-only map of the file"
+        assert sync.writer_lock.held, "the writer lock stays taken"
+        assert "first-pass" in call_tool(engine, "search", {"query": QUERY}).mode_reason
+
+        sync.run_until_complete()
+        assert cleared == [STATIC_MODEL_ID], "every document refined: the first-pass index is emptied without being read in"
+        assert sync.first_pass.search_side() == (None, None)
+
+        (library / "tide.md").write_text("# Tide tables\n\nHigh water at the harbour mouth.\n")
+        engine.index()
+        assert sync.first_pass.run([]) == 1, "written again: the index is writable once more"
+        assert sync.writer_lock.held, "the map it replaced handed over the writer lock instead of releasing it"
+        sync.run_until_complete()
+        assert sync.writer_lock.held and library_json(engine)["vector_coverage"] == 1.0
+        assert sync.first_pass.search_side() == (None, None)
     finally:
         engine.close()
 

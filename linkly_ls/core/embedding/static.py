@@ -13,10 +13,12 @@ chunk's refined vector when it has one and its first-pass vector otherwise.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from linkly_ls.core.embedding.settings import BUNDLED_MODEL_ID, packaged_model_file
+from linkly_ls.core.embedding.word_ids import WordIds
 
 if TYPE_CHECKING:
     import numpy as np
@@ -57,8 +59,11 @@ class StaticEmbedder:
         self._rows = rows
         self._scales = np.asarray(scales, dtype=np.float32)
         self.dim = int(rows.shape[1])
+        self._max_tokens = max_tokens
         self._tokenizer = tokenizer
-        self._tokenizer.enable_truncation(max_length=max_tokens)
+        self._tokenizer.no_truncation()
+        self._word_ids = WordIds(tokenizer)
+        self._word_ids_lock = threading.Lock()
 
     @classmethod
     def from_package(cls) -> StaticEmbedder:
@@ -77,25 +82,30 @@ class StaticEmbedder:
             return json.loads(str(table["about"]))
 
     def embed_passages(self, texts: Sequence[str], batch_size: int = 0) -> np.ndarray:
-        """Vectors of `texts`, in their order (`batch_size` is accepted for the embedder protocol)."""
-        import numpy as np
-
-        vectors = np.zeros((len(texts), self.dim), dtype=np.float32)
-        if not texts:
-            return vectors
-        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
-        for row, encoding in enumerate(encodings):
-            if encoding.ids:  # a row per passage: one `add.reduceat` over the batch's rows was 25 times slower
-                ids = np.asarray(encoding.ids, dtype=np.int64)
-                vectors[row] = self._scales[ids] @ self._rows[ids]
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        return vectors / np.clip(norms, 1e-12, None)
+        """Vectors of `texts`, in their order (`batch_size` is accepted for the embedder protocol).
+        Each distinct word is tokenized once (`word_ids.py`)."""
+        with self._word_ids_lock:
+            ids = self._word_ids.ids(texts, self._max_tokens)
+        return self._mean_rows(ids)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed_passages([text])[0]
+        return self.embed_queries([text])[0]
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return self.embed_passages(texts)
+        """Vectors of queries, tokenized directly: a search does not wait for a first pass's words."""
+        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        return self._mean_rows([encoding.ids[: self._max_tokens] for encoding in encodings])
+
+    def _mean_rows(self, ids_of_texts: list[list[int]]) -> np.ndarray:
+        import numpy as np
+
+        vectors = np.zeros((len(ids_of_texts), self.dim), dtype=np.float32)
+        for row, ids in enumerate(ids_of_texts):
+            if ids:  # a row per passage: one `add.reduceat` over the batch's rows was 25 times slower
+                indices = np.asarray(ids, dtype=np.int64)
+                vectors[row] = self._scales[indices] @ self._rows[indices]
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.clip(norms, 1e-12, None)
 
 
 def joint_query_vector(static_vector: np.ndarray, model_vector: np.ndarray) -> np.ndarray:

@@ -1,0 +1,62 @@
+"""Word-cached WordPiece ids: exactly the tokenizer's, for any text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from linkly_ls.core.embedding.static import package_tokenizer
+from linkly_ls.core.embedding.word_ids import WordIds
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
+
+ODD_TEXTS = [
+    "",
+    "   \n\t ",
+    "the\x0ccat sat\x0bon the\x1cmat\x1d\x1e\x1fnow\x85then",  # deleted by the normaliser, split by Python
+    "naïve café, Ünïcödé résumé e\u0301t\u00e9",  # accents folded within a word
+    "中文分词测试，好的 mixed中文words",  # each Chinese character its own word
+    "x" * 150 + " short",  # longer than WordPiece's 100 characters: one [UNK]
+    "\u200b\u200bword zero\u200bwidth \x00nul",  # format and control characters deleted within words
+    "ﬁne ﬂow — “quoted” (parenthesised) e-mail@example.org 3.14159 don't",
+    "line one\u2028line two\u2029para\u00a0nbsp\u3000ideographic",
+]
+
+
+def fixture_texts() -> list[str]:
+    texts = []
+    for path in sorted(FIXTURES.rglob("*")):
+        if path.suffix in {".md", ".txt", ".html"} and path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            texts.extend(text[start : start + 900] for start in range(0, len(text), 900))
+    return texts
+
+
+def tokenizer():
+    loaded = package_tokenizer()
+    loaded.no_truncation()
+    return loaded
+
+
+def reference(texts: list[str], max_tokens: int) -> list[list[int]]:
+    return [encoding.ids[:max_tokens] for encoding in tokenizer().encode_batch(texts, add_special_tokens=False)]
+
+
+@pytest.mark.parametrize("max_tokens", [512, 7])
+def test_word_cached_ids_are_the_tokenizers_on_real_and_odd_text(max_tokens):
+    texts = fixture_texts() + ODD_TEXTS
+    assert len(texts) > 100
+    word_ids = WordIds(tokenizer())
+    expected = reference(texts, max_tokens)
+    assert word_ids.ids(texts, max_tokens) == expected
+    assert word_ids.ids(texts, max_tokens) == expected, "again, every word now from the cache"
+
+
+def test_a_full_cache_starts_again_without_losing_a_word():
+    texts = fixture_texts()
+    word_ids = WordIds(tokenizer(), cache_words=500)
+    for start in range(0, len(texts), 16):
+        batch = texts[start : start + 16]
+        assert word_ids.ids(batch, 512) == reference(batch, 512)
+        assert len(word_ids._cache) <= max(500, len({word for text in batch for word in text.split()}))

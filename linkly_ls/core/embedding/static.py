@@ -88,6 +88,11 @@ class StaticEmbedder:
             ids = self._word_ids.ids(texts, self._max_tokens)
         return self._mean_rows(ids)
 
+    def forget_words(self) -> None:
+        """Let go of the word cache `embed_passages` filled (at the end of a first pass)."""
+        with self._word_ids_lock:
+            self._word_ids.forget()
+
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed_queries([text])[0]
 

@@ -51,13 +51,17 @@ class FirstPass:
         Returns how many documents got one, or None when it could not run (off, no table, or the
         index is another process's to write)."""
         self.due.clear()
+        refined = self._rows.covered_documents()
+        if self._clear_when_all_refined(refined):
+            refined = []
         with self._writing() as (embedder, index):
             if embedder is None or index is None:
                 return None
-            index.remove_documents(deleted + self._rows.covered_documents())
+            index.remove_documents(deleted + refined)
             index.checkpoint()
             documents = self.sync._embed_missing(embedder, index, None)
         self.complete = not self.sync.stopping()
+        embedder.forget_words()
         return documents
 
     def forget(self, deleted: list[str]) -> None:
@@ -78,17 +82,22 @@ class FirstPass:
         if not self.enabled:
             return
         refined = self._rows.covered_documents()
-        if not refined:
+        if not refined or self._clear_when_all_refined(refined):
             return
-        if len(refined) == self._rows.document_count() and self.sync.writer_lock.held:
-            embedder = self.sync.provider.first_pass()
-            index = self.sync.index_for(embedder) if embedder is not None else None
-            if index is not None:
-                index.clear()
-                return
         with self._writing() as (_, index):
             if index is not None:
                 index.remove_documents(refined)
+
+    def _clear_when_all_refined(self, refined: list[str]) -> bool:
+        """Empty the index without reading it in when every document it holds is `refined`; True if done."""
+        if not refined or len(refined) != self._rows.document_count() or not self.sync.writer_lock.held:
+            return False
+        embedder = self.sync.provider.first_pass() if self.enabled else None
+        index = self.sync.index_for(embedder) if embedder is not None else None
+        if index is None:
+            return False
+        index.clear()
+        return True
 
     @contextmanager
     def _writing(self) -> Iterator[tuple[StaticEmbedder | None, VectorIndex | None]]:

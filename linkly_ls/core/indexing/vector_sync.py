@@ -517,8 +517,8 @@ class VectorSync:
             self._close_indexes()
 
     def _close_indexes(self) -> None:
-        """(`_open_lock` held.)"""
-        for index in self._indexes.values():
+        """(`_open_lock` held.) The index that took the writer lock closes last: the others save while it is held."""
+        for index in sorted(self._indexes.values(), key=lambda index: index.releases_writer_lock):
             try:
                 index.close()
             except Exception as error:  # noqa: BLE001 - one index's checkpoint must not keep the others open

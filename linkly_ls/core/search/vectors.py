@@ -164,9 +164,14 @@ class VectorIndex:
         return self._writer_lock.held_elsewhere()
 
     def _max_key(self) -> int:
-        if len(self.index) == 0:
-            return 0
-        return int(max(self.index.keys))
+        return int(self._all_keys().max()) if len(self.index) else 0
+
+    def _all_keys(self) -> np.ndarray:
+        """Every key in the index, as one array: iterating usearch's keys one by one takes time that grows
+        with the square of their number (minutes at 200,000)."""
+        import numpy as np
+
+        return np.asarray(self.index.keys, dtype=np.uint64)
 
     def __len__(self) -> int:
         return len(self.index)
@@ -231,10 +236,15 @@ class VectorIndex:
         """Forget the vectors of these documents (rows first, then the index entries)."""
         import numpy as np  # loaded with the vectors, not with every open index
 
-        assert self.writable, "this process does not hold the vector writer lock"
         if not doc_ids:
             return 0
         with self._lock:
+            if not self.writable:
+                # handed back to reading meanwhile (`stop_writing`): a read-only map cannot change, and
+                # the vectors left in its file lose their rows, so the next writable open drops them
+                assert self._writer_lock.held, "this process does not hold the vector writer lock"
+                self.rows.delete_documents(doc_ids)
+                return 0
             removed = set(doc_ids)
             keys = [row[1] for row in self._pending_rows if row[2] in removed]
             self._pending_rows = [row for row in self._pending_rows if row[2] not in removed]
@@ -276,6 +286,11 @@ class VectorIndex:
             self.writable = False
             self.index = self._open()
 
+    @property
+    def releases_writer_lock(self) -> bool:
+        """This index took the writer lock and lets it go at `close`."""
+        return self._took_writer_lock
+
     def adopt_writer_lock(self, previous: VectorIndex) -> None:
         """Take over `previous`'s duty to release the writer lock, before `previous` is closed."""
         self._took_writer_lock = self._took_writer_lock or previous._took_writer_lock
@@ -305,7 +320,7 @@ class VectorIndex:
         import numpy as np  # loaded with the vectors, not with every open index
 
         known = self.rows.keys()
-        orphans = [int(key) for key in self.index.keys if int(key) not in known] if len(self.index) else []
+        orphans = [key for key in self._all_keys().tolist() if key not in known] if len(self.index) else []
         with self._lock:
             if orphans:
                 self.index.remove(np.asarray(orphans, dtype=np.uint64))
@@ -374,7 +389,7 @@ class VectorIndex:
         """The same answer as `search` by brute force: the reference the tests hold `search` to."""
         if allowed_doc_ids is None:
             with self._lock:
-                keys = [int(key) for key in self.index.keys] if len(self.index) else []
+                keys = self._all_keys().tolist() if len(self.index) else []
         else:
             keys = self._keys_of(allowed_doc_ids)
         return self._scan(query, keys, limit)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from linkly_ls.core.embedding.static import package_tokenizer
-from linkly_ls.core.embedding.word_ids import WordIds
+from linkly_ls.core.embedding.word_ids import CACHED_WORD_CHARS, WordIds
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 
@@ -53,10 +53,15 @@ def test_word_cached_ids_are_the_tokenizers_on_real_and_odd_text(max_tokens):
     assert word_ids.ids(texts, max_tokens) == expected, "again, every word now from the cache"
 
 
-def test_a_full_cache_starts_again_without_losing_a_word():
-    texts = fixture_texts()
-    word_ids = WordIds(tokenizer(), cache_words=500)
+def test_a_full_cache_starts_again_without_losing_a_word_and_long_words_are_not_kept():
+    texts = fixture_texts() + ODD_TEXTS
+    word_ids = WordIds(tokenizer(), cache_ids=800)
     for start in range(0, len(texts), 16):
         batch = texts[start : start + 16]
         assert word_ids.ids(batch, 512) == reference(batch, 512)
-        assert len(word_ids._cache) <= max(500, len({word for text in batch for word in text.split()}))
+        batch_ids = sum(len(ids) for ids in reference(batch, 100_000))
+        assert word_ids._cached_ids <= max(800, batch_ids)
+        assert word_ids._cached_ids == sum(len(ids) for ids in word_ids._cache.values())
+    assert word_ids._cache and all(len(word) <= CACHED_WORD_CHARS for word in word_ids._cache)
+    word_ids.forget()
+    assert not word_ids._cache and word_ids._cached_ids == 0

@@ -14,6 +14,7 @@ from linkly_ls.core.embedding.static import SOURCE_MODEL_ID, STATIC_MODEL_ID
 from linkly_ls.core.search import evaluation as ir_eval
 from linkly_ls.core.search import first_pass_side as first_pass_side_module
 from linkly_ls.core.search.first_pass_side import first_pass_side
+from linkly_ls.core.search import vectors as vectors_module
 from linkly_ls.core.search.vectors import VectorIndex
 from linkly_ls.core.tools import call_tool
 from support.shared import shared_path
@@ -112,6 +113,8 @@ def test_the_writer_holds_the_first_pass_index_in_memory_only_while_writing_it(t
         assert sync.first_pass.run([]) == engine.catalog.count()
         _, first_index = sync.first_pass.search_side()
         assert not first_index.writable, "after the first pass its index is a read-only map of the file"
+        loaded = vectors_module._usearch().restore(str(first_index.path), view=False)
+        assert first_index.index.memory_usage < loaded.memory_usage / 100, "a map of the file, not a copy in memory"
         assert sync.writer_lock.held, "the writer lock stays taken"
         assert "first-pass" in call_tool(engine, "search", {"query": QUERY}).mode_reason
 

@@ -295,3 +295,22 @@ def test_adding_no_documents_leaves_the_saved_index_alone(catalog, tmp_path):
     index.add_documents([])
     index.checkpoint()
     assert index.path.stat().st_ino == saved, "nothing new: readers have nothing to reload"
+
+
+def test_an_index_handed_back_to_reading_forgets_documents_by_their_rows_and_clears_unread(catalog, tmp_path):
+    index = VectorIndex(catalog, tmp_path / "vectors", MODEL, DIM, writer=True)
+    fill(catalog, index, documents=20, chunks_each=3)
+    index.stop_writing()
+    assert not index.writable and len(index) == 60
+    # a removal racing the hand-over reaches the read-only map: usearch would crash on it
+    assert index.remove_documents(["doc00000", "doc00001"]) == 0
+    assert index.rows.document_count() == 18 and len(index) == 60
+    index.close()
+
+    reopened = VectorIndex(catalog, tmp_path / "vectors", MODEL, DIM, writer=True)
+    assert len(reopened) == 54, "the writable open drops the vectors whose rows are gone"
+    reopened.stop_writing()
+    reopened.clear()
+    assert len(reopened) == 0 and reopened.rows.count() == 0 and reopened.rows.document_count() == 0
+    reopened.close()
+    assert len(VectorIndex(catalog, tmp_path / "vectors", MODEL, DIM)) == 0

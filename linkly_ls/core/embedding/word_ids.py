@@ -29,7 +29,9 @@ _DELETE = str.maketrans("", "", _DELETED)
 CACHE_IDS = 150_000
 #: longer words (hashes, identifiers, URLs) are tokenized with their batch but not kept: they rarely return
 CACHED_WORD_CHARS = 24
-#: words joined into one text for the tokenizer; its batch call lets go of the GIL, a single call does not
+#: words joined into one text for the tokenizer. A call holds the GIL (about a millisecond for 400 words; all
+#: of a batch's new words in one text held it up to 190 ms). The batch call lets go of it, but then the
+#: model, loading on another thread meanwhile, holds it for long stretches: the first pass ended later.
 WORDS_PER_TEXT = 400
 
 
@@ -73,13 +75,13 @@ class WordIds:
         self._cached_ids = 0
 
     def _tokenize_words(self, words: list[str]) -> dict[str, array]:
-        """Each word's ids, from texts of WORDS_PER_TEXT words joined by spaces: a token belongs to the
-        word its first character lies in (one encoding a few hundred words instead of one a word, ten
-        times faster)."""
+        """Each word's ids, from texts of WORDS_PER_TEXT words joined by spaces, one tokenizer call each: a
+        token belongs to the word its first character lies in (one encoding a few hundred words instead
+        of one a word, ten times faster)."""
         import numpy as np
 
         groups = [words[start : start + WORDS_PER_TEXT] for start in range(0, len(words), WORDS_PER_TEXT)]
-        encodings = self._tokenizer.encode_batch([" ".join(group) for group in groups], add_special_tokens=False)
+        encodings = [self._tokenizer.encode(" ".join(group), add_special_tokens=False) for group in groups]
         result: dict[str, array] = {}
         for group, encoding in zip(groups, encodings):
             lengths = np.fromiter(map(len, group), dtype=np.int64, count=len(group))

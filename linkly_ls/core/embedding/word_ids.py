@@ -29,9 +29,8 @@ _DELETE = str.maketrans("", "", _DELETED)
 CACHE_IDS = 150_000
 #: longer words (hashes, identifiers, URLs) are tokenized with their batch but not kept: they rarely return
 CACHED_WORD_CHARS = 24
-#: words joined into one text for the tokenizer. A call holds the GIL (about a millisecond for 400 words; all
-#: of a batch's new words in one text held it up to 190 ms). The batch call lets go of it, but then the
-#: model, loading on another thread meanwhile, holds it for long stretches: the first pass ended later.
+#: words joined into one text for the tokenizer, one call each: a call holds the GIL, about a millisecond for
+#: 400 words (all of a batch's new words in one text held it up to 190 ms, keeping searches waiting)
 WORDS_PER_TEXT = 400
 
 

@@ -150,7 +150,7 @@ def _title(lines: list[str], headings: dict[int, tuple[int, str]], path: Path) -
     if not first[0].isspace() and not _WIDE_GAP.search(first):
         if _looks_like_title(candidate):
             return candidate
-        if _paragraph_follows(lines, first_text) and _looks_like_title_paragraph(candidate):
+        if (_paragraph_follows(lines, first_text) or _only_text(lines, first_text)) and _looks_like_title_paragraph(candidate):
             return candidate.rstrip(" .")
     for line in lines[first_text : first_text + 40]:
         if _is_centred(line.rstrip()) and _looks_like_title(line.strip()):
@@ -170,6 +170,12 @@ def _looks_like_title(text: str) -> bool:
 def _paragraph_follows(lines: list[str], index: int) -> bool:
     """The line is a paragraph of its own (a blank line after it), and text follows."""
     return index + 2 < len(lines) and not lines[index + 1].strip() and any(line.strip() for line in lines[index + 2 :])
+
+
+def _only_text(lines: list[str], index: int) -> bool:
+    """The line is all the file holds: a record that is only its title (a catalogue entry without an
+    abstract) is titled by it, like the records of the same catalogue that have one."""
+    return not any(line.strip() for line in lines[index + 1 :])
 
 
 def _looks_like_title_paragraph(text: str) -> bool:

@@ -126,13 +126,27 @@ def test_a_first_line_set_apart_by_a_blank_line_is_the_title_even_with_a_full_st
         assert extract_file(path).title == (expected or first.rstrip("."))
 
 
-def test_a_first_line_with_a_full_stop_is_not_the_title_when_it_is_two_sentences_or_alone(tmp_path: Path):
+def test_a_first_line_with_a_full_stop_is_not_the_title_when_it_is_two_sentences_or_wrapped(tmp_path: Path):
     two_sentences = tmp_path / "two-sentences.txt"
     two_sentences.write_text("We met on Monday. Everyone came on time.\n\nThe minutes follow.\n")
     assert extract_file(two_sentences).title == "two-sentences"
     wrapped = tmp_path / "wrapped.txt"
     wrapped.write_text("A paragraph wrapped at a fixed width ends its first line with a stop.\nThen it goes on.\n")
     assert extract_file(wrapped).title == "wrapped"
+    alone_but_two_sentences = tmp_path / "alone-but-two.txt"
+    alone_but_two_sentences.write_text("We met on Monday. Everyone came on time.\n")
+    assert extract_file(alone_but_two_sentences).title == "alone-but-two"
+    too_long = tmp_path / "too-long.txt"
+    too_long.write_text(" ".join(["word"] * 80) + ".\n")
+    assert extract_file(too_long).title == "too-long"
+
+
+def test_a_file_of_one_sentence_is_titled_by_it(tmp_path: Path):
+    """A catalogue record without an abstract is only its title; titled by its file name instead, it
+    would miss the title's weight in keyword ranking that the records with an abstract get."""
     alone = tmp_path / "alone.txt"
     alone.write_text("Only one sentence in this file.\n")
-    assert extract_file(alone).title == "alone"
+    assert extract_file(alone).title == "Only one sentence in this file"
+    record = tmp_path / "record.txt"
+    record.write_text("\nTHE MALAWI LIBRARY ASSOCIATION, ITS SECOND ANNUAL MEETING, 26 APRIL 1980.\n\n\n")
+    assert extract_file(record).title == "THE MALAWI LIBRARY ASSOCIATION, ITS SECOND ANNUAL MEETING, 26 APRIL 1980"

@@ -251,7 +251,9 @@ CANDIDATES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "rocchio 5": ({_FEEDBACK + "ROCCHIO_DOCUMENTS": 5}, ("hybrid",)),
     "rm3 10 + rocchio 5": ({_FEEDBACK + "RM3_DOCUMENTS": 10, _FEEDBACK + "ROCCHIO_DOCUMENTS": 5}, ("hybrid",)),
     "further chunks 0.2": ({_RANKING + "KEYWORD_FURTHER_CHUNKS": 0.2}, ("keyword", "hybrid")),
-    "long queries keyword 0.7": ({_RANKING + "LONG_QUERY_WORDS": 25}, ("hybrid",)),
+    "long queries keyword 0.7": ({_RANKING + "LONG_QUERY_WORDS": 25, _RANKING + "LONG_QUERY_SENTENCES": 0}, ("hybrid",)),
+    "no sentence-count weight": ({_RANKING + "LONG_QUERY_SENTENCES": 0}, ("hybrid",)),
+    "2+ sentences keyword 0.7": ({_RANKING + "LONG_QUERY_SENTENCES": 2}, ("hybrid",)),
     "keyword weight 0.4": ({_RANKING + "CONVEX_KEYWORD_WEIGHT": 0.4}, ("hybrid",)),
     "keyword weight 0.6": ({_RANKING + "CONVEX_KEYWORD_WEIGHT": 0.6}, ("hybrid",)),
     "one query vector": ({_VIEWS + "SENTENCE_VIEWS": False}, ("hybrid",)),
@@ -287,14 +289,21 @@ class HeldOut:
     best_ratio: float
 
 
+def source_of(collection: str) -> str:
+    """The collection a derived one was made from (`lisa-titles`, `cranfield-long` -> `lisa`, `cranfield`)."""
+    return collection.split("-", 1)[0]
+
+
 def leave_one_out(ratios: dict[str, dict[str, float]]) -> list[HeldOut]:
     """`ratios[candidate][collection]` (score / reference); for each collection, the candidate with the
-    best mean ratio over the other collections, scored on that one."""
+    best mean ratio over the other collections, scored on that one. A collection derived from another
+    (`bench/long_requests.py`, `bench/collection_shapes.py`) shares its documents or queries, so it is
+    left out together with its source and every other collection derived from it."""
     candidates = list(ratios)
     collections = sorted({name for row in ratios.values() for name in row})
     held_out: list[HeldOut] = []
     for left_out in collections:
-        others = [name for name in collections if name != left_out]
+        others = [name for name in collections if source_of(name) != source_of(left_out)]
 
         def mean_on_others(candidate: str) -> float:
             return statistics.fmean(ratios[candidate][name] for name in others) if others else 0.0

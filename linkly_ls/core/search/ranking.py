@@ -52,8 +52,12 @@ VECTOR_CANDIDATE_CHUNKS = 300
 KEYWORD_FURTHER_CHUNKS = 0.0
 #: weight of the keyword side in the convex combination
 CONVEX_KEYWORD_WEIGHT = 0.5
-#: a query of more than LONG_QUERY_WORDS words (0: no such rule) gives the keyword side LONG_QUERY_KEYWORD_WEIGHT:
-#: the small bi-encoder reads a long multi-sentence request as a blur of its topics
+#: a query of at least LONG_QUERY_SENTENCES sentences (0: no such rule) gives the keyword side
+#: LONG_QUERY_KEYWORD_WEIGHT: the small bi-encoder, trained on short queries, reads a paragraph-long
+#: request as a blur of its topics even with each sentence as a view, while BM25 counts each term the
+#: request repeats. Chosen by leave-one-collection-out over 16 collections of several shapes (README,
+#: "Search quality"); LONG_QUERY_WORDS (more than N words) is the same rule by length, not chosen.
+LONG_QUERY_SENTENCES = 3
 LONG_QUERY_WORDS = 0
 LONG_QUERY_KEYWORD_WEIGHT = 0.7
 #: "convex" (default), "z" (standard scores over a pool, zscore_fusion.py) or "rrf"
@@ -304,6 +308,8 @@ def _vector_only(
 def keyword_weight_for(query: str) -> float:
     """The keyword side's weight in the convex fusion for this query."""
     if LONG_QUERY_WORDS and len(query.split()) > LONG_QUERY_WORDS:
+        return LONG_QUERY_KEYWORD_WEIGHT
+    if LONG_QUERY_SENTENCES and len(query_views.sentences(query)) >= LONG_QUERY_SENTENCES:
         return LONG_QUERY_KEYWORD_WEIGHT
     return CONVEX_KEYWORD_WEIGHT
 

@@ -50,6 +50,16 @@ def test_leave_one_out_scores_each_collection_with_the_choice_made_on_the_others
     assert held_out["y"].chosen == "a" and held_out["y"].ratio == pytest.approx(1.00)
 
 
+def test_a_derived_collection_is_left_out_with_its_source():
+    ratios = {
+        "a": {"lisa": 1.30, "lisa-titles": 1.30, "time": 1.00},  # wins only on LISA and its copy
+        "b": {"lisa": 1.05, "lisa-titles": 1.05, "time": 1.05},
+    }
+    held_out = {row.collection: row for row in ir_eval.leave_one_out(ratios)}
+    assert held_out["lisa"].chosen == "b" and held_out["lisa-titles"].chosen == "b"
+    assert held_out["time"].chosen == "a" and held_out["time"].ratio == pytest.approx(1.00)
+
+
 def test_settings_are_restored_after_the_block():
     before = ranking.CONVEX_KEYWORD_WEIGHT
     with ir_eval.settings({"linkly_ls.core.search.ranking:CONVEX_KEYWORD_WEIGHT": 0.123}):

@@ -342,3 +342,16 @@ def test_sentence_vectors_come_from_one_call_and_the_query_cache():
     again = embed_queries(embedder, ["ccc dd.", "new one."])
     assert embedder.calls == [["a b.", "ccc dd."], ["new one."]]
     assert np.array_equal(first[1], again[0]) and again.shape == (2, 4)
+
+
+def test_a_request_of_three_sentences_weighs_the_keyword_side_more():
+    from linkly_ls.core.search import ranking
+
+    short = "heat transfer in laminar boundary layers"
+    two = "I study heat transfer. Laminar boundary layers are my subject."
+    three = "I study heat transfer. Laminar boundary layers are my subject. Please send me papers on them."
+    assert ranking.keyword_weight_for(short) == ranking.CONVEX_KEYWORD_WEIGHT
+    assert ranking.keyword_weight_for(two) == ranking.CONVEX_KEYWORD_WEIGHT
+    assert ranking.keyword_weight_for(three) == ranking.LONG_QUERY_KEYWORD_WEIGHT > ranking.CONVEX_KEYWORD_WEIGHT
+    long_sentence = " ".join(["word"] * 60)
+    assert ranking.keyword_weight_for(long_sentence) == ranking.CONVEX_KEYWORD_WEIGHT

@@ -36,6 +36,7 @@ import hashlib
 import json
 import re
 import sys
+from collections import Counter
 from pathlib import Path
 
 from linkly_ls.core.search import evaluation
@@ -86,11 +87,14 @@ def known_items(collection: evaluation.Collection) -> evaluation.Collection:
     """Documents without their titles; up to KNOWN_ITEMS of them sought by their title."""
     docs, queries, qrels = [], [], {}
     by_hash = sorted(collection.docs, key=lambda doc: hashlib.blake2b(doc["id"].encode("utf-8"), digest_size=8).digest())
+    titles = Counter(" ".join(doc.get("title", "").split()).lower() for doc in collection.docs)
+    texts = Counter(" ".join(_without_title(doc["text"], " ".join(doc.get("title", "").split())).split()) for doc in collection.docs)
     sought = set()
     for doc in by_hash:
         title = " ".join(doc.get("title", "").split())
         text = _without_title(doc["text"], title)
-        if len(sought) < KNOWN_ITEMS and len(title.split()) >= 4 and len(text.split()) >= 20:
+        unique = titles[title.lower()] == 1 and texts[" ".join(text.split())] == 1  # one answer, not dropped as a copy
+        if len(sought) < KNOWN_ITEMS and unique and len(title.split()) >= 4 and len(text.split()) >= 20:
             sought.add(doc["id"])
             queries.append({"id": doc["id"], "text": title})
             qrels[doc["id"]] = {doc["id"]: 1}
@@ -129,10 +133,7 @@ def write(collection: evaluation.Collection, folder: Path, source: str) -> None:
         "flat": "documents and queries lower-cased, everything but letters, digits and spaces removed",
         "known": "titles removed from the documents; up to 300 documents each sought by its title",
     }[shape]
-    (folder / "SOURCE.md").write_text(
-        f"Derived from `{source}` by `bench/collection_shapes.py`: {description}. Queries and judgments are the source's.\n",
-        encoding="utf-8",
-    )
+    (folder / "SOURCE.md").write_text(f"Derived from `{source}` by `bench/collection_shapes.py`: {description}.\n", encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -141,9 +142,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("sources", nargs="*", help="source collection names (default: per shape, see the docstring)")
     parser.add_argument("--ir", type=Path, default=SHARED_IR, help="the labelled collections to derive from")
     parser.add_argument("--shapes", default=",".join(SHAPES), help="comma-separated: " + ",".join(SHAPES))
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
     readme = args.out / "README.md"
-    rows = {line.split("|")[1].strip(): line for line in readme.read_text(encoding="utf-8").splitlines()[2:]} if readme.exists() else {}
+    rows = {}
+    if readme.exists():
+        for line in readme.read_text(encoding="utf-8").splitlines():
+            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+            if line.startswith("|") and len(cells) == 4 and re.fullmatch(r"[0-9.]+", cells[1]):
+                rows[cells[0]] = line
     for shape in [part.strip() for part in args.shapes.split(",") if part.strip()]:
         if shape not in SHAPES:
             parser.error(f"unknown shape {shape!r} (known: {', '.join(SHAPES)})")
@@ -159,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{derived.name}: {len(derived.docs)} documents, {len(derived.queries)} queries; bm25s nDCG@10 "
                   f"{reference['ndcg10']:.4f} (the source's: {source.reference.get('ndcg10', float('nan')):.4f})", flush=True)
     readme.write_text(
-        "| folder | nDCG@10 | MRR@10 | Recall@100 |\n|---|---:|---:|---:|\n" + "\n".join(rows[name] for name in sorted(rows)) + "\n",
+        "| folder | nDCG@10 | MRR@10 | Recall@100 |\n|---|---:|---:|---:|\n" + "".join(rows[name] + "\n" for name in sorted(rows)),
         encoding="utf-8",
     )
     return 0

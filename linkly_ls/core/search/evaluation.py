@@ -289,9 +289,16 @@ class HeldOut:
     best_ratio: float
 
 
+#: name endings of the collections derived from another by `bench/long_requests.py` and `bench/collection_shapes.py`
+DERIVED_SUFFIXES = ("-long", "-titles", "-flat", "-known")
+
+
 def source_of(collection: str) -> str:
     """The collection a derived one was made from (`lisa-titles`, `cranfield-long` -> `lisa`, `cranfield`)."""
-    return collection.split("-", 1)[0]
+    for suffix in DERIVED_SUFFIXES:
+        if collection.endswith(suffix):
+            return collection[: -len(suffix)]
+    return collection
 
 
 def leave_one_out(ratios: dict[str, dict[str, float]]) -> list[HeldOut]:

@@ -58,6 +58,7 @@ def test_a_derived_collection_is_left_out_with_its_source():
     held_out = {row.collection: row for row in ir_eval.leave_one_out(ratios)}
     assert held_out["lisa"].chosen == "b" and held_out["lisa-titles"].chosen == "b"
     assert held_out["time"].chosen == "a" and held_out["time"].ratio == pytest.approx(1.00)
+    assert ir_eval.source_of("trec-covid") == "trec-covid" and ir_eval.source_of("trec-covid-flat") == "trec-covid"
 
 
 def test_settings_are_restored_after_the_block():

@@ -355,3 +355,5 @@ def test_a_request_of_three_sentences_weighs_the_keyword_side_more():
     assert ranking.keyword_weight_for(three) == ranking.LONG_QUERY_KEYWORD_WEIGHT > ranking.CONVEX_KEYWORD_WEIGHT
     long_sentence = " ".join(["word"] * 60)
     assert ranking.keyword_weight_for(long_sentence) == ranking.CONVEX_KEYWORD_WEIGHT
+    for cut_but_short in ("papers by J. R. R. Tolkien", "Dr. Smith vs. Jones; U.S. vs. U.K. law", "What? Why? How?"):
+        assert ranking.keyword_weight_for(cut_but_short) == ranking.CONVEX_KEYWORD_WEIGHT

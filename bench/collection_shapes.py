@@ -19,8 +19,9 @@ library, and collections search is checked on later, are not always:
 - `NAME-known`: each of up to 300 documents (by a hash of the id) is sought by
   its title, which is removed from every document: one relevant document per
   query, a sentence that states its subject in other words than its abstract,
-  the shape of claims sought among abstracts. Built without the judgments;
-  only for collections whose documents have titles.
+  the shape of claims sought among abstracts. A title or a text that two
+  documents share is not sought. Built without the judgments; only for
+  collections whose documents have titles.
 
 Writes OUT_DIR/<name>/{docs.jsonl, queries.jsonl, qrels.tsv[, excluded.tsv],
 SOURCE.md} and OUT_DIR/README.md with each one's bm25s reference row (the

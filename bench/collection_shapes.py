@@ -1,11 +1,11 @@
-"""Development collections of other shapes, derived from ../shared/ir: title-only documents, flat text.
+"""Development collections of other shapes, derived from ../shared/ir: title-only records, flat text, titles sought.
 
 Usage:
-    python bench/collection_shapes.py OUT_DIR [--ir DIR] [--shapes titles,flat] [COLLECTION ...]
+    python bench/collection_shapes.py OUT_DIR [--ir DIR] [--shapes titles,flat,known] [COLLECTION ...]
 
 Search quality that holds only on the shapes it was tuned on is not quality.
 The shared collections are well-formed abstracts and articles; a user's
-library, and collections search is checked on later, are not always:
+library is not always:
 
 - `NAME-titles`: every other document (by a hash of its id, so the choice is
   fixed and independent of relevance) keeps only its title, as in catalogues

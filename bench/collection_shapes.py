@@ -86,23 +86,25 @@ def derive(collection: evaluation.Collection, shape: str) -> evaluation.Collecti
 
 def known_items(collection: evaluation.Collection) -> evaluation.Collection:
     """Documents without their titles; up to KNOWN_ITEMS of them sought by their title."""
-    docs, queries, qrels = [], [], {}
-    by_hash = sorted(collection.docs, key=lambda doc: hashlib.blake2b(doc["id"].encode("utf-8"), digest_size=8).digest())
-    titles = Counter(" ".join(doc.get("title", "").split()).lower() for doc in collection.docs)
-    texts = Counter(" ".join(_without_title(doc["text"], " ".join(doc.get("title", "").split())).split()) for doc in collection.docs)
-    sought = set()
-    for doc in by_hash:
-        title = " ".join(doc.get("title", "").split())
-        text = _without_title(doc["text"], title)
+    parts = {doc["id"]: _title_and_text(doc) for doc in collection.docs}
+    titles = Counter(title.lower() for title, _ in parts.values())
+    texts = Counter(" ".join(text.split()) for _, text in parts.values())
+    queries, qrels = [], {}
+    for doc_id in sorted(parts, key=lambda doc_id: hashlib.blake2b(doc_id.encode("utf-8"), digest_size=8).digest()):
+        title, text = parts[doc_id]
         unique = titles[title.lower()] == 1 and texts[" ".join(text.split())] == 1  # one answer, not dropped as a copy
-        if len(sought) < KNOWN_ITEMS and unique and len(title.split()) >= 4 and len(text.split()) >= 20:
-            sought.add(doc["id"])
-            queries.append({"id": doc["id"], "text": title})
-            qrels[doc["id"]] = {doc["id"]: 1}
-    for doc in collection.docs:
-        docs.append({"id": doc["id"], "title": "", "text": _without_title(doc["text"], " ".join(doc.get("title", "").split()))})
+        if len(queries) < KNOWN_ITEMS and unique and len(title.split()) >= 4 and len(text.split()) >= 20:
+            queries.append({"id": doc_id, "text": title})
+            qrels[doc_id] = {doc_id: 1}
+    docs = [{"id": doc["id"], "title": "", "text": parts[doc["id"]][1]} for doc in collection.docs]
     queries.sort(key=lambda query: query["id"])
     return evaluation.Collection(f"{collection.name}-known", docs, queries, qrels, {})
+
+
+def _title_and_text(doc: dict) -> tuple[str, str]:
+    """The title on one line, and the text without the title some collections repeat at its start."""
+    title = " ".join(doc.get("title", "").split())
+    return title, _without_title(doc["text"], title)
 
 
 def _without_title(text: str, title: str) -> str:

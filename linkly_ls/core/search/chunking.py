@@ -4,13 +4,15 @@ A chunk never spans two documents, starts a new chunk at every heading and page
 boundary, and is cut at blank lines to stay near `target_words`, so a passage
 embeds well (about 120-180 words) and a keyword hit points at a small line range.
 
-The passages that are embedded (`embedding_passages`) also cut a line longer
-than `max_words` (an unwrapped paragraph, an abstract or a whole article on one
-line, as many `.txt` exports are written) at sentence ends into pieces of about
-`target_words`, each its own chunk on that line: the embedding model reads only
-its first 256 tokens, so one passage of 4,000 characters would be understood by
-its first few sentences. Text without sentence punctuation is cut between
-words. The keyword index keeps such a line whole: BM25 over the pieces of an
+The passages that are embedded (`embedding_passages`) are smaller: about
+EMBEDDING_TARGET_WORDS, at most EMBEDDING_MAX_WORDS, so that a passage with its
+title fits the 128 word pieces the bundled model was trained on (it reads up to
+256, but a passage of 150-220 words, title included, is often cut there and is
+read as a blur of its topics). They also cut a line longer than the maximum (an
+unwrapped paragraph, an abstract or a whole article on one line, as many `.txt`
+exports are written) at sentence ends into pieces, each its own chunk on that
+line. Text without sentence punctuation is cut between words. The keyword index
+keeps its larger chunks and such a line whole: BM25 over the pieces of an
 article loses to BM25 over the article (measured on the IR collections: TIME
 0.968 against 1.00 x bm25s, MEDLINE 0.979 against 0.993).
 """
@@ -25,9 +27,12 @@ from linkly_ls.core.document import OutlineNode
 
 TARGET_WORDS = 150
 MAX_WORDS = 220
+#: embedded passages: about 130 word pieces with the title, the bundled model's training length
+EMBEDDING_TARGET_WORDS = 100
+EMBEDDING_MAX_WORDS = 150
 #: how documents are cut into embedded passages; vectors cut by an older version are redone
-#: (2: lines longer than MAX_WORDS are cut at sentence ends)
-CHUNKING_VERSION = 2
+#: (2: lines longer than MAX_WORDS are cut at sentence ends; 3: passages of EMBEDDING_TARGET_WORDS)
+CHUNKING_VERSION = 3
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])[\"')\]]*\s+|(?<=[。！？；])")
 _WORD_END = re.compile(r"\s+")
@@ -185,4 +190,4 @@ def chunk_document(
 
 def embedding_passages(lines: list[str], outline: list[OutlineNode], page_starts: list[int]) -> list[Chunk]:
     """The chunks whose vectors are computed: long lines cut at sentence ends (CHUNKING_VERSION)."""
-    return chunk_document(lines, outline, page_starts, cut_long_lines=True)
+    return chunk_document(lines, outline, page_starts, EMBEDDING_TARGET_WORDS, EMBEDDING_MAX_WORDS, cut_long_lines=True)

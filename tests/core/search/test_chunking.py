@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from linkly_ls.core.document import Heading, build_outline
 from linkly_ls.core.search.chunking import (
+    EMBEDDING_MAX_WORDS,
+    EMBEDDING_TARGET_WORDS,
     MAX_WORDS,
     TARGET_WORDS,
     chunk_document,
@@ -41,11 +43,11 @@ def test_a_long_line_is_cut_at_sentence_ends_into_chunks_on_that_line():
     lines = ["THE TITLE", "", article]
     assert [(c.start_line, c.end_line) for c in chunk_document(lines, [], [])] == [(1, 2), (3, 3)]  # keyword chunks
     chunks = embedding_passages(lines, [], [])
-    assert len(chunks) >= 720 // TARGET_WORDS
+    assert len(chunks) >= 720 // EMBEDDING_TARGET_WORDS
     assert chunks[0].start_line == 1 and chunks[0].text.startswith("THE TITLE\n")
     assert all(chunk.end_line == 3 for chunk in chunks)
     assert all(chunk.start_line == 3 for chunk in chunks[1:])
-    assert all(count_words(chunk.text) <= MAX_WORDS for chunk in chunks)
+    assert all(count_words(chunk.text) <= EMBEDDING_MAX_WORDS for chunk in chunks)
     assert all(chunk.text.endswith("end.") for chunk in chunks)  # never in the middle of a sentence
     words = " ".join(chunk.text for chunk in chunks).split()
     assert words == ["THE", "TITLE"] + article.split()
@@ -73,3 +75,17 @@ def test_chinese_sentences_count_and_cut():
     pieces = split_long_line(line)
     assert len(pieces) > 1 and "".join(pieces) == line
     assert all(piece.endswith("。") for piece in pieces)
+
+
+def test_embedded_passages_are_smaller_than_keyword_chunks():
+    """An abstract of 180 words is one keyword chunk and two embedded passages of the model's training length."""
+    abstract = " ".join(sentence(n, 15) for n in range(12))  # 180 words on one line
+    lines = ["A TITLE", "", abstract]
+    assert len(chunk_document(lines, [], [])) == 1
+    passages = embedding_passages(lines, [], [])
+    assert len(passages) == 2
+    assert all(count_words(passage.text) <= EMBEDDING_MAX_WORDS for passage in passages)
+    assert " ".join(passage.text for passage in passages).split() == ["A", "TITLE"] + abstract.split()
+    paragraphs = [sentence(n, 30) for n in range(6)]  # 180 words in six lines: cut before the maximum
+    grouped = embedding_passages(["A TITLE", ""] + paragraphs, [], [])
+    assert len(grouped) == 2 and all(count_words(passage.text) <= EMBEDDING_MAX_WORDS for passage in grouped)

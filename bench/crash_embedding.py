@@ -47,7 +47,7 @@ from crash_support import Running, kill_group, run_linkly, start_linkly  # noqa:
 from linkly_ls.core.config import Config  # noqa: E402
 from linkly_ls.core.engine import Engine  # noqa: E402
 from linkly_ls.core.extract.base import ExtractLimits  # noqa: E402
-from linkly_ls.core.search.chunking import chunk_document  # noqa: E402
+from linkly_ls.core.search.chunking import embedding_passages  # noqa: E402
 from linkly_ls.core.search.vectors import _usearch  # noqa: E402
 from linkly_ls.core.store.catalog import Catalog, StoreError  # noqa: E402
 from linkly_ls.core.store.vector_rows import stored_vector_rows  # noqa: E402
@@ -196,17 +196,17 @@ def check_vectors(data_dir: Path) -> tuple[list[str], dict[str, Any]]:
                 problems.append(f"{doc_id}: vectors of a document the catalog does not know")
         chunk_total = 0
         for record in records:
-            chunks = chunk_document(engine.catalog.lines(record.doc_id), record.outline, record.page_starts)
+            chunks = embedding_passages(engine.catalog.lines(record.doc_id), record.outline, record.page_starts)
             chunk_total += len(chunks)
             expected = [(c.number, c.start_line, c.end_line) for c in chunks]
             held = [entry[:3] for entry in rows.get(record.doc_id, [])]
             if held != expected:
-                problems.append(f"{record.path}: {len(expected)} chunk(s), {len(held)} vector row(s) (or other ranges)")
+                problems.append(f"{record.path}: {len(expected)} passage(s), {len(held)} vector row(s) (or other ranges)")
             doc = docs.get(record.doc_id)
             if doc is None:
                 problems.append(f"{record.path}: no vector_docs row")
             elif doc != (record.content_hash, len(expected)):
-                problems.append(f"{record.path}: vector_docs says {doc}, catalog {record.content_hash} with {len(expected)} chunks")
+                problems.append(f"{record.path}: vector_docs says {doc}, catalog {record.content_hash} with {len(expected)} passages")
         search = {}
         for query in QUERIES:
             payload = call_tool(engine, "search", {"query": query, "limit": SEARCH_LIMIT}).to_json()

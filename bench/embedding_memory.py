@@ -37,7 +37,7 @@ import numpy as np
 
 from linkly_ls.core.config import Config
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.search.chunking import chunk_document
+from linkly_ls.core.search.chunking import embedding_passages
 from linkly_ls.core.search.vectors import ChunkRef
 from linkly_ls.core.tools.search import search
 from linkly_ls.core.indexing.vector_sync import PASSAGES_PER_CALL, passage_text
@@ -65,7 +65,7 @@ def report(step: str, previous: list[int]) -> None:
 def sample_passages(engine: Engine, count: int) -> list[str]:
     passages: list[str] = []
     for record in engine.catalog.all_documents():
-        for chunk in chunk_document(engine.catalog.lines(record.doc_id), record.outline, record.page_starts):
+        for chunk in embedding_passages(engine.catalog.lines(record.doc_id), record.outline, record.page_starts):
             passages.append(passage_text(record, chunk))
     random.Random(3).shuffle(passages)
     return passages[:count]

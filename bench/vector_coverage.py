@@ -127,16 +127,16 @@ def copy_keyword_index(source: Path, target: Path) -> None:
 
 
 def count_chunks(data_dir: Path) -> int:
-    """Chunks the embedding has to cover: every document's chunks, as VectorSync cuts them."""
+    """Passages the embedding has to cover: every document's, as VectorSync cuts them."""
     from linkly_ls.core.store.catalog import Catalog
-    from linkly_ls.core.search.chunking import chunk_document
+    from linkly_ls.core.search.chunking import embedding_passages
 
     catalog = Catalog(data_dir / "catalog.sqlite3")
     try:
         doc_ids = catalog.doc_ids()
         records = catalog.get_many(doc_ids)
         return sum(
-            len(chunk_document(catalog.lines(doc_id), records[doc_id].outline, records[doc_id].page_starts))
+            len(embedding_passages(catalog.lines(doc_id), records[doc_id].outline, records[doc_id].page_starts))
             for doc_id in doc_ids
             if doc_id in records
         )

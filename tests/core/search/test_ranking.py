@@ -61,7 +61,7 @@ def test_a_paraphrase_without_shared_words_is_found_by_hybrid_but_not_by_keyword
         assert "ls.1.txt" not in names(search(embedded, query))
     finally:
         embedded.search_mode = "auto"
-    result = search(embedded, query, limit=3, explain=True)
+    result = search(embedded, query, limit=5, explain=True)
     assert result.mode == "hybrid"
     assert "ls.1.txt" in names(result)
     found = result.results[names(result).index("ls.1.txt")]

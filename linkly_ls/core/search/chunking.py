@@ -1,8 +1,8 @@
 """Cut a document into passages by its structure (sections, pages, slides).
 
 A chunk never spans two documents, starts a new chunk at every heading and page
-boundary, and is cut at blank lines to stay near `target_words`, so a passage
-embeds well (about 120-180 words) and a keyword hit points at a small line range.
+boundary, and is cut at blank lines to stay near `target_words`, so a keyword
+hit points at a small line range.
 
 The passages that are embedded (`embedding_passages`) are smaller: about
 EMBEDDING_TARGET_WORDS, at most EMBEDDING_MAX_WORDS, so that a passage with its
@@ -189,5 +189,5 @@ def chunk_document(
 
 
 def embedding_passages(lines: list[str], outline: list[OutlineNode], page_starts: list[int]) -> list[Chunk]:
-    """The chunks whose vectors are computed: long lines cut at sentence ends (CHUNKING_VERSION)."""
+    """The chunks whose vectors are computed: passages of the model's length, long lines cut at sentence ends."""
     return chunk_document(lines, outline, page_starts, EMBEDDING_TARGET_WORDS, EMBEDDING_MAX_WORDS, cut_long_lines=True)

@@ -7,7 +7,6 @@ from linkly_ls.core.search.chunking import (
     EMBEDDING_MAX_WORDS,
     EMBEDDING_TARGET_WORDS,
     MAX_WORDS,
-    TARGET_WORDS,
     chunk_document,
     count_words,
     embedding_passages,

@@ -85,12 +85,21 @@ class EmbeddingState:
 
 
 def passage_text(record: DocumentRecord, chunk: Chunk) -> str:
-    """What a chunk's vector is computed from: title and heading path give the passage its context."""
-    parts = [record.title]
+    """What a chunk's vector is computed from: title and heading path give the passage its context.
+
+    A title without a letter (`100`, `2024-03-01`, a file named by a number) gives the model no
+    context, only a token that pulls every such passage towards the others: measured on TIME, whose
+    untitled articles take their numbered file names as titles, it cost the vector side 2 % nDCG@10.
+    """
+    parts = [record.title if _has_letter(record.title) else ""]
     if chunk.headings and chunk.headings.strip() != record.title.strip():
         parts.append(chunk.headings)
     parts.append(chunk.text)
     return "\n".join(part for part in parts if part)
+
+
+def _has_letter(text: str) -> bool:
+    return any(character.isalpha() for character in text)
 
 
 def text_hash(text: str) -> int:

@@ -31,8 +31,10 @@ MAX_WORDS = 220
 EMBEDDING_TARGET_WORDS = 100
 EMBEDDING_MAX_WORDS = 150
 #: how documents are cut into embedded passages; vectors cut by an older version are redone
-#: (2: lines longer than MAX_WORDS are cut at sentence ends; 3: passages of EMBEDDING_TARGET_WORDS)
-CHUNKING_VERSION = 3
+#: (2: lines longer than MAX_WORDS are cut at sentence ends; 3: passages of EMBEDDING_TARGET_WORDS;
+#: 4: a title without a letter is left out of the passage). Passages whose text did not change keep
+#: their vectors (they are found by the text's hash), so a new version costs only what it changed.
+CHUNKING_VERSION = 4
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])[\"')\]]*\s+|(?<=[。！？；])")
 _WORD_END = re.compile(r"\s+")

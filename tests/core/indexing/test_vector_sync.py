@@ -15,6 +15,9 @@ from linkly_ls.core.background import LOW_PRIORITY_NICE
 from linkly_ls.core.config import Config, LibraryConfig
 from linkly_ls.core.embedding.static import STATIC_MODEL_ID
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.indexing.vector_sync import passage_text
+from linkly_ls.core.search.chunking import Chunk
+from linkly_ls.core.store.records import DocumentRecord
 from linkly_ls.core.tools import call_tool
 
 #: how long to wait for work of the background thread: at nice 19 on a busy machine it gets what
@@ -190,3 +193,67 @@ def test_coverage_and_status_never_wait_for_the_vector_index_to_open(tmp_path):
         assert answers["libraries"][0]["vector_coverage"] == 1.0
     finally:
         engine.close()
+
+
+def passage_record(title: str) -> DocumentRecord:
+    return DocumentRecord(
+        doc_id="d1", library="notes", path="/notes/x.txt", doc_type="txt", title=title, size=1, mtime_ns=0,
+        content_hash="h", word_count=3, total_lines=1, has_outline=False, language="en", keywords=[], outline=[],
+        page_starts=[], warnings=[], text_missing_reason=None, indexed_at=0.0,
+    )
+
+
+@pytest.mark.parametrize(
+    ("title", "expected"),
+    [
+        ("100", "Tshombe leaves Katanga."),
+        ("2024-03-01", "Tshombe leaves Katanga."),
+        ("The Congo", "The Congo\nTshombe leaves Katanga."),
+        ("1984 notes", "1984 notes\nTshombe leaves Katanga."),
+    ],
+)
+def test_a_title_without_a_letter_is_left_out_of_the_embedded_passage(title, expected):
+    chunk = Chunk(number=0, start_line=1, end_line=1, headings="", text="Tshombe leaves Katanga.")
+    assert passage_text(passage_record(title), chunk) == expected
+
+
+def test_a_new_chunking_version_embeds_only_the_passages_whose_text_changed(tmp_path, monkeypatch):
+    """Notes titled by a number ("100.txt") lose the title from their passages under the new version;
+    the others' passages are unchanged and keep their vectors."""
+    from linkly_ls.core.indexing import vector_sync
+    from linkly_ls.core.search import vectors
+
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "100.txt").write_text(
+        "\nKatanga's secessionist leader announced in his palace garden that his work was done. "
+        "He would leave for Northern Rhodesia to rest, he told newsmen, and return when called.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "notes" / "ownership.md").write_text("# Ownership\n\nEach value has one owner.\n", encoding="utf-8")
+    monkeypatch.setattr(vector_sync, "passage_text", lambda record, chunk: f"{record.title}\n{chunk.text}")
+    engine = indexed_engine_of(tmp_path)
+    try:
+        assert engine.vectors.run_until_complete(wait_for_model=True) == 2
+    finally:
+        engine.close()
+    monkeypatch.undo()
+    monkeypatch.setattr(vector_sync, "CHUNKING_VERSION", 99)
+    monkeypatch.setattr(vectors, "CHUNKING_VERSION", 99)
+    engine = indexed_engine_of(tmp_path)
+    try:
+        assert engine.vectors.run_until_complete(wait_for_model=True) == 2
+        state = engine.vectors.state()
+        assert (state.embedded, state.reused) == (1, 1)
+    finally:
+        engine.close()
+
+
+def indexed_engine_of(root: Path) -> Engine:
+    config = Config(
+        data_dir=root / "data",
+        libraries=[LibraryConfig(name="notes", paths=[root / "notes"])],
+        raw={"embedding": {"model": "bundled"}},
+    )
+    engine = Engine(config)
+    engine.index()
+    return engine

@@ -56,6 +56,17 @@ _MODULES: dict[str, str] = {
 }
 
 
+#: version of each document type's extractor (types not named: 1). Raised when an extractor reads an
+#: unchanged file differently (a new title rule, text it used to miss); the next index run reads the
+#: documents an older version read again. txt 2: a file whose only line reads as a title is titled by it
+EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 2}
+
+
+def extractor_version(path: Path) -> int:
+    """The version of the extractor a file's name sends it to (1 for files of no indexed type)."""
+    return EXTRACTOR_VERSIONS.get(doc_type_for(path) or "", 1)
+
+
 def doc_type_for(path: Path) -> str | None:
     """The document type a file name promises, or None when it is not indexed."""
     return DOC_TYPES.get(path.suffix.lower())

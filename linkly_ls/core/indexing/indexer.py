@@ -29,10 +29,12 @@ from linkly_ls.core.store.catalog import (
     SkippedCount,
     make_doc_id,
 )
+from linkly_ls.core.extract import EXTRACTOR_VERSIONS, extractor_version
 from linkly_ls.core.extract.base import ExtractLimits
 from linkly_ls.core.extract.ocr import OCR_PENDING, ocr_pending, ocr_unavailable_reason
 from linkly_ls.core.search.chunking import chunk_document
 from linkly_ls.core.search.keyword import IndexedChunks, KeywordIndex
+from linkly_ls.core.store.vector_rows import cut_again
 from linkly_ls.core.indexing.pdf_split import PdfSplitter, run_task
 from linkly_ls.core.indexing.preparation import PreparedFile, hash_file, one_line, prepare_file, prepare_here
 from linkly_ls.core.indexing.skips import TOO_LARGE, SkipTally, describe
@@ -135,7 +137,7 @@ class Indexer:
             respect_ignore_files=library.respect_gitignore,
         )
         tally = SkipTally()
-        states = self.catalog.file_states(library.name)
+        states = self.catalog.file_states(library.name, EXTRACTOR_VERSIONS)
         previous_errors = {error.path: error for error in self.catalog.errors(library.name)}
         unreadable: dict[str, str] = {}
         for root in library.paths:
@@ -183,7 +185,12 @@ class Indexer:
                     report.unchanged += 1
                     continue
             failed_before = previous_errors.get(key)
-            if failed_before and failed_before.size == stat.st_size and failed_before.mtime_ns == stat.st_mtime_ns:
+            if (
+                failed_before
+                and failed_before.size == stat.st_size
+                and failed_before.mtime_ns == stat.st_mtime_ns
+                and failed_before.extractor >= extractor_version(path)
+            ):
                 report.failed += 1
                 continue
             owner = self.catalog.by_path(key) if state is None else None
@@ -363,7 +370,8 @@ class Indexer:
         existing = self.catalog.by_path(path)
         if existing is not None:
             self.catalog.remove_document(existing.doc_id)
-        self.catalog.put_error(ErrorRecord(path=path, library=library, message=message, size=size, mtime_ns=mtime_ns))
+        extractor = extractor_version(Path(path))
+        self.catalog.put_error(ErrorRecord(path, library, message, size, mtime_ns, extractor))
 
     def _store(self, prepared: PreparedFile, library: str) -> None:
         document = prepared.document
@@ -403,7 +411,8 @@ class Indexer:
         unsaved, self._unsaved = self._unsaved, []
         links, self._unsaved_links = self._unsaved_links, {}
         try:
-            self.catalog.put_documents(unsaved, links)
+            read_again = self.catalog.put_documents(unsaved, links, EXTRACTOR_VERSIONS)
+            cut_again(self.catalog, read_again)
         except Exception:
             for record, _ in unsaved:  # not in the catalog: the next run reads these files again
                 self._chunk_cache.pop(record.doc_id, None)

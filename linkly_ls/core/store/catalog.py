@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from linkly_ls.core.store.line_blocks import decode_range, is_blocked
@@ -120,29 +121,39 @@ class Catalog(CatalogReads, LinkReads):
         self,
         documents: list[tuple[DocumentRecord, list[str]]],
         links: dict[str, list[LinkRecord]] | None = None,
-    ) -> None:
+        extractor_versions: Mapping[str, int] | None = None,
+    ) -> list[str]:
         """Insert or replace documents, and their links (`links` by doc_id; none when absent), in
-        one transaction (one commit, not one per document)."""
+        one transaction (one commit, not one per document); each records the version of its type's
+        extractor (`extractor_versions`, 1 for the types not named).
+
+        Returns the doc_ids whose content was already in the catalog: read again, not changed."""
         if not documents:
-            return
+            return []
+        versions = extractor_versions or {}
         rows = [
-            (*document_row(record, lines), name_key(record.path), title_key(record.title))
+            (*document_row(record, lines), name_key(record.path), title_key(record.title), versions.get(record.doc_type, 1))
             for record, lines in documents
         ]
         links = links or {}
         with self.connect() as db:
+            read_again = []
             for record, _ in documents:
+                before = db.execute("SELECT content_hash FROM documents WHERE doc_id = ?", (record.doc_id,)).fetchone()
+                if before is not None and before[0] == record.content_hash:
+                    read_again.append(record.doc_id)
                 db.execute("DELETE FROM errors WHERE path = ?", (record.path,))
                 db.execute("DELETE FROM tombstones WHERE doc_id = ?", (record.doc_id,))
             db.executemany(
-                f"INSERT OR REPLACE INTO documents({DOC_COLUMNS}, keyword_state, lines, name_key, title_key) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'pending',?,?,?)",
+                f"INSERT OR REPLACE INTO documents({DOC_COLUMNS}, keyword_state, lines, name_key, title_key, extractor) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'pending',?,?,?,?)",
                 rows,
             )
             for record, _ in documents:
                 replace_links(db, record.doc_id, links.get(record.doc_id, []))
         for record, _ in documents:
             self._forget_lines(record.doc_id)
+        return read_again
 
     def set_warnings(self, doc_id: str, warnings: list[str], text_missing_reason: str | None) -> None:
         with self.connect() as db:
@@ -231,8 +242,8 @@ class Catalog(CatalogReads, LinkReads):
     def put_error(self, error: ErrorRecord) -> None:
         with self.connect() as db:
             db.execute(
-                "INSERT OR REPLACE INTO errors(path, library, message, size, mtime_ns, at) VALUES (?,?,?,?,?,?)",
-                (error.path, error.library, error.message, error.size, error.mtime_ns, time.time()),
+                "INSERT OR REPLACE INTO errors(path, library, message, size, mtime_ns, at, extractor) VALUES (?,?,?,?,?,?,?)",
+                (error.path, error.library, error.message, error.size, error.mtime_ns, time.time(), error.extractor),
             )
 
     def remove_error(self, path: str) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from linkly_ls.core.store.records import (
     DOC_COLUMNS,
@@ -124,15 +124,21 @@ class CatalogReads:
 
     # projections
 
-    def file_states(self, library: str) -> dict[str, tuple[str, int, int, str]]:
+    def file_states(
+        self, library: str, extractor_versions: Mapping[str, int] | None = None
+    ) -> dict[str, tuple[str, int, int, str]]:
         """path -> (doc_id, size, mtime_ns, content_hash) for a library's documents.
 
-        A document whose links are still to be read (a catalog from before links) reports no
-        mtime and no hash, so the indexer reads it again."""
+        A document whose links are still to be read (a catalog from before links), or that an older
+        extractor read (`extractor_versions`: document type -> current version, 1 for the others),
+        reports no mtime and no hash, so the indexer reads it again."""
+        versions = [(doc_type, version) for doc_type, version in (extractor_versions or {}).items() if version > 1]
+        current = "CASE doc_type " + "".join("WHEN ? THEN ? " for _ in versions) + "ELSE 1 END" if versions else "1"
+        stale = f"(links_state = 'pending' OR extractor < {current})"
         rows = self.connect().execute(
-            "SELECT path, doc_id, size, CASE links_state WHEN 'pending' THEN -1 ELSE mtime_ns END, "
-            "CASE links_state WHEN 'pending' THEN '' ELSE content_hash END FROM documents WHERE library = ?",
-            (library,),
+            f"SELECT path, doc_id, size, CASE WHEN {stale} THEN -1 ELSE mtime_ns END, "
+            f"CASE WHEN {stale} THEN '' ELSE content_hash END FROM documents WHERE library = ?",
+            (*[value for pair in versions for value in pair] * 2, library),
         )
         return {row[0]: (row[1], row[2], row[3], row[4]) for row in rows}
 
@@ -233,7 +239,7 @@ class CatalogReads:
     # errors
 
     def errors(self, library: str | None = None) -> list[ErrorRecord]:
-        query = "SELECT path, library, message, size, mtime_ns FROM errors"
+        query = "SELECT path, library, message, size, mtime_ns, extractor FROM errors"
         rows = (
             self.connect().execute(query + " ORDER BY path")
             if library is None
@@ -261,6 +267,6 @@ class CatalogReads:
 
     def error_for(self, path: str) -> ErrorRecord | None:
         row = self.connect().execute(
-            "SELECT path, library, message, size, mtime_ns FROM errors WHERE path = ?", (path,)
+            "SELECT path, library, message, size, mtime_ns, extractor FROM errors WHERE path = ?", (path,)
         ).fetchone()
         return ErrorRecord(*row) if row else None

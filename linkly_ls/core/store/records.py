@@ -159,6 +159,8 @@ class ErrorRecord:
     message: str
     size: int
     mtime_ns: int
+    #: the version of the extractor that failed (`extract.EXTRACTOR_VERSIONS`): a newer one tries again
+    extractor: int = 1
 
 
 def library_row(library: LibraryRecord, created_at: float) -> tuple:

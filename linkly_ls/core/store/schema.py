@@ -59,7 +59,8 @@ CREATE TABLE IF NOT EXISTS documents (
     lines BLOB NOT NULL,
     name_key TEXT NOT NULL DEFAULT '',
     title_key TEXT NOT NULL DEFAULT '',
-    links_state TEXT NOT NULL DEFAULT 'done'
+    links_state TEXT NOT NULL DEFAULT 'done',
+    extractor INTEGER NOT NULL DEFAULT 1
 );
 CREATE INDEX IF NOT EXISTS documents_library ON documents(library);
 CREATE INDEX IF NOT EXISTS documents_state ON documents(keyword_state);
@@ -69,7 +70,8 @@ CREATE TABLE IF NOT EXISTS errors (
     message TEXT NOT NULL,
     size INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL,
-    at REAL NOT NULL
+    at REAL NOT NULL,
+    extractor INTEGER NOT NULL DEFAULT 1
 );
 CREATE TABLE IF NOT EXISTS tombstones (doc_id TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS skipped (
@@ -99,7 +101,12 @@ CREATE INDEX IF NOT EXISTS links_target_name ON links(target_name);
 """
 
 #: column additions of later schema versions, applied to a catalog an older version created
-_ADDED_COLUMNS = (("libraries", "respect_gitignore", "INTEGER NOT NULL DEFAULT 1"),)
+_ADDED_COLUMNS = (
+    ("libraries", "respect_gitignore", "INTEGER NOT NULL DEFAULT 1"),
+    # the version of the extractor that read the document (`extract.EXTRACTOR_VERSIONS`)
+    ("documents", "extractor", "INTEGER NOT NULL DEFAULT 1"),
+    ("errors", "extractor", "INTEGER NOT NULL DEFAULT 1"),
+)
 
 #: the document types whose extractors find links: their documents are read again once after the
 #: catalog gains the links table, since an older catalog holds their text but not their links

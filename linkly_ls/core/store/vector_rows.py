@@ -49,6 +49,19 @@ DocRow = tuple[str, str, str, int]
 CurrentChunk = tuple[int, str, int, int, int]
 
 
+def cut_again(catalog: Catalog, doc_ids: list[str]) -> None:
+    """Documents read again with their content unchanged (a newer extractor): every model's vectors
+    stay current, as their content hash still matches, but the documents are missing again, so the
+    vector pass cuts the text as now read, reusing the vector of every passage that did not change."""
+    db = catalog.connect()
+    if not doc_ids or db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vector_docs'").fetchone() is None:
+        return
+    with db:
+        for start in range(0, len(doc_ids), BATCH):
+            batch = doc_ids[start : start + BATCH]
+            db.execute(f"UPDATE vector_docs SET chunking = 0 WHERE doc_id IN ({','.join('?' * len(batch))})", batch)
+
+
 def ensure_vector_tables(catalog: Catalog) -> None:
     """Create the vector tables that are missing, and bring older ones up to date."""
     with catalog.connect() as db:

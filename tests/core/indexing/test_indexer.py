@@ -210,3 +210,41 @@ def test_an_error_while_storing_the_head_start_stops_the_workers_and_leaves_no_p
     assert not any(thread.name == "linkly-workers" for thread in threading.enumerate())
     part_folders = [folder for folder in made if "linkly-pdf-parts-" in folder]
     assert part_folders and not any(Path(folder).exists() for folder in part_folders)
+
+
+def test_a_newer_extractor_reads_its_documents_again_and_their_passages_are_cut_again(library_dir, engine_for, monkeypatch):
+    from linkly_ls.core.extract import EXTRACTOR_VERSIONS
+
+    write(library_dir / "record.txt", "Consumer information in Sheffield.\n")
+    write(library_dir / "notes.md", "# Notes\n\nPostgres vacuum tuning.\n")
+    engine = engine_for(library_dir)
+    (first,) = engine.index()
+    assert first.indexed == 2
+    assert engine.vectors.run_until_complete(wait_for_model=True) == 2
+
+    monkeypatch.setitem(EXTRACTOR_VERSIONS, "txt", 99)
+    (upgraded,) = engine.index()
+    assert (upgraded.indexed, upgraded.unchanged) == (1, 1), "only the text file's extractor is newer"
+    assert engine.catalog.get(make_doc_id(str(library_dir / "record.txt"))).title == "Consumer information in Sheffield"
+    assert engine.vectors.run_until_complete(wait_for_model=True) == 1, "the text file's passages are cut again"
+    state = engine.vectors.state()
+    assert (state.embedded, state.reused) == (0, 1), "its passage did not change: the vector is reused"
+
+    (again,) = engine.index()
+    assert (again.indexed, again.unchanged) == (0, 2)
+
+
+def test_a_file_that_failed_is_tried_again_by_a_newer_extractor_only(library_dir, engine_for, monkeypatch):
+    from linkly_ls.core.extract import EXTRACTOR_VERSIONS
+
+    broken = library_dir / "broken.docx"
+    broken.write_bytes(b"PK\x03\x04 this is not a real zip archive at all")
+    engine = engine_for(library_dir)
+    (first,) = engine.index()
+    assert first.failed == 1 and engine.catalog.error_for(str(broken)).extractor == 1
+    monkeypatch.setitem(EXTRACTOR_VERSIONS, "pptx", 5)
+    engine.index()
+    assert engine.catalog.error_for(str(broken)).extractor == 1, "another type's extractor changed: not read"
+    monkeypatch.setitem(EXTRACTOR_VERSIONS, "docx", 5)
+    (retried,) = engine.index()
+    assert retried.failed == 1 and engine.catalog.error_for(str(broken)).extractor == 5

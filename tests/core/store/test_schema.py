@@ -126,5 +126,7 @@ def test_a_version_1_catalog_gains_links_and_reads_its_linked_documents_again(tm
     states = catalog.file_states("lib")
     assert states["/n/My Note.md"] == ("aaaaaaaaaaaa", 3, -1, "")  # read again for its links
     assert states["/n/slides.pptx"] == ("bbbbbbbbbbbb", 3, 7, "h2")  # no links in that format
+    newer_pptx = catalog.file_states("lib", {"pptx": 2, "md": 1})
+    assert newer_pptx["/n/slides.pptx"] == ("bbbbbbbbbbbb", 3, -1, "")  # read by the extractor before version 2
     catalog.close()
     Catalog(path).close()  # a second start changes nothing

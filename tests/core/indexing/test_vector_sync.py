@@ -39,6 +39,11 @@ def write_notes(folder: Path, count: int, sections: int) -> None:
 
 def indexed_engine(root: Path, notes: int, sections: int) -> Engine:
     write_notes(root / "notes", notes, sections)
+    return indexed_engine_of(root)
+
+
+def indexed_engine_of(root: Path) -> Engine:
+    """An engine over `root/notes` with the bundled model, its keyword index built."""
     config = Config(
         data_dir=root / "data",
         libraries=[LibraryConfig(name="notes", paths=[root / "notes"])],
@@ -247,13 +252,3 @@ def test_a_new_chunking_version_embeds_only_the_passages_whose_text_changed(tmp_
     finally:
         engine.close()
 
-
-def indexed_engine_of(root: Path) -> Engine:
-    config = Config(
-        data_dir=root / "data",
-        libraries=[LibraryConfig(name="notes", paths=[root / "notes"])],
-        raw={"embedding": {"model": "bundled"}},
-    )
-    engine = Engine(config)
-    engine.index()
-    return engine

@@ -88,6 +88,7 @@ def test_adi_keyword_and_hybrid_quality(tmp_path):
             one_vector = ir_eval.evaluate(engine, collection, names, "vector", recall=False)
         with ir_eval.settings({"linkly_ls.core.search.ranking:FUSION": "z"}):
             z_fusion = ir_eval.evaluate(engine, collection, names, "hybrid", recall=False)
+        replayed = fusion_shapes().query_candidates(engine, collection, names)
     finally:
         engine.close()
     reference = collection.reference["ndcg10"]
@@ -100,4 +101,22 @@ def test_adi_keyword_and_hybrid_quality(tmp_path):
     assert vector.ndcg10 >= 1.03 * reference and vector.ndcg10 > one_vector.ndcg10 + 0.02
     # the z-score fusion candidate (zscore_fusion.py) through the whole search path
     assert z_fusion.modes_seen == {"hybrid"} and z_fusion.ndcg10 >= 1.08 * reference
+    # bench/fusion_shapes.py judges other fusions on the candidates search fuses: its replay of the
+    # present fusion is the tool's hybrid figure, and a shape of its own ranks differently
+    shapes = fusion_shapes()
+    assert shapes.shape_ratio(collection, replayed, shapes.SHAPES["present"]) == pytest.approx(hybrid.ndcg10 / reference)
+    assert shapes.shape_ratio(collection, replayed, shapes.SHAPES["z 20"]) != pytest.approx(hybrid.ndcg10 / reference)
     print(ir_eval.format_scores(collection, [keyword, hybrid, vector, one_vector, z_fusion]))
+
+
+def fusion_shapes():
+    """bench/fusion_shapes.py as a module (the bench folder is not a package)."""
+    import importlib.util
+    import sys
+
+    if "fusion_shapes" not in sys.modules:
+        path = Path(__file__).resolve().parents[3] / "bench" / "fusion_shapes.py"
+        spec = importlib.util.spec_from_file_location("fusion_shapes", path)
+        module = sys.modules["fusion_shapes"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    return sys.modules["fusion_shapes"]

@@ -85,12 +85,9 @@ def main(argv: list[str] | None = None) -> int:
             collection, ratios = collection_ratios(folder, Path(work))
             for name, ratio in ratios.items():
                 by_candidate[name][collection] = ratio
-    collections = sorted(next(iter(by_candidate.values())))
+    by_candidate = {name: dict(sorted(row.items())) for name, row in by_candidate.items()}
     print("\nnDCG@10 x keyword-only, first-pass vectors only, hybrid mode")
-    print(f"{'reading, keyword weight':<24} " + " ".join(f"{name:>10}" for name in collections) + f" {'mean':>8}")
-    for name, row in by_candidate.items():
-        cells = " ".join(f"{row[collection]:>10.3f}" for collection in collections)
-        print(f"{name:<24} {cells} {statistics.fmean(row.values()):>8.3f}")
+    print(evaluation.format_ratio_table(by_candidate, "reading, keyword weight"))
     held_out = evaluation.leave_one_out(by_candidate)
     print()
     print(evaluation.format_leave_one_out(held_out, "x keyword-only").replace("x bm25s", "x kw-only"))

@@ -182,11 +182,8 @@ def main(argv: list[str] | None = None) -> int:
             for name, shape in SHAPES.items():
                 ratios[name][collection.name] = shape_ratio(collection, found, shape)
             print(f"{collection.name}: present {ratios['present'][collection.name]:.3f}", flush=True)
-    collections = list(ratios["present"])
-    print(f"\n{'shape':<22} " + " ".join(f"{name[:12]:>12}" for name in collections) + f" {'mean':>8}")
-    for name, row in ratios.items():
-        cells = " ".join(f"{row[collection]:>12.3f}" for collection in collections)
-        print(f"{name:<22} {cells} {statistics.fmean(row.values()):>8.3f}")
+    print()
+    print(evaluation.format_ratio_table(ratios, "shape", width=12))
     held_out = evaluation.leave_one_out(ratios)
     print()
     print(evaluation.format_leave_one_out(held_out, "fusion shape"))

@@ -347,6 +347,17 @@ def format_scores(collection: Collection, scores: list[ModeScores]) -> str:
     return "\n".join(lines)
 
 
+def format_ratio_table(ratios: dict[str, dict[str, float]], label: str, width: int = 10) -> str:
+    """`ratios[candidate][collection]` as a table, a row per candidate with its mean, collections in
+    the order of the first row."""
+    collections = list(next(iter(ratios.values()), {}))
+    lines = [f"{label:<24} " + " ".join(f"{name[:width]:>{width}}" for name in collections) + f" {'mean':>8}"]
+    for name, row in ratios.items():
+        cells = " ".join(f"{row[collection]:>{width}.3f}" for collection in collections)
+        lines.append(f"{name:<24} {cells} {statistics.fmean(row.values()):>8.3f}")
+    return "\n".join(lines)
+
+
 def format_leave_one_out(held_out: list[HeldOut], label: str) -> str:
     lines = [
         f"leave-one-collection-out ({label}): chosen on the others, scored on the one left out",

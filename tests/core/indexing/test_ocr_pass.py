@@ -61,11 +61,14 @@ def test_a_run_stopped_before_its_ocr_pass_is_finished_by_the_next(library_dir, 
     assert engine.catalog.ocr_pending_paths("lib") == sorted([str(library_dir / "huck.pdf"), str(library_dir / "ocr-sample.jpg")])
     assert "Note" in titles(engine, "plain text layer") and titles(engine, "quick brown dog jumped") == []
     assert titles(engine, "ocr-sample")[0] == "ocr-sample", "found by its name while OCR is pending"
+    assert engine.vectors.run_until_complete(wait_for_model=True) == 3
     monkeypatch.undo()
     (report,) = engine.index()
     assert (report.indexed, report.unchanged, report.ocr_files) == (0, 3, 2)
     assert engine.catalog.ocr_pending_paths("lib") == []
     assert "ocr-sample" in titles(engine, "quick brown dog jumped")
+    # the OCR'd files keep their content hash, yet their text is new: their passages are cut again
+    assert engine.vectors.run_until_complete(wait_for_model=True) == 2
 
 
 class FailingPool:

@@ -18,7 +18,7 @@ from pathlib import Path
 from linkly_ls.core.store.line_blocks import decode_range, is_blocked
 from linkly_ls.core.store.link_rows import LinkReads, drop_links, replace_links
 from linkly_ls.core.store.line_cache import DocumentText, LineCache
-from linkly_ls.core.store.queries import CatalogReads, LayoutCache
+from linkly_ls.core.store.queries import BATCH, CatalogReads, LayoutCache
 from linkly_ls.core.store.records import (
     DOC_COLUMNS,
     DocumentRecord,
@@ -137,11 +137,9 @@ class Catalog(CatalogReads, LinkReads):
         ]
         links = links or {}
         with self.connect() as db:
-            read_again = []
+            stored = self._content_hashes(db, [record.doc_id for record, _ in documents])
+            read_again = [record.doc_id for record, _ in documents if stored.get(record.doc_id) == record.content_hash]
             for record, _ in documents:
-                before = db.execute("SELECT content_hash FROM documents WHERE doc_id = ?", (record.doc_id,)).fetchone()
-                if before is not None and before[0] == record.content_hash:
-                    read_again.append(record.doc_id)
                 db.execute("DELETE FROM errors WHERE path = ?", (record.path,))
                 db.execute("DELETE FROM tombstones WHERE doc_id = ?", (record.doc_id,))
             db.executemany(
@@ -154,6 +152,16 @@ class Catalog(CatalogReads, LinkReads):
         for record, _ in documents:
             self._forget_lines(record.doc_id)
         return read_again
+
+    @staticmethod
+    def _content_hashes(db: Connection, doc_ids: list[str]) -> dict[str, str]:
+        """doc_id -> content hash of those of `doc_ids` the catalog holds, a query per BATCH."""
+        found: dict[str, str] = {}
+        for start in range(0, len(doc_ids), BATCH):
+            batch = doc_ids[start : start + BATCH]
+            marks = ",".join("?" * len(batch))
+            found.update(db.execute(f"SELECT doc_id, content_hash FROM documents WHERE doc_id IN ({marks})", batch))
+        return found
 
     def set_warnings(self, doc_id: str, warnings: list[str], text_missing_reason: str | None) -> None:
         with self.connect() as db:

@@ -132,15 +132,18 @@ class CatalogReads:
         A document whose links are still to be read (a catalog from before links), or that an older
         extractor read (`extractor_versions`: document type -> current version, 1 for the others),
         reports no mtime and no hash, so the indexer reads it again."""
-        versions = [(doc_type, version) for doc_type, version in (extractor_versions or {}).items() if version > 1]
-        current = "CASE doc_type " + "".join("WHEN ? THEN ? " for _ in versions) + "ELSE 1 END" if versions else "1"
-        stale = f"(links_state = 'pending' OR extractor < {current})"
+        versions = extractor_versions or {}
         rows = self.connect().execute(
-            f"SELECT path, doc_id, size, CASE WHEN {stale} THEN -1 ELSE mtime_ns END, "
-            f"CASE WHEN {stale} THEN '' ELSE content_hash END FROM documents WHERE library = ?",
-            (*[value for pair in versions for value in pair] * 2, library),
+            "SELECT path, doc_id, size, mtime_ns, content_hash, links_state = 'pending', doc_type, extractor "
+            "FROM documents WHERE library = ?",
+            (library,),
         )
-        return {row[0]: (row[1], row[2], row[3], row[4]) for row in rows}
+        states: dict[str, tuple[str, int, int, str]] = {}
+        for path, doc_id, size, mtime_ns, content_hash, links_pending, doc_type, extractor in rows:
+            if links_pending or extractor < versions.get(doc_type, 1):
+                mtime_ns, content_hash = -1, ""
+            states[path] = (doc_id, size, mtime_ns, content_hash)
+        return states
 
     def ocr_pending_paths(self, library: str) -> list[str]:
         """Paths of a library's documents whose OCR was left for a second pass that has not run yet."""

@@ -10,7 +10,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
-from .conftest import Session, session_fixture
+from .conftest import Session, has_extractor, session_fixture
 
 session = session_fixture(client_capabilities)
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -110,3 +110,17 @@ async def test_links_and_related_commands(session: Session) -> None:
     assert links["counts"]["backlinks"] >= 2
     related = await session.command("linkly.related", {"doc_id": doc_id, "limit": 2})
     assert related["doc_id"] == doc_id and len(related["results"]) <= 2
+
+
+@pytest.mark.skipif(not has_extractor("pdf"), reason="the PDF extractor does not exist yet")
+async def test_definition_on_a_pdf_contents_entry_opens_its_section(session: Session) -> None:
+    """pdfLaTeX's hyperref writes internal links as named destinations: the contents lead to the sections."""
+    view = await session.request("linkly/uriForPath", {"path": str(session.path("pdflatex-outline.pdf"))})
+    lines = (await session.request("linkly/read", {"uri": view["uri"]}))["text"].split("\n")
+    entry = next(number for number, line in enumerate(lines) if line == "2 Bar 2")
+    document = types.TextDocumentIdentifier(uri=view["uri"])
+    locations = await session.client.text_document_definition_async(
+        types.DefinitionParams(text_document=document, position=types.Position(line=entry, character=2))
+    )
+    assert [location.uri for location in locations] == [view["uri"]]
+    assert lines[locations[0].range.start.line] == "2 Bar"

@@ -58,8 +58,9 @@ _MODULES: dict[str, str] = {
 
 #: version of each document type's extractor (types not named: 1). Raised when an extractor reads an
 #: unchanged file differently (a new title rule, text it used to miss); the next index run reads the
-#: documents an older version read again. txt 2: a file whose only line reads as a title is titled by it
-EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 2}
+#: documents an older version read again. txt 2: a file whose only line reads as a title is titled by it;
+#: pdf 2: links to named destinations (LaTeX's internal links) are kept
+EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 2, "pdf": 2}
 
 
 def extractor_version(path: Path) -> int:

@@ -17,7 +17,7 @@ from PIL import Image
 from linkly_ls.core.document import ExtractedDocument, ExtractionError, Heading, LineBuilder
 from linkly_ls.core.extract.base import ExtractLimits, title_from_path
 from linkly_ls.core.extract.ocr import OCR_PENDING, OcrError, ocr_image, ocr_unavailable_reason
-from linkly_ls.core.extract.pdf_links import page_links, read_links
+from linkly_ls.core.extract.pdf_links import NamedDestinations, page_links, read_links
 from linkly_ls.core.extract.pdf_outline import bookmark_headings, font_headings, has_bookmarks, read_bookmarks
 from linkly_ls.core.extract.pdf_text import PdfPage, read_page
 
@@ -70,6 +70,7 @@ def read_pages(doc: pymupdf.Document, start: int, stop: int, styled: bool | None
     if styled is None:
         styled = not has_bookmarks(doc)
     reading = PageReading(page_count=doc.page_count, start=start)
+    names = NamedDestinations(doc)
     for number in range(start, stop):
         try:
             page = doc[number]
@@ -81,7 +82,7 @@ def read_pages(doc: pymupdf.Document, start: int, stop: int, styled: bool | None
                 page = doc[number]
             except Exception:  # noqa: BLE001 - not even loadable: no links either
                 continue
-        reading.pages[-1].links = page_links(page)
+        reading.pages[-1].links = page_links(page, names)
     return reading
 
 

@@ -18,6 +18,8 @@ PyMuPDF's own reading of the URI (`pymupdf.linkDest`).
 
 from __future__ import annotations
 
+import bisect
+import math
 from dataclasses import dataclass
 
 import pymupdf
@@ -41,13 +43,30 @@ class PageLink:
     to_y: float | None = None
 
 
-def page_links(page: pymupdf.Page) -> list[PageLink]:
+class NamedDestinations:
+    """A document's named destinations as `#page=...` URIs, each looked up once (a manual links one
+    section from its contents, its text and its index); None for a name the document lacks."""
+
+    def __init__(self, doc: pymupdf.Document) -> None:
+        self.doc = doc
+        self._uris: dict[str, str | None] = {}
+
+    def uri(self, named: str) -> str | None:
+        if named not in self._uris:
+            try:
+                self._uris[named] = _resolved_uri(self.doc, named)
+            except Exception:  # noqa: BLE001 - a damaged name tree: this link goes, the page's others stay
+                self._uris[named] = None
+        return self._uris[named]
+
+
+def page_links(page: pymupdf.Page, names: NamedDestinations) -> list[PageLink]:
     """The links of a loaded page that `read_links` keeps; none when MuPDF cannot read them."""
     found: list[PageLink] = []
     try:
         link = pymupdf.mupdf.fz_load_links(page.this)
         while link.m_internal:
-            entry = _page_link(link, page.parent)
+            entry = _page_link(link, names)
             if entry is not None:
                 found.append(entry)
             link = link.next()
@@ -56,7 +75,7 @@ def page_links(page: pymupdf.Page) -> list[PageLink]:
     return found
 
 
-def _page_link(link: pymupdf.mupdf.FzLink, doc: pymupdf.Document) -> PageLink | None:
+def _page_link(link: pymupdf.mupdf.FzLink, names: NamedDestinations) -> PageLink | None:
     uri = link.m_internal.uri or ""
     if not uri:
         return None
@@ -68,13 +87,15 @@ def _page_link(link: pymupdf.mupdf.FzLink, doc: pymupdf.Document) -> PageLink | 
         rect = link.rect()
         return PageLink(kind="uri", top=rect.y0, bottom=rect.y1, target=uri.strip())
     if not uri.startswith("#"):
-        uri = _resolved_uri(doc, uri)
-        if uri is None:
-            return None
+        uri = _resolved_uri(names.doc, uri)
+    elif uri.startswith("#nameddest="):
+        uri = names.uri(uri)
+    if uri is None:
+        return None
     params = _uri_params(uri)
     page = params.get("page")
     if page is None or not page.isdigit():
-        return None  # a named destination (LINK_NAMED)
+        return None
     rect = link.rect()
     return PageLink(kind="page", top=rect.y0, bottom=rect.y1, page=int(page) - 1, to_y=_target_y(params))
 
@@ -95,7 +116,7 @@ def _file_link(link: pymupdf.mupdf.FzLink, spec: str) -> PageLink | None:
 
 
 def _resolved_uri(doc: pymupdf.Document, uri: str) -> str | None:
-    """An internal link not given as `#...`: MuPDF resolves it to a page and point, as `Link.dest` does."""
+    """An internal link not given as `#page=...`: MuPDF resolves it to a page and point, as `Link.dest` does."""
     page, x, y = doc.resolve_link(uri)
     if page < 0:
         return None
@@ -116,9 +137,11 @@ def _target_y(params: dict[str, str | None]) -> float | None:
     if len(zoom) >= 3:
         try:
             float(zoom[1])
-            return float(zoom[2])
+            y = float(zoom[2])
         except ValueError:
             pass
+        else:
+            return None if math.isnan(y) else y  # a destination that fits the page: its top
     return _view_top(params.get("view"))
 
 
@@ -152,8 +175,11 @@ def read_links(pages: list[PdfPage]) -> list[Link]:
     links: list[Link] = []
     by_index = {page.index: page for page in pages}
     for page in pages:
+        if not page.links:
+            continue
+        tops = LineTops(page)
         for entry in page.links:
-            link = _link(entry, page, by_index)
+            link = _link(entry, tops.line_at(entry.top, entry.bottom), by_index)
             if link is not None:
                 links.append(link)
                 if len(links) >= MAX_LINKS:
@@ -161,8 +187,7 @@ def read_links(pages: list[PdfPage]) -> list[Link]:
     return links
 
 
-def _link(entry: PageLink, page: PdfPage, by_index: dict[int, PdfPage]) -> Link | None:
-    line = _line_at(page, entry.top, entry.bottom)
+def _link(entry: PageLink, line: int, by_index: dict[int, PdfPage]) -> Link | None:
     if entry.kind != "page":
         return Link(line=line, target=entry.target, kind="pdf")
     target_page = by_index.get(entry.page)
@@ -172,14 +197,35 @@ def _link(entry: PageLink, page: PdfPage, by_index: dict[int, PdfPage]) -> Link 
     return Link(line=line, target=f"#page={target_page.index + 1}", kind="pdf", target_line=target_line)
 
 
-def _line_at(page: PdfPage, top: float, bottom: float) -> int:
-    """The written line whose top is nearest the middle of the box, else the page marker."""
-    middle = (top + bottom) / 2
-    best, distance = page.marker_line, float("inf")
-    for line in page.lines:
-        if line.number and abs(line.y0 - middle) < distance and line.y0 <= bottom:
-            best, distance = line.number, abs(line.y0 - middle)
-    return best
+class LineTops:
+    """A page's written lines sorted by their top, to place each of its links with two bisections: a
+    manual's contents or index page holds hundreds of links over as many lines."""
+
+    def __init__(self, page: PdfPage) -> None:
+        self.marker_line = page.marker_line
+        placed = sorted((line.y0, order, line.number) for order, line in enumerate(page.lines) if line.number)
+        self.tops = [top for top, _, _ in placed]
+        self.placed = placed
+
+    def line_at(self, top: float, bottom: float) -> int:
+        """The written line whose top is nearest the middle of the box and not below its bottom (the first
+        in reading order of equally near ones), else the page marker."""
+        middle = (top + bottom) / 2
+        eligible = bisect.bisect_right(self.tops, bottom)
+        split = bisect.bisect_left(self.tops, middle, 0, eligible)
+        above = middle - self.tops[split - 1] if split > 0 else math.inf
+        below = self.tops[split] - middle if split < eligible else math.inf
+        nearest = min(above, below)
+        if nearest == math.inf:
+            return self.marker_line
+        candidates: list[tuple[float, int, int]] = []
+        if above == nearest:
+            first = bisect.bisect_left(self.tops, self.tops[split - 1], 0, split)
+            candidates += self.placed[first:split]
+        if below == nearest:
+            last = bisect.bisect_right(self.tops, self.tops[split], split, eligible)
+            candidates += self.placed[split:last]
+        return min(candidates, key=lambda placed: placed[1])[2]
 
 
 def _line_below(page: PdfPage, y: float) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pymupdf
@@ -9,8 +10,19 @@ import pytest
 
 from linkly_ls.core.document import LineBuilder, Link
 from linkly_ls.core.extract.pdf import _write_pages, open_pdf, read_pages
-from linkly_ls.core.extract.pdf_links import MAX_LINKS, _line_at, _line_below, read_links
-from linkly_ls.core.extract.pdf_text import PdfPage
+from linkly_ls.core.extract.pdf_links import MAX_LINKS, LineTops, _line_below, read_links
+from linkly_ls.core.extract.pdf_text import PdfLine, PdfPage
+
+
+def line_at(page: PdfPage, top: float, bottom: float) -> int:
+    """How a link is placed on its page, line by line: the line whose top is nearest the box's middle,
+    not below its bottom, the first in reading order of equally near ones; else the page marker."""
+    middle = (top + bottom) / 2
+    best, distance = page.marker_line, float("inf")
+    for line in page.lines:
+        if line.number and abs(line.y0 - middle) < distance and line.y0 <= bottom:
+            best, distance = line.number, abs(line.y0 - middle)
+    return best
 
 
 def reference_links(doc: pymupdf.Document, pages: list[PdfPage]) -> list[Link]:
@@ -24,7 +36,7 @@ def reference_links(doc: pymupdf.Document, pages: list[PdfPage]) -> list[Link]:
             continue
         for entry in found:
             box = entry.get("from")
-            line = _line_at(page, box.y0, box.y1) if box is not None else page.marker_line
+            line = line_at(page, box.y0, box.y1) if box is not None else page.marker_line
             kind = entry.get("kind")
             if kind == pymupdf.LINK_URI and entry.get("uri"):
                 links.append(Link(line=line, target=str(entry["uri"]).strip(), kind="pdf"))
@@ -33,6 +45,12 @@ def reference_links(doc: pymupdf.Document, pages: list[PdfPage]) -> list[Link]:
                 point = entry.get("to")
                 target_line = _line_below(target, point.y) if point is not None else target.marker_line
                 links.append(Link(line=line, target=f"#page={target.index + 1}", kind="pdf", target_line=target_line))
+            elif kind == pymupdf.LINK_NAMED and entry.get("page", -1) >= 0 and int(entry["page"]) in by_index:
+                # PyMuPDF's dict of named destinations gives the point from the page's bottom
+                target = by_index[int(entry["page"])]
+                point = entry.get("to")
+                y = doc[target.index].rect.height - point.y if point is not None else 0.0
+                links.append(Link(line=line, target=f"#page={target.index + 1}", kind="pdf", target_line=_line_below(target, y)))
             elif kind == pymupdf.LINK_GOTOR and entry.get("file"):
                 links.append(Link(line=line, target=str(entry["file"]), kind="pdf"))
     return links[:MAX_LINKS]
@@ -53,13 +71,24 @@ def both_readings(path: Path) -> tuple[list[Link], list[Link], dict[int, int]]:
         doc.close()
 
 
+def pages_of(path: Path) -> list[PdfPage]:
+    doc = open_pdf(path)
+    try:
+        pages = read_pages(doc, 0, doc.page_count).pages
+        _write_pages(LineBuilder(), pages)
+        return pages
+    finally:
+        doc.close()
+
+
 @pytest.mark.parametrize("relative", ["books/R/R-intro.pdf", "papers/standards/fhs-3.0.pdf"])
 def test_links_equal_the_get_links_reading_of_a_real_pdf(corpus, relative):
     links, reference, kinds = both_readings(corpus / relative)
     assert links == reference
     assert len(links) >= 30
     if relative.startswith("books/R"):
-        assert kinds.get(pymupdf.LINK_NAMED, 0) >= 400  # named destinations, left out by both readings
+        assert kinds.get(pymupdf.LINK_NAMED, 0) >= 400  # named destinations (hyperref's internal links)
+        assert sum(link.target_line is not None for link in links) >= 400
         assert kinds.get(pymupdf.LINK_GOTOR, 0) + kinds.get(pymupdf.LINK_LAUNCH, 0) >= 1
     else:
         assert sum(link.target_line is not None for link in links) >= 300
@@ -79,13 +108,37 @@ def test_every_kind_of_link_on_a_made_pdf(tmp_path):
     first.insert_link({"kind": pymupdf.LINK_GOTOR, "from": pymupdf.Rect(72, 210, 200, 224),
                        "file": "other.pdf", "page": 3, "to": pymupdf.Point(0, 0)})
     first.insert_link({"kind": pymupdf.LINK_LAUNCH, "from": pymupdf.Rect(72, 270, 200, 284), "file": "run.sh"})
-    first.insert_link({"kind": pymupdf.LINK_NAMED, "from": pymupdf.Rect(72, 330, 200, 344), "name": "NextPage"})
+    # a named destination, as LaTeX's hyperref writes internal links: above row 6 of page 2 (its top at 388)
+    destinations = doc.get_new_xref()
+    doc.update_object(destinations, f"<< /rows.six [{doc[1].xref} 0 R /XYZ 72 {doc[1].rect.height - 380} 0] >>")
+    doc.xref_set_key(doc.pdf_catalog(), "Dests", f"{destinations} 0 R")
+    first.insert_link({"kind": pymupdf.LINK_NAMED, "from": pymupdf.Rect(72, 330, 200, 344), "nameddest": "rows.six"})
+    first.insert_link({"kind": pymupdf.LINK_NAMED, "from": pymupdf.Rect(72, 390, 200, 404), "nameddest": "nowhere"})
     path = tmp_path / "links.pdf"
     doc.save(path)
     doc.close()
     links, reference, kinds = both_readings(path)
-    assert kinds.get(pymupdf.LINK_NAMED) == 1  # left out by both readings
+    assert kinds.get(pymupdf.LINK_NAMED) == 2  # a name the document lacks is left out by both readings
     assert links == reference
-    assert {link.target for link in links} == {"#page=3", "https://example.org/a", "other.pdf", "run.sh"}
+    assert {link.target for link in links} == {"#page=3", "#page=2", "https://example.org/a", "other.pdf", "run.sh"}
     inside = next(link for link in links if link.target == "#page=3")
     assert inside.line == 2 and inside.target_line is not None and inside.target_line > inside.line
+    named = next(link for link in links if link.target == "#page=2")
+    lines = {line.number: line.text for page in pages_of(path) for line in page.lines}
+    assert lines[named.line] == "page 1 row 5 text"
+    assert lines[named.target_line] == "page 2 row 6 text"
+
+
+def test_line_tops_place_a_link_as_a_walk_over_the_lines_does():
+    rng = random.Random(7)
+    for _ in range(300):
+        page = PdfPage(index=0, height=800.0, transform=pymupdf.Matrix(1, 1), marker_line=1)
+        tops = [rng.choice([rng.uniform(0, 800), float(rng.randrange(0, 800, 40))]) for _ in range(rng.randrange(0, 30))]
+        for order, top in enumerate(tops):
+            number = 0 if rng.random() < 0.1 else order + 2  # a line not written has no number
+            page.lines.append(PdfLine(text="x", y0=top, size=10.0, bold=False, block=order // 3, number=number))
+        placed = LineTops(page)
+        for _ in range(20):
+            top = rng.choice([rng.uniform(-20, 820), float(rng.randrange(0, 800, 20))])
+            bottom = top + rng.choice([0.0, 10.0, 40.0, rng.uniform(0, 80)])
+            assert placed.line_at(top, bottom) == line_at(page, top, bottom), (tops, top, bottom)

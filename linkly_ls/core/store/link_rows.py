@@ -5,6 +5,11 @@ dropped with it, so they are never out of step with the text they came from.
 Backlinks are found by the target's path (`target_path`, indexed) or by a
 wikilink name (`target_name`, indexed); deciding which document a link really
 leads to is `core/links/resolver.py`'s work.
+
+A link already placed on a line of its own document (`target_line`: a PDF's or
+an EPUB's internal links) leads to its source, so its target path is not stored
+but read from the source's row: a manual holds thousands of such links, and its
+path in each row (and in the path index) made up most of the table.
 """
 
 from __future__ import annotations
@@ -16,6 +21,13 @@ from linkly_ls.core.store.records import LinkRecord
 from linkly_ls.core.store.schema import Connection
 
 _LINK_COLUMNS = "line, start_col, end_col, kind, target, text, target_path, target_name, fragment, target_line"
+#: the same columns read back, a placed link's target path being its source's (a join on `documents`)
+_READ_COLUMNS = (
+    "links.line, links.start_col, links.end_col, links.kind, links.target, links.text, "
+    "CASE WHEN links.target_line IS NULL THEN links.target_path ELSE COALESCE(links.target_path, documents.path) END, "
+    "links.target_name, links.fragment, links.target_line"
+)
+_WITH_SOURCE = "links LEFT JOIN documents ON documents.doc_id = links.source_id"
 
 
 def replace_links(db: Connection, doc_id: str, links: list[LinkRecord]) -> None:
@@ -33,7 +45,7 @@ def replace_links(db: Connection, doc_id: str, links: list[LinkRecord]) -> None:
                 link.kind,
                 link.target,
                 link.text,
-                link.target_path,
+                None if link.target_line is not None else link.target_path,
                 link.target_name,
                 link.fragment,
                 link.target_line,
@@ -59,7 +71,7 @@ class LinkReads:
     def links_from(self, doc_id: str) -> list[LinkRecord]:
         """A document's links in document order."""
         rows = self.connect().execute(
-            f"SELECT {_LINK_COLUMNS} FROM links WHERE source_id = ? ORDER BY ordinal", (doc_id,)
+            f"SELECT {_READ_COLUMNS} FROM {_WITH_SOURCE} WHERE links.source_id = ? ORDER BY links.ordinal", (doc_id,)
         )
         return [_record(row) for row in rows]
 
@@ -68,13 +80,16 @@ class LinkReads:
         wikilink name is one of `names`, by source and position."""
         found: dict[tuple[str, int], LinkRecord] = {}
         db = self.connect()
-        for column, values in (("target_path", paths), ("target_name", names)):
+        placed_in_source = "documents.path IN ({}) AND links.target_path IS NULL AND links.target_line IS NOT NULL"
+        for condition, values in (
+            ("links.target_path IN ({})", paths),
+            ("links.target_name IN ({})", names),
+            (placed_in_source, paths),
+        ):
             for start in range(0, len(values), BATCH):
                 batch = values[start : start + BATCH]
-                marks = ",".join("?" * len(batch))
-                rows = db.execute(
-                    f"SELECT source_id, ordinal, {_LINK_COLUMNS} FROM links WHERE {column} IN ({marks})", batch
-                )
+                where = condition.format(",".join("?" * len(batch)))
+                rows = db.execute(f"SELECT links.source_id, links.ordinal, {_READ_COLUMNS} FROM {_WITH_SOURCE} WHERE {where}", batch)
                 for row in rows:
                     found[(row[0], row[1])] = _record(row[2:])
         return [(key[0], found[key]) for key in sorted(found)]

@@ -31,3 +31,19 @@ def test_documents_are_found_by_path_and_by_name_key(catalog, make_record):
     assert [row[1] for row in catalog.documents_named("my note")] == ["/m/my note.txt", "/n/My Note.md"]
     assert [row[1] for row in catalog.documents_named("a title")] == ["/n/My Note.md"]
     assert set(catalog.documents_at(["/n/My Note.md", "/none.md"])) == {"/n/My Note.md"}
+
+
+def test_a_link_placed_in_its_own_document_reads_back_with_its_path_without_storing_it(catalog, make_record):
+    manual, note = make_record("/n/manual.pdf"), make_record("/n/note.md")
+    placed = LinkRecord(3, 0, 0, "pdf", "#page=2", "", "/n/manual.pdf", None, "page=2", 40)
+    outside = link(5, "https://example.org")
+    catalog.put_documents([(manual, ["x"]), (note, ["y"])], {manual.doc_id: [placed, outside], note.doc_id: [link(1, "manual.pdf", path="/n/manual.pdf")]})
+    stored = catalog.connect().execute("SELECT target_path FROM links WHERE source_id = ? ORDER BY ordinal", (manual.doc_id,))
+    assert [row[0] for row in stored] == [None, None]
+    assert catalog.links_from(manual.doc_id) == [placed, outside]
+    assert [(doc_id, item.line, item.target_path) for doc_id, item in catalog.links_to(["/n/manual.pdf"], [])] == sorted(
+        [(manual.doc_id, 3, "/n/manual.pdf"), (note.doc_id, 1, "/n/manual.pdf")]
+    )
+    catalog.connect().execute("UPDATE links SET target_path = '/n/manual.pdf' WHERE target_line = 40")  # as older versions wrote it
+    assert catalog.links_from(manual.doc_id) == [placed, outside]
+    assert len(catalog.links_to(["/n/manual.pdf"], [])) == 2

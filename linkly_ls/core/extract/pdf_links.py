@@ -43,21 +43,25 @@ class PageLink:
     to_y: float | None = None
 
 
+#: a link's place in its own PDF: (0-based page, the target point's y or None)
+_PageTarget = tuple[int, float | None]
+
+
 class NamedDestinations:
-    """A document's named destinations as `#page=...` URIs, each looked up once (a manual links one
-    section from its contents, its text and its index); None for a name the document lacks."""
+    """A document's named destinations, each looked up once (a manual links one section from its
+    contents, its text and its index); None for a name the document lacks."""
 
     def __init__(self, doc: pymupdf.Document) -> None:
         self.doc = doc
-        self._uris: dict[str, str | None] = {}
+        self._targets: dict[str, _PageTarget | None] = {}
 
-    def uri(self, named: str) -> str | None:
-        if named not in self._uris:
+    def target(self, named: str) -> _PageTarget | None:
+        if named not in self._targets:
             try:
-                self._uris[named] = _resolved_uri(self.doc, named)
+                self._targets[named] = _page_target(_resolved_uri(self.doc, named))
             except Exception:  # noqa: BLE001 - a damaged name tree: this link goes, the page's others stay
-                self._uris[named] = None
-        return self._uris[named]
+                self._targets[named] = None
+        return self._targets[named]
 
 
 def page_links(page: pymupdf.Page, names: NamedDestinations) -> list[PageLink]:
@@ -79,25 +83,34 @@ def _page_link(link: pymupdf.mupdf.FzLink, names: NamedDestinations) -> PageLink
     uri = link.m_internal.uri or ""
     if not uri:
         return None
-    if pymupdf.mupdf.fz_is_external_link(uri):
+    if uri.startswith("#nameddest="):  # most links of a LaTeX document: no scheme, so not external
+        target = names.target(uri)
+    elif uri.startswith("#"):
+        target = _page_target(uri)
+    elif pymupdf.mupdf.fz_is_external_link(uri):
         if uri.startswith("file:"):
             return _file_link(link, uri[5:])
         if ":" not in uri:
             return None  # a launch action: never kept
         rect = link.rect()
         return PageLink(kind="uri", top=rect.y0, bottom=rect.y1, target=uri.strip())
-    if not uri.startswith("#"):
-        uri = _resolved_uri(names.doc, uri)
-    elif uri.startswith("#nameddest="):
-        uri = names.uri(uri)
+    else:
+        target = _page_target(_resolved_uri(names.doc, uri))
+    if target is None:
+        return None
+    rect = link.rect()
+    return PageLink(kind="page", top=rect.y0, bottom=rect.y1, page=target[0], to_y=target[1])
+
+
+def _page_target(uri: str | None) -> _PageTarget | None:
+    """The page and point of a `#page=N...` URI; None for any other."""
     if uri is None:
         return None
     params = _uri_params(uri)
     page = params.get("page")
     if page is None or not page.isdigit():
         return None
-    rect = link.rect()
-    return PageLink(kind="page", top=rect.y0, bottom=rect.y1, page=int(page) - 1, to_y=_target_y(params))
+    return int(page) - 1, _target_y(params)
 
 
 def _file_link(link: pymupdf.mupdf.FzLink, spec: str) -> PageLink | None:

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 from linkly_ls.core.background import FOREGROUND, lower_current_thread
 from linkly_ls.core.store.catalog import Catalog, DocumentRecord
 from linkly_ls.core.embedding.provider import EmbeddingProvider
+from linkly_ls.core.indexing.vector_models import forget_unused_models
 from linkly_ls.core.embedding.settings import EmbeddingSettings
 from linkly_ls.core.embedding.static import SOURCE_MODEL_ID
 from linkly_ls.core.indexing.first_pass import FirstPass
@@ -135,6 +136,8 @@ class VectorSync:
         #: cleared while `load_in_background` loads the model; search meanwhile ranks by keywords alone
         self._model_loaded = threading.Event()
         self._model_loaded.set()
+        #: whether this writer has removed the vectors of models no longer configured (once a process)
+        self._unused_models_checked = False
         ensure_vector_tables(catalog)
         self.first_pass = FirstPass(self)
 
@@ -361,6 +364,10 @@ class VectorSync:
                 index = self.index_for(embedder, writer=True)
             if index is None:
                 return 0
+            if not self._unused_models_checked:
+                self._unused_models_checked = True
+                in_use = [*self.provider.model_ids(), *([self.first_pass.model_id] if self.first_pass.enabled else [])]
+                forget_unused_models(self.catalog, self.directory, in_use)
             with self._state_lock:
                 deleted, self._deleted = list(self._deleted), set()
             index.remove_documents(deleted)

@@ -99,7 +99,12 @@ def _file_stamp(path: Path) -> tuple[int, int, int]:
 
 
 def model_slug(model_id: str, dim: int) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", model_id).strip("-") + f"-{dim}"
+    """The folder of a model's index: its id made safe for a file name, then its dimension."""
+    return f"{model_folder_prefix(model_id)}-{dim}"
+
+
+def model_folder_prefix(model_id: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", model_id).strip("-")
 
 
 class VectorIndex:

@@ -105,6 +105,12 @@ def forget_all_vectors(catalog: Catalog) -> None:
                 db.execute(f"DELETE FROM {table}")
 
 
+def stored_models(catalog: Catalog) -> dict[str, int]:
+    """model -> how many chunks its stored vectors cover."""
+    rows = catalog.connect().execute("SELECT model, SUM(chunks) FROM vector_docs GROUP BY model")
+    return {model: int(chunks or 0) for model, chunks in rows}
+
+
 def forget_vectors_of(catalog: Catalog, doc_ids: list[str]) -> None:
     """Delete these documents' vector rows of every model (a removed library's); the saved index's keys
     without rows are dropped when a writer next opens it."""

@@ -125,17 +125,28 @@ def client_range(lines: list[str], line: int, start: int, end: int, units) -> ty
     )
 
 
-def target_location(link: ResolvedLink, doc_type: str) -> types.Location:
+def view_uri(doc_id: str, context: BufferLinks) -> str:
+    """The `linkly:` view of a document: the buffer's own URI when it is that document's view.
+
+    A client names its views as it likes (VS Code adds the file name, `linkly://doc/<id>/<name>.txt`);
+    a PDF's or EPUB's internal link must move within the open view, not open a second one.
+    """
+    if is_linkly_uri(context.uri) and context.record is not None and context.record.doc_id == doc_id:
+        return context.uri
+    return doc_uri(doc_id)
+
+
+def target_location(link: ResolvedLink, doc_type: str, context: BufferLinks) -> types.Location:
     """Where a resolved link opens: the file at its line for text formats, else the `linkly:` view."""
     line = max((link.target_line or 1) - 1, 0)
-    uri = file_uri(link.path or "") if doc_type in FILE_LINE_TYPES else doc_uri(link.doc_id or "")
+    uri = file_uri(link.path or "") if doc_type in FILE_LINE_TYPES else view_uri(link.doc_id or "", context)
     position = types.Position(line=line, character=0)
     return types.Location(uri=uri, range=types.Range(start=position, end=position))
 
 
-def location_of_source(link: ResolvedLink, doc_type: str, lines: list[str] | None, units) -> types.Location:
+def location_of_source(link: ResolvedLink, doc_type: str, lines: list[str] | None, units, context: BufferLinks) -> types.Location:
     """Where a backlink stands in its source document."""
-    uri = file_uri(link.source_path) if doc_type in TEXT_DOC_TYPES - {"html"} else doc_uri(link.source_id)
+    uri = file_uri(link.source_path) if doc_type in TEXT_DOC_TYPES - {"html"} else view_uri(link.source_id, context)
     if lines is not None:
         return types.Location(uri=uri, range=client_range(lines, link.line, link.start, link.end, units))
     position = types.Position(line=link.line - 1, character=0)

@@ -118,9 +118,20 @@ async def test_definition_on_a_pdf_contents_entry_opens_its_section(session: Ses
     view = await session.request("linkly/uriForPath", {"path": str(session.path("pdflatex-outline.pdf"))})
     lines = (await session.request("linkly/read", {"uri": view["uri"]}))["text"].split("\n")
     entry = next(number for number, line in enumerate(lines) if line == "2 Bar 2")
-    document = types.TextDocumentIdentifier(uri=view["uri"])
-    locations = await session.client.text_document_definition_async(
-        types.DefinitionParams(text_document=document, position=types.Position(line=entry, character=2))
+    for uri in (view["uri"], view["uri"] + "/pdflatex-outline.pdf.txt"):  # a client may name its views (VS Code)
+        document = types.TextDocumentIdentifier(uri=uri)
+        locations = await session.client.text_document_definition_async(
+            types.DefinitionParams(text_document=document, position=types.Position(line=entry, character=2))
+        )
+        assert [location.uri for location in locations] == [uri], "the link moves within the open view"
+        assert lines[locations[0].range.start.line] == "2 Bar"
+    section = next(number for number, line in enumerate(lines) if line == "2 Bar")
+    named = view["uri"] + "/pdflatex-outline.pdf.txt"
+    references = await session.client.text_document_references_async(
+        types.ReferenceParams(
+            text_document=types.TextDocumentIdentifier(uri=named),
+            position=types.Position(line=section, character=2),
+            context=types.ReferenceContext(include_declaration=False),
+        )
     )
-    assert [location.uri for location in locations] == [view["uri"]]
-    assert lines[locations[0].range.start.line] == "2 Bar"
+    assert [(location.uri, location.range.start.line) for location in references] == [(named, entry)]

@@ -58,6 +58,8 @@ class ResolvedLink:
     path: str | None = None
     title: str | None = None
     heading: str | None = None
+    #: the line of that heading in the target (a PDF's sections may share a title: "Bar" three times)
+    heading_line: int | None = None
     target_line: int | None = None
     candidates: list[str] = field(default_factory=list)
 
@@ -205,8 +207,7 @@ class LinkResolver:
         """The line and heading of the target the link leads to (its first line without a fragment)."""
         if link.target_line is not None:
             resolved.target_line = link.target_line
-            node = self._section_at(target, link.target_line)
-            resolved.heading = node.title if node else None
+            self._set_heading(resolved, self._section_at(target, link.target_line))
             return
         fragment = link.fragment
         if not fragment:
@@ -216,7 +217,8 @@ class LinkResolver:
             self._headings[target.doc_id] = HeadingIndex(target.outline)
         node = self._headings[target.doc_id].named(fragment, wiki=link.kind == "wiki")
         if node is not None:
-            resolved.target_line, resolved.heading = node.start_line, node.title
+            resolved.target_line = node.start_line
+            self._set_heading(resolved, node)
             return
         page = _PAGE_FRAGMENT.match(fragment)
         if page and target.page_starts:
@@ -230,10 +232,14 @@ class LinkResolver:
                 resolved.target_line = 1
                 return
             resolved.target_line = line
-            node = self._section_at(target, line)
-            resolved.heading = node.title if node else None
+            self._set_heading(resolved, self._section_at(target, line))
             return
         resolved.target_line = 1
+
+    @staticmethod
+    def _set_heading(resolved: ResolvedLink, node: OutlineNode | None) -> None:
+        resolved.heading = node.title if node else None
+        resolved.heading_line = node.start_line if node else None
 
     def _section_at(self, target: DocumentRecord, line: int) -> OutlineNode | None:
         """The innermost section of `target` holding `line` (a PDF's links all lead into one outline)."""

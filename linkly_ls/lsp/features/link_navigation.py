@@ -27,7 +27,7 @@ from linkly_ls.lsp.link_context import (
     source_record,
     target_location,
 )
-from linkly_ls.lsp.uris import file_uri
+from linkly_ls.lsp.uris import file_uri, is_linkly_uri
 
 if TYPE_CHECKING:
     from linkly_ls.lsp.server import LinklyLanguageServer
@@ -40,10 +40,10 @@ def definition(ls: LinklyLanguageServer, engine: Engine, uri: str, position: typ
     units = ls.workspace.position_codec.client_num_units
     context = links_in(ls, engine, uri, position.line + 1)
     link = link_at(context, position, units) if context else None
-    if link is None or link.doc_id is None:
+    if context is None or link is None or link.doc_id is None:
         return []
-    record = context.resolver.record(link.doc_id) if context else None
-    return [target_location(link, record.doc_type if record else "")]
+    record = context.resolver.record(link.doc_id)
+    return [target_location(link, record.doc_type if record else "", context)]
 
 
 def hover(ls: LinklyLanguageServer, engine: Engine, uri: str, position: types.Position) -> types.Hover | None:
@@ -78,8 +78,10 @@ def references(ls: LinklyLanguageServer, engine: Engine, uri: str, position: typ
         return []
     heading = _heading_at(context, record, path, position.line + 1)
     found = context.resolver.backlinks(record)
-    if heading is not None:
-        found = [link for link in found if link.heading == heading]
+    if heading is not None and is_note(path) and not is_linkly_uri(uri):
+        found = [link for link in found if link.heading == heading]  # the buffer's lines may not be the indexed ones
+    elif heading is not None:
+        found = [link for link in found if link.heading_line == position.line + 1]
     units = ls.workspace.position_codec.client_num_units
     sources = engine.catalog.summaries(sorted({link.source_id for link in found}))
     locations: list[types.Location] = []
@@ -92,7 +94,7 @@ def references(ls: LinklyLanguageServer, engine: Engine, uri: str, position: typ
             if link.source_id not in lines_of:
                 lines_of[link.source_id] = _source_lines(ls, engine, link)
             source_lines = lines_of[link.source_id]
-        locations.append(location_of_source(link, doc_type, source_lines, units))
+        locations.append(location_of_source(link, doc_type, source_lines, units, context))
     return locations
 
 

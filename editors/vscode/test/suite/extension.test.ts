@@ -186,6 +186,28 @@ export function registerTests(): void {
       }
     });
 
+    test("Go to Definition on a PDF contents entry moves within the open linkly: view", async () => {
+      const uri = await api.viewUriForFile(workspaceFile("papers", "pdflatex-outline.pdf"));
+      const document = await vscode.workspace.openTextDocument(uri);
+      await vscode.window.showTextDocument(document);
+      const entry = [...Array(document.lineCount).keys()].find((line) => document.lineAt(line).text === "2 Bar 2");
+      assert.ok(entry !== undefined, "the contents list section 2");
+      const locations = await waitFor("the definition", async () => {
+        const answer = await vscode.commands.executeCommand<(vscode.Location | vscode.LocationLink)[]>(
+          "vscode.executeDefinitionProvider",
+          uri,
+          new vscode.Position(entry, 2),
+        );
+        return answer && answer.length ? answer : undefined;
+      });
+      assert.equal(locations.length, 1);
+      const target = locations[0];
+      const targetUri = "targetUri" in target ? target.targetUri : target.uri;
+      const targetLine = "targetRange" in target ? target.targetRange.start.line : target.range.start.line;
+      assert.equal(targetUri.toString(), uri.toString(), "the same view, not a second tab");
+      assert.equal(document.lineAt(targetLine).text, "2 Bar");
+    });
+
     test("a plain-text file's outline comes from the server", async () => {
       const document = await vscode.workspace.openTextDocument(workspaceFile("reference", "ls.1.txt"));
       assert.equal(document.languageId, "plaintext");

@@ -38,10 +38,10 @@ from typing import TYPE_CHECKING
 from linkly_ls.core.background import FOREGROUND, lower_current_thread
 from linkly_ls.core.store.catalog import Catalog, DocumentRecord
 from linkly_ls.core.embedding.provider import EmbeddingProvider
-from linkly_ls.core.indexing.vector_models import forget_unused_models
 from linkly_ls.core.embedding.settings import EmbeddingSettings
 from linkly_ls.core.embedding.static import SOURCE_MODEL_ID
 from linkly_ls.core.indexing.first_pass import FirstPass
+from linkly_ls.core.indexing.vector_models import forget_unused_models
 from linkly_ls.core.search.chunking import CHUNKING_VERSION, Chunk, embedding_passages
 from linkly_ls.core.store.writer_lock import WriterLock
 from linkly_ls.core.search.vectors import ChunkRef, VectorIndex

@@ -71,9 +71,14 @@ def link_record(link: Link, source_path: str) -> LinkRecord:
         text=link.text,
         target_path=target_path,
         target_name=target_name,
-        fragment=unquote(fragment.strip()),
+        fragment=_unquoted(fragment.strip()),
         target_line=link.target_line,
     )
+
+
+def _unquoted(text: str) -> str:
+    """`text` with its %-escapes decoded; most fragments have none (a PDF's thousands of `page=N`)."""
+    return unquote(text) if "%" in text else text
 
 
 def wikilink_key(name: str) -> str:

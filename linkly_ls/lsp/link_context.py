@@ -78,7 +78,7 @@ def links_in(ls: LinklyLanguageServer, engine: Engine, uri: str, line: int | Non
         source_id = record.doc_id if record else make_doc_id(path)
         links = [resolver.resolve_from(source_id, path, link, record) for link in found]
     elif record is not None:
-        links = [link for link in resolver.links_of(record) if line is None or link.line == line]
+        links = resolver.links_of(record, line)
     else:
         links = []
     return BufferLinks(uri, record, lines, links, resolver)

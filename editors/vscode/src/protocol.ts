@@ -115,7 +115,7 @@ export interface LinksResult extends Meta {
   mentions?: Mention[];
   mention_names?: string[];
   mentions_truncated?: boolean;
-  counts: { links: number; backlinks: number; broken: number; mentions?: number; mentioning_documents?: number };
+  counts: { links: number; links_within?: number; backlinks: number; broken: number; mentions?: number; mentioning_documents?: number };
 }
 
 export interface RelatedHit extends SearchHit {

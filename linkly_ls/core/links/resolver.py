@@ -96,6 +96,20 @@ class ResolvedLink:
         return data
 
 
+@dataclass
+class OutgoingLinks:
+    leaving: list[ResolvedLink]
+    #: the first of the links within the document, resolved
+    within: list[ResolvedLink]
+    within_total: int
+    #: broken links within the document among those not resolved into `within` (a fragment naming no heading)
+    within_broken_unshown: int
+
+    @property
+    def broken(self) -> int:
+        return sum(1 for link in [*self.leaving, *self.within] if link.broken) + self.within_broken_unshown
+
+
 class LinkResolver:
     """Resolves links against one catalog; keeps the target records it read, for one request."""
 
@@ -105,8 +119,30 @@ class LinkResolver:
         self._sections: dict[str, SectionIndex] = {}
         self._headings: dict[str, HeadingIndex] = {}
 
-    def links_of(self, record: DocumentRecord) -> list[ResolvedLink]:
-        return [self.resolve(record, link) for link in self.catalog.links_from(record.doc_id)]
+    def links_of(self, record: DocumentRecord, line: int | None = None) -> list[ResolvedLink]:
+        """The document's links resolved (`line`: those on that line: a request about the link under the
+        cursor need not resolve a manual's thousands)."""
+        return [self.resolve(record, link) for link in self.catalog.links_from(record.doc_id, line)]
+
+    def outgoing(self, record: DocumentRecord, within_shown: int) -> OutgoingLinks:
+        """The document's links, those leaving it apart from those within it, each in document order;
+        of the links placed within it at extraction (a PDF's or EPUB's internal ones, never broken: a
+        manual holds tens of thousands) only the first `within_shown` are resolved."""
+        leaving: list[ResolvedLink] = []
+        within: list[tuple[int, int, ResolvedLink | LinkRecord]] = []
+        for link in self.catalog.links_from(record.doc_id):
+            if link.target_line is not None:
+                within.append((link.line, link.start, link))
+                continue
+            resolved = self.resolve(record, link)
+            if resolved.doc_id == record.doc_id:
+                within.append((resolved.line, resolved.start, resolved))
+            else:
+                leaving.append(resolved)
+        within.sort(key=lambda item: (item[0], item[1]))
+        shown = [item if isinstance(item, ResolvedLink) else self.resolve(record, item) for _, _, item in within[:within_shown]]
+        unshown_broken = sum(1 for _, _, item in within[within_shown:] if isinstance(item, ResolvedLink) and item.broken)
+        return OutgoingLinks(leaving, shown, len(within), unshown_broken)
 
     def linked_documents(self, record: DocumentRecord) -> set[str]:
         """The ids of the documents `record` links to, without finding the line each link leads to."""
@@ -147,9 +183,12 @@ class LinkResolver:
             self._place(target, link, resolved)
         return resolved
 
-    def backlinks(self, record: DocumentRecord) -> list[ResolvedLink]:
-        """Every link of any indexed document that resolves to `record`, by source path and line."""
-        found = self.catalog.links_to(self._paths_naming(record), sorted({name_key(record.path), _title(record)}))
+    def backlinks(self, record: DocumentRecord, from_itself: bool = True) -> list[ResolvedLink]:
+        """Every link of any indexed document that resolves to `record`, by source path and line
+        (`from_itself=False`: of any other document)."""
+        found = self.catalog.links_to(
+            self._paths_naming(record), sorted({name_key(record.path), _title(record)}), None if from_itself else record.doc_id
+        )
         sources = self.catalog.get_many(sorted({source_id for source_id, _ in found}))
         resolved: list[ResolvedLink] = []
         for source_id, link in found:

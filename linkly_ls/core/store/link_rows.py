@@ -68,19 +68,22 @@ class LinkReads:
 
     connect: Callable[[], Connection]
 
-    def links_from(self, doc_id: str) -> list[LinkRecord]:
-        """A document's links in document order."""
+    def links_from(self, doc_id: str, line: int | None = None) -> list[LinkRecord]:
+        """A document's links in document order (`line`: those on that line only)."""
+        on_line = "" if line is None else " AND links.line = ?"
         rows = self.connect().execute(
-            f"SELECT {_READ_COLUMNS} FROM {_WITH_SOURCE} WHERE links.source_id = ? ORDER BY links.ordinal", (doc_id,)
+            f"SELECT {_READ_COLUMNS} FROM {_WITH_SOURCE} WHERE links.source_id = ?{on_line} ORDER BY links.ordinal",
+            (doc_id,) if line is None else (doc_id, line),
         )
         return [_record(row) for row in rows]
 
-    def links_to(self, paths: list[str], names: list[str]) -> list[tuple[str, LinkRecord]]:
+    def links_to(self, paths: list[str], names: list[str], other_than: str | None = None) -> list[tuple[str, LinkRecord]]:
         """(source doc_id, link) of every link whose target path is one of `paths` or whose
-        wikilink name is one of `names`, by source and position."""
+        wikilink name is one of `names`, by source and position; `other_than`: not from that document."""
         found: dict[tuple[str, int], LinkRecord] = {}
         db = self.connect()
         placed_in_source = "documents.path IN ({}) AND links.target_path IS NULL AND links.target_line IS NOT NULL"
+        not_from = "" if other_than is None else " AND links.source_id != ?"
         for condition, values in (
             ("links.target_path IN ({})", paths),
             ("links.target_name IN ({})", names),
@@ -88,8 +91,9 @@ class LinkReads:
         ):
             for start in range(0, len(values), BATCH):
                 batch = values[start : start + BATCH]
-                where = condition.format(",".join("?" * len(batch)))
-                rows = db.execute(f"SELECT links.source_id, links.ordinal, {_READ_COLUMNS} FROM {_WITH_SOURCE} WHERE {where}", batch)
+                where = condition.format(",".join("?" * len(batch))) + not_from
+                arguments = batch if other_than is None else [*batch, other_than]
+                rows = db.execute(f"SELECT links.source_id, links.ordinal, {_READ_COLUMNS} FROM {_WITH_SOURCE} WHERE {where}", arguments)
                 for row in rows:
                     found[(row[0], row[1])] = _record(row[2:])
         return [(key[0], found[key]) for key in sorted(found)]

@@ -25,6 +25,8 @@ class LinksResult:
     links: list[ResolvedLink]
     backlinks: list[ResolvedLink]
     total_links: int
+    #: of `total_links`, those to a line of the document itself
+    links_within: int
     total_backlinks: int
     broken: int
     source_titles: dict[str, str]
@@ -42,7 +44,12 @@ class LinksResult:
             "path": self.record.path,
             "links": [link.to_json() for link in self.links],
             "backlinks": [self._backlink_json(link) for link in self.backlinks],
-            "counts": {"links": self.total_links, "backlinks": self.total_backlinks, "broken": self.broken},
+            "counts": {
+                "links": self.total_links,
+                "links_within": self.links_within,
+                "backlinks": self.total_backlinks,
+                "broken": self.broken,
+            },
         }
         if self.mentions is not None:
             data["mentions"] = self.mention_rows or []
@@ -70,8 +77,9 @@ class LinksResult:
         record = self.record
         out = [
             f"## Links of {record.title}",
-            f"doc_id `{record.doc_id}` · {record.path} · {self.total_links} link(s), "
-            f"{self.broken} broken · {self.total_backlinks} backlink(s)",
+            f"doc_id `{record.doc_id}` · {record.path} · {self.total_links} link(s)"
+            + (f" ({self.links_within} within the document)" if self.links_within else "")
+            + f", {self.broken} broken · {self.total_backlinks} backlink(s)",
             "",
         ]
         if self.links:
@@ -155,23 +163,34 @@ def links(engine: Engine, **arguments: Any) -> LinksResult:
     record = get_document(engine.catalog, params["doc_id"])
     resolver = LinkResolver(engine.catalog)
     direction = params["direction"]
-    outgoing = resolver.links_of(record) if direction in ("both", "out") else []
-    if params["broken_only"]:
-        outgoing = [link for link in outgoing if link.broken]
-    incoming = resolver.backlinks(record) if direction in ("both", "in") else []
     limit = params["limit"]
+    outgoing: list[ResolvedLink] = []
+    total_links = links_within = broken = 0
+    if direction in ("both", "out"):
+        # links that leave the document first: a PDF's contents, cross-references and index are
+        # thousands of links within it, and would fill `limit` alone
+        found = resolver.outgoing(record, within_shown=limit)
+        outgoing = found.leaving + found.within
+        total_links, links_within, broken = len(found.leaving) + found.within_total, found.within_total, found.broken
+        if params["broken_only"]:
+            outgoing = [link for link in outgoing if link.broken]
+            links_within = sum(1 for link in found.within if link.broken) + found.within_broken_unshown
+            total_links = broken
+    # backlinks come from other documents; the document's links to itself are among its links
+    incoming = resolver.backlinks(record, from_itself=False) if direction in ("both", "in") else []
     sources = engine.catalog.summaries(sorted({link.source_id for link in incoming[:limit]}))
     mentions: Mentions | None = None
     if params["mentions"]:
-        linking = resolver.backlinks(record) if direction == "out" else incoming
+        linking = resolver.backlinks(record, from_itself=False) if direction == "out" else incoming
         mentions = find_mentions(engine.catalog, engine.keyword, record, {link.source_id for link in linking})
     return LinksResult(
         record=record,
         links=outgoing[:limit],
         backlinks=incoming[:limit],
-        total_links=len(outgoing),
+        total_links=total_links,
+        links_within=links_within,
         total_backlinks=len(incoming),
-        broken=sum(1 for link in outgoing if link.broken),
+        broken=broken,
         source_titles={doc_id: summary.title for doc_id, summary in sources.items()},
         source_types={doc_id: summary.doc_type for doc_id, summary in sources.items()},
         mentions=mentions,

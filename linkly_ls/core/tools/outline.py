@@ -127,7 +127,7 @@ def outline(engine: Engine, **arguments: Any) -> OutlineResult | RemoteResult:
                 record=record,
                 nodes=_render_nodes(record.outline, expand),
                 links=engine.catalog.link_count(record.doc_id),
-                backlinks=len(resolver.backlinks(record)),
+                backlinks=len(resolver.backlinks(record, from_itself=False)),
             )
         )
     if expand is not None:

@@ -101,8 +101,9 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "type": "string",
                 "enum": ["both", "out", "in"],
                 "default": "both",
-                "description": "`out`: the document's links; `in`: its backlinks (links to it from other "
-                "documents); `both`.",
+                "description": "`out`: the document's links, those leading to other documents and URLs first, "
+                "then those within it (a PDF's contents, cross-references and index); `in`: its backlinks "
+                "(links to it from other documents); `both`.",
             },
             "broken_only": {
                 "type": "boolean",

@@ -41,6 +41,7 @@ def test_a_link_placed_in_its_own_document_reads_back_with_its_path_without_stor
     stored = catalog.connect().execute("SELECT target_path FROM links WHERE source_id = ? ORDER BY ordinal", (manual.doc_id,))
     assert [row[0] for row in stored] == [None, None]
     assert catalog.links_from(manual.doc_id) == [placed, outside]
+    assert catalog.links_from(manual.doc_id, 5) == [outside] and catalog.links_from(manual.doc_id, 4) == []
     assert [(doc_id, item.line, item.target_path) for doc_id, item in catalog.links_to(["/n/manual.pdf"], [])] == sorted(
         [(manual.doc_id, 3, "/n/manual.pdf"), (note.doc_id, 1, "/n/manual.pdf")]
     )

@@ -15,7 +15,7 @@ def engine(tmp_path_factory):
 
 def test_links_lists_every_link_with_its_status_and_the_backlinks(engine):
     result = call_tool(engine, "links", {"doc_id": engine.doc("index.md")}).to_json()
-    assert result["counts"] == {"links": 9, "backlinks": 2, "broken": 3}
+    assert result["counts"] == {"links": 9, "links_within": 0, "backlinks": 2, "broken": 3}
     first = result["links"][0]
     assert first == {
         "line": 3, "kind": "inline", "target": "guide.md#install-it", "text": "the guide", "status": "ok",
@@ -83,3 +83,34 @@ def test_mentions_with_direction_out_still_leave_out_linking_documents_and_obey_
     assert len(limited["mentions"]) == 1
     with pytest.raises(ArgumentError, match="mentions"):
         call_tool(engine, "links", {"doc_id": engine.doc("guide.md"), "mentions": "yes"})
+
+
+def test_links_leaving_the_document_come_first_and_its_links_to_itself_are_no_backlinks(tmp_path):
+    from pathlib import Path
+
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nSee [below](#later) and [b](b.md).\n\n## Later\n\nText.\n", encoding="utf-8")
+    (notes / "b.md").write_text("# B\n\nBack to [a](a.md#later).\n", encoding="utf-8")
+    pdf = Path(__file__).resolve().parents[3] / "fixtures" / "papers" / "pdflatex-outline.pdf"
+    (notes / pdf.name).write_bytes(pdf.read_bytes())
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="notes", paths=[notes])]))
+    try:
+        engine.index()
+        a = engine.catalog.by_path(str(notes / "a.md")).doc_id
+        result = call_tool(engine, "links", {"doc_id": a}).to_json()
+        assert [link["target"] for link in result["links"]] == ["b.md", "#later"]
+        assert result["counts"] == {"links": 2, "links_within": 1, "backlinks": 1, "broken": 0}
+        assert [(link["title"], link["heading"]) for link in result["backlinks"]] == [("B", "Later")]
+        manual = engine.catalog.by_path(str(notes / pdf.name)).doc_id
+        contents = call_tool(engine, "links", {"doc_id": manual})
+        assert contents.to_json()["counts"] == {"links": 9, "links_within": 9, "backlinks": 0, "broken": 0}
+        assert "9 link(s) (9 within the document)" in contents.to_markdown()
+        first = call_tool(engine, "links", {"doc_id": manual, "limit": 3}).to_json()
+        assert [link["line"] for link in first["links"]] == [4, 6, 8] and first["counts"]["links_within"] == 9
+        assert first["links"][0]["heading"] == "Foo" and first["links"][0]["target_line"] > 8
+    finally:
+        engine.close()

@@ -63,9 +63,12 @@ def source_record(engine: Engine, uri: str) -> tuple[DocumentRecord | None, str 
     return engine.catalog.by_path(str(path)), str(path)
 
 
-def links_in(ls: LinklyLanguageServer, engine: Engine, uri: str, line: int | None = None) -> BufferLinks | None:
+def links_in(
+    ls: LinklyLanguageServer, engine: Engine, uri: str, line: int | None = None, broken_only: bool = False
+) -> BufferLinks | None:
     """The buffer's links, resolved; with `line` (1-based) only that line's: a request about the
-    link under the cursor need not resolve the hundreds of links of a long reference."""
+    link under the cursor need not resolve the hundreds of links of a long reference; `broken_only`:
+    only the broken ones (a PDF's thousands of internal links are never broken)."""
     record, path = source_record(engine, uri)
     if path is None:
         return None
@@ -77,8 +80,10 @@ def links_in(ls: LinklyLanguageServer, engine: Engine, uri: str, line: int | Non
         found = [link for link in found if line is None or link.line == line]
         source_id = record.doc_id if record else make_doc_id(path)
         links = [resolver.resolve_from(source_id, path, link, record) for link in found]
+        if broken_only:
+            links = [link for link in links if link.broken]
     elif record is not None:
-        links = resolver.links_of(record, line)
+        links = resolver.broken_links(record) if broken_only else resolver.links_of(record, line)
     else:
         links = []
     return BufferLinks(uri, record, lines, links, resolver)

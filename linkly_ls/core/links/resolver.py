@@ -124,6 +124,11 @@ class LinkResolver:
         cursor need not resolve a manual's thousands)."""
         return [self.resolve(record, link) for link in self.catalog.links_from(record.doc_id, line)]
 
+    def broken_links(self, record: DocumentRecord) -> list[ResolvedLink]:
+        """The document's broken links; the links placed within it at extraction are never broken."""
+        found = (self.resolve(record, link) for link in self.catalog.links_from(record.doc_id) if link.target_line is None)
+        return [link for link in found if link.broken]
+
     def outgoing(self, record: DocumentRecord, within_shown: int) -> OutgoingLinks:
         """The document's links, those leaving it apart from those within it, each in document order;
         of the links placed within it at extraction (a PDF's or EPUB's internal ones, never broken: a

@@ -20,7 +20,7 @@ MAX_WARNINGS = 500
 
 
 def broken_link_diagnostics(engine: Engine, uri: str, ls: LinklyLanguageServer) -> list[types.Diagnostic]:
-    context = links_in(ls, engine, uri)
+    context = links_in(ls, engine, uri, broken_only=True)
     if context is None:
         return []
     units = ls.workspace.position_codec.client_num_units
@@ -33,7 +33,6 @@ def broken_link_diagnostics(engine: Engine, uri: str, ls: LinklyLanguageServer) 
             message=link.problem(),
         )
         for link in context.links
-        if link.broken
     ][:MAX_WARNINGS]
 
 

@@ -25,6 +25,8 @@ def test_each_link_of_a_note_gets_its_status_target_and_line(notes):
     book = by_target["book.html#ch-2"]  # an mdBook-style link to the Markdown source
     assert (book.status, book.doc_id, book.target_line) == ("ok", notes.doc("book.md"), 5)
     assert [link.broken for link in by_target.values()].count(True) == 3
+    broken = LinkResolver(notes.catalog).broken_links(notes.catalog.get(notes.doc("index.md")))
+    assert [link.target for link in broken] == [link.target for link in by_target.values() if link.broken]
 
 
 def test_wikilink_headings_and_explicit_anchors_resolve(notes):

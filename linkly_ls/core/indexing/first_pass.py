@@ -112,9 +112,16 @@ class FirstPass:
             if index is not None:
                 index.stop_writing()
 
-    def catch_up(self) -> None:
-        """Between refining rounds: the first pass over documents the keyword index added meanwhile."""
+    def catch_up(self, refined_next: list[str]) -> None:
+        """Between refining rounds: the first pass over documents the keyword index added meanwhile,
+        unless the model refines every one of them in its next round (`refined_next`), as it does a
+        note just saved, being the newest: writing them into the first pass's index means reading and
+        saving the whole index, which at a million chunks costs more than the round they would wait."""
         if not self.due.is_set() or not self.enabled:
+            return
+        waiting = self._rows.missing_documents(limit=len(refined_next) + 1)
+        if {doc_id for doc_id, _ in waiting} <= set(refined_next):
+            self.due.clear()
             return
         state = self.sync.state()
         self.run([])

@@ -382,9 +382,9 @@ class VectorSync:
         last_checkpoint = time.monotonic()
         try:
             while not self._stop.is_set():
-                if index.model_id != self.first_pass.model_id:
-                    self.first_pass.catch_up()
                 missing = index.missing_documents(limit=DOCS_PER_ROUND)
+                if index.model_id != self.first_pass.model_id:
+                    self.first_pass.catch_up([doc_id for doc_id, _ in missing])
                 if not missing:
                     break
                 try:

@@ -100,6 +100,40 @@ def test_refined_documents_give_up_their_first_pass_vectors_and_new_ones_get_the
         engine.close()
 
 
+def test_a_catch_up_leaves_to_the_next_round_what_the_model_refines_in_it(tmp_path, monkeypatch):
+    """Between refining rounds the first pass runs again for documents the keyword index added, unless
+    the model's next round refines all of them: adding a note to a first-pass index of a million
+    vectors would read and save the whole index."""
+    library = copy_fixtures(tmp_path / "library")
+    engine = open_engine(tmp_path / "data", library, first_pass="true")
+    try:
+        engine.index()
+        first_pass = engine.vectors.first_pass
+        assert first_pass.run([]) == engine.catalog.count()
+        runs: list[int] = []
+        real_run = first_pass.run
+        monkeypatch.setattr(first_pass, "run", lambda deleted: runs.append(1) or real_run(deleted))
+
+        notes = library / "notes"
+        notes.mkdir(exist_ok=True)
+        (notes / "saved.md").write_text("# Tide tables\n\nHigh water at the harbour mouth.\n")
+        engine.index()
+        saved = engine.catalog.by_path(str(notes / "saved.md")).doc_id
+        first_pass.due.set()
+        first_pass.catch_up([saved, "another-document-of-the-round"])
+        assert runs == [] and not first_pass.due.is_set(), "the next round refines the saved note"
+        assert library_json(engine)["first_pass_coverage"] < 1.0
+
+        (notes / "copied.md").write_text("# Moorings\n\nBuoys and chains in the outer harbour.\n")
+        engine.index()
+        first_pass.due.set()
+        first_pass.catch_up([saved])
+        assert runs == [1], "a document the next round does not reach gets its first-pass vector now"
+        assert library_json(engine)["first_pass_coverage"] == 1.0
+    finally:
+        engine.close()
+
+
 @pytest.mark.slow
 def test_the_writer_holds_the_first_pass_index_in_memory_only_while_writing_it(tmp_path, monkeypatch):
     cleared: list[str] = []

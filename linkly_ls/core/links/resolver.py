@@ -188,11 +188,18 @@ class LinkResolver:
             self._place(target, link, resolved)
         return resolved
 
-    def backlinks(self, record: DocumentRecord, from_itself: bool = True) -> list[ResolvedLink]:
+    def backlinks(
+        self, record: DocumentRecord, from_itself: bool = True, section: OutlineNode | None = None
+    ) -> list[ResolvedLink]:
         """Every link of any indexed document that resolves to `record`, by source path and line
-        (`from_itself=False`: of any other document)."""
+        (`from_itself=False`: of any other document). `section`: of the links placed within the
+        document (a PDF's thousands), only those into that section's lines are read."""
+        between = None if section is None else (section.start_line, section.end_line or 2**31)
         found = self.catalog.links_to(
-            self._paths_naming(record), sorted({name_key(record.path), _title(record)}), None if from_itself else record.doc_id
+            self._paths_naming(record),
+            sorted({name_key(record.path), _title(record)}),
+            None if from_itself else record.doc_id,
+            between,
         )
         sources = self.catalog.get_many(sorted({source_id for source_id, _ in found}))
         resolved: list[ResolvedLink] = []

@@ -77,12 +77,17 @@ class LinkReads:
         )
         return [_record(row) for row in rows]
 
-    def links_to(self, paths: list[str], names: list[str], other_than: str | None = None) -> list[tuple[str, LinkRecord]]:
+    def links_to(
+        self, paths: list[str], names: list[str], other_than: str | None = None, placed_between: tuple[int, int] | None = None
+    ) -> list[tuple[str, LinkRecord]]:
         """(source doc_id, link) of every link whose target path is one of `paths` or whose
-        wikilink name is one of `names`, by source and position; `other_than`: not from that document."""
+        wikilink name is one of `names`, by source and position; `other_than`: not from that document;
+        `placed_between`: of the links placed within their own document, those to these lines only."""
         found: dict[tuple[str, int], LinkRecord] = {}
         db = self.connect()
         placed_in_source = "documents.path IN ({}) AND links.target_path IS NULL AND links.target_line IS NOT NULL"
+        if placed_between is not None:
+            placed_in_source += f" AND links.target_line BETWEEN {int(placed_between[0])} AND {int(placed_between[1])}"
         not_from = "" if other_than is None else " AND links.source_id != ?"
         for condition, values in (
             ("links.target_path IN ({})", paths),

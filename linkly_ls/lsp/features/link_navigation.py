@@ -76,12 +76,16 @@ def references(ls: LinklyLanguageServer, engine: Engine, uri: str, position: typ
     context = links_in(ls, engine, uri, position.line + 1)  # its lines and resolver; the links are not needed
     if context is None:
         return []
-    heading = _heading_at(context, record, path, position.line + 1)
-    found = context.resolver.backlinks(record)
+    line = position.line + 1
+    heading = _heading_at(context, record, path, line)
     if heading is not None and is_note(path) and not is_linkly_uri(uri):
-        found = [link for link in found if link.heading == heading]  # the buffer's lines may not be the indexed ones
+        # the buffer's lines may not be the indexed ones: the heading is known by its title
+        found = [link for link in context.resolver.backlinks(record) if link.heading == heading]
     elif heading is not None:
-        found = [link for link in found if link.heading_line == position.line + 1]
+        section = next(node for node in flatten(record.outline) if node.start_line == line)
+        found = [link for link in context.resolver.backlinks(record, section=section) if link.heading_line == line]
+    else:
+        found = context.resolver.backlinks(record)
     units = ls.workspace.position_codec.client_num_units
     sources = engine.catalog.summaries(sorted({link.source_id for link in found}))
     locations: list[types.Location] = []

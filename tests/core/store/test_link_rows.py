@@ -45,6 +45,8 @@ def test_a_link_placed_in_its_own_document_reads_back_with_its_path_without_stor
     assert [(doc_id, item.line, item.target_path) for doc_id, item in catalog.links_to(["/n/manual.pdf"], [])] == sorted(
         [(manual.doc_id, 3, "/n/manual.pdf"), (note.doc_id, 1, "/n/manual.pdf")]
     )
+    into = [(doc_id, item.line) for doc_id, item in catalog.links_to(["/n/manual.pdf"], [], placed_between=(41, 90))]
+    assert into == [(note.doc_id, 1)], "the placed link leads to line 40, outside the lines asked for"
     catalog.connect().execute("UPDATE links SET target_path = '/n/manual.pdf' WHERE target_line = 40")  # as older versions wrote it
     assert catalog.links_from(manual.doc_id) == [placed, outside]
     assert len(catalog.links_to(["/n/manual.pdf"], [])) == 2

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from linkly_ls.core.document import OutlineNode
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.links.resolver import ResolvedLink, flatten
 from linkly_ls.lsp.link_context import (
@@ -77,15 +78,17 @@ def references(ls: LinklyLanguageServer, engine: Engine, uri: str, position: typ
     if context is None:
         return []
     line = position.line + 1
-    heading = _heading_at(context, record, path, line)
-    if heading is not None and is_note(path) and not is_linkly_uri(uri):
+    if is_note(path) and not is_linkly_uri(uri):
         # the buffer's lines may not be the indexed ones: the heading is known by its title
-        found = [link for link in context.resolver.backlinks(record) if link.heading == heading]
-    elif heading is not None:
-        section = next(node for node in flatten(record.outline) if node.start_line == line)
-        found = [link for link in context.resolver.backlinks(record, section=section) if link.heading_line == line]
+        heading = _buffer_heading_at(context, record, line)
+        found = [link for link in context.resolver.backlinks(record) if heading is None or link.heading == heading]
     else:
-        found = context.resolver.backlinks(record)
+        section = _section_starting_at(record, line)
+        found = (
+            context.resolver.backlinks(record)
+            if section is None
+            else [link for link in context.resolver.backlinks(record, section=section) if link.heading_line == line]
+        )
     units = ls.workspace.position_codec.client_num_units
     sources = engine.catalog.summaries(sorted({link.source_id for link in found}))
     locations: list[types.Location] = []
@@ -102,20 +105,19 @@ def references(ls: LinklyLanguageServer, engine: Engine, uri: str, position: typ
     return locations
 
 
-def _heading_at(context: BufferLinks, record, path: str | None, line: int) -> str | None:
-    """The title of the heading on `line` (1-based); None off headings and on the document's title,
-    where references are the document's backlinks."""
-    if is_note(path) and not context.uri.startswith("linkly:"):
-        from linkly_ls.core.extract.markdown import find_headings  # the Markdown parser loads with the first such request
+def _buffer_heading_at(context: BufferLinks, record, line: int) -> str | None:
+    """The title of the Markdown buffer's heading on `line` (1-based); None off headings and on the
+    document's title, where references are the document's backlinks."""
+    from linkly_ls.core.extract.markdown import find_headings  # the Markdown parser loads with the first such request
 
-        headings = find_headings(context.lines)
-        found = headings.get(line - 1)
-        title = found[1] if found else None
-    else:
-        title = next((node.title for node in flatten(record.outline) if node.start_line == line), None)
-    if title is None or title == record.title:
-        return None
-    return title
+    found = find_headings(context.lines).get(line - 1)
+    return found[1] if found and found[1] != record.title else None
+
+
+def _section_starting_at(record, line: int) -> OutlineNode | None:
+    """The indexed section whose heading is on `line`; None off headings and on the document's title."""
+    section = next((node for node in flatten(record.outline) if node.start_line == line), None)
+    return section if section is not None and section.title != record.title else None
 
 
 def _source_lines(ls: LinklyLanguageServer, engine: Engine, link: ResolvedLink) -> list[str]:

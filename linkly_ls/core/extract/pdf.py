@@ -134,6 +134,7 @@ def _extract_open(
     lines, outline = builder.finish()
 
     has_text = any(page.lines or page.ocr_lines for page in pages)
+    links = read_links(pages, warnings)
     return ExtractedDocument(
         lines=lines,
         title=_title(doc, pages, bookmarks, path),
@@ -142,7 +143,7 @@ def _extract_open(
         warnings=warnings,
         text_missing_reason=None if has_text else (missing_reason or "the PDF contains no text"),
         page_starts=builder.page_starts,
-        links=read_links(pages),
+        links=links,
     )
 
 

@@ -27,8 +27,11 @@ import pymupdf
 from linkly_ls.core.document import Link
 from linkly_ls.core.extract.pdf_text import PdfPage
 
-#: most links read from one PDF: an index of every page cross-referenced stays bounded
+#: links kept from one PDF: LINKS_PER_PAGE a page, and at least MAX_LINKS. A manual's contents, index and
+#: cross-references come to about 10 a page (24,611 in a 2,415-page reference manual); a file with
+#: thousands of annotations on every page stays bounded
 MAX_LINKS = 20_000
+LINKS_PER_PAGE = 50
 
 
 @dataclass(frozen=True)
@@ -184,18 +187,31 @@ def _number(text: str) -> float | None:
         return None
 
 
-def read_links(pages: list[PdfPage]) -> list[Link]:
+def link_limit(page_count: int) -> int:
+    return max(MAX_LINKS, LINKS_PER_PAGE * page_count)
+
+
+def read_links(pages: list[PdfPage], warnings: list[str] | None = None) -> list[Link]:
+    """The pages' links in page order, at most `link_limit` of them; past it, a warning names the page
+    where reading stopped and how many link annotations were left."""
     links: list[Link] = []
+    limit = link_limit(len(pages))
     by_index = {page.index: page for page in pages}
-    for page in pages:
+    for place, page in enumerate(pages):
         if not page.links:
             continue
         tops = LineTops(page)
-        for entry in page.links:
+        for number, entry in enumerate(page.links):
             link = _link(entry, tops.line_at(entry.top, entry.bottom), by_index)
             if link is not None:
                 links.append(link)
-                if len(links) >= MAX_LINKS:
+                if len(links) >= limit:
+                    left = len(page.links) - number - 1 + sum(len(later.links) for later in pages[place + 1 :])
+                    if left and warnings is not None:
+                        warnings.append(
+                            f"only the first {limit:,} links were kept (a PDF of {len(pages):,} pages keeps at most "
+                            f"{limit:,}); {left:,} link annotations from page {page.index + 1} on were left out"
+                        )
                     return links
     return links
 

@@ -10,7 +10,8 @@ import pytest
 
 from linkly_ls.core.document import LineBuilder, Link
 from linkly_ls.core.extract.pdf import _write_pages, open_pdf, read_pages
-from linkly_ls.core.extract.pdf_links import MAX_LINKS, LineTops, _line_below, read_links
+from linkly_ls.core.extract import pdf_links
+from linkly_ls.core.extract.pdf_links import LineTops, _line_below, link_limit, read_links
 from linkly_ls.core.extract.pdf_text import PdfLine, PdfPage
 
 
@@ -53,7 +54,7 @@ def reference_links(doc: pymupdf.Document, pages: list[PdfPage]) -> list[Link]:
                 links.append(Link(line=line, target=f"#page={target.index + 1}", kind="pdf", target_line=_line_below(target, y)))
             elif kind == pymupdf.LINK_GOTOR and entry.get("file"):
                 links.append(Link(line=line, target=str(entry["file"]), kind="pdf"))
-    return links[:MAX_LINKS]
+    return links[: link_limit(len(pages))]
 
 
 def both_readings(path: Path) -> tuple[list[Link], list[Link], dict[int, int]]:
@@ -127,6 +128,39 @@ def test_every_kind_of_link_on_a_made_pdf(tmp_path):
     lines = {line.number: line.text for page in pages_of(path) for line in page.lines}
     assert lines[named.line] == "page 1 row 5 text"
     assert lines[named.target_line] == "page 2 row 6 text"
+
+
+def made_pdf_with_links(path: Path, pages: int, per_page: int) -> Path:
+    doc = pymupdf.open()
+    for number in range(pages):
+        page = doc.new_page()
+        for row in range(per_page):
+            page.insert_text((72, 100 + 40 * row), f"page {number + 1} row {row + 1}")
+            page.insert_link({"kind": pymupdf.LINK_URI, "from": pymupdf.Rect(72, 90 + 40 * row, 200, 104 + 40 * row),
+                              "uri": f"https://example.org/{number + 1}/{row + 1}"})
+    doc.save(path)
+    doc.close()
+    return path
+
+
+def test_links_past_the_limit_are_left_out_with_a_warning_naming_the_page(tmp_path, monkeypatch):
+    monkeypatch.setattr(pdf_links, "MAX_LINKS", 5)
+    monkeypatch.setattr(pdf_links, "LINKS_PER_PAGE", 1)
+    pages = pages_of(made_pdf_with_links(tmp_path / "many.pdf", pages=3, per_page=4))
+    warnings: list[str] = []
+    links = read_links(pages, warnings)
+    assert [link.target for link in links] == [f"https://example.org/1/{row}" for row in range(1, 5)] + ["https://example.org/2/1"]
+    assert warnings == [
+        "only the first 5 links were kept (a PDF of 3 pages keeps at most 5); 7 link annotations from page 2 on were left out"
+    ]
+
+
+def test_the_link_limit_grows_with_the_pages(tmp_path, monkeypatch):
+    monkeypatch.setattr(pdf_links, "MAX_LINKS", 5)
+    monkeypatch.setattr(pdf_links, "LINKS_PER_PAGE", 4)
+    pages = pages_of(made_pdf_with_links(tmp_path / "every.pdf", pages=3, per_page=4))
+    warnings: list[str] = []
+    assert len(read_links(pages, warnings)) == 12 and warnings == []
 
 
 def test_line_tops_place_a_link_as_a_walk_over_the_lines_does():

@@ -39,7 +39,7 @@ from index_bench import SKIPPED_TOP_DIRS, SKIPPED_TOP_FILES, corpus_folders  # n
 STAGES = [
     "PDF open",
     "PDF text (MuPDF text page)",
-    "PDF JSON parse",
+    "PDF JSON and HTML parse",
     "PDF line building",
     "PDF links",
     "PDF outline and title",
@@ -108,8 +108,10 @@ def instrument(clock: StageClock) -> None:
             (pdf, name) for name in ("read_bookmarks", "has_bookmarks", "bookmark_headings", "font_headings", "_title")
         ],
         "PDF text (MuPDF text page)": [
-            (pymupdf.Page, "get_textpage"), (pymupdf.Page, "get_text"), (pdf_text, "_print_json")
+            (pymupdf.Page, "get_textpage"), (pymupdf.Page, "get_text"), (pdf_text, "_print_json"),
+            (pdf_text, "_print_html"),
         ],
+        "PDF JSON and HTML parse": [(pdf_text, "_html_line_spans")],
         "catalog writes": [
             (Catalog, "put_documents"), (Catalog, "pending_keyword_work"), (Catalog, "mark_keyword_done")
         ],
@@ -118,7 +120,7 @@ def instrument(clock: StageClock) -> None:
     for stage, owners in places.items():
         for owner, name in owners:
             clock.patch(owner, name, stage)
-    pdf_text.json = SimpleNamespace(loads=clock.wrap("PDF JSON parse", pdf_text.json.loads))
+    pdf_text.json = SimpleNamespace(loads=clock.wrap("PDF JSON and HTML parse", pdf_text.json.loads))
 
 
 def corpus_files(root: Path) -> list[Path]:

@@ -1,13 +1,18 @@
-"""Reading PDF pages: styled (every span's font) where fonts matter, plain (MuPDF's JSON) elsewhere."""
+"""Reading PDF pages: styled (every span's font, from MuPDF's HTML) where fonts matter, plain (MuPDF's JSON) elsewhere."""
 
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
+from pathlib import Path
 
 import pymupdf
 
 from linkly_ls.core.extract import extract_file, pdf, pdf_text
-from linkly_ls.core.extract.pdf_outline import has_bookmarks
+from linkly_ls.core.extract.pdf_outline import font_headings, has_bookmarks
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 
 
 def test_a_bookmarked_pdf_is_read_plain_but_for_its_first_page(corpus):
@@ -123,3 +128,81 @@ def test_the_plain_reading_keeps_every_line_of_mupdfs_json_on_every_corpus_pdf(c
             assert pdf_text._plain_blocks(page, page.rect) == _blocks_as_json_says(page), (path.name, number)
             pages += 1
     assert pages > 1000
+
+
+def _dict_reading(page: pymupdf.Page, monkeypatch) -> pdf_text.PdfPage:
+    """The styled reading the old way: PyMuPDF's text dict, with every span's font."""
+    with monkeypatch.context() as patched:
+        patched.setattr(pdf_text, "_print_html", None)
+        return pdf_text.read_page(page, styled=True)
+
+
+def _styles_by_text(page: pdf_text.PdfPage) -> Counter:
+    return Counter((line.text, line.size, line.bold) for line in page.lines)
+
+
+def test_the_styled_reading_gives_the_text_dicts_sizes_and_weights(monkeypatch):
+    # Fixtures without bookmarks, read with their fonts: MuPDF's HTML gives each line the style that
+    # the text dict's spans give it, on the same lines
+    for path in sorted(FIXTURES.rglob("*.pdf")):
+        doc = pymupdf.open(path)
+        for page in doc:
+            styled = pdf_text.read_page(page, styled=True)
+            assert styled.styled
+            assert _styles_by_text(styled) == _styles_by_text(_dict_reading(page, monkeypatch)), (path.name, page.number)
+
+
+def test_the_styled_reading_finds_the_headings_the_text_dict_finds_on_every_corpus_pdf(corpus, monkeypatch):
+    # Every PDF of the corpus (its first 60 pages): the same headings by font, and the same style on
+    # all but a few lines (a line running off the page is kept whole; a control character has no size)
+    lines = same = documents = 0
+    for path in sorted(corpus.rglob("*.pdf")):
+        try:
+            doc = pymupdf.open(path)
+            count = 0 if doc.needs_pass else min(doc.page_count, 60)
+        except RuntimeError:
+            continue  # the damaged and locked PDFs of odd/
+        if not count:
+            continue
+        by_dict = [_dict_reading(doc[number], monkeypatch) for number in range(count)]
+        by_html = [pdf_text.read_page(doc[number], styled=True) for number in range(count)]
+        assert [(level, line.text) for line, level in font_headings(by_html)] == [
+            (level, line.text) for line, level in font_headings(by_dict)
+        ], path.name
+        for old, new in zip(by_dict, by_html):
+            expected, found = _styles_by_text(old), _styles_by_text(new)
+            lines += sum(expected.values())
+            same += sum((expected & found).values())
+        documents += 1
+    assert documents >= 10 and same >= 0.995 * lines
+
+
+def test_a_page_is_read_from_the_text_dict_when_mupdfs_html_and_json_disagree(corpus, monkeypatch):
+    page = pymupdf.open(corpus / "papers/standards/fhs-3.0.pdf")[3]
+    monkeypatch.setattr(pdf_text, "_html_line_spans", lambda page_html: [])
+    assert pdf_text._plain_blocks(page, page.rect, styled=True) is None
+    reading = pdf_text.read_page(page, styled=True)
+    assert reading.styled and reading.lines
+    assert _styles_by_text(reading) == _styles_by_text(_dict_reading(page, monkeypatch))
+
+
+def test_a_page_is_read_from_the_text_dict_when_mupdfs_html_reads_otherwise_than_expected(corpus, monkeypatch):
+    page = pymupdf.open(corpus / "papers/standards/fhs-3.0.pdf")[3]
+    monkeypatch.setattr(pdf_text, "_HTML_SPAN", re.compile("<never-written>(x)(x)(x)(x)"))
+    assert pdf_text._plain_blocks(page, page.rect, styled=True) is None
+    assert _styles_by_text(pdf_text.read_page(page, styled=True)) == _styles_by_text(_dict_reading(page, monkeypatch))
+
+
+def test_html_spans_count_an_entity_as_one_character_and_take_a_bold_name_from_the_json():
+    page_html = (
+        '<p style="top:1pt;left:1pt;line-height:10.0pt"><span style="font-family:Times New Roman,serif;'
+        'font-size:10.0pt;color:#000000">&#x2022;</span><b><span style="font-family:Times New Roman,serif;'
+        'font-size:10.0pt;color:#000000"> setserial</span></b></p>\n'
+        '<p style="top:9pt;left:1pt;line-height:14.6pt"><span style="font-family:SourceSansPro,serif;'
+        'font-size:14.6pt;color:#707070">Contents</span></p>'
+    )
+    bullet, heading = pdf_text._html_line_spans(page_html)
+    assert bullet == [(10.0, 1, False), (10.0, 9, True)]
+    assert pdf_text._line_style(bullet, first_bold=False) == (10.0, True)  # 9 of 10 characters bold
+    assert pdf_text._line_style(heading, first_bold=False) == (14.6, False)
+    assert pdf_text._line_style(heading, first_bold=True) == (14.6, True)  # SourceSansPro-Black, by its name

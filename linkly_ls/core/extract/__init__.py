@@ -68,6 +68,11 @@ def extractor_version(path: Path) -> int:
     return EXTRACTOR_VERSIONS.get(doc_type_for(path) or "", 1)
 
 
+def extractor_module(doc_type: str) -> str:
+    """The module that extracts documents of `doc_type` (imported when the first one is read)."""
+    return f"{__name__}.{_MODULES[doc_type]}"
+
+
 def doc_type_for(path: Path) -> str | None:
     """The document type a file name promises, or None when it is not indexed."""
     return DOC_TYPES.get(path.suffix.lower())
@@ -147,7 +152,7 @@ def extract_file(
             f"content is {real_type.upper()}, not what the {path.suffix} name says; read as {real_type.upper()}"
         )
         doc_type = real_type
-    module = importlib.import_module(f"{__name__}.{_MODULES[doc_type]}")
+    module = importlib.import_module(extractor_module(doc_type))
     try:
         if doc_type == "pdf" and pdf_pages is not None:
             document: ExtractedDocument = module.extract(path, limits, pdf_pages)

@@ -40,7 +40,7 @@ from linkly_ls.core.indexing.preparation import PreparedFile, hash_file, one_lin
 from linkly_ls.core.indexing.skips import TOO_LARGE, SkipTally, describe
 from linkly_ls.core.indexing.reachability import is_under, keep_message, root_problem, unreadable_problem
 from linkly_ls.core.indexing.walker import WalkRules, is_indexable, walk_library
-from linkly_ls.core.indexing.work_plan import plan, slowest_first
+from linkly_ls.core.indexing.work_plan import plan, slowest_first, worker_preload
 from linkly_ls.core.indexing.workers import TaskOutcome, WorkerPool
 
 __all__ = ["IndexReport", "Indexer", "PreparedFile", "prepare_file"]
@@ -54,8 +54,6 @@ FLUSH_EVERY_CHARS = 2_000_000
 #: bytes of touched files (same size, new mtime) a run hashes itself to find those whose content is
 #: unchanged, so that a `touch` or a checkout that rewrote the same bytes does not start the workers
 REHASH_HERE_BYTES = 64 * 1024 * 1024
-#: modules the workers' fork server loads once for all workers
-WORKER_PRELOAD = ("linkly_ls.core.extract.preload",)
 
 
 @dataclass
@@ -106,13 +104,15 @@ class Indexer:
         self._unsaved_links: dict[str, list[LinkRecord]] = {}
         self.after_flush: list[Callable[[list[str], list[str]], None]] = []
 
-    def pool(self) -> WorkerPool:
+    def pool(self, paths: Iterable[str] = ()) -> WorkerPool:
+        """The worker pool; its fork server, started by the first run, preloads the extractors of `paths`
+        (`work_plan.worker_preload`)."""
         if self._pool is None:
             self._pool = WorkerPool(
                 run_task,
                 timeout_s=self.limits.extract_timeout_s,
                 memory_mb=self.limits.extract_memory_mb,
-                preload=WORKER_PRELOAD,
+                preload=worker_preload(paths),
             )
         return self._pool
 
@@ -284,7 +284,7 @@ class Indexer:
         if not work:
             self._store_outcomes(outcomes, total, library, states, report, progress, ocr_later)
             return
-        pool, splitter = self.pool(), PdfSplitter()
+        pool, splitter = self.pool(key for key, _ in work), PdfSplitter()
         from_workers = splitter.merge(pool.run(splitter.split(work, pool.size)))  # the workers start now
         try:
             self._store_outcomes(chain(outcomes, from_workers), total, library, states, report, progress, ocr_later)

@@ -1,4 +1,5 @@
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -248,3 +249,24 @@ def test_a_file_that_failed_is_tried_again_by_a_newer_extractor_only(library_dir
     monkeypatch.setitem(EXTRACTOR_VERSIONS, "docx", 5)
     (retried,) = engine.index()
     assert retried.failed == 1 and engine.catalog.error_for(str(broken)).extractor == 5
+
+
+def test_a_type_the_first_run_did_not_preload_is_read_by_the_workers_of_a_later_run(library_dir, engine_for):
+    # The pool's fork server preloads the first run's extractors (PDF here); a DOCX and a PPTX of a
+    # later run are read by the same workers, which import their readers then
+    fixtures = Path(__file__).resolve().parents[3] / "fixtures"
+    shutil.copy(fixtures / "papers" / "multicolumn.pdf", library_dir / "columns.pdf")
+    for number in range(10):
+        write(library_dir / f"note-{number}.md", f"# Note {number}\n\nzebra crossing {number}\n")
+    engine = engine_for(library_dir)
+    (report,) = engine.index()
+    assert report.failed == 0 and engine.indexer.pool().started
+    shutil.copy(fixtures / "documents" / "dpkg cheat sheet.docx", library_dir / "cheat.docx")
+    slides = next((fixtures / "slides").glob("*.pptx"))
+    shutil.copy(slides, library_dir / "slides.pptx")
+    for number in range(10, 20):
+        write(library_dir / f"note-{number}.md", f"# Note {number}\n\nzebra crossing {number}\n")
+    (report,) = engine.index()
+    assert report.indexed == 12 and report.failed == 0, report.errors
+    assert engine.catalog.get(make_doc_id(str(library_dir / "cheat.docx"))).doc_type == "docx"
+    assert engine.catalog.get(make_doc_id(str(library_dir / "slides.pptx"))).doc_type == "pptx"

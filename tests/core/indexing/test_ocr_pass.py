@@ -90,7 +90,7 @@ def test_an_ocr_failure_keeps_the_text_layer_and_says_why(library_dir, engine_fo
     monkeypatch.setattr(engine.indexer, "_ocr_pass", lambda *args: None)
     engine.index()
     monkeypatch.undo()
-    monkeypatch.setattr(engine.indexer, "pool", FailingPool)
+    monkeypatch.setattr(engine.indexer, "pool", lambda paths=(): FailingPool())
     (report,) = engine.index()
     assert report.ocr_files == 2 and len(report.ocr_errors) == 2 and report.failed == 0
     image = engine.catalog.get(make_doc_id(str(library_dir / "ocr-sample.jpg")))

@@ -73,3 +73,11 @@ def test_the_plan_places_files_here_or_in_the_workers_in_extraction_order(tmp_pa
     assert workers == [1] and sorted(here) == [0, *range(2, 11)]
     assert [index for index in work_plan.slowest_first(mixed) if index in here] == here
     assert work_plan.plan(mixed, workers_up=True) == ([], work_plan.slowest_first(mixed))
+
+
+def test_the_workers_preload_the_extractors_of_the_runs_document_types_only():
+    preload = work_plan.worker_preload(["a/paper.pdf", "b/Scan.PDF", "notes/n.md", "unknown.xyz"])
+    assert preload == (
+        work_plan.WORKER_PRELOAD, "linkly_ls.core.extract.markdown", "linkly_ls.core.extract.pdf"
+    )
+    assert work_plan.worker_preload([]) == (work_plan.WORKER_PRELOAD,)

@@ -987,7 +987,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--corpus",
         default="shared",
         help=f"a corpus folder, or `shared` ({DEFAULT_CORPUS}, the default), `home` (the home-folder-like "
-        "corpus of bench/home_corpus.py, fetched on first use) or `both` (shared, then home)",
+        "corpus of bench/home_corpus.py, fetched on first use), `both` (shared, then home) or `pdfs` (every PDF "
+        "of the home-like corpus's packages: a folder of ordinary PDFs)",
     )
     parser.add_argument("--runs", type=int, default=3, help="repetitions per tool, each from an empty index (default 3)")
     parser.add_argument("--linkly-only", action="store_true", help="skip Recoll")
@@ -1041,15 +1042,16 @@ def main(argv: list[str]) -> int:
 
 
 def corpus_folders(name: str) -> list[Path]:
-    """The corpus folders `--corpus` names: `shared`, `home`, `both` or a path."""
-    if name not in ("shared", "home", "both"):
+    """The corpus folders `--corpus` names: `shared`, `home`, `both` (those two), `pdfs` (a folder of
+    ordinary PDFs from the home-like corpus's packages) or a path."""
+    if name not in ("shared", "home", "both", "pdfs"):
         return [Path(name).expanduser().resolve()]
     folders = [DEFAULT_CORPUS.resolve()] if name in ("shared", "both") else []
-    if name in ("home", "both"):
+    if name in ("home", "both", "pdfs"):
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         import home_corpus
 
-        folders.append(home_corpus.ensure())
+        folders.append(home_corpus.ensure_pdfs() if name == "pdfs" else home_corpus.ensure())
     return folders
 
 

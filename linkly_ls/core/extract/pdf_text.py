@@ -91,7 +91,7 @@ def read_page(page: pymupdf.Page, styled: bool = True) -> PdfPage:
     height and the second starts right of the first's end (1 pt of slack); the page's box is
     asked for once.
     """
-    rect = page.rect
+    rect = text_rect(page)
     blocks = _plain_blocks(page, rect, styled)
     result = PdfPage(index=page.number, height=rect.height, transform=page.transformation_matrix, styled=styled or blocks is None)
     if blocks is None:
@@ -116,6 +116,13 @@ def read_page(page: pymupdf.Page, styled: bool = True) -> PdfPage:
     for line in lines:
         line.text = " ".join(line.text.split())
     return result
+
+
+def text_rect(page: pymupdf.Page) -> pymupdf.Rect:
+    """The page's rectangle in its text's coordinates: MuPDF's text page is not rotated, so a page
+    turned by 90 or 270 degrees has its width and height swapped against `page.rect`."""
+    rect = page.rect
+    return pymupdf.Rect(0, 0, rect.height, rect.width) if page.rotation % 180 else rect
 
 
 def _styled_blocks(page: pymupdf.Page) -> list[dict]:

@@ -206,3 +206,21 @@ def test_html_spans_count_an_entity_as_one_character_and_take_a_bold_name_from_t
     assert pdf_text._line_style(bullet, first_bold=False) == (10.0, True)  # 9 of 10 characters bold
     assert pdf_text._line_style(heading, first_bold=False) == (14.6, False)
     assert pdf_text._line_style(heading, first_bold=True) == (14.6, True)  # SourceSansPro-Black, by its name
+
+
+def test_a_turned_page_keeps_the_lines_below_its_turned_height(tmp_path):
+    # MuPDF's text page is not turned: on a portrait page shown turned (/Rotate 90) a line 700 pt down
+    # lies below the 595 pt height of the turned page, yet on the page
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 100), "first line near the top", fontsize=12)
+    page.insert_text((72, 700), "last line far down the page", fontsize=12)
+    page.set_rotation(90)
+    path = tmp_path / "turned.pdf"
+    doc.save(path)
+    page = pymupdf.open(path)[0]
+    assert page.rect.height == 595
+    for styled in (False, True):
+        reading = pdf_text.read_page(page, styled=styled)
+        assert [line.text for line in reading.lines] == ["first line near the top", "last line far down the page"]
+        assert reading.height == 842

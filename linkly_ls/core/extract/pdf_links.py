@@ -70,10 +70,12 @@ class NamedDestinations:
 def page_links(page: pymupdf.Page, names: NamedDestinations) -> list[PageLink]:
     """The links of a loaded page that `read_links` keeps; none when MuPDF cannot read them."""
     found: list[PageLink] = []
+    # MuPDF gives the links of a page turned by /Rotate as the page is shown, its lines as it is drawn
+    derotation = page.derotation_matrix if page.rotation % 360 else None
     try:
         link = pymupdf.mupdf.fz_load_links(page.this)
         while link.m_internal:
-            entry = _page_link(link, names)
+            entry = _page_link(link, names, derotation)
             if entry is not None:
                 found.append(entry)
             link = link.next()
@@ -82,7 +84,18 @@ def page_links(page: pymupdf.Page, names: NamedDestinations) -> list[PageLink]:
     return found
 
 
-def _page_link(link: pymupdf.mupdf.FzLink, names: NamedDestinations) -> PageLink | None:
+def _box(link: pymupdf.mupdf.FzLink, derotation: pymupdf.Matrix | None) -> tuple[float, float]:
+    """The link's top and bottom in the coordinates of its page's lines."""
+    rect = link.rect()
+    if derotation is None:
+        return rect.y0, rect.y1
+    box = pymupdf.Rect(rect.x0, rect.y0, rect.x1, rect.y1) * derotation
+    return box.y0, box.y1
+
+
+def _page_link(
+    link: pymupdf.mupdf.FzLink, names: NamedDestinations, derotation: pymupdf.Matrix | None
+) -> PageLink | None:
     uri = link.m_internal.uri or ""
     if not uri:
         return None
@@ -92,17 +105,17 @@ def _page_link(link: pymupdf.mupdf.FzLink, names: NamedDestinations) -> PageLink
         target = _page_target(uri)
     elif pymupdf.mupdf.fz_is_external_link(uri):
         if uri.startswith("file:"):
-            return _file_link(link, uri[5:])
+            return _file_link(link, uri[5:], derotation)
         if ":" not in uri:
             return None  # a launch action: never kept
-        rect = link.rect()
-        return PageLink(kind="uri", top=rect.y0, bottom=rect.y1, target=uri.strip())
+        top, bottom = _box(link, derotation)
+        return PageLink(kind="uri", top=top, bottom=bottom, target=uri.strip())
     else:
         target = _page_target(_resolved_uri(names.doc, uri))
     if target is None:
         return None
-    rect = link.rect()
-    return PageLink(kind="page", top=rect.y0, bottom=rect.y1, page=target[0], to_y=target[1])
+    top, bottom = _box(link, derotation)
+    return PageLink(kind="page", top=top, bottom=bottom, page=target[0], to_y=target[1])
 
 
 def _page_target(uri: str | None) -> _PageTarget | None:
@@ -116,7 +129,7 @@ def _page_target(uri: str | None) -> _PageTarget | None:
     return int(page) - 1, _target_y(params)
 
 
-def _file_link(link: pymupdf.mupdf.FzLink, spec: str) -> PageLink | None:
+def _file_link(link: pymupdf.mupdf.FzLink, spec: str, derotation: pymupdf.Matrix | None) -> PageLink | None:
     """`file:` URIs: another file at a page (GOTOR) is kept; a bare file (LAUNCH) is not."""
     if spec.startswith("//"):
         spec = spec[2:]
@@ -127,8 +140,8 @@ def _file_link(link: pymupdf.mupdf.FzLink, spec: str) -> PageLink | None:
     file = parts[0].replace("\\", "/")
     if not file:
         return None
-    rect = link.rect()
-    return PageLink(kind="file", top=rect.y0, bottom=rect.y1, target=file)
+    top, bottom = _box(link, derotation)
+    return PageLink(kind="file", top=top, bottom=bottom, target=file)
 
 
 def _resolved_uri(doc: pymupdf.Document, uri: str) -> str | None:

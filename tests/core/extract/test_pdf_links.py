@@ -163,6 +163,22 @@ def test_the_link_limit_grows_with_the_pages(tmp_path, monkeypatch):
     assert len(read_links(pages, warnings)) == 12 and warnings == []
 
 
+def test_a_link_on_a_turned_page_is_placed_on_its_line(tmp_path):
+    # MuPDF gives a turned page's links as the page is shown and its lines as it is drawn
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    for row, y in enumerate((100, 300, 500, 700)):
+        page.insert_text((72, y), f"row {row + 1} of the turned page", fontsize=12)
+    page.insert_link({"kind": pymupdf.LINK_URI, "from": pymupdf.Rect(72, 690, 200, 704), "uri": "https://example.org/a"})
+    page.set_rotation(90)
+    path = tmp_path / "turned.pdf"
+    doc.save(path)
+    doc.close()
+    (link,) = read_links(pages := pages_of(path))
+    lines = {line.number: line.text for page in pages for line in page.lines}
+    assert lines[link.line] == "row 4 of the turned page"
+
+
 def test_line_tops_place_a_link_as_a_walk_over_the_lines_does():
     rng = random.Random(7)
     for _ in range(300):

@@ -60,8 +60,8 @@ _MODULES: dict[str, str] = {
 #: unchanged file differently (a new title rule, text it used to miss); the next index run reads the
 #: documents an older version read again. txt 2: a file whose only line reads as a title is titled by it;
 #: pdf 2: links to named destinations (LaTeX's internal links) are kept; pdf 3: the lines of a page turned
-#: by 90 or 270 degrees below its turned height are kept and its links placed on their lines, a page read with its fonts keeps a line that
-#: runs off the page whole, and a PDF keeps up to 50 links a page
+#: by 90 or 270 degrees below its turned height are kept and its links placed on their lines, a page read
+#: with its fonts keeps a line that runs off the page whole, and a PDF keeps up to 50 links a page
 EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 2, "pdf": 3}
 
 

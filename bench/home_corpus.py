@@ -195,7 +195,8 @@ def ensure_pdfs(cache: Path = DEFAULT_CACHE) -> Path:
     corpus = cache / f"pdfs-{LAYOUT}"
     if (corpus / ".complete").exists():
         return corpus
-    unpacked = ensure(cache).parent / "unpacked"
+    ensure(cache)  # downloads and unpacks the packages
+    unpacked = cache / "unpacked"
     shutil.rmtree(corpus, ignore_errors=True)
     for source in sorted(unpacked.rglob("*.pdf")):
         target = corpus / source.relative_to(unpacked).parts[0] / source.name

@@ -86,18 +86,21 @@ class LinkReads:
         found: dict[tuple[str, int], LinkRecord] = {}
         db = self.connect()
         placed_in_source = "documents.path IN ({}) AND links.target_path IS NULL AND links.target_line IS NOT NULL"
+        placed_arguments: list = []
         if placed_between is not None:
-            placed_in_source += f" AND links.target_line BETWEEN {int(placed_between[0])} AND {int(placed_between[1])}"
+            placed_in_source += " AND links.target_line BETWEEN ? AND ?"
+            placed_arguments = list(placed_between)
         not_from = "" if other_than is None else " AND links.source_id != ?"
-        for condition, values in (
-            ("links.target_path IN ({})", paths),
-            ("links.target_name IN ({})", names),
-            (placed_in_source, paths),
+        not_from_arguments = [] if other_than is None else [other_than]
+        for condition, values, extra in (
+            ("links.target_path IN ({})", paths, []),
+            ("links.target_name IN ({})", names, []),
+            (placed_in_source, paths, placed_arguments),
         ):
             for start in range(0, len(values), BATCH):
                 batch = values[start : start + BATCH]
                 where = condition.format(",".join("?" * len(batch))) + not_from
-                arguments = batch if other_than is None else [*batch, other_than]
+                arguments = [*batch, *extra, *not_from_arguments]
                 rows = db.execute(f"SELECT links.source_id, links.ordinal, {_READ_COLUMNS} FROM {_WITH_SOURCE} WHERE {where}", arguments)
                 for row in rows:
                     found[(row[0], row[1])] = _record(row[2:])

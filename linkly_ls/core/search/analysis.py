@@ -46,6 +46,20 @@ STOPWORDS = frozenset(
 )
 
 
+#: Snowball's English stop list (snowballstem.org, algorithms/english/stop.txt) without its
+#: contractions, which the word tokenizer splits ("don't": "don", "t") before a list is consulted.
+#: The index reads English with Lucene's 33 stopwords; a query is also read without these
+#: (`keyword.english_query_terms`)
+SNOWBALL_ENGLISH_STOPWORDS = (
+    "i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself "
+    "it its itself they them their theirs themselves what which who whom this that these those am is are was were be "
+    "been being have has had having do does did doing would should could ought a an the and but if or because as "
+    "until while of at by for with about against between into through during before after above below to from up "
+    "down in out on off over under again further then once here there when where why how all any both each few more "
+    "most other some such no nor not only own same so than too very cannot"
+).split()
+
+
 def count_words(lines: list[str]) -> int:
     """Words, counting each CJK character as one word (as word processors do)."""
     return len(_WORD.findall("\n".join(lines)))  # one pass over the text: no word spans a newline

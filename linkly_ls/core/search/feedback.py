@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from linkly_ls.core.search.keyword import ANALYZERS
+from linkly_ls.core.search.keyword import ANALYZERS, english_query_terms
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,7 +41,7 @@ def rm3_terms(query: str, passages: list[tuple[str, float]]) -> dict[str, float]
     the feedback terms share the rest by their relevance-model probability.
     """
     analyzer = ANALYZERS["lk_en"]
-    query_terms = analyzer.analyze(query)
+    query_terms = english_query_terms(query)
     if not query_terms or not passages:
         return {}
     total_score = sum(max(score, 0.0) for _, score in passages) or 1.0

@@ -20,7 +20,7 @@ import tantivy
 from tantivy import Filter, Occur, Query, TextAnalyzerBuilder, Tokenizer
 
 from linkly_ls.core.errors import LinklyError
-from linkly_ls.core.search.analysis import cjk_query_terms, cjk_terms
+from linkly_ls.core.search.analysis import SNOWBALL_ENGLISH_STOPWORDS, cjk_query_terms, cjk_terms
 from linkly_ls.core.search.chunking import Chunk
 
 #: what the index holds and how it is analysed; an index written by another version is rebuilt on open
@@ -58,10 +58,12 @@ def query_term_counts(terms: list[str]) -> dict[str, float]:
     return counts
 
 
-def _analyzer(language: str | None) -> tantivy.TextAnalyzer:
+def _analyzer(language: str | None, more_stopwords: list[str] | None = None) -> tantivy.TextAnalyzer:
     builder = TextAnalyzerBuilder(Tokenizer.simple()).filter(Filter.remove_long(60)).filter(Filter.lowercase())
     if language:
         builder = builder.filter(Filter.stopword(language))
+    if more_stopwords:
+        builder = builder.filter(Filter.custom_stopword(more_stopwords))
     builder = builder.filter(Filter.ascii_fold())
     if language:
         builder = builder.filter(Filter.stemmer(language))
@@ -74,6 +76,26 @@ ANALYZERS = {
     "lk_de": _analyzer("german"),
     "lk_plain": _analyzer(None),
 }
+_ENGLISH_CONTENT = _analyzer("english", SNOWBALL_ENGLISH_STOPWORDS)
+#: whether a query's English reading leaves out Snowball's stopwords (see `english_query_terms`)
+QUERY_WITHOUT_FUNCTION_WORDS = True
+
+
+def english_query_terms(query: str) -> list[str]:
+    """The English stems a query is searched by, in order, repeated as often as the query repeats them:
+    its words without Snowball's English stopwords (pronouns, auxiliaries, modals, prepositions).
+
+    Tantivy reads French and German with Snowball's lists, English with Lucene's 33 words. A request
+    worded as a person writes it ("I would like any papers about ...") is then searched by its
+    subject, not by "I", "would" and "about", which BM25 counts as often as the request repeats them
+    and which match passages about anything. The index keeps these words: a query with no other word
+    ("the who") is searched by all of them. They are dropped before stemming ("does" goes, "Doe"
+    stays).
+    """
+    content = _ENGLISH_CONTENT.analyze(query) if QUERY_WITHOUT_FUNCTION_WORDS else []
+    return content or ANALYZERS["lk_en"].analyze(query)
+
+
 FIELD_ANALYZERS = {
     "title": "lk_en",
     "headings": "lk_en",
@@ -287,7 +309,8 @@ class KeywordIndex:
 
     def build_query(self, query: str, extra_english: dict[str, float] | None = None) -> Query | None:
         """The query's terms OR-ed, each weighted by how often the query repeats it (a long request that
-        names its subject five times means it, as in Lucene and bm25s).
+        names its subject five times means it, as in Lucene and bm25s). English function words are
+        left out while other words remain (`english_query_terms`).
 
         The query is read as English, French and German (each analyzer's terms in its fields) and a
         chunk scores by the reading that matches it best, not their sum: an English document whose
@@ -296,8 +319,9 @@ class KeywordIndex:
         """
         readings: list[Query] = []
         for analyzer_name, fields in QUERY_READINGS.items():
-            weights = query_term_counts(ANALYZERS[analyzer_name].analyze(query))
-            if analyzer_name == "lk_en" and extra_english:
+            english = analyzer_name == "lk_en"
+            weights = query_term_counts(english_query_terms(query) if english else ANALYZERS[analyzer_name].analyze(query))
+            if english and extra_english:
                 for term, weight in extra_english.items():
                     weights[term] = weights.get(term, 0.0) + weight
             clauses = self._term_clauses(fields, weights)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 
-from linkly_ls.core.search.keyword import ANALYZERS
+from linkly_ls.core.search.keyword import ANALYZERS, english_query_terms
 
 COSINE_UNRELATED = 0.15
 COSINE_STRONG = 0.65
@@ -37,7 +37,7 @@ SEMANTIC_WEIGHT = 0.5
 class RelevanceScorer:
     def __init__(self, query: str, document_frequency=None, documents: int = 0) -> None:
         analyzer = ANALYZERS["lk_en"]
-        self.terms = list(dict.fromkeys(analyzer.analyze(query)))
+        self.terms = list(dict.fromkeys(english_query_terms(query)))
         self.weights = {term: 1.0 for term in self.terms}
         if document_frequency is not None and documents:
             for term in self.terms:

@@ -117,3 +117,22 @@ def test_every_term_query_finds_only_chunks_holding_all_the_terms(index):
     assert found == {"both", "stems"}  # stemmed terms: the caller confirms the exact words
     assert [hit.doc_id for hit in index.search_query(index.all_terms_query("日本語"), 10)] == ["cjk"]
     assert index.all_terms_query("The") is None
+
+
+def test_a_query_is_searched_by_its_english_words_without_function_words():
+    assert keyword.english_query_terms("I would like any papers about the cataloguing of maps") == [
+        "like", "paper", "catalogu", "map"
+    ]
+    assert keyword.english_query_terms("maps, maps and more maps") == ["map", "map", "map"]
+    assert keyword.english_query_terms("does John Doe") == ["john", "doe"]
+    assert keyword.english_query_terms("The Who") == ["who"]
+    assert keyword.english_query_terms("to be or not to be") == []
+
+
+def test_a_request_worded_in_full_ranks_its_subject_not_its_wording(index):
+    index.replace(
+        [one_chunk("wording", "I would say what I would do if I could, and I should"), one_chunk("subject", "cataloguing rare maps")],
+        [],
+    )
+    assert [hit.doc_id for hit in index.search("I would be glad of anything I could read on cataloguing", 10)] == ["subject"]
+    assert [hit.doc_id for hit in index.search("what I would do", 10)] == ["wording"]

@@ -1,0 +1,33 @@
+"""How relevant a shown passage reads: the share of the query's words it holds, and the cosine's band."""
+
+from __future__ import annotations
+
+import pytest
+
+from linkly_ls.core.search.relevance import COSINE_STRONG, COSINE_UNRELATED, RelevanceScorer
+
+
+def test_the_lexical_share_counts_the_query_s_subject_not_its_wording():
+    scorer = RelevanceScorer("What is there about the cataloguing of maps?")
+    assert scorer.terms == ["catalogu", "map"]
+    assert scorer.lexical(["Cataloguing rare maps"], "") == pytest.approx(1.0)
+    assert scorer.lexical(["Old maps"], "") == pytest.approx(0.5)
+
+
+def test_rare_words_weigh_more_in_the_share():
+    frequencies = {"catalogu": 5, "map": 500}
+    scorer = RelevanceScorer("cataloguing maps", frequencies.__getitem__, documents=1000)
+    assert scorer.lexical(["cataloguing"], "") > 0.7 > 0.3 > scorer.lexical(["maps"], "")
+
+
+def test_a_query_of_function_words_only_is_matched_by_them():
+    scorer = RelevanceScorer("what about it")
+    assert scorer.terms == ["what", "about"]
+    assert scorer.lexical(["what it was about"], "") == pytest.approx(1.0)
+
+
+def test_the_cosine_is_read_between_unrelated_and_strong():
+    assert RelevanceScorer.semantic(COSINE_UNRELATED) == 0.0
+    assert RelevanceScorer.semantic(COSINE_STRONG) == 1.0
+    assert RelevanceScorer.semantic((COSINE_UNRELATED + COSINE_STRONG) / 2) == pytest.approx(0.5)
+    assert RelevanceScorer.combine(0.4, None) == 0.4

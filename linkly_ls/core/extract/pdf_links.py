@@ -70,12 +70,10 @@ class NamedDestinations:
 def page_links(page: pymupdf.Page, names: NamedDestinations) -> list[PageLink]:
     """The links of a loaded page that `read_links` keeps; none when MuPDF cannot read them."""
     found: list[PageLink] = []
-    # MuPDF gives the links of a page turned by /Rotate as the page is shown, its lines as it is drawn
-    derotation = page.derotation_matrix if page.rotation % 360 else None
     try:
         link = pymupdf.mupdf.fz_load_links(page.this)
         while link.m_internal:
-            entry = _page_link(link, names, derotation)
+            entry = _page_link(link, names)
             if entry is not None:
                 found.append(entry)
             link = link.next()
@@ -84,17 +82,15 @@ def page_links(page: pymupdf.Page, names: NamedDestinations) -> list[PageLink]:
     return found
 
 
-def _box(link: pymupdf.mupdf.FzLink, derotation: pymupdf.Matrix | None) -> tuple[float, float]:
-    """The link's top and bottom in the coordinates of its page's lines."""
+def _box(link: pymupdf.mupdf.FzLink) -> tuple[float, float]:
+    """The link's top and bottom, as its page is shown: the coordinates of the page's lines
+    (`pdf_text.read_page` reads a page turned by /Rotate as it is shown)."""
     rect = link.rect()
-    if derotation is None:
-        return rect.y0, rect.y1
-    box = pymupdf.Rect(rect.x0, rect.y0, rect.x1, rect.y1) * derotation
-    return box.y0, box.y1
+    return rect.y0, rect.y1
 
 
 def _page_link(
-    link: pymupdf.mupdf.FzLink, names: NamedDestinations, derotation: pymupdf.Matrix | None
+    link: pymupdf.mupdf.FzLink, names: NamedDestinations
 ) -> PageLink | None:
     uri = link.m_internal.uri or ""
     if not uri:
@@ -105,16 +101,16 @@ def _page_link(
         target = _page_target(uri)
     elif pymupdf.mupdf.fz_is_external_link(uri):
         if uri.startswith("file:"):
-            return _file_link(link, uri[5:], derotation)
+            return _file_link(link, uri[5:])
         if ":" not in uri:
             return None  # a launch action: never kept
-        top, bottom = _box(link, derotation)
+        top, bottom = _box(link)
         return PageLink(kind="uri", top=top, bottom=bottom, target=uri.strip())
     else:
         target = _page_target(_resolved_uri(names.doc, uri))
     if target is None:
         return None
-    top, bottom = _box(link, derotation)
+    top, bottom = _box(link)
     return PageLink(kind="page", top=top, bottom=bottom, page=target[0], to_y=target[1])
 
 
@@ -129,7 +125,7 @@ def _page_target(uri: str | None) -> _PageTarget | None:
     return int(page) - 1, _target_y(params)
 
 
-def _file_link(link: pymupdf.mupdf.FzLink, spec: str, derotation: pymupdf.Matrix | None) -> PageLink | None:
+def _file_link(link: pymupdf.mupdf.FzLink, spec: str) -> PageLink | None:
     """`file:` URIs: another file at a page (GOTOR) is kept; a bare file (LAUNCH) is not."""
     if spec.startswith("//"):
         spec = spec[2:]
@@ -140,7 +136,7 @@ def _file_link(link: pymupdf.mupdf.FzLink, spec: str, derotation: pymupdf.Matrix
     file = parts[0].replace("\\", "/")
     if not file:
         return None
-    top, bottom = _box(link, derotation)
+    top, bottom = _box(link)
     return PageLink(kind="file", top=top, bottom=bottom, target=file)
 
 

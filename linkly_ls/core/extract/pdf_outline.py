@@ -81,10 +81,11 @@ def _walk_outline(
             if 0 <= number < doc.page_count:
                 page = number
                 if not math.isnan(item.y):
-                    # the outline's point is in MuPDF page space; Bookmark keeps PDF user space
+                    # the outline's point is in MuPDF page space; Bookmark keeps PDF user space. That
+                    # matrix never moves y by x, and a destination that gives a top alone has no x
                     if page not in to_user_space:
                         to_user_space[page] = ~doc[page].transformation_matrix
-                    target_y = float((pymupdf.Point(item.x, item.y) * to_user_space[page]).y)
+                    target_y = float((pymupdf.Point(0, item.y) * to_user_space[page]).y)
         out.append(Bookmark(level=level, title=str(item.title or " "), page=page, target_y=target_y))
         if item.down:
             _walk_outline(doc, item.down, level + 1, out, to_user_space)

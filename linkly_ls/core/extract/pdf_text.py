@@ -91,7 +91,7 @@ def read_page(page: pymupdf.Page, styled: bool = True) -> PdfPage:
     height and the second starts right of the first's end (1 pt of slack); the page's box is
     asked for once.
     """
-    rect = text_rect(page)
+    rect = page.rect
     blocks = _plain_blocks(page, rect, styled)
     result = PdfPage(index=page.number, height=rect.height, transform=page.transformation_matrix, styled=styled or blocks is None)
     if blocks is None:
@@ -118,17 +118,23 @@ def read_page(page: pymupdf.Page, styled: bool = True) -> PdfPage:
     return result
 
 
-def text_rect(page: pymupdf.Page) -> pymupdf.Rect:
-    """The page's rectangle in its text's coordinates: MuPDF's text page is not rotated, so a page
-    turned by 90 or 270 degrees has its width and height swapped against `page.rect`."""
-    rect = page.rect
-    return pymupdf.Rect(0, 0, rect.height, rect.width) if page.rotation % 180 else rect
+def _shown_text_page(page: pymupdf.Page) -> pymupdf.TextPage | None:
+    """For a page turned by /Rotate, its text as the page is shown; None for any other page.
+
+    MuPDF reads a page's text as it is drawn, before the turn. A turned page is almost always drawn
+    sideways so that it shows upright (a landscape table, a slide, a scan put right), so its lines
+    would run down the drawn page. Read as shown, they run across, in the coordinates in which
+    MuPDF also gives the page's link boxes and every link's and bookmark's target point.
+    """
+    if not page.rotation % 360:
+        return None
+    return page.get_textpage(flags=TEXT_FLAGS, matrix=page.rotation_matrix)
 
 
 def _styled_blocks(page: pymupdf.Page) -> list[dict]:
     """The text blocks of PyMuPDF's text dict, each line with the style covering most of its characters."""
     blocks: list[dict] = []
-    for block in page.get_text("dict", flags=TEXT_FLAGS)["blocks"]:
+    for block in page.get_text("dict", flags=TEXT_FLAGS, textpage=_shown_text_page(page))["blocks"]:
         if block.get("type") != 0:
             continue
         lines: list[_RawLine] = []
@@ -154,7 +160,7 @@ def _plain_blocks(page: pymupdf.Page, rect: pymupdf.Rect, styled: bool = False) 
     if _print_json is None or (styled and _print_html is None):
         return None
     try:
-        text_page = page.get_textpage(flags=TEXT_FLAGS).this
+        text_page = (_shown_text_page(page) or page.get_textpage(flags=TEXT_FLAGS)).this
         data = json.loads(_printed(_print_json, text_page, _JSON_SCALE), strict=False)
         styles = _html_line_spans(_printed(_print_html, text_page, 0).decode("utf-8", "replace")) if styled else None
     except (RuntimeError, ValueError, AttributeError):

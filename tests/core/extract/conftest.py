@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import pymupdf
 import pytest
 
 from linkly_ls.core.document import ExtractedDocument, OutlineNode
@@ -77,3 +78,42 @@ class Checks:
 @pytest.fixture(scope="session")
 def check() -> Checks:
     return Checks()
+
+
+
+class Landscape:
+    """Makes a two-page PDF whose second page is a landscape page as LaTeX's pdflscape makes one: drawn
+    sideways on a portrait page and turned by /Rotate 90, so its four rows read across as shown."""
+
+    #: each row of the turned page as the page is shown (x0, y0, x1, y1)
+    ROWS_SHOWN = [(142, 87 + 100 * row, 272, 104 + 100 * row) for row in range(4)]
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def pdf(self, decorate: Callable[[pymupdf.Document], None]) -> Path:
+        """The file, with `decorate(doc)` (links, bookmarks) run before it is saved."""
+        doc = pymupdf.open()
+        first = doc.new_page(width=595, height=842)
+        first.insert_text((72, 100), "the table is on the next page", fontsize=12)
+        first.insert_text((72, 200), "and so is its note", fontsize=12)
+        turned = doc.new_page(width=595, height=842)
+        for row, x in enumerate((100, 200, 300, 400)):
+            turned.insert_text((x, 700), f"row {row + 1} of the turned page", fontsize=12, rotate=90)
+        turned.set_rotation(90)
+        decorate(doc)
+        path = self.folder / "landscape.pdf"
+        doc.save(path)
+        doc.close()
+        return path
+
+    @staticmethod
+    def user_space(page: pymupdf.Page, shown: tuple[float, float]) -> tuple[float, float]:
+        """A point of the page as it is shown, in PDF user space (as a destination gives it)."""
+        drawn = pymupdf.Point(*shown) * page.derotation_matrix
+        return drawn.x, page.mediabox.height - drawn.y
+
+
+@pytest.fixture
+def landscape(tmp_path: Path) -> Landscape:
+    return Landscape(tmp_path)

@@ -171,3 +171,34 @@ def test_link_annotations_become_links_to_lines_or_urls(extracted):
     assert document.lines[first.target_line - 1] == "1.1. Purpose"
     urls = [link for link in extracted("books/R/R-intro.pdf").links if link.target.startswith("mailto:")]
     assert urls and all(link.target_line is None for link in urls)
+
+
+def test_a_bookmark_to_a_point_of_a_turned_page_starts_at_the_line_there(landscape):
+    def bookmark_row_three(doc):
+        doc.set_toc([[1, "Opening", 1], [1, "Table", 2]])
+        table = next(xref for xref in range(1, doc.xref_length()) if doc.xref_get_key(xref, "Title")[1] == "Table")
+        x, y = landscape.user_space(doc[1], (142, landscape.ROWS_SHOWN[2][1] - 8))  # just above row 3
+        doc.xref_set_key(table, "A", "null")
+        doc.xref_set_key(table, "Dest", f"[{doc[1].xref} 0 R /XYZ {x} {y} 0]")
+
+    document = extract_file(landscape.pdf(bookmark_row_three))
+    table = document.outline[1]
+    assert table.title == "Table"
+    assert document.lines[table.start_line - 1] == "row 3 of the turned page"
+
+
+def test_a_bookmark_whose_destination_gives_only_a_top_starts_at_the_line_there(tmp_path):
+    # hyperref writes /XYZ null TOP null for many sections: MuPDF gives no x, and the top alone decides
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    for row in range(6):
+        page.insert_text((72, 100 + 100 * row), f"paragraph {row + 1} of the page", fontsize=12)
+    doc.set_toc([[1, "Part five", 1]])
+    part = next(xref for xref in range(1, doc.xref_length()) if doc.xref_get_key(xref, "Title")[1] == "Part five")
+    doc.xref_set_key(part, "A", "null")
+    doc.xref_set_key(part, "Dest", f"[{page.xref} 0 R /XYZ null {842 - 480} null]")  # just above paragraph 5
+    path = tmp_path / "top-only.pdf"
+    doc.save(path)
+    doc.close()
+    document = extract_file(path)
+    assert document.lines[document.outline[0].start_line - 1] == "paragraph 5 of the page"

@@ -163,20 +163,41 @@ def test_the_link_limit_grows_with_the_pages(tmp_path, monkeypatch):
     assert len(read_links(pages, warnings)) == 12 and warnings == []
 
 
-def test_a_link_on_a_turned_page_is_placed_on_its_line(tmp_path):
-    # MuPDF gives a turned page's links as the page is shown and its lines as it is drawn
-    doc = pymupdf.open()
-    page = doc.new_page(width=595, height=842)
-    for row, y in enumerate((100, 300, 500, 700)):
-        page.insert_text((72, y), f"row {row + 1} of the turned page", fontsize=12)
-    page.insert_link({"kind": pymupdf.LINK_URI, "from": pymupdf.Rect(72, 690, 200, 704), "uri": "https://example.org/a"})
-    page.set_rotation(90)
-    path = tmp_path / "turned.pdf"
-    doc.save(path)
-    doc.close()
-    (link,) = read_links(pages := pages_of(path))
+def test_a_link_on_a_turned_page_is_placed_on_its_line(landscape):
+    def link_row_four(doc):
+        turned = doc[1]
+        x0, top, x1, bottom = landscape.ROWS_SHOWN[3]
+        corners = [landscape.user_space(turned, point) for point in ((x0, top), (x1, bottom))]
+        rect = " ".join(f"{value:.2f}" for value in (*corners[0], *corners[1]))
+        link = doc.get_new_xref()
+        doc.update_object(link, f"<< /Type /Annot /Subtype /Link /Rect [{rect}] /A << /S /URI /URI (https://example.org/a) >> >>")
+        doc.xref_set_key(turned.xref, "Annots", f"[{link} 0 R]")
+
+    (link,) = read_links(pages := pages_of(landscape.pdf(link_row_four)))
     lines = {line.number: line.text for page in pages for line in page.lines}
     assert lines[link.line] == "row 4 of the turned page"
+
+
+def test_a_link_to_a_point_of_a_turned_page_leads_to_the_line_there(landscape):
+    def link_rows(doc):
+        turned = doc[1]
+        x, y = landscape.user_space(turned, (142, landscape.ROWS_SHOWN[2][1] - 8))  # just above row 3
+        destinations = doc.get_new_xref()
+        doc.update_object(destinations, f"<< /row.three [{turned.xref} 0 R /XYZ {x} {y} 0] >>")
+        doc.xref_set_key(doc.pdf_catalog(), "Dests", f"{destinations} 0 R")
+        first = doc[0]
+        first.insert_link({"kind": pymupdf.LINK_NAMED, "from": pymupdf.Rect(72, 90, 200, 104), "nameddest": "row.three"})
+        x, y = landscape.user_space(turned, (142, landscape.ROWS_SHOWN[3][1] - 8))  # just above row 4
+        link = doc.get_new_xref()
+        doc.update_object(link, f"<< /Type /Annot /Subtype /Link /Rect [72 638 200 652] /Dest [{turned.xref} 0 R /XYZ {x} {y} 0] >>")
+        doc.xref_set_key(first.xref, "Annots", f"[{doc.xref_get_key(first.xref, 'Annots')[1][1:-1]} {link} 0 R]")
+
+    links = read_links(pages := pages_of(landscape.pdf(link_rows)))
+    lines = {line.number: line.text for page in pages for line in page.lines}
+    assert [(lines[link.line], lines[link.target_line]) for link in links] == [
+        ("the table is on the next page", "row 3 of the turned page"),
+        ("and so is its note", "row 4 of the turned page"),
+    ]
 
 
 def test_line_tops_place_a_link_as_a_walk_over_the_lines_does():

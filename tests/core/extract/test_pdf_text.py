@@ -208,19 +208,12 @@ def test_html_spans_count_an_entity_as_one_character_and_take_a_bold_name_from_t
     assert pdf_text._line_style(heading, first_bold=True) == (14.6, True)  # SourceSansPro-Black, by its name
 
 
-def test_a_turned_page_keeps_the_lines_below_its_turned_height(tmp_path):
-    # MuPDF's text page is not turned: on a portrait page shown turned (/Rotate 90) a line 700 pt down
-    # lies below the 595 pt height of the turned page, yet on the page
-    doc = pymupdf.open()
-    page = doc.new_page(width=595, height=842)
-    page.insert_text((72, 100), "first line near the top", fontsize=12)
-    page.insert_text((72, 700), "last line far down the page", fontsize=12)
-    page.set_rotation(90)
-    path = tmp_path / "turned.pdf"
-    doc.save(path)
-    page = pymupdf.open(path)[0]
+def test_a_turned_page_is_read_as_it_is_shown(landscape):
+    # drawn sideways on a portrait page and turned by /Rotate 90: as drawn, its rows run down the page
+    page = pymupdf.open(landscape.pdf(lambda doc: None))[1]
     assert page.rect.height == 595
     for styled in (False, True):
         reading = pdf_text.read_page(page, styled=styled)
-        assert [line.text for line in reading.lines] == ["first line near the top", "last line far down the page"]
-        assert reading.height == 842
+        assert [line.text for line in reading.lines] == [f"row {row} of the turned page" for row in range(1, 5)]
+        assert [round(line.y0) for line in reading.lines] == [round(row[1]) for row in landscape.ROWS_SHOWN]
+        assert reading.height == 595

@@ -58,14 +58,14 @@ def query_term_counts(terms: list[str]) -> dict[str, float]:
     return counts
 
 
-def _analyzer(language: str | None, more_stopwords: list[str] | None = None) -> tantivy.TextAnalyzer:
+def _analyzer(language: str | None, more_stopwords: list[str] | None = None, stem: bool = True) -> tantivy.TextAnalyzer:
     builder = TextAnalyzerBuilder(Tokenizer.simple()).filter(Filter.remove_long(60)).filter(Filter.lowercase())
     if language:
         builder = builder.filter(Filter.stopword(language))
     if more_stopwords:
         builder = builder.filter(Filter.custom_stopword(more_stopwords))
     builder = builder.filter(Filter.ascii_fold())
-    if language:
+    if language and stem:
         builder = builder.filter(Filter.stemmer(language))
     return builder.build()
 
@@ -77,7 +77,8 @@ ANALYZERS = {
     "lk_plain": _analyzer(None),
 }
 _ENGLISH_CONTENT = _analyzer("english", SNOWBALL_ENGLISH_STOPWORDS)
-#: whether a query's English reading leaves out Snowball's stopwords (see `english_query_terms`)
+_PATH_CONTENT = _analyzer("english", SNOWBALL_ENGLISH_STOPWORDS, stem=False)
+#: whether a query's English and path readings leave out English stopwords (see `english_query_terms`)
 QUERY_WITHOUT_FUNCTION_WORDS = True
 
 
@@ -94,6 +95,14 @@ def english_query_terms(query: str) -> list[str]:
     """
     content = _ENGLISH_CONTENT.analyze(query) if QUERY_WITHOUT_FUNCTION_WORDS else []
     return content or ANALYZERS["lk_en"].analyze(query)
+
+
+def path_query_terms(query: str) -> list[str]:
+    """The words a query is matched against file paths by: as written (folded to lower case, not
+    stemmed), without English stopwords while others remain, so "notes on the war" does not favour
+    every file with "the" or "on" in its name."""
+    content = _PATH_CONTENT.analyze(query) if QUERY_WITHOUT_FUNCTION_WORDS else []
+    return content or ANALYZERS["lk_plain"].analyze(query)
 
 
 FIELD_ANALYZERS = {
@@ -332,7 +341,7 @@ class KeywordIndex:
             clauses.append((Occur.Should, readings[0]))
         elif readings:
             clauses.append((Occur.Should, Query.disjunction_max_query(readings)))
-        clauses += self._term_clauses(("path",), query_term_counts(ANALYZERS[FIELD_ANALYZERS["path"]].analyze(query)))
+        clauses += self._term_clauses(("path",), query_term_counts(path_query_terms(query)))
         clauses += self._term_clauses(("cjk",), query_term_counts(cjk_query_terms(query)))
         if not clauses:
             return None

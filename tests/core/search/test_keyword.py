@@ -136,3 +136,20 @@ def test_a_request_worded_in_full_ranks_its_subject_not_its_wording(index):
     )
     assert [hit.doc_id for hit in index.search("I would be glad of anything I could read on cataloguing", 10)] == ["subject"]
     assert [hit.doc_id for hit in index.search("what I would do", 10)] == ["wording"]
+
+
+def test_a_query_matches_paths_by_its_words_without_stopwords():
+    assert keyword.path_query_terms("Notes on the Wars of 1914") == ["notes", "wars", "1914"]
+    assert keyword.path_query_terms("the who") == ["the", "who"]
+
+
+def test_a_stopword_of_the_query_does_not_favour_a_file_named_with_it(index):
+    index.replace(
+        [
+            IndexedChunks("named", "", "/library/the-summary.txt", "en", [Chunk(0, 1, 1, "", "war history")]),
+            IndexedChunks("other", "", "/library/summary.txt", "en", [Chunk(0, 1, 1, "", "war history")]),
+        ],
+        [],
+    )
+    found = scores(index, "history of the war")
+    assert found["named"] == pytest.approx(found["other"])

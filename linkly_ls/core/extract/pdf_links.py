@@ -10,10 +10,11 @@ MuPDF's own link list, and kept on the `PdfPage` (they travel with the pages of
 a PDF read in parts). PyMuPDF's `Page.get_links()` would load every page a
 second time, look up the annotation xrefs once per link, and for a link to a
 named destination build a dict of every named destination of the document (in
-Python, once per opened document). Those links are left out here as they always
-were: MuPDF gives them as `#nameddest=NAME`, which PyMuPDF reports as
-LINK_NAMED, a kind this module never kept. A link's kind and target follow
-PyMuPDF's own reading of the URI (`pymupdf.linkDest`).
+Python, once per opened document). Here MuPDF gives such a link as
+`#nameddest=NAME`, and each name is looked up once (`NamedDestinations`); a link
+to a name in another file (`file:OTHER.pdf#nameddest=NAME`) keeps that file as
+its target, as a link to one of its pages does. Otherwise a link's kind and
+target follow PyMuPDF's own reading of the URI (`pymupdf.linkDest`).
 """
 
 from __future__ import annotations
@@ -126,13 +127,15 @@ def _page_target(uri: str | None) -> _PageTarget | None:
 
 
 def _file_link(link: pymupdf.mupdf.FzLink, spec: str) -> PageLink | None:
-    """`file:` URIs: another file at a page (GOTOR) is kept; a bare file (LAUNCH) is not."""
+    """`file:` URIs: another file at a page or at a named destination (GOTOR) is kept, as a link to
+    that file; a bare file (LAUNCH) is not."""
     if spec.startswith("//"):
         spec = spec[2:]
     parts = spec.split("#")
-    if len(parts) != 2 or not parts[1].startswith("page="):
+    if len(parts) != 2 or not parts[1].startswith(("page=", "nameddest=")):
         return None
-    _page_number = int(parts[1].split("&")[0][5:])  # raises as PyMuPDF did: the page keeps no links
+    if parts[1].startswith("page="):
+        _page_number = int(parts[1].split("&")[0][5:])  # raises as PyMuPDF did: the page keeps no links
     file = parts[0].replace("\\", "/")
     if not file:
         return None

@@ -54,6 +54,9 @@ def reference_links(doc: pymupdf.Document, pages: list[PdfPage]) -> list[Link]:
                 links.append(Link(line=line, target=f"#page={target.index + 1}", kind="pdf", target_line=_line_below(target, y)))
             elif kind == pymupdf.LINK_GOTOR and entry.get("file"):
                 links.append(Link(line=line, target=str(entry["file"]), kind="pdf"))
+            elif kind == pymupdf.LINK_LAUNCH and "#nameddest=" in entry.get("file", ""):
+                # PyMuPDF reads a link to a name in another PDF as launching "FILE#nameddest=NAME"
+                links.append(Link(line=line, target=entry["file"].split("#")[0], kind="pdf"))
     return links[: link_limit(len(pages))]
 
 
@@ -213,3 +216,18 @@ def test_line_tops_place_a_link_as_a_walk_over_the_lines_does():
             top = rng.choice([rng.uniform(-20, 820), float(rng.randrange(0, 800, 20))])
             bottom = top + rng.choice([0.0, 10.0, 40.0, rng.uniform(0, 80)])
             assert placed.line_at(top, bottom) == line_at(page, top, bottom), (tops, top, bottom)
+
+
+def test_a_link_to_a_name_in_another_pdf_leads_to_that_file(tmp_path):
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 100), "see the other manual", fontsize=12)
+    named = doc.get_new_xref()
+    doc.update_object(named, "<< /Type /Annot /Subtype /Link /Rect [72 730 200 745] /A << /S /GoToR /F (other.pdf) /D (section.2) >> >>")
+    doc.xref_set_key(page.xref, "Annots", f"[{named} 0 R]")
+    path = tmp_path / "other-name.pdf"
+    doc.save(path)
+    doc.close()
+    links = read_links(pages := pages_of(path))
+    lines = {line.number: line.text for page in pages for line in page.lines}
+    assert [(lines[link.line], link.target, link.target_line) for link in links] == [("see the other manual", "other.pdf", None)]

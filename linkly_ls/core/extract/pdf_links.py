@@ -90,9 +90,7 @@ def _box(link: pymupdf.mupdf.FzLink) -> tuple[float, float]:
     return rect.y0, rect.y1
 
 
-def _page_link(
-    link: pymupdf.mupdf.FzLink, names: NamedDestinations
-) -> PageLink | None:
+def _page_link(link: pymupdf.mupdf.FzLink, names: NamedDestinations) -> PageLink | None:
     uri = link.m_internal.uri or ""
     if not uri:
         return None

@@ -93,16 +93,20 @@ def english_query_terms(query: str) -> list[str]:
     ("the who") is searched by all of them. They are dropped before stemming ("does" goes, "Doe"
     stays).
     """
-    content = _ENGLISH_CONTENT.analyze(query) if QUERY_WITHOUT_FUNCTION_WORDS else []
-    return content or ANALYZERS["lk_en"].analyze(query)
+    return _content_terms(query, _ENGLISH_CONTENT, "lk_en")
 
 
 def path_query_terms(query: str) -> list[str]:
     """The words a query is matched against file paths by: as written (folded to lower case, not
     stemmed), without English stopwords while others remain, so "notes on the war" does not favour
     every file with "the" or "on" in its name."""
-    content = _PATH_CONTENT.analyze(query) if QUERY_WITHOUT_FUNCTION_WORDS else []
-    return content or ANALYZERS["lk_plain"].analyze(query)
+    return _content_terms(query, _PATH_CONTENT, "lk_plain")
+
+
+def _content_terms(query: str, without_stopwords: tantivy.TextAnalyzer, every_word: str) -> list[str]:
+    """The query read by `without_stopwords`, or by the analyzer `every_word` names when that leaves nothing."""
+    content = without_stopwords.analyze(query) if QUERY_WITHOUT_FUNCTION_WORDS else []
+    return content or ANALYZERS[every_word].analyze(query)
 
 
 FIELD_ANALYZERS = {

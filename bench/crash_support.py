@@ -28,6 +28,7 @@ from linkly_ls.core.extract.base import ExtractLimits
 from linkly_ls.core.indexing.integrity import check_integrity, keyword_chunks
 from linkly_ls.core.tools import call_tool
 from linkly_ls.core.search.ranking import KEYWORD_CANDIDATE_CHUNKS
+from linkly_ls.core.store.writer_lock import WriterLock
 
 #: corpus files of the library (relative to the corpus); the last is broken on purpose
 LIBRARY_FILES = [
@@ -303,13 +304,31 @@ def kill_group(process: subprocess.Popen[Any]) -> bool:
     return was_running
 
 
+def _writer_lock_holder(data_dir: Path) -> str | None:
+    """Who holds the index's writer lock (pid and command line), or None when it is free."""
+    lock = WriterLock(data_dir)
+    if not lock.held_elsewhere():
+        return None
+    pid = lock.holder_pid()
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+    except (OSError, TypeError):
+        command = "no such process"
+    return f"pid {pid} ({command})"
+
+
 def snapshot(workspace: Workspace, data_dir: Path) -> dict[str, Any]:
     """Open the index as any linkly command would (recovering first) and record what it holds."""
     config = Config(data_dir=data_dir, limits=ExtractLimits(ocr=False), raw={"embedding": {"model": "none"}})
+    holder = _writer_lock_holder(data_dir)
     engine = Engine(config)
     try:
+        problems = check_integrity(engine.catalog, engine.keyword).problems()
+        if problems:  # say why opening did not finish the interrupted work, so a failure explains itself
+            problems += [f"recovery: {engine.recovery_problem}"] if engine.recovery_problem else []
+            problems += [f"the writer lock was held on opening, by {holder}"] if holder else []
         return {
-            "integrity": check_integrity(engine.catalog, engine.keyword).problems(),
+            "integrity": problems,
             "documents": [
                 [record.path, record.doc_id, record.content_hash, record.mtime_ns, record.total_lines, record.title]
                 for record in engine.catalog.all_documents()

@@ -12,9 +12,11 @@ second time, look up the annotation xrefs once per link, and for a link to a
 named destination build a dict of every named destination of the document (in
 Python, once per opened document). Here MuPDF gives such a link as
 `#nameddest=NAME`, and each name is looked up once (`NamedDestinations`); a link
-to a name in another file (`file:OTHER.pdf#nameddest=NAME`) keeps that file as
-its target, as a link to one of its pages does. Otherwise a link's kind and
-target follow PyMuPDF's own reading of the URI (`pymupdf.linkDest`).
+to a page or a name in another file (`file:OTHER.pdf#page=N`,
+`file:OTHER.pdf#nameddest=NAME`) keeps that file with the page or the name as
+its target, for the resolver to find in that file once it is indexed.
+Otherwise a link's kind and target follow PyMuPDF's own reading of the URI
+(`pymupdf.linkDest`).
 """
 
 from __future__ import annotations
@@ -125,20 +127,21 @@ def _page_target(uri: str | None) -> _PageTarget | None:
 
 
 def _file_link(link: pymupdf.mupdf.FzLink, spec: str) -> PageLink | None:
-    """`file:` URIs: another file at a page or at a named destination (GOTOR) is kept, as a link to
-    that file; a bare file (LAUNCH) is not."""
+    """`file:` URIs (GOTOR): another file at a page or at a named destination, kept as a link to that file
+    with `#page=N` or `#nameddest=NAME` (see `links.resolver`, which finds the place in that file)."""
     if spec.startswith("//"):
         spec = spec[2:]
     parts = spec.split("#")
     if len(parts) != 2 or not parts[1].startswith(("page=", "nameddest=")):
         return None
-    if parts[1].startswith("page="):
-        _page_number = int(parts[1].split("&")[0][5:])  # raises as PyMuPDF did: the page keeps no links
+    fragment = parts[1]
+    if fragment.startswith("page="):
+        fragment = f"page={int(fragment.split('&')[0][5:])}"  # raises as PyMuPDF did: the page keeps no links
     file = parts[0].replace("\\", "/")
     if not file:
         return None
     top, bottom = _box(link)
-    return PageLink(kind="file", top=top, bottom=bottom, target=file)
+    return PageLink(kind="file", top=top, bottom=bottom, target=f"{file}#{fragment}")
 
 
 def _resolved_uri(doc: pymupdf.Document, uri: str) -> str | None:

@@ -10,9 +10,11 @@ Resolution happens when links are read, against the catalog as it is then:
   else whose title is; `[[folder/name]]` narrows by folder. Two candidates
   of the same kind are *ambiguous*: reported with both paths, never guessed;
 - a fragment: the heading whose anchor (`heading_slug`) or title it names, an
-  explicit `{#id}` / `id="…"` anchor in a Markdown target, or `page=N` of a
-  paged document. Only a Markdown target can miss a heading: the anchors of
-  other formats are not kept, so their fragments lead to the document.
+  explicit `{#id}` / `id="…"` anchor in a Markdown target, `page=N` of a
+  paged document, or `nameddest=NAME`, a PDF's named destination, by the
+  heading titled NAME (how Texinfo names them; see `HeadingIndex.titled`).
+  Only a Markdown target can miss a heading: the anchors of other formats
+  are not kept, so their fragments lead to the document.
 
 A status says what became of each link: `ok`, `external` (a URL),
 `site` (a path from a web site's root), `unindexed` (the file exists but is
@@ -38,6 +40,10 @@ BROKEN = ("missing", "missing_heading", "ambiguous")
 _NOTE_TYPES = ("md", "mdx")
 _INDEX_NAMES = ("index.md", "README.md", "readme.md", "index.mdx", "_index.md", "index.html")
 _PAGE_FRAGMENT = re.compile(r"^page=(\d+)$")
+#: a PDF's named destination (`other.pdf#nameddest=NAME`, as PDF viewers read a URL's fragment)
+_NAMED_DESTINATION = "nameddest="
+#: a heading's number ("2.3 ", "A.1 ", "Appendix B "), which a destination named by the heading leaves out
+_HEADING_NUMBER = re.compile(r"^(?:appendix\s+)?(?:\d+|[a-z])(?:\.\d+)*\.?\s+(?=\S)")
 _NODE_REPEAT = re.compile(r"^(.+)_(\d+)$")
 
 
@@ -266,7 +272,13 @@ class LinkResolver:
             return
         if target.doc_id not in self._headings:
             self._headings[target.doc_id] = HeadingIndex(target.outline)
-        node = self._headings[target.doc_id].named(fragment, wiki=link.kind == "wiki")
+        headings = self._headings[target.doc_id]
+        if fragment.startswith(_NAMED_DESTINATION):
+            node = headings.titled(fragment[len(_NAMED_DESTINATION) :])
+            resolved.target_line = node.start_line if node is not None else 1
+            self._set_heading(resolved, node)
+            return
+        node = headings.named(fragment, wiki=link.kind == "wiki")
         if node is not None:
             resolved.target_line = node.start_line
             self._set_heading(resolved, node)
@@ -275,6 +287,8 @@ class LinkResolver:
         if page and target.page_starts:
             number = min(max(int(page.group(1)), 1), len(target.page_starts))
             resolved.target_line = target.page_starts[number - 1]
+            # the page's first line after its marker: a section that starts the page is the one shown
+            self._set_heading(resolved, self._section_at(target, resolved.target_line + 1))
             return
         if target.doc_type in _NOTE_TYPES:
             line = self._explicit_anchor(target, fragment)
@@ -369,6 +383,24 @@ class HeadingIndex:
         for anchor, node in heading_anchors(nodes):
             self.by_anchor.setdefault(anchor, node)
             self.by_title.setdefault(node.title.casefold(), node)
+        self._by_unnumbered_title: dict[str, OutlineNode] | None = None
+
+    def titled(self, title: str) -> OutlineNode | None:
+        """The heading of that title, or of that title after its number ("2.3 Arrays" for "Arrays").
+
+        How a PDF's named destination is found in it: Texinfo names each destination after its node,
+        whose title is the section's (`R-FAQ.pdf#nameddest=R and Emacs`); the names LaTeX writes
+        (`section.7`) name no heading, and lead to the document.
+        """
+        wanted = title.casefold()
+        node = self.by_title.get(wanted)
+        if node is None:
+            if self._by_unnumbered_title is None:
+                self._by_unnumbered_title = {}
+                for key, titled in self.by_title.items():
+                    self._by_unnumbered_title.setdefault(_HEADING_NUMBER.sub("", key), titled)
+            node = self._by_unnumbered_title.get(wanted)
+        return node
 
     def named(self, fragment: str, wiki: bool = False) -> OutlineNode | None:
         """The heading a link's fragment names: its anchor, or (wikilinks) its title.

@@ -53,10 +53,10 @@ def reference_links(doc: pymupdf.Document, pages: list[PdfPage]) -> list[Link]:
                 y = doc[target.index].rect.height - point.y if point is not None else 0.0
                 links.append(Link(line=line, target=f"#page={target.index + 1}", kind="pdf", target_line=_line_below(target, y)))
             elif kind == pymupdf.LINK_GOTOR and entry.get("file"):
-                links.append(Link(line=line, target=str(entry["file"]), kind="pdf"))
+                links.append(Link(line=line, target=f"{entry['file']}#page={int(entry['page']) + 1}", kind="pdf"))
             elif kind == pymupdf.LINK_LAUNCH and "#nameddest=" in entry.get("file", ""):
                 # PyMuPDF reads a link to a name in another PDF as launching "FILE#nameddest=NAME"
-                links.append(Link(line=line, target=entry["file"].split("#")[0], kind="pdf"))
+                links.append(Link(line=line, target=entry["file"], kind="pdf"))
     return links[: link_limit(len(pages))]
 
 
@@ -111,6 +111,7 @@ def test_every_kind_of_link_on_a_made_pdf(tmp_path):
                        "uri": "https://example.org/a"})
     first.insert_link({"kind": pymupdf.LINK_GOTOR, "from": pymupdf.Rect(72, 210, 200, 224),
                        "file": "other.pdf", "page": 3, "to": pymupdf.Point(0, 0)})
+    # PyMuPDF writes this as a link to the file's first page (GoToR), as it reads it back
     first.insert_link({"kind": pymupdf.LINK_LAUNCH, "from": pymupdf.Rect(72, 270, 200, 284), "file": "run.sh"})
     # a named destination, as LaTeX's hyperref writes internal links: above row 6 of page 2 (its top at 388)
     destinations = doc.get_new_xref()
@@ -124,7 +125,9 @@ def test_every_kind_of_link_on_a_made_pdf(tmp_path):
     links, reference, kinds = both_readings(path)
     assert kinds.get(pymupdf.LINK_NAMED) == 2  # a name the document lacks is left out by both readings
     assert links == reference
-    assert {link.target for link in links} == {"#page=3", "#page=2", "https://example.org/a", "other.pdf", "run.sh"}
+    assert {link.target for link in links} == {
+        "#page=3", "#page=2", "https://example.org/a", "other.pdf#page=4", "run.sh#page=1"
+    }
     inside = next(link for link in links if link.target == "#page=3")
     assert inside.line == 2 and inside.target_line is not None and inside.target_line > inside.line
     named = next(link for link in links if link.target == "#page=2")
@@ -218,7 +221,7 @@ def test_line_tops_place_a_link_as_a_walk_over_the_lines_does():
             assert placed.line_at(top, bottom) == line_at(page, top, bottom), (tops, top, bottom)
 
 
-def test_a_link_to_a_name_in_another_pdf_leads_to_that_file(tmp_path):
+def test_a_link_to_a_name_in_another_pdf_keeps_the_file_and_the_name(tmp_path):
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)
     page.insert_text((72, 100), "see the other manual", fontsize=12)
@@ -230,4 +233,6 @@ def test_a_link_to_a_name_in_another_pdf_leads_to_that_file(tmp_path):
     doc.close()
     links = read_links(pages := pages_of(path))
     lines = {line.number: line.text for page in pages for line in page.lines}
-    assert [(lines[link.line], link.target, link.target_line) for link in links] == [("see the other manual", "other.pdf", None)]
+    assert [(lines[link.line], link.target, link.target_line) for link in links] == [
+        ("see the other manual", "other.pdf#nameddest=section.2", None)
+    ]

@@ -1,5 +1,7 @@
 """Resolving stored links against the index: targets, headings, statuses, backlinks, updates."""
 
+import pymupdf
+
 from linkly_ls.core.config import Config, LibraryConfig
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.document import OutlineNode
@@ -133,3 +135,61 @@ def test_a_repeated_heading_is_named_with_a_dash_or_an_underscore_and_its_number
     assert heading_named(nodes, "processexitcode_1") is nodes[1]
     assert heading_named(nodes, "snake_1") is nodes[2]
     assert heading_named(nodes, "processexitcode_2") is None
+
+
+def _manual_and_guide(folder):
+    """manual.pdf: three pages, bookmarks "1 Basics" (page 1), "2 Data" and under it "2.1 Arrays" (page 2),
+    "3 Plots" (page 3); guide.pdf: links into it, as Texinfo's and LaTeX's manuals link each other."""
+    manual = pymupdf.open()
+    for headings in (["1 Basics"], ["2 Data", "2.1 Arrays"], ["3 Plots"]):
+        page = manual.new_page()
+        for place, heading in enumerate(headings):
+            page.insert_text((72, 100 + 200 * place), heading, fontsize=14)
+            page.insert_text((72, 130 + 200 * place), f"what {heading} is about", fontsize=10)
+    arrays = {"kind": pymupdf.LINK_GOTO, "to": pymupdf.Point(72, 280)}
+    manual.set_toc([[1, "1 Basics", 1], [1, "2 Data", 2], [2, "2.1 Arrays", 2, arrays], [1, "3 Plots", 3]])
+    manual.save(folder / "manual.pdf")
+    guide = pymupdf.open()
+    page = guide.new_page()
+    for row, text in enumerate(["see the plots", "see arrays", "see section seven"]):
+        page.insert_text((72, 100 + 40 * row), text, fontsize=12)
+    page.insert_link({"kind": pymupdf.LINK_GOTOR, "from": pymupdf.Rect(72, 90, 200, 104), "file": "manual.pdf", "page": 2,
+                      "to": pymupdf.Point(0, 0)})
+    annotations = []
+    for row, name in ((1, "Arrays"), (2, "section.7")):
+        bottom = guide[0].rect.height - 90 - 40 * row
+        annotation = guide.get_new_xref()
+        guide.update_object(annotation, f"<< /Type /Annot /Subtype /Link /Rect [72 {bottom} 200 {bottom + 14}] "
+                                        f"/A << /S /GoToR /F (manual.pdf) /D ({name}) >> >>")
+        annotations.append(f"{annotation} 0 R")
+    existing = guide.xref_get_key(page.xref, "Annots")[1][1:-1]
+    guide.xref_set_key(page.xref, "Annots", f"[{existing} {' '.join(annotations)}]")
+    guide.save(folder / "guide.pdf")
+
+
+def test_a_link_into_another_pdf_leads_to_its_page_or_to_the_heading_its_destination_names(tmp_path):
+    """A named destination is found by the heading of that name, numbered or not; a name that no heading
+    carries (LaTeX's `section.7`) leads to the start of the file."""
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    _manual_and_guide(folder)
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="pdfs", paths=[folder])]))
+    try:
+        engine.index()
+        manual = engine.catalog.by_path(str(folder / "manual.pdf"))
+        guide = engine.catalog.by_path(str(folder / "guide.pdf"))
+        links = {link.target: link for link in LinkResolver(engine.catalog).links_of(guide)}
+        lines = engine.catalog.lines(manual.doc_id)
+        assert set(links) == {"manual.pdf#page=3", "manual.pdf#nameddest=Arrays", "manual.pdf#nameddest=section.7"}
+        assert all((link.status, link.doc_id) == ("ok", manual.doc_id) for link in links.values())
+        plots = links["manual.pdf#page=3"]
+        assert (plots.heading, plots.target_line) == ("3 Plots", manual.page_starts[2])
+        assert lines[plots.target_line - 1 : plots.target_line + 1] == [
+            "--- page 3 ---", "3 Plots"
+        ]
+        arrays = links["manual.pdf#nameddest=Arrays"]
+        assert (arrays.heading, lines[arrays.target_line - 1]) == ("2.1 Arrays", "2.1 Arrays")
+        unnamed = links["manual.pdf#nameddest=section.7"]
+        assert (unnamed.target_line, unnamed.heading) == (1, None)
+    finally:
+        engine.close()

@@ -121,6 +121,8 @@ def instrument(clock: StageClock) -> None:
         for owner, name in owners:
             clock.patch(owner, name, stage)
     pdf_text.json = SimpleNamespace(loads=clock.wrap("PDF JSON and HTML parse", pdf_text.json.loads))
+    if hasattr(pdf_text, "_json_page"):  # checkouts that read the JSON into typed structures
+        clock.patch(pdf_text, "_json_page", "PDF JSON and HTML parse")
 
 
 def corpus_files(root: Path) -> list[Path]:

@@ -148,7 +148,11 @@ def _extract_open(
 
 
 def _write_pages(builder: LineBuilder, pages: list[PdfPage]) -> None:
-    """Write each page under its marker, a blank line between blocks; note where each line landed."""
+    """Write each page under its marker, a blank line between blocks; note where each line landed.
+
+    A page's lines are single lines with their spaces already folded (`pdf_text.read_page`), so they
+    are appended as they are, not through `LineBuilder.text`'s splitting and stripping."""
+    written = builder.lines
     for page in pages:
         builder.page(f"--- page {page.index + 1} ---")
         page.marker_line = builder.page_starts[-1]
@@ -159,8 +163,8 @@ def _write_pages(builder: LineBuilder, pages: list[PdfPage]) -> None:
             if block is not None and line.block != block:
                 builder.blank()
             block = line.block
-            line.number = builder.next_line
-            builder.text(line.text)
+            written.append(line.text)
+            line.number = len(written)
         if page.ocr_lines:
             builder.text("\n".join(page.ocr_lines))
 

@@ -49,7 +49,7 @@ class Chunk:
     text: str
 
 
-@dataclass
+@dataclass(slots=True)
 class _Unit:
     """A line, or a piece of a long line, with its word count."""
 

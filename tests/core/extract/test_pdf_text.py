@@ -217,3 +217,15 @@ def test_a_turned_page_is_read_as_it_is_shown(landscape):
         assert [line.text for line in reading.lines] == [f"row {row} of the turned page" for row in range(1, 5)]
         assert [round(line.y0) for line in reading.lines] == [round(row[1]) for row in landscape.ROWS_SHOWN]
         assert reading.height == 595
+
+
+def test_mupdfs_json_with_a_control_character_in_a_text_is_read_all_the_same():
+    """MuPDF writes a control character of a text as it is, which JSON does not allow."""
+    line = {"bbox": {"x": 7200, "y": 9000, "w": 5000, "h": 1200}, "font": {"name": "Times-Bold", "weight": "bold",
+                                                                          "size": 1200}, "text": "a\x01b"}
+    printed = json.dumps({"blocks": [{"type": "text", "lines": [line]}, {"type": "image"}]}, ensure_ascii=False)
+    printed = printed.replace("\\u0001", "\x01").encode()
+    page = pdf_text._json_page(printed)
+    assert [(block.type, [(line.text, line.font.weight, line.bbox.w) for line in block.lines]) for block in page.blocks] == [
+        ("text", [("a\x01b", "bold", 5000)]), ("image", [])
+    ]

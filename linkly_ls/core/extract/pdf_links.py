@@ -128,7 +128,8 @@ def _page_target(uri: str | None) -> _PageTarget | None:
 
 def _file_link(link: pymupdf.mupdf.FzLink, spec: str) -> PageLink | None:
     """`file:` URIs (GOTOR): another file at a page or at a named destination, kept as a link to that file
-    with `#page=N` or `#nameddest=NAME` (see `links.resolver`, which finds the place in that file)."""
+    with `#page=N` or `#nameddest=NAME` (see `links.resolver`, which finds the place in that file). One
+    with neither (a Launch action, which may start a program) is not kept."""
     if spec.startswith("//"):
         spec = spec[2:]
     parts = spec.split("#")

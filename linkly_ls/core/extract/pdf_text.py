@@ -5,15 +5,15 @@ are ordered here: on a two-column page each band between full-width blocks is
 read left column first, then right column; other pages are read top to bottom.
 
 A page's lines and boxes come from MuPDF's own JSON of its text page (read into
-the typed structures `_JsonPage`), whose lines carry only their first character's font. That is enough where the
-bookmarks give the outline (plain reading). Where fonts matter (headings found
-by font, the title on page 1: styled reading), each line's style is taken from
-MuPDF's HTML of the same text page, which writes every span with its font and
-size: the size covering most characters, and bold when nearly all are. That
-costs about 0.7 of reading PyMuPDF's text dict, which gives the same lines and
-styles (the dict is still read where MuPDF cannot print the page). A line keeps every
-character of a line that crosses the page edge; lines wholly off the page are
-left out.
+the typed structures `_JsonPage`), whose lines carry only their first
+character's font. That is enough where the bookmarks give the outline (plain
+reading). Where fonts matter (headings found by font, the title on page 1:
+styled reading), each line's style is taken from MuPDF's HTML of the same text
+page, which writes every span with its font and size: the size covering most
+characters, and bold when nearly all are. That costs about 0.7 of reading
+PyMuPDF's text dict, which gives the same lines and styles (the dict is still
+read where MuPDF cannot print the page). A line keeps every character of a
+line that crosses the page edge; lines wholly off the page are left out.
 """
 
 from __future__ import annotations
@@ -48,7 +48,6 @@ _print_html = getattr(pymupdf.mupdf, "fz_print_stext_page_as_html", None)
 #: whenever the font changes, after `<b>`, `<i>`, `<tt>`, `<sup>` as the font and position call for
 _HTML_LINE = re.compile(r"<p style=[^>]*>(.*?)</p>", re.S)
 _HTML_SPAN = re.compile(r'((?:<[a-z]{1,3}>)*)<span style="font-family:([^,;"]*)[^"]*?font-size:([0-9.]+)pt[^"]*">([^<]*)</span>')
-
 
 
 class _JsonBox(msgspec.Struct, frozen=True):

@@ -2,7 +2,9 @@
 
 A link to a page of the same file becomes a link whose `target_line` is the
 line it leads to (the first line at or below its target point, else the page
-marker); a link to a URL or another file keeps that target. Its own line is the
+marker), its target `#page=N`, or `#nameddest=NAME` when it names a
+destination (another PDF's link to that name is then found on the line of this
+one's, `links.resolver`); a link to a URL or another file keeps that target. Its own line is the
 text line the link's box covers on its page.
 
 The links are read while `read_page` has the page loaded (`page_links`), from
@@ -47,6 +49,8 @@ class PageLink:
     target: str = ""
     page: int = -1
     to_y: float | None = None
+    #: a link of this PDF to one of its named destinations: `#nameddest=NAME` as MuPDF gives it
+    named: str = ""
 
 
 #: a link's place in its own PDF: (0-based page, the target point's y or None)
@@ -96,8 +100,10 @@ def _page_link(link: pymupdf.mupdf.FzLink, names: NamedDestinations) -> PageLink
     uri = link.m_internal.uri or ""
     if not uri:
         return None
+    named = ""
     if uri.startswith("#nameddest="):  # most links of a LaTeX document: no scheme, so not external
         target = names.target(uri)
+        named = uri
     elif uri.startswith("#"):
         target = _page_target(uri)
     elif pymupdf.mupdf.fz_is_external_link(uri):
@@ -112,7 +118,7 @@ def _page_link(link: pymupdf.mupdf.FzLink, names: NamedDestinations) -> PageLink
     if target is None:
         return None
     top, bottom = _box(link)
-    return PageLink(kind="page", top=top, bottom=bottom, page=target[0], to_y=target[1])
+    return PageLink(kind="page", top=top, bottom=bottom, page=target[0], to_y=target[1], named=named)
 
 
 def _page_target(uri: str | None) -> _PageTarget | None:
@@ -237,7 +243,8 @@ def _link(entry: PageLink, line: int, by_index: dict[int, PdfPage]) -> Link | No
     if target_page is None:
         return None
     target_line = _line_below(target_page, entry.to_y if entry.to_y is not None else 0.0)
-    return Link(line=line, target=f"#page={target_page.index + 1}", kind="pdf", target_line=target_line)
+    target = entry.named or f"#page={target_page.index + 1}"
+    return Link(line=line, target=target, kind="pdf", target_line=target_line)
 
 
 class LineTops:

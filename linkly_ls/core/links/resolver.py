@@ -11,8 +11,10 @@ Resolution happens when links are read, against the catalog as it is then:
   of the same kind are *ambiguous*: reported with both paths, never guessed;
 - a fragment: the heading whose anchor (`heading_slug`) or title it names, an
   explicit `{#id}` / `id="…"` anchor in a Markdown target, `page=N` of a
-  paged document, or `nameddest=NAME`, a PDF's named destination, by the
-  heading titled NAME (how Texinfo names them; see `HeadingIndex.titled`).
+  paged document, or `nameddest=NAME`, a PDF's named destination: the line
+  where the target PDF's own links to that name lead (a LaTeX or Texinfo
+  document links its sections by name from its contents), else the heading
+  titled NAME (how Texinfo names them; see `HeadingIndex.titled`).
   Only a Markdown target can miss a heading: the anchors of other formats
   are not kept, so their fragments lead to the document.
 
@@ -124,6 +126,7 @@ class LinkResolver:
         self._records: dict[str, DocumentRecord | None] = {}
         self._sections: dict[str, SectionIndex] = {}
         self._headings: dict[str, HeadingIndex] = {}
+        self._destinations: dict[str, dict[str, int]] = {}
 
     def links_of(self, record: DocumentRecord, line: int | None = None) -> list[ResolvedLink]:
         """The document's links resolved (`line`: those on that line: a request about the link under the
@@ -274,9 +277,13 @@ class LinkResolver:
             self._headings[target.doc_id] = HeadingIndex(target.outline)
         headings = self._headings[target.doc_id]
         if fragment.startswith(_NAMED_DESTINATION):
-            node = headings.titled(fragment[len(_NAMED_DESTINATION) :])
-            resolved.target_line = node.start_line if node is not None else 1
-            self._set_heading(resolved, node)
+            name = fragment[len(_NAMED_DESTINATION) :]
+            if target.doc_id not in self._destinations:
+                self._destinations[target.doc_id] = self.catalog.destination_lines(target.doc_id)
+            line = self._destinations[target.doc_id].get(name)
+            node = headings.titled(name) if line is None else None
+            resolved.target_line = line or (node.start_line if node is not None else 1)
+            self._set_heading(resolved, node if line is None else self._section_at(target, line))
             return
         node = headings.named(fragment, wiki=link.kind == "wiki")
         if node is not None:
@@ -388,9 +395,9 @@ class HeadingIndex:
     def titled(self, title: str) -> OutlineNode | None:
         """The heading of that title, or of that title after its number ("2.3 Arrays" for "Arrays").
 
-        How a PDF's named destination is found in it: Texinfo names each destination after its node,
-        whose title is the section's (`R-FAQ.pdf#nameddest=R and Emacs`); the names LaTeX writes
-        (`section.7`) name no heading, and lead to the document.
+        How a PDF's named destination is found in it when none of its own links names it: Texinfo
+        names each destination after its node, whose title is the section's
+        (`R-FAQ.pdf#nameddest=R and Emacs`).
         """
         wanted = title.casefold()
         node = self.by_title.get(wanted)

@@ -106,6 +106,16 @@ class LinkReads:
                     found[(row[0], row[1])] = _record(row[2:])
         return [(key[0], found[key]) for key in sorted(found)]
 
+    def destination_lines(self, doc_id: str) -> dict[str, int]:
+        """name -> line for the named destinations a document's own links lead to (a PDF's `nameddest=NAME`
+        fragments; the first link to a name decides)."""
+        rows = self.connect().execute(
+            "SELECT fragment, target_line FROM links WHERE source_id = ? AND fragment LIKE 'nameddest=%' "
+            "AND target_line IS NOT NULL ORDER BY ordinal DESC",
+            (doc_id,),
+        )
+        return {fragment[len("nameddest=") :]: line for fragment, line in rows}
+
     def link_count(self, doc_id: str) -> int:
         """How many links a document has."""
         return self.connect().execute("SELECT COUNT(*) FROM links WHERE source_id = ?", (doc_id,)).fetchone()[0]

@@ -64,7 +64,8 @@ _MODULES: dict[str, str] = {
 #: with its fonts keeps a line that runs off the page whole, and a PDF keeps up to 50 links a page; pdf 4:
 #: a page turned by /Rotate is read as it is shown, a bookmark whose destination gives a top alone
 #: starts at the line there, and a link to a named destination of another PDF is kept; pdf 5: a link to
-#: another PDF keeps the page or the name it leads to, and a link to a named destination keeps the name
+#: another PDF keeps the page or the name it leads to, a `file:` URI without either is kept, and a link
+#: to a named destination keeps the name
 EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 2, "pdf": 5}
 
 

@@ -133,22 +133,19 @@ def _page_target(uri: str | None) -> _PageTarget | None:
 
 
 def _file_link(link: pymupdf.mupdf.FzLink, spec: str) -> PageLink | None:
-    """`file:` URIs (GOTOR): another file at a page or at a named destination, kept as a link to that file
-    with `#page=N` or `#nameddest=NAME` (see `links.resolver`, which finds the place in that file). One
-    with neither (a Launch action, which may start a program) is not kept."""
+    """`file:` URIs: a link to another file, with the place there when it gives one: `#page=N` (how MuPDF
+    reads a GoToR or Launch action), `#nameddest=NAME`, or a URI's own fragment. `links.resolver` finds
+    the file and the place once the file is indexed."""
     if spec.startswith("//"):
         spec = spec[2:]
-    parts = spec.split("#")
-    if len(parts) != 2 or not parts[1].startswith(("page=", "nameddest=")):
-        return None
-    fragment = parts[1]
-    if fragment.startswith("page="):
-        fragment = f"page={int(fragment.split('&')[0][5:])}"  # raises as PyMuPDF did: the page keeps no links
-    file = parts[0].replace("\\", "/")
+    file, _, fragment = spec.partition("#")
+    file = file.replace("\\", "/")
     if not file:
         return None
+    if fragment.startswith("page="):
+        fragment = f"page={int(fragment.split('&')[0][5:])}"  # raises as PyMuPDF did: the page keeps no links
     top, bottom = _box(link)
-    return PageLink(kind="file", top=top, bottom=bottom, target=f"{file}#{fragment}")
+    return PageLink(kind="file", top=top, bottom=bottom, target=f"{file}#{fragment}" if fragment else file)
 
 
 def _resolved_uri(doc: pymupdf.Document, uri: str) -> str | None:

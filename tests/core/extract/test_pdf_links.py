@@ -57,8 +57,8 @@ def reference_links(doc: pymupdf.Document, pages: list[PdfPage]) -> list[Link]:
                 links.append(Link(line=line, target=named, kind="pdf", target_line=_line_below(target, y)))
             elif kind == pymupdf.LINK_GOTOR and entry.get("file"):
                 links.append(Link(line=line, target=f"{entry['file']}#page={int(entry['page']) + 1}", kind="pdf"))
-            elif kind == pymupdf.LINK_LAUNCH and "#nameddest=" in entry.get("file", ""):
-                # PyMuPDF reads a link to a name in another PDF as launching "FILE#nameddest=NAME"
+            elif kind == pymupdf.LINK_LAUNCH and entry.get("file"):
+                # a `file:` URI, with "#nameddest=NAME" for a link to a name in another PDF
                 links.append(Link(line=line, target=unquote(entry["file"]), kind="pdf"))
     return links[: link_limit(len(pages))]
 
@@ -122,6 +122,11 @@ def test_every_kind_of_link_on_a_made_pdf(tmp_path):
                        "file": "other.pdf", "page": 3, "to": pymupdf.Point(0, 0)})
     # PyMuPDF writes this as a link to the file's first page (GoToR), as it reads it back
     first.insert_link({"kind": pymupdf.LINK_LAUNCH, "from": pymupdf.Rect(72, 270, 200, 284), "file": "run.sh"})
+    # a `file:` URI without a place, as the R reference manual opens its vignettes: above row 7
+    vignette = doc.get_new_xref()
+    doc.update_object(vignette, "<< /Type /Annot /Subtype /Link /Rect [72 386 200 400] "
+                                "/A << /S /URI /URI (file://../doc/grid.pdf) >> >>")
+    doc.xref_set_key(first.xref, "Annots", f"[{doc.xref_get_key(first.xref, 'Annots')[1][1:-1]} {vignette} 0 R]")
     # a named destination, as LaTeX's hyperref writes internal links: above row 6 of page 2 (its top at 388)
     destinations = doc.get_new_xref()
     doc.update_object(destinations, f"<< /rows.six [{doc[1].xref} 0 R /XYZ 72 {doc[1].rect.height - 380} 0] >>")
@@ -135,12 +140,13 @@ def test_every_kind_of_link_on_a_made_pdf(tmp_path):
     assert kinds.get(pymupdf.LINK_NAMED) == 2  # a name the document lacks is left out by both readings
     assert links == reference
     assert {link.target for link in links} == {
-        "#page=3", "#nameddest=rows.six", "https://example.org/a", "other.pdf#page=4", "run.sh#page=1"
+        "#page=3", "#nameddest=rows.six", "https://example.org/a", "other.pdf#page=4", "run.sh#page=1", "../doc/grid.pdf"
     }
+    lines = {line.number: line.text for page in pages_of(path) for line in page.lines}
+    assert lines[next(link for link in links if link.target == "../doc/grid.pdf").line] == "page 1 row 7 text"
     inside = next(link for link in links if link.target == "#page=3")
     assert inside.line == 2 and inside.target_line is not None and inside.target_line > inside.line
     named = next(link for link in links if link.target == "#nameddest=rows.six")
-    lines = {line.number: line.text for page in pages_of(path) for line in page.lines}
     assert lines[named.line] == "page 1 row 5 text"
     assert lines[named.target_line] == "page 2 row 6 text"
 

@@ -4,8 +4,8 @@ A link to a page of the same file becomes a link whose `target_line` is the
 line it leads to (the first line at or below its target point, else the page
 marker), its target `#page=N`, or `#nameddest=NAME` when it names a
 destination (another PDF's link to that name is then found on the line of this
-one's, `links.resolver`); a link to a URL or another file keeps that target. Its own line is the
-text line the link's box covers on its page.
+one's, `links.resolver`); a link to a URL or another file keeps that target.
+Its own line is the text line the link's box covers on its page.
 
 The links are read while `read_page` has the page loaded (`page_links`), from
 MuPDF's own link list, and kept on the `PdfPage` (they travel with the pages of

@@ -281,9 +281,11 @@ class LinkResolver:
             if target.doc_id not in self._destinations:
                 self._destinations[target.doc_id] = self.catalog.destination_lines(target.doc_id)
             line = self._destinations[target.doc_id].get(name)
-            node = headings.titled(name) if line is None else None
-            resolved.target_line = line or (node.start_line if node is not None else 1)
-            self._set_heading(resolved, node if line is None else self._section_at(target, line))
+            node = headings.titled(name) if line is None else self._section_at(target, line)
+            if line is None:
+                line = node.start_line if node is not None else 1
+            resolved.target_line = line
+            self._set_heading(resolved, node)
             return
         node = headings.named(fragment, wiki=link.kind == "wiki")
         if node is not None:

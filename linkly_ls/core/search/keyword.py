@@ -100,7 +100,7 @@ def path_query_terms(query: str) -> list[str]:
     """The words a query is matched against file paths by: as written (folded to lower case, not
     stemmed), without English stopwords while others remain, so "notes on the war" does not favour
     every file with "the" or "on" in its name."""
-    return _content_terms(query, _PATH_CONTENT, "lk_plain")
+    return _content_terms(query, _PATH_CONTENT, FIELD_ANALYZERS["path"])
 
 
 def _content_terms(query: str, without_stopwords: tantivy.TextAnalyzer, every_word: str) -> list[str]:

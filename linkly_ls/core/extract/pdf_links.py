@@ -74,6 +74,18 @@ class NamedDestinations:
         return self._targets[named]
 
 
+def destination_page(path: str, name: str) -> int | None:
+    """The page (0-based) that the PDF at `path` names `name` for, or None: no such name, or a file that
+    cannot be read. For a destination no link of that PDF uses, which extraction therefore did not
+    place (LaTeX's `section*.7` of an unnumbered section), when another PDF links to it."""
+    try:
+        with pymupdf.open(path) as doc:
+            target = NamedDestinations(doc).target("#nameddest=" + name)
+    except Exception:  # noqa: BLE001 - a file gone, changed or damaged since it was indexed
+        return None
+    return target[0] if target is not None else None
+
+
 def page_links(page: pymupdf.Page, names: NamedDestinations) -> list[PageLink]:
     """The links of a loaded page that `read_links` keeps; none when MuPDF cannot read them."""
     found: list[PageLink] = []

@@ -14,7 +14,9 @@ Resolution happens when links are read, against the catalog as it is then:
   paged document, or `nameddest=NAME`, a PDF's named destination: the line
   where the target PDF's own links to that name lead (a LaTeX or Texinfo
   document links its sections by name from its contents), else the heading
-  titled NAME (how Texinfo names them; see `HeadingIndex.titled`).
+  titled NAME (how Texinfo names them; see `HeadingIndex.titled`), else the
+  page the target file names it for (read from the file: LaTeX's unnumbered
+  `section*.7`, which no contents line links).
   Only a Markdown target can miss a heading: the anchors of other formats
   are not kept, so their fragments lead to the document.
 
@@ -127,6 +129,7 @@ class LinkResolver:
         self._sections: dict[str, SectionIndex] = {}
         self._headings: dict[str, HeadingIndex] = {}
         self._destinations: dict[str, dict[str, int]] = {}
+        self._destination_pages: dict[tuple[str, str], int | None] = {}
 
     def links_of(self, record: DocumentRecord, line: int | None = None) -> list[ResolvedLink]:
         """The document's links resolved (`line`: those on that line: a request about the link under the
@@ -282,6 +285,9 @@ class LinkResolver:
                 self._destinations[target.doc_id] = self.catalog.destination_lines(target.doc_id)
             line = self._destinations[target.doc_id].get(name)
             node = headings.titled(name) if line is None else self._section_at(target, line)
+            if line is None and node is None:
+                line = self._destination_page_start(target, name)
+                node = self._section_at(target, line + 1) if line is not None else None
             if line is None:
                 line = node.start_line if node is not None else 1
             resolved.target_line = line
@@ -309,6 +315,19 @@ class LinkResolver:
             self._set_heading(resolved, self._section_at(target, line))
             return
         resolved.target_line = 1
+
+    def _destination_page_start(self, target: DocumentRecord, name: str) -> int | None:
+        """The marker line of the page a named destination of the target PDF is on, asked of the file itself
+        (`pdf_links.destination_page`): a name no link of the target uses and no heading is titled by."""
+        if target.doc_type != "pdf" or not target.page_starts:
+            return None
+        key = (target.doc_id, name)
+        if key not in self._destination_pages:
+            from linkly_ls.core.extract.pdf_links import destination_page  # MuPDF: only for such a link
+
+            page = destination_page(target.path, name)
+            self._destination_pages[key] = None if page is None else target.page_starts[min(page, len(target.page_starts) - 1)]
+        return self._destination_pages[key]
 
     @staticmethod
     def _set_heading(resolved: ResolvedLink, node: OutlineNode | None) -> None:

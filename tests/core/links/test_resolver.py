@@ -148,20 +148,25 @@ def _manual_and_guide(folder):
             page.insert_text((72, 130 + 200 * place), f"what {heading} is about", fontsize=10)
     arrays = {"kind": pymupdf.LINK_GOTO, "to": pymupdf.Point(72, 280)}
     manual.set_toc([[1, "1 Basics", 1], [1, "2 Data", 2], [2, "2.1 Arrays", 2, arrays], [1, "3 Plots", 3]])
-    # a LaTeX-style name for the third section, which the manual's own first page links to
+    # LaTeX-style names: the third section's, which the manual's own first page links to, and an unnumbered
+    # part's on page 2, which nothing in the manual links to
     destinations = manual.get_new_xref()
-    manual.update_object(destinations, f"<< /section.3 [{manual[2].xref} 0 R /XYZ 72 {manual[2].rect.height - 80} 0] >>")
+    manual.update_object(
+        destinations,
+        f"<< /section.3 [{manual[2].xref} 0 R /XYZ 72 {manual[2].rect.height - 80} 0] "
+        f"/section*.2 [{manual[1].xref} 0 R /XYZ 72 {manual[1].rect.height - 280} 0] >>",
+    )
     manual.xref_set_key(manual.pdf_catalog(), "Dests", f"{destinations} 0 R")
     manual[0].insert_link({"kind": pymupdf.LINK_NAMED, "from": pymupdf.Rect(72, 120, 200, 134), "nameddest": "section.3"})
     manual.save(folder / "manual.pdf")
     guide = pymupdf.open()
     page = guide.new_page()
-    for row, text in enumerate(["see the plots", "see arrays", "see section seven", "see section three"]):
+    for row, text in enumerate(["see the plots", "see arrays", "see section seven", "see section three", "see the aside"]):
         page.insert_text((72, 100 + 40 * row), text, fontsize=12)
     page.insert_link({"kind": pymupdf.LINK_GOTOR, "from": pymupdf.Rect(72, 90, 200, 104), "file": "manual.pdf", "page": 2,
                       "to": pymupdf.Point(0, 0)})
     annotations = []
-    for row, name in ((1, "Arrays"), (2, "section.7"), (3, "section.3")):
+    for row, name in ((1, "Arrays"), (2, "section.7"), (3, "section.3"), (4, "section*.2")):
         bottom = guide[0].rect.height - 90 - 40 * row
         annotation = guide.get_new_xref()
         guide.update_object(annotation, f"<< /Type /Annot /Subtype /Link /Rect [72 {bottom} 200 {bottom + 14}] "
@@ -174,7 +179,8 @@ def _manual_and_guide(folder):
 
 def test_a_link_into_another_pdf_leads_to_its_page_or_to_the_heading_its_destination_names(tmp_path):
     """A named destination is found where the target's own links to that name lead, else by the heading
-    of that name, numbered or not; a name neither knows (`section.7`) leads to the start of the file."""
+    of that name, numbered or not, else on the page the target file names it for (`section*.2`); a name
+    the file lacks (`section.7`) leads to the start of the file."""
     folder = tmp_path / "pdfs"
     folder.mkdir()
     _manual_and_guide(folder)
@@ -186,7 +192,8 @@ def test_a_link_into_another_pdf_leads_to_its_page_or_to_the_heading_its_destina
         links = {link.target: link for link in LinkResolver(engine.catalog).links_of(guide)}
         lines = engine.catalog.lines(manual.doc_id)
         assert set(links) == {
-            "manual.pdf#page=3", "manual.pdf#nameddest=Arrays", "manual.pdf#nameddest=section.7", "manual.pdf#nameddest=section.3"
+            "manual.pdf#page=3", "manual.pdf#nameddest=Arrays", "manual.pdf#nameddest=section.7",
+            "manual.pdf#nameddest=section.3", "manual.pdf#nameddest=section*.2",
         }
         assert all((link.status, link.doc_id) == ("ok", manual.doc_id) for link in links.values())
         plots = links["manual.pdf#page=3"]
@@ -198,6 +205,9 @@ def test_a_link_into_another_pdf_leads_to_its_page_or_to_the_heading_its_destina
         assert (arrays.heading, lines[arrays.target_line - 1]) == ("2.1 Arrays", "2.1 Arrays")
         third = links["manual.pdf#nameddest=section.3"]
         assert (third.heading, lines[third.target_line - 1]) == ("3 Plots", "3 Plots")
+        aside = links["manual.pdf#nameddest=section*.2"]
+        assert (aside.target_line, aside.heading) == (manual.page_starts[1], "2 Data")
+        assert lines[aside.target_line - 1] == "--- page 2 ---"
         unnamed = links["manual.pdf#nameddest=section.7"]
         assert (unnamed.target_line, unnamed.heading) == (1, None)
     finally:

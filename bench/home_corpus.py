@@ -19,6 +19,7 @@ Every download is checked against its sha256. Downloads and the corpus live in
     .venv/bin/python bench/home_corpus.py            # fetch once, print the corpus folder
     .venv/bin/python bench/index_bench.py --corpus home
     .venv/bin/python bench/index_bench.py --corpus pdfs    # every PDF of the same packages
+    .venv/bin/python bench/index_bench.py --corpus papers  # short PDFs of journal classes (another package)
 """
 
 from __future__ import annotations
@@ -65,6 +66,13 @@ pypi python-pptx 1.0.2 479a8af0eaf0f0d76b6f00b0887732874ad2e3188230315290cd1f9dd
 npm marked 12.0.2 6cfd2d09c6bce2541558a1547e5f3b9895ed743f0d287536ff2280e318e8a074
 """
 PACKAGES = [Package(*line.split()) for line in _PINNED.strip().splitlines()]
+#: journal and conference templates, their sample articles, theses and class guides: the papers shape
+#: (`ensure_papers`), fetched only for it (213 MB)
+PAPERS_PACKAGE = Package(
+    "debian", "texlive-publishers-doc", "2022.20230122-4", "9b632913d4b0d0871bef41c414fc7ce1167e3bacb55b140901df0c95df1c5765"
+)
+#: the papers shape keeps the package's PDFs of at most this many pages (614 of its 810)
+PAPER_MAX_PAGES = 20
 
 _TEX = "texlive-latex-recommended-doc/usr/share/doc/texlive-doc/latex"
 #: the ordinary-sized manuals (pages): the shape that matters
@@ -202,6 +210,34 @@ def ensure_pdfs(cache: Path = DEFAULT_CACHE) -> Path:
         target = corpus / source.relative_to(unpacked).parts[0] / source.name
         if target.exists():  # the same name in two folders of one package
             target = target.with_name(f"{source.parent.name}-{source.name}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+    (corpus / ".complete").write_text("")
+    return corpus
+
+
+def ensure_papers(cache: Path = DEFAULT_CACHE) -> Path:
+    """A folder of papers: every PDF of texlive-publishers-doc of at most PAPER_MAX_PAGES pages (614 files,
+    139.5 MB, 3,579 pages: sample articles of journal and conference classes, most of them two-column,
+    templates, short guides; 355 without bookmarks, so read with their fonts), built on first use."""
+    import pymupdf
+
+    corpus = cache / f"papers-{LAYOUT}"
+    if (corpus / ".complete").exists():
+        return corpus
+    downloads, unpacked = cache / "downloads", cache / "unpacked"
+    downloads.mkdir(parents=True, exist_ok=True)
+    unpacked.mkdir(parents=True, exist_ok=True)
+    documents = unpack(PAPERS_PACKAGE, download(PAPERS_PACKAGE, downloads), unpacked) / "usr/share/doc/texlive-doc"
+    shutil.rmtree(corpus, ignore_errors=True)
+    for source in sorted(documents.rglob("*.pdf")):
+        with pymupdf.open(source) as pdf:
+            if pdf.page_count > PAPER_MAX_PAGES:
+                continue
+        parts = source.relative_to(documents).parts  # (format, package, ..., name)
+        target = corpus / parts[1] / "-".join(parts[2:])
+        if target.exists():  # a package documented under two formats (latex/, xelatex/)
+            target = target.with_name(f"{parts[0]}-{target.name}")
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, target)
     (corpus / ".complete").write_text("")

@@ -987,8 +987,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--corpus",
         default="shared",
         help=f"a corpus folder, or `shared` ({DEFAULT_CORPUS}, the default), `home` (the home-folder-like "
-        "corpus of bench/home_corpus.py, fetched on first use), `both` (shared, then home) or `pdfs` (every PDF "
-        "of the home-like corpus's packages: a folder of ordinary PDFs)",
+        "corpus of bench/home_corpus.py, fetched on first use), `both` (shared, then home), `pdfs` (every PDF "
+        "of the home-like corpus's packages: a folder of ordinary PDFs) or `papers` (614 PDFs of at most 20 pages "
+        "from Debian's texlive-publishers-doc: sample articles, templates, short guides)",
     )
     parser.add_argument("--runs", type=int, default=3, help="repetitions per tool, each from an empty index (default 3)")
     parser.add_argument("--linkly-only", action="store_true", help="skip Recoll")
@@ -1043,15 +1044,17 @@ def main(argv: list[str]) -> int:
 
 def corpus_folders(name: str) -> list[Path]:
     """The corpus folders `--corpus` names: `shared`, `home`, `both` (those two), `pdfs` (a folder of
-    ordinary PDFs from the home-like corpus's packages) or a path."""
-    if name not in ("shared", "home", "both", "pdfs"):
+    ordinary PDFs from the home-like corpus's packages), `papers` (short PDFs, most without bookmarks)
+    or a path."""
+    if name not in ("shared", "home", "both", "pdfs", "papers"):
         return [Path(name).expanduser().resolve()]
     folders = [DEFAULT_CORPUS.resolve()] if name in ("shared", "both") else []
-    if name in ("home", "both", "pdfs"):
+    if name in ("home", "both", "pdfs", "papers"):
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         import home_corpus
 
-        folders.append(home_corpus.ensure_pdfs() if name == "pdfs" else home_corpus.ensure())
+        ensure = {"pdfs": home_corpus.ensure_pdfs, "papers": home_corpus.ensure_papers}.get(name, home_corpus.ensure)
+        folders.append(ensure())
     return folders
 
 

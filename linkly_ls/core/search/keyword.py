@@ -10,6 +10,7 @@ found even though CJK sentences have no spaces.
 from __future__ import annotations
 
 import json
+import logging
 import shutil
 import threading
 import time
@@ -22,6 +23,8 @@ from tantivy import Filter, Occur, Query, TextAnalyzerBuilder, Tokenizer
 from linkly_ls.core.errors import LinklyError
 from linkly_ls.core.search.analysis import SNOWBALL_ENGLISH_STOPWORDS, cjk_query_terms, cjk_terms
 from linkly_ls.core.search.chunking import Chunk
+
+log = logging.getLogger("linkly_ls.search")
 
 #: what the index holds and how it is analysed; an index written by another version is rebuilt on open
 #: (2: language fields only for documents with enough text to trust their language)
@@ -183,7 +186,15 @@ class KeywordIndex:
         deadline = time.monotonic() + wait_s
         while self._writer is None:
             try:
-                self._writer = self.index.writer(heap_size=96_000_000, num_threads=1)
+                writer = self.index.writer(heap_size=96_000_000, num_threads=1)
+                # A process killed while committing leaves the files it wrote but never recorded; replaying the
+                # same operations would write files of the same names (a segment's deletes are named by the
+                # operation's number) and fail. Tantivy clears them after each commit; here also before the first.
+                try:
+                    writer.garbage_collect_files()
+                except ValueError as error:  # the write may still succeed; if it cannot, it says why
+                    log.warning("the keyword index's unused files could not be removed: %s", error)
+                self._writer = writer
             except ValueError as error:
                 if "LockBusy" not in str(error):
                     raise

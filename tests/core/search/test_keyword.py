@@ -153,3 +153,31 @@ def test_a_stopword_of_the_query_does_not_favour_a_file_named_with_it(index):
     )
     found = scores(index, "history of the war")
     assert found["named"] == pytest.approx(found["other"])
+
+
+def test_a_write_cut_short_before_its_commit_does_not_block_the_next(tmp_path: Path):
+    """A run killed while committing can leave a file the commit wrote but never recorded (a segment's
+    deletes, named by the segment and the operation's number). The next run replays the same operations,
+    so it writes a file of the same name: the unrecorded one is cleared first instead of failing."""
+    import json
+    import shutil
+
+    live, after_kill = tmp_path / "live", tmp_path / "after-kill"
+    index = KeywordIndex(live)
+    index.replace([one_chunk("a", "first text"), one_chunk("b", "second text")], [])
+    index.close()
+    shutil.copytree(live, after_kill)
+    before = set(json.loads((live / ".managed.json").read_text()))
+    index = KeywordIndex(live)
+    index.replace([], ["a"])
+    index.close()
+    written = [name for name in json.loads((live / ".managed.json").read_text()) if name not in before]
+    deletes = [name for name in written if name.endswith(".del")]
+    assert deletes, written
+    for name in deletes:  # on disk and managed, but not in the meta of the index that was killed
+        shutil.copy(live / name, after_kill / name)
+    managed = set(json.loads((after_kill / ".managed.json").read_text())) | set(deletes)
+    (after_kill / ".managed.json").write_text(json.dumps(sorted(managed)))
+    reopened = KeywordIndex(after_kill)
+    reopened.replace([], ["a"])
+    assert set(scores(reopened, "text")) == {"b"}

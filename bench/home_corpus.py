@@ -178,16 +178,22 @@ def select(unpacked: Path) -> list[tuple[Path, str]]:
     return chosen
 
 
+def fetched(packages: list[Package], cache: Path) -> Path:
+    """The folder the packages are unpacked in (each in a folder of its name), downloaded and checked first."""
+    downloads, unpacked = cache / "downloads", cache / "unpacked"
+    downloads.mkdir(parents=True, exist_ok=True)
+    unpacked.mkdir(parents=True, exist_ok=True)
+    for package in packages:
+        unpack(package, download(package, downloads), unpacked)
+    return unpacked
+
+
 def ensure(cache: Path = DEFAULT_CACHE) -> Path:
     """The corpus folder, built on first use (downloads, checks and unpacks the pinned packages)."""
     corpus = cache / f"corpus-{LAYOUT}"
     if (corpus / ".complete").exists():
         return corpus
-    downloads, unpacked = cache / "downloads", cache / "unpacked"
-    downloads.mkdir(parents=True, exist_ok=True)
-    unpacked.mkdir(parents=True, exist_ok=True)
-    for package in PACKAGES:
-        unpack(package, download(package, downloads), unpacked)
+    unpacked = fetched(PACKAGES, cache)
     shutil.rmtree(corpus, ignore_errors=True)
     for source, relative in select(unpacked):
         target = corpus / relative
@@ -225,10 +231,7 @@ def ensure_papers(cache: Path = DEFAULT_CACHE) -> Path:
     corpus = cache / f"papers-{LAYOUT}"
     if (corpus / ".complete").exists():
         return corpus
-    downloads, unpacked = cache / "downloads", cache / "unpacked"
-    downloads.mkdir(parents=True, exist_ok=True)
-    unpacked.mkdir(parents=True, exist_ok=True)
-    documents = unpack(PAPERS_PACKAGE, download(PAPERS_PACKAGE, downloads), unpacked) / "usr/share/doc/texlive-doc"
+    documents = fetched([PAPERS_PACKAGE], cache) / PAPERS_PACKAGE.name / "usr/share/doc/texlive-doc"
     shutil.rmtree(corpus, ignore_errors=True)
     for source in sorted(documents.rglob("*.pdf")):
         with pymupdf.open(source) as pdf:

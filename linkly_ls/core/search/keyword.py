@@ -189,7 +189,8 @@ class KeywordIndex:
                 writer = self.index.writer(heap_size=96_000_000, num_threads=1)
                 # A process killed while committing leaves the files it wrote but never recorded; replaying the
                 # same operations would write files of the same names (a segment's deletes are named by the
-                # operation's number) and fail. Tantivy clears them after each commit; here also before the first.
+                # operation's number) and fail. Tantivy clears them after a commit; each writer here (one per
+                # write) also clears them before it writes, which costs about 0.2 ms.
                 try:
                     writer.garbage_collect_files()
                 except ValueError as error:  # the write may still succeed; if it cannot, it says why

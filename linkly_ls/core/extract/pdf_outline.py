@@ -140,6 +140,8 @@ def _locate(bookmark: Bookmark, page: PdfPage, normalised: list[str]) -> int:
     candidates: list[tuple[int, float, int]] = []  # (rank, distance from target, position)
     if title:
         for position, text in enumerate(normalised):
+            if title not in text and not title.startswith(text):  # every match needs one of the two
+                continue
             following = normalised[position + 1] if position + 1 < len(normalised) else ""
             rank = _match_rank(title, text, following)
             if rank is not None:
@@ -226,7 +228,13 @@ def font_headings(pages: list[PdfPage]) -> list[tuple[PdfLine, int]]:
 
 
 def _heading_style(line: PdfLine, body: float) -> str | None:
-    """"size:<pt>" for a large line, "bold" for a bold body-size line, None for body text."""
+    """"size:<pt>" for a large line, "bold" for a bold body-size line, None for body text.
+
+    A line neither large nor bold is body text whatever its words: told first, as it is most lines.
+    """
+    large = line.size >= LARGE_FACTOR * body
+    if not large and not (line.bold and line.size >= 0.95 * body):
+        return None
     text = line.text
     words = text.split()
     letters = sum(1 for char in text if char.isalpha())
@@ -236,11 +244,9 @@ def _heading_style(line: PdfLine, body: float) -> str | None:
         return None
     if len(_DIGITS.findall(text)) > letters:
         return None
-    if line.size >= LARGE_FACTOR * body:
+    if large:
         return f"size:{round(line.size * 2) / 2}"
-    if line.bold and line.size >= 0.95 * body and len(words) <= 8:
-        return "bold"
-    return None
+    return "bold" if len(words) <= 8 else None
 
 
 def _levels(styles: list[str]) -> dict[str, int]:

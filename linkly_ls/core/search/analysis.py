@@ -22,7 +22,7 @@ _WORD = re.compile(rf"[^\W\d_]\w*(?:['’-]+\w+)*|[{_CJK}]", re.UNICODE)
 _KEYWORD_TOKEN = re.compile(r"[^\W\d_][\w-]*[^\W_]", re.UNICODE)
 _STEMMER = TextAnalyzerBuilder(Tokenizer.raw()).filter(Filter.lowercase()).filter(Filter.stemmer("english")).build()
 #: most tokens `extract_keywords` keeps the terms of (`_TOKEN_TERMS`)
-_STEMS_CAP = 200_000
+_TOKEN_TERMS_CAP = 200_000
 
 STOPWORDS = frozenset(
     """
@@ -144,7 +144,7 @@ def extract_keywords(title: str, lines: list[str], headings: list[str], limit: i
     shown for a term is its most frequent one (the first seen of equals), found
     in a second look at the distinct tokens once the terms are ranked.
     """
-    if len(_TOKEN_TERMS) >= _STEMS_CAP:
+    if len(_TOKEN_TERMS) >= _TOKEN_TERMS_CAP:
         _TOKEN_TERMS.clear()
     counts: Counter[str] = Counter()
     parts: list[tuple[Counter[str], Counter[str], int]] = []  # each text's tokens and CJK bigrams, its weight
@@ -165,20 +165,15 @@ def extract_keywords(title: str, lines: list[str], headings: list[str], limit: i
     add(title, 5)
     for heading in headings:
         add(heading, 3)
-    budget = 400_000
-    taken = 0
-    for line in lines:  # lines up to and including the one that spends the budget
-        taken += 1
-        budget -= len(line)
-        if budget < 0:
-            break
-    add("\n".join(lines[:taken]), 1)
+    add(keyword_text(lines), 1)
     ranked = [word for word, count in counts.most_common(limit * 3) if count > 1 or len(counts) < limit]
     shown = set(ranked[:limit])
     forms: dict[str, dict[str, int]] = {}  # term -> spelling -> weighted occurrences, first seen first
     for tokens, bigrams, weight in parts:
         for token, occurrences in tokens.items():
-            term = _TOKEN_TERMS.get(token) or _token_term(token)
+            term = _TOKEN_TERMS.get(token)
+            if term is None:  # emptied meanwhile by another thread's call
+                term = _token_term(token)
             if term and term[0] in shown:
                 spellings = forms.setdefault(term[0], {})
                 spellings[term[1]] = spellings.get(term[1], 0) + weight * occurrences
@@ -186,6 +181,17 @@ def extract_keywords(title: str, lines: list[str], headings: list[str], limit: i
             if bigram in shown:
                 forms.setdefault(bigram, {bigram: 0})
     return [max(forms[key], key=forms[key].__getitem__) for key in ranked[:limit]]
+
+
+def keyword_text(lines: list[str], budget: int = 400_000) -> str:
+    """The text keywords are counted in: the lines up to and including the one that spends `budget` characters."""
+    taken = 0
+    for line in lines:
+        taken += 1
+        budget -= len(line)
+        if budget < 0:
+            break
+    return "\n".join(lines[:taken])
 
 
 #: keyword token -> (stemmed term, spelling shown), or () for a token that is no keyword; kept across

@@ -80,13 +80,7 @@ def _keywords_by_definition(title: str, lines: list[str], headings: list[str], l
     add(title, 5)
     for heading in headings:
         add(heading, 3)
-    budget, taken = 400_000, 0
-    for line in lines:
-        taken += 1
-        budget -= len(line)
-        if budget < 0:
-            break
-    add("\n".join(lines[:taken]), 1)
+    add(analysis.keyword_text(lines), 1)
     ranked = [word for word, count in counts.most_common(limit * 3) if count > 1 or len(counts) < limit]
     return [max(forms[key], key=forms[key].__getitem__) for key in ranked[:limit]]
 
@@ -98,6 +92,11 @@ def test_keywords_weigh_title_and_headings_and_show_the_most_frequent_spelling()
     # as its most frequent spelling; the title's and the heading's words count 5 and 3 times, so they are
     # keywords where a body word seen once ("tables", "nightly") is not; "the" is a stopword
     assert keywords == ["Vacuum", "Autovacuum", "notes", "settings"]
+
+
+def test_keywords_are_counted_in_the_lines_up_to_the_one_that_spends_the_budget():
+    assert analysis.keyword_text(["abc", "defg", "hi"], budget=5) == "abc\ndefg"
+    assert analysis.keyword_text(["abc", "de"], budget=5) == "abc\nde"
 
 
 def test_keywords_of_cjk_text_are_its_frequent_bigrams():

@@ -49,17 +49,10 @@ class Chunk:
     text: str
 
 
-@dataclass(slots=True)
-class _Unit:
-    """A line, or a piece of a long line, with its word count."""
-
-    line: int
-    text: str
-    words: int
-    #: the first unit of its line (a line's boundary applies before it only)
-    first: bool = True
-    #: a piece of a long line: the chunk may end after it as after a paragraph
-    piece: bool = False
+#: a line, or a piece of a long line: (line number, text, words, the first unit of its line (a line's
+#: boundary applies before it only), a piece of a long line (the chunk may end after it as after a
+#: paragraph)). Tuples: made for every line of every document
+_Unit = tuple[int, str, int, bool, bool]
 
 
 def count_words(text: str) -> int:
@@ -124,15 +117,20 @@ def split_long_line(text: str, target_words: int = TARGET_WORDS, max_words: int 
 
 
 def _units(lines: list[str], target_words: int, max_words: int, cut_long_lines: bool) -> list[_Unit]:
+    """Each line with its word count (`count_words`, written out: it runs for every line)."""
     units: list[_Unit] = []
+    append = units.append
+    cjk_runs = CJK_RUN.findall
     for number, line in enumerate(lines, start=1):
-        words = count_words(line)
+        words = len(line.split())
+        if not line.isascii():
+            words += sum(len(run) for run in cjk_runs(line)) // 2
         if words <= max_words or not cut_long_lines:
-            units.append(_Unit(number, line, words))
+            append((number, line, words, True, False))
             continue
         pieces = split_long_line(line, target_words, max_words)
         for position, piece in enumerate(pieces):
-            units.append(_Unit(number, piece, count_words(piece), first=position == 0, piece=True))
+            append((number, piece, count_words(piece), position == 0, True))
     return units
 
 
@@ -170,21 +168,21 @@ def chunk_document(
         buffer = []
         words = 0
 
-    for unit in _units(lines, target_words, max_words, cut_long_lines):
-        if unit.first and unit.line in boundaries and buffer:
+    for line, text, unit_words, first, piece in _units(lines, target_words, max_words, cut_long_lines):
+        if first and line in boundaries and buffer:
             flush(last_line)
         if not buffer:
-            start = unit.line
-        if unit.first and unit.line in sections:
-            current_heading = sections[unit.line]
-        if buffer and words + unit.words > max_words:
+            start = line
+        if first and line in sections:
+            current_heading = sections[line]
+        if buffer and words + unit_words > max_words:
             flush(last_line)
-            start = unit.line
-        buffer.append(unit.text)
-        words += unit.words
-        last_line = unit.line
-        if words >= target_words and (unit.piece or not unit.text.strip()):
-            flush(unit.line)
+            start = line
+        buffer.append(text)
+        words += unit_words
+        last_line = line
+        if words >= target_words and (piece or not text.strip()):
+            flush(line)
     if buffer:
         flush(len(lines))
     return chunks

@@ -244,6 +244,7 @@ _FEEDBACK = "linkly_ls.core.search.feedback:"
 _RANKING = "linkly_ls.core.search.ranking:"
 _VIEWS = "linkly_ls.core.search.query_views:"
 _KEYWORD = "linkly_ls.core.search.keyword:"
+_SMOOTHING = "linkly_ls.core.search.smoothing:"
 CANDIDATES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "plain": ({}, ("keyword", "hybrid")),
     "query function words kept": ({_KEYWORD + "QUERY_WITHOUT_FUNCTION_WORDS": False}, ("keyword", "hybrid")),
@@ -262,6 +263,11 @@ CANDIDATES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "z fusion": ({_RANKING + "FUSION": "z"}, ("hybrid",)),
     "z fusion, one query vector": ({_RANKING + "FUSION": "z", _VIEWS + "SENTENCE_VIEWS": False}, ("hybrid",)),
     "rrf": ({_RANKING + "FUSION": "rrf"}, ("hybrid",)),
+    "no neighbour smoothing": ({_SMOOTHING + "SMOOTHING_DOCUMENTS": 0}, ("hybrid",)),
+    "smoothing 100 documents, 20 neighbours": (
+        {_SMOOTHING + "SMOOTHING_DOCUMENTS": 100, _SMOOTHING + "SMOOTHING_NEIGHBOURS": 20},
+        ("hybrid",),
+    ),
 }
 
 

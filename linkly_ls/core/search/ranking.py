@@ -18,6 +18,10 @@ views, the whole query and each sentence, a chunk by its best one
 (`query_views.py`). `FUSION = "z"` fuses standard scores over a pool of both
 sides' best documents instead (`zscore_fusion.py`).
 
+Once fused, the best documents that the vector side found take part of the scores of their
+nearest neighbours in meaning among them (`smoothing.py`: documents alike tend to be relevant
+together), when every document has the model's vectors.
+
 A document that has no vectors yet (embedding still running) counts its keyword
 part on the vector side too, so it is neither favoured nor buried while the
 library is half embedded: hybrid over what has vectors, keyword over the rest.
@@ -36,7 +40,7 @@ from typing import TYPE_CHECKING
 
 from linkly_ls.core.embedding.settings import TextEmbedder
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.search import feedback, first_pass_side, query_views, zscore_fusion
+from linkly_ls.core.search import feedback, first_pass_side, query_views, smoothing, zscore_fusion
 from linkly_ls.core.search.first_pass_side import FIRST_PASS, REFINED, FirstPassSide, vector_parts
 from linkly_ls.core.search.keyword import ChunkHit
 from linkly_ls.core.search.vectors import VectorHit, VectorIndex
@@ -242,6 +246,8 @@ def rank_documents(
         _add_vector_side(documents, vector_hits)
         _add_vector_side(documents, first_hits, FIRST_PASS)
         ranked = _fused(engine, index, documents, fusion, keyword_weight_for(query), first, views)
+    if smoothing.SMOOTHING_DOCUMENTS and first is None:
+        ranked = smoothing.smoothed(ranked, vector_hits, index)
     covered = _coverage_note(sync.coverage(), first is not None)
     reason = f"keyword + vectors (model {embedder.model_id}){covered}"
     return Ranking(ranked, "hybrid", reason, building, query_vector, index)

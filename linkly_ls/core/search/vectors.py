@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -56,6 +56,8 @@ class VectorHit:
     end_line: int
     #: cosine similarity of the query and the chunk, -1..1
     score: float
+    #: the chunk's key in the vector index (-1 where the hit was not found by a search); not compared
+    key: int = field(default=-1, compare=False)
 
 
 def _usearch():
@@ -464,7 +466,19 @@ class VectorIndex:
     def _resolve(self, found: list[tuple[int, float]]) -> list[VectorHit]:
         """Chunk refs for keys, best first; keys of deleted or since-changed documents are dropped."""
         refs = {row[0]: row[1:] for row in self.rows.current_chunks_of_keys([key for key, _ in found])}
-        return [VectorHit(*refs[key], score=score) for key, score in found if key in refs]
+        return [VectorHit(*refs[key], score=score, key=key) for key, score in found if key in refs]
+
+    def vectors_of(self, keys: list[int]) -> tuple[list[int], np.ndarray]:
+        """Those of `keys` still in the index, and their stored vectors, one row each."""
+        import numpy as np  # loaded with the vectors, not with every open index
+
+        wanted = np.asarray(keys, dtype=np.uint64)
+        with self._lock:
+            present = np.asarray(self.index.contains(wanted), dtype=bool).reshape(-1)
+            if not present.any():
+                return [], np.zeros((0, 0), dtype=np.float32)
+            matrix = np.vstack(self.index.get(wanted[present], dtype=np.float32))
+        return [key for key, kept in zip(keys, present) if kept], matrix
 
     # bookkeeping
 

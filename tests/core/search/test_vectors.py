@@ -314,3 +314,14 @@ def test_an_index_handed_back_to_reading_forgets_documents_by_their_rows_and_cle
     assert len(reopened) == 0 and reopened.rows.count() == 0 and reopened.rows.document_count() == 0
     reopened.close()
     assert len(VectorIndex(catalog, tmp_path / "vectors", MODEL, DIM)) == 0
+
+
+def test_hits_carry_their_keys_and_the_index_gives_back_their_stored_vectors(catalog, tmp_path):
+    index = VectorIndex(catalog, tmp_path / "vectors", MODEL, DIM, writer=True)
+    vectors = fill(catalog, index, documents=20, chunks_each=2)
+    hits = index.search(vectors[7], 5)
+    assert hits[0].doc_id == "doc00003" and hits[0].chunk == 1 and hits[0].key >= 0
+    keys, stored = index.vectors_of([hits[0].key, 10**12])  # a key the index does not hold is left out
+    assert keys == [hits[0].key]
+    assert np.allclose(stored[0] / np.linalg.norm(stored[0]), vectors[7], atol=1e-2)
+    index.close()

@@ -264,10 +264,7 @@ CANDIDATES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "z fusion, one query vector": ({_RANKING + "FUSION": "z", _VIEWS + "SENTENCE_VIEWS": False}, ("hybrid",)),
     "rrf": ({_RANKING + "FUSION": "rrf"}, ("hybrid",)),
     "no neighbour smoothing": ({_SMOOTHING + "SMOOTHING_DOCUMENTS": 0}, ("hybrid",)),
-    "smoothing 100 documents, 20 neighbours": (
-        {_SMOOTHING + "SMOOTHING_DOCUMENTS": 100, _SMOOTHING + "SMOOTHING_NEIGHBOURS": 20},
-        ("hybrid",),
-    ),
+    "neighbour smoothing weight 0.5": ({_SMOOTHING + "SMOOTHING_WEIGHT": 0.5}, ("hybrid",)),
 }
 
 

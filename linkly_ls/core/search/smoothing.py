@@ -1,12 +1,15 @@
 """Score regularisation over the best documents' neighbours in meaning (the cluster hypothesis:
-documents alike tend to be relevant to the same requests; Diaz, "Regularizing ad hoc retrieval
-scores", CIKM 2005).
+documents alike tend to be relevant to the same requests; after Diaz, "Regularizing ad hoc
+retrieval scores", CIKM 2005).
 
-After fusion, each of the best SMOOTHING_DOCUMENTS documents that the vector side found keeps
-1 - SMOOTHING_WEIGHT of its fused score and takes SMOOTHING_WEIGHT of the mean score of its
-SMOOTHING_NEIGHBOURS nearest among them, each neighbour weighted by the cosine of the two
-documents' passages closest to the query: `s' = (1 - w) s + w * sum(cos * s_j) / sum(cos)`.
-A document the vector side did not reach keeps its score and is no one's neighbour.
+After fusion, each of the best SMOOTHING_DOCUMENTS documents that the vector side found moves its
+fused score towards the mean score of its SMOOTHING_NEIGHBOURS nearest among them (each weighted
+by the cosine of the two documents' passages closest to the query), by SMOOTHING_WEIGHT times
+how close those neighbours are (their mean cosine): `s' = s + w * closeness * (mean - s)`. A
+document with no close neighbour keeps its score, so one note that alone answers a request is not
+pulled down by a cluster of alike documents (a book's chapters) that share a common word with it;
+with the plain mean of Diaz's form it was. A document the vector side did not reach keeps its score
+and is no one's neighbour.
 """
 
 from __future__ import annotations
@@ -17,9 +20,8 @@ if TYPE_CHECKING:
     from linkly_ls.core.search.ranking import RankedDocument
     from linkly_ls.core.search.vectors import VectorHit, VectorIndex
 
-#: documents smoothed (0: off); these three were chosen by leave-one-collection-out over 16
-#: collections of four shapes among five settings of 50-200 documents, 10-20 neighbours and weight
-#: 0.3-0.4, and none (README, "Neighbours in meaning"): the same choice in every fold
+#: documents smoothed (0: off). The three were chosen by leave-one-collection-out over 16 collections
+#: of four shapes, among the settings that keep a lone answer in place (README, "Neighbours in meaning")
 SMOOTHING_DOCUMENTS = 50
 SMOOTHING_NEIGHBOURS = 10
 SMOOTHING_WEIGHT = 0.3
@@ -49,6 +51,7 @@ def smoothed(ranked: list[RankedDocument], hits: list[VectorHit], index: VectorI
     scores = np.asarray([document.fused_score for document in top])
     total = similarity.sum(axis=1)
     neighbour_mean = np.divide(np.einsum("ij,j->i", similarity, scores), total, out=scores.copy(), where=total > 0)
-    for document, score in zip(top, (1 - SMOOTHING_WEIGHT) * scores + SMOOTHING_WEIGHT * neighbour_mean):
+    pull = SMOOTHING_WEIGHT * total / neighbours
+    for document, score in zip(top, scores + pull * (neighbour_mean - scores)):
         document.fused_score = float(score)
     return sorted(ranked, key=lambda document: -document.fused_score)

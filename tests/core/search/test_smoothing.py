@@ -1,4 +1,4 @@
-"""Score regularisation: a document takes part of the scores of its neighbours in meaning among the best."""
+"""Score regularisation: a document moves towards the scores of its close neighbours in meaning among the best."""
 
 from __future__ import annotations
 
@@ -50,22 +50,27 @@ def test_a_document_takes_part_of_its_neighbours_scores(index, monkeypatch):
     assert all(hit.key >= 0 for hit in hits)
     result = smoothing.smoothed(ranked({"a": 1.0, "d": 0.9, "b": 0.5, "c": 0.5}), hits, index)
     scores = {document.doc_id: document.fused_score for document in result}
-    # a's neighbours b and c score 0.5: 0.7 * 1.0 + 0.3 * 0.5; d has no neighbour in meaning and keeps 0.9
-    assert scores["a"] == pytest.approx(0.85, abs=1e-6)
+    ab, bc = 1 / np.sqrt(1.01), 1 / 1.01  # the cosines of a and b (a and c alike), of b and c
+    # a moves towards its neighbours' 0.5 by 0.3 times their closeness (mean cosine); d has no
+    # neighbour in meaning and keeps 0.9, and now ranks first
+    assert scores["a"] == pytest.approx(1.0 + 0.3 * ab * (0.5 - 1.0), abs=1e-5)
     assert scores["d"] == pytest.approx(0.9)
-    assert scores["b"] == pytest.approx(0.7 * 0.5 + 0.3 * (1.0 * 0.995 + 0.5 * 0.990) / (0.995 + 0.990), abs=2e-3)
+    b_mean = (ab * 1.0 + bc * 0.5) / (ab + bc)
+    assert scores["b"] == pytest.approx(0.5 + 0.3 * (ab + bc) / 2 * (b_mean - 0.5), abs=1e-5)
     assert [document.doc_id for document in result][:2] == ["d", "a"]
 
 
 def test_a_document_the_vector_side_did_not_reach_keeps_its_score_and_is_no_neighbour(index, monkeypatch):
     monkeypatch.setattr(smoothing, "SMOOTHING_DOCUMENTS", 4)
     monkeypatch.setattr(smoothing, "SMOOTHING_NEIGHBOURS", 2)
+    monkeypatch.setattr(smoothing, "SMOOTHING_WEIGHT", 0.3)
     hits = [hit for hit in index.exact_search(axis(1.0), 10) if hit.doc_id != "c"]
     result = smoothing.smoothed(ranked({"a": 1.0, "c": 0.8, "b": 0.2}), hits, index)
     scores = {document.doc_id: document.fused_score for document in result}
     assert scores["c"] == 0.8
-    assert scores["a"] == pytest.approx(0.7 * 1.0 + 0.3 * 0.2, abs=1e-6)  # b is its only neighbour
-    assert scores["b"] == pytest.approx(0.7 * 0.2 + 0.3 * 1.0, abs=1e-6)
+    ab = 1 / np.sqrt(1.01)
+    assert scores["a"] == pytest.approx(1.0 + 0.3 * ab * (0.2 - 1.0), abs=1e-5)  # b is its only neighbour
+    assert scores["b"] == pytest.approx(0.2 + 0.3 * ab * (1.0 - 0.2), abs=1e-5)
 
 
 def test_only_the_best_documents_are_smoothed(index, monkeypatch):

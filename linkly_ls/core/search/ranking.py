@@ -18,8 +18,8 @@ views, the whole query and each sentence, a chunk by its best one
 (`query_views.py`). `FUSION = "z"` fuses standard scores over a pool of both
 sides' best documents instead (`zscore_fusion.py`).
 
-Once fused, the best documents that the vector side found take part of the scores of their
-nearest neighbours in meaning among them (`smoothing.py`: documents alike tend to be relevant
+Once fused, the best documents that the vector side found move their scores towards those of
+their close neighbours in meaning among them (`smoothing.py`: documents alike tend to be relevant
 together), when every document has the model's vectors.
 
 A document that has no vectors yet (embedding still running) counts its keyword

@@ -472,6 +472,8 @@ class VectorIndex:
         """Those of `keys` still in the index, and their stored vectors, one row each."""
         import numpy as np  # loaded with the vectors, not with every open index
 
+        if not keys:
+            return [], np.zeros((0, 0), dtype=np.float32)
         wanted = np.asarray(keys, dtype=np.uint64)
         with self._lock:
             present = np.asarray(self.index.contains(wanted), dtype=bool).reshape(-1)

@@ -78,3 +78,9 @@ def test_only_the_best_documents_are_smoothed(index, monkeypatch):
     hits = index.exact_search(axis(1.0), 10)
     result = smoothing.smoothed(ranked({"a": 1.0, "b": 0.6, "c": 0.1}), hits, index)
     assert {document.doc_id: document.fused_score for document in result}["c"] == 0.1
+
+
+def test_no_documents_with_vectors_leave_the_ranking_as_it_is(index, monkeypatch):
+    documents = ranked({"a": 1.0, "b": 0.5})
+    assert smoothing.smoothed(documents, [], index) == documents
+    assert index.vectors_of([])[0] == []

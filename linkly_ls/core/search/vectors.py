@@ -411,15 +411,11 @@ class VectorIndex:
         import numpy as np  # loaded with the vectors, not with every open index
 
         rows = self.rows.current_chunks_of_documents(doc_ids) if len(self.index) else []
-        if not rows:
+        kept, matrix = self.vectors_of([row[0] for row in rows])
+        if not kept:
             return {}
-        keys = np.asarray([row[0] for row in rows], dtype=np.uint64)
-        with self._lock:
-            present = np.asarray(self.index.contains(keys), dtype=bool).reshape(-1)
-            if not present.any():
-                return {}
-            matrix = np.vstack(self.index.get(keys[present], dtype=np.float32))
-        rows = [row for row, kept in zip(rows, present) if kept]
+        present = set(kept)
+        rows = [row for row in rows if row[0] in present]
         scores = _cosines(matrix, query)
         numbers: dict[str, int] = {}
         documents = np.fromiter(

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from dataclasses import replace
+from pathlib import Path
 
 import pymupdf
 import pytest
 
 from linkly_ls.core.document import ExtractionError
 from linkly_ls.core.extract import extract_file
+from linkly_ls.core.extract import pdf as pdf_extractor
 from linkly_ls.core.extract.base import ExtractLimits
 
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 BOOKMARKED = ["papers/latex/pdflatex-outline.pdf", "papers/debian/maint-guide.en.pdf", "books/R/R-intro.pdf"]
 
 
@@ -207,12 +209,10 @@ def test_a_bookmark_whose_destination_gives_only_a_top_starts_at_the_line_there(
 
 @pytest.mark.parametrize("relative", ["papers/pdflatex-outline.pdf", "papers/multicolumn.pdf"])
 def test_a_pdf_read_from_memory_is_the_one_read_from_disk(monkeypatch, relative):
-    from linkly_ls.core.extract import pdf
-
-    path = Path(__file__).parents[3] / "fixtures" / relative
-    assert path.stat().st_size <= pdf.IN_MEMORY_MAX_BYTES
+    path = FIXTURES / relative
+    assert path.stat().st_size <= pdf_extractor.IN_MEMORY_MAX_BYTES
     in_memory = extract_file(path)
-    monkeypatch.setattr(pdf, "IN_MEMORY_MAX_BYTES", 0)  # every file over the cap: MuPDF reads it from disk
+    monkeypatch.setattr(pdf_extractor, "IN_MEMORY_MAX_BYTES", 0)  # every file over the cap: MuPDF reads it from disk
     from_disk = extract_file(path)
     assert in_memory.lines == from_disk.lines and len(in_memory.lines) > 20
     assert in_memory.title == from_disk.title
@@ -222,8 +222,5 @@ def test_a_pdf_read_from_memory_is_the_one_read_from_disk(monkeypatch, relative)
 
 
 def test_a_pdf_that_cannot_be_read_from_disk_is_a_clear_error(tmp_path):
-    path = tmp_path / "gone.pdf"
     with pytest.raises(ExtractionError, match="cannot read file"):
-        from linkly_ls.core.extract.pdf import open_pdf
-
-        open_pdf(path)
+        pdf_extractor.open_pdf(tmp_path / "gone.pdf")

@@ -42,7 +42,7 @@ def ranked(scores: dict[str, float]) -> list[RankedDocument]:
     return sorted((RankedDocument(doc_id, fused_score=score) for doc_id, score in scores.items()), key=lambda d: -d.fused_score)
 
 
-def test_a_document_takes_part_of_its_neighbours_scores(index, monkeypatch):
+def test_a_document_moves_towards_its_close_neighbours_scores(index, monkeypatch):
     monkeypatch.setattr(smoothing, "SMOOTHING_DOCUMENTS", 4)
     monkeypatch.setattr(smoothing, "SMOOTHING_NEIGHBOURS", 2)
     monkeypatch.setattr(smoothing, "SMOOTHING_WEIGHT", 0.3)

@@ -108,9 +108,12 @@ def references(ls: LinklyLanguageServer, engine: Engine, uri: str, position: typ
 def _buffer_heading_at(context: BufferLinks, record, line: int) -> str | None:
     """The title of the Markdown buffer's heading on `line` (1-based); None off headings and on the
     document's title, where references are the document's backlinks."""
-    from linkly_ls.core.extract.markdown import find_headings  # the Markdown parser loads with the first such request
+    from linkly_ls.core.extract.markdown import HeadingsUnreadable, find_headings  # loads with the first such request
 
-    found = find_headings(context.lines).get(line - 1)
+    try:
+        found = find_headings(context.lines).get(line - 1)
+    except HeadingsUnreadable:
+        return None
     return found[1] if found and found[1] != record.title else None
 
 

@@ -131,3 +131,50 @@ def test_front_matter_keeps_its_line_count_and_title_values(corpus):
     assert document.lines[0] == "" and document.lines[1] == "Architecture en îlots"
     assert document.title == "Architecture en îlots"
     assert "import" not in document.lines[6] and document.lines[6] == ""
+
+
+def test_heading_titles_keep_text_code_and_link_text_but_not_markup_or_html(tmp_path: Path, check):
+    source = tmp_path / "titles.md"
+    source.write_text(
+        "# The `match` [construct](ch06.md) &amp; <span>more</span>\n\n"
+        "> ## Quoted heading {#quoted}\n\n"
+        "- ### Heading in a list\n\n"
+        "A setext heading\nover two lines\n---\n\n"
+        "    # indented code, no heading\n\n"
+        "Ünïcode before\n\n## Après\n",
+        encoding="utf-8",
+    )
+    document = extract_file(source)
+    nodes = check.flatten(document.outline)
+    assert [(node.level, node.title, node.start_line) for node in nodes] == [
+        (1, "The match construct & more", 1),
+        (2, "Quoted heading", 3),
+        (3, "Heading in a list", 5),
+        (2, "A setext heading over two lines", 7),
+        (2, "Après", 15),
+    ]
+
+
+def test_a_parser_failure_leaves_the_document_without_an_outline(tmp_path: Path, monkeypatch):
+    from linkly_ls.core.extract import markdown
+
+    class Panic(BaseException):
+        """How pyo3 raises a Rust panic: not an `Exception`."""
+
+    def panicking(text, **options):
+        raise Panic("index out of bounds")
+
+    monkeypatch.setattr(markdown.pyromark, "events_with_range", panicking)
+    source = tmp_path / "notes.md"
+    source.write_text("# Title\n\nSome text about [links](other.md).\n", encoding="utf-8")
+    document = extract_file(source)
+    assert document.outline == []
+    assert document.lines[2] == "Some text about [links](other.md)."
+    assert [link.target for link in document.links] == ["other.md"]
+    assert document.warnings == ["headings could not be read, so the document has no outline (Panic: index out of bounds)"]
+
+
+def test_a_lone_surrogate_does_not_stop_the_headings(tmp_path: Path):
+    from linkly_ls.core.extract.markdown import find_headings
+
+    assert find_headings(["# Caf\udce9", "", "text", "## Next"]) == {0: (1, "Caf?", 1), 3: (2, "Next", 4)}

@@ -127,6 +127,19 @@ def _copy_markdown(source: Path, target: Path) -> None:
         (target / relative).write_bytes(data)
 
 
+def ensure_notes(cache: Path) -> Path:
+    """A folder of Markdown notes for `index_bench.py --corpus notes`: both sets side by side
+    (`notes-1/serverless`, `notes-1/node-api`: 457 files, 4.6 MB), built once in `cache`."""
+    folder = cache / "notes-1"
+    if not (folder / ".complete").exists():
+        if folder.exists():
+            shutil.rmtree(folder)
+        for name, doc_set in SETS.items():
+            shutil.copytree(fetch(doc_set, cache), folder / name)
+        (folder / ".complete").write_text(" ".join(f"{s.package} {s.version}" for s in SETS.values()) + "\n")
+    return folder
+
+
 def markdown_files(folder: Path) -> list[Path]:
     return sorted(path for path in folder.rglob("*.md") if path.is_file())
 

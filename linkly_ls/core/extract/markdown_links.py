@@ -77,13 +77,13 @@ def _line_links(masked: str, line: str, number: int, definitions: dict[str, str]
         found.append(link)
         taken.append((link.start, link.end))
 
-    for match in _WIKILINK.finditer(masked):
+    for match in _WIKILINK.finditer(masked) if "[[" in masked else ():
         name = line[match.start(1) : match.end(1)].strip()
         heading = line[match.start(2) : match.end(2)] if match.group(2) else ""
         label = line[match.start(3) : match.end(3)].strip() if match.group(3) is not None else ""
         if name or heading:
             add(Link(number, name + heading, label or name + heading, "wiki", match.start(), match.end()))
-    for match in _INLINE.finditer(masked):
+    for match in _INLINE.finditer(masked) if "](" in masked else ():
         if not free(match.start(), match.end()):
             continue
         if match.group(1):  # an image; a link inside its alt text stays possible
@@ -93,7 +93,7 @@ def _line_links(masked: str, line: str, number: int, definitions: dict[str, str]
         if target.startswith("<") and target.endswith(">"):
             target = target[1:-1].strip()
         add(Link(number, target, _plain(line[match.start(2) : match.end(2)]), "inline", match.start(), match.end()))
-    for match in _REFERENCE.finditer(masked):
+    for match in _REFERENCE.finditer(masked) if definitions else ():  # a reference needs a definition
         if match.group(1) or not free(match.start(), match.end()):
             continue
         text = line[match.start(2) : match.end(2)]
@@ -101,13 +101,14 @@ def _line_links(masked: str, line: str, number: int, definitions: dict[str, str]
         target = definitions.get(_label_key(line[match.start(3) : match.end(3)] if match.group(3) else label))
         if target is not None:
             add(Link(number, target, _plain(text), "reference", match.start(), match.end()))
-    for match in _AUTOLINK.finditer(masked):
+    angled = "<" in masked
+    for match in _AUTOLINK.finditer(masked) if angled else ():
         if free(match.start(), match.end()):
             target = match.group(1)
             if "@" in target and ":" not in target:
                 target = "mailto:" + target
             add(Link(number, target, match.group(1), "autolink", match.start(), match.end()))
-    for match in _ANCHOR.finditer(masked):
+    for match in _ANCHOR.finditer(masked) if angled else ():
         if free(match.start(), match.end()):
             target = next(group for group in match.groups()[:3] if group is not None)
             add(Link(number, target.strip(), _plain(_TAG.sub("", match.group(4))), "html", match.start(), match.end()))

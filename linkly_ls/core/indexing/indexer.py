@@ -40,7 +40,7 @@ from linkly_ls.core.indexing.preparation import PreparedFile, hash_file, one_lin
 from linkly_ls.core.indexing.skips import TOO_LARGE, SkipTally, describe
 from linkly_ls.core.indexing.reachability import is_under, keep_message, root_problem, unreadable_problem
 from linkly_ls.core.indexing.walker import WalkRules, is_indexable, walk_library
-from linkly_ls.core.indexing.work_plan import plan, slowest_first, worker_preload
+from linkly_ls.core.indexing.work_plan import plan, quick_files, slowest_first, worker_preload
 from linkly_ls.core.indexing.workers import TaskOutcome, WorkerPool
 
 __all__ = ["IndexReport", "Indexer", "PreparedFile", "prepare_file"]
@@ -216,7 +216,7 @@ class Indexer:
         read_here, for_workers = plan(sizes, workers_up=self._pool is not None and self._pool.started)
         here, work = [work[index] for index in read_here], [work[index] for index in for_workers]
         ocr_later: list[str] = []
-        self._run(work, library, states, report, progress, here, ocr_later)
+        self._run(work, library, states, report, progress, here, ocr_later, quick_files(sizes))
         self.save_read_documents()
         self.flush()
         report.text_layer_seconds = time.monotonic() - started
@@ -277,10 +277,12 @@ class Indexer:
         progress: ProgressCallback | None,
         here: list[tuple[str, tuple]] | None = None,
         ocr_later: list[str] | None = None,
+        quick: set[str] | None = None,
     ) -> None:
         """Extract `work` in the workers and `here` in this process (first, while the workers start),
         and store the results. `ocr_later` collects files left for the OCR pass; None means this is
-        the OCR pass, whose files are already in the catalog by their text layer."""
+        the OCR pass, whose files are already in the catalog by their text layer. `quick`: the paths
+        that may wait in a busy worker's pipe (`work_plan.quick_files`)."""
         here = here or []
         total = len(work) + len(here)
         outcomes: Iterable[TaskOutcome] = prepare_here(here)
@@ -288,7 +290,8 @@ class Indexer:
             self._store_outcomes(outcomes, total, library, states, report, progress, ocr_later)
             return
         pool, splitter = self.pool(key for key, _ in work), PdfSplitter()
-        from_workers = splitter.merge(pool.run(splitter.split(work, pool.size)))  # the workers start now
+        tasks = splitter.split(work, pool.size)
+        from_workers = splitter.merge(pool.run(tasks, quick=quick.__contains__ if quick else None))  # the workers start now
         try:
             self._store_outcomes(chain(outcomes, from_workers), total, library, states, report, progress, ocr_later)
         finally:  # left early (an error while storing): no worker goes on, no part folder is left behind

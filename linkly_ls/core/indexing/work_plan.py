@@ -36,6 +36,9 @@ IN_PROCESS_MAX_BYTES = 1 * MB
 #: and the cost of a small file beyond its size (measured: 1-2 ms for a Markdown file of a few KB)
 HEAD_START_SECONDS = 0.3
 HEAD_START_SECONDS_PER_FILE = 0.002
+#: estimated seconds of a file that may wait behind another in a worker's pipe (`quick_files`): about
+#: four times the 5 ms a hand-over through the indexing process's threads can take
+QUICK_SECONDS = 0.02
 #: what the workers' fork server imports in every run, before the extractors of the run's files
 WORKER_PRELOAD = "linkly_ls.core.extract.preload"
 
@@ -45,6 +48,13 @@ def estimated_seconds(path: Path, size: int) -> float:
     doc_type = doc_type_for(path) or ""
     rate = SECONDS_PER_MB.get(doc_type, DEFAULT_SECONDS_PER_MB)
     return FIXED_SECONDS.get(doc_type, 0.0) + rate * size / MB
+
+
+def quick_files(files: list[tuple[Path, int]]) -> set[str]:
+    """The paths of `files` ((path, size) pairs) expected to take at most QUICK_SECONDS: such a file may
+    wait in a busy worker's pipe (`WorkerPool.run`'s `quick`), where it can hold the run up by no more
+    than its own time, while handing it over later can cost it as much again."""
+    return {str(path) for path, size in files if estimated_seconds(path, size) <= QUICK_SECONDS}
 
 
 def slowest_first(files: list[tuple[Path, int]]) -> list[int]:

@@ -26,6 +26,7 @@ import os
 import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
@@ -35,6 +36,12 @@ DEFAULT_TIMEOUT_S = 180.0
 DEFAULT_MEMORY_MB = 3072
 #: answers a run holds for its caller, per worker, before the feeding thread waits for the caller
 OUTCOMES_AHEAD_PER_WORKER = 16
+#: tasks a worker holds at once when those behind the first are quick ones (`run`'s `quick`): the next
+#: waits in its pipe when it answers, so it starts at once instead of when the feeding thread, which
+#: shares the indexer's interpreter lock (switched every 5 ms) with the thread writing the index, has
+#: read the answer; with one, the workers of a folder of small notes (2-3 ms each) were starved. A
+#: long task never waits behind another: it would keep the run going after the other worker is done
+TASKS_IN_FLIGHT = 2
 #: how often the feeding thread looks whether its caller stopped the run early
 STOP_CHECK_S = 0.25
 #: container objects allocated (net) before a worker's young-generation collection; CPython's default is 700
@@ -96,7 +103,9 @@ class _Worker:
         self.process = context.Process(target=_worker_main, args=(child, function, memory_mb), daemon=True)
         self.process.start()
         child.close()
-        self.task: tuple[Any, Any] | None = None
+        #: tasks sent and not answered yet, in the order the worker takes them
+        self.tasks: deque[tuple[Any, Any]] = deque()
+        #: when the first of `tasks` times out: its limit counts from when the worker started it
         self.deadline = 0.0
 
     def kill(self) -> None:
@@ -137,7 +146,7 @@ class WorkerPool:
         """True once worker processes are up (a run after the first finds them ready)."""
         return bool(self._workers)
 
-    def run(self, tasks: Iterable[tuple[Any, Any]]) -> Iterator[TaskOutcome]:
+    def run(self, tasks: Iterable[tuple[Any, Any]], quick: Callable[[Any], bool] | None = None) -> Iterator[TaskOutcome]:
         """Start a run at once; iterate the result for an outcome per (key, argument) task, in completion order.
 
         The workers are started and fed by a thread of their own, so the caller can do
@@ -146,19 +155,20 @@ class WorkerPool:
         outcome (writing the index takes a good part of a second) gets its next task at
         once instead of waiting for it. A run left before its end is stopped by `stop_run`,
         by the next run or by `close` (iterating it to its end, or closing the iteration
-        once started, stops it too).
+        once started, stops it too). `quick(key)`: whether that task may wait in a busy worker's pipe
+        (TASKS_IN_FLIGHT); None: none may.
         """
         self.stop_run()
         pending = list(tasks)
         pending.reverse()
         for worker in list(self._workers):
-            if worker.task is not None:  # left busy by a run whose consumer stopped early (e.g. disk full)
+            if worker.tasks:  # left busy by a run whose consumer stopped early (e.g. disk full)
                 self._replace(worker)
         wanted = min(self.size, max(len(pending), 1))
         outcomes: queue.Queue = queue.Queue(maxsize=OUTCOMES_AHEAD_PER_WORKER * wanted)
         stop = threading.Event()
         feeder = threading.Thread(
-            target=self._feed, args=(pending, wanted, outcomes, stop), name="linkly-workers", daemon=True
+            target=self._feed, args=(pending, wanted, outcomes, stop, quick), name="linkly-workers", daemon=True
         )
         self._feeding = (feeder, stop)
         feeder.start()
@@ -186,7 +196,12 @@ class WorkerPool:
             self._feeding = None
 
     def _feed(
-        self, pending: list[tuple[Any, Any]], wanted: int, outcomes: queue.Queue, stop: threading.Event
+        self,
+        pending: list[tuple[Any, Any]],
+        wanted: int,
+        outcomes: queue.Queue,
+        stop: threading.Event,
+        quick: Callable[[Any], bool] | None,
     ) -> None:
         """The feeding thread: start workers, hand out tasks, collect answers, deaths and timeouts, until done or stopped."""
         try:
@@ -194,11 +209,11 @@ class WorkerPool:
                 self._workers.append(self._spawn())
             busy: dict[Connection, _Worker] = {}
             while (pending or busy) and not stop.is_set():
-                self._dispatch(pending, busy)
+                self._dispatch(pending, busy, quick)
                 nearest = min(worker.deadline for worker in busy.values())
                 timeout = min(STOP_CHECK_S, max(0.0, nearest - time.monotonic()))
-                finished = self._collect(wait(list(busy), timeout=timeout), busy)
-                self._dispatch(pending, busy)
+                finished = self._collect(wait(list(busy), timeout=timeout), busy, pending)
+                self._dispatch(pending, busy, quick)
                 for outcome in finished:
                     _hand_over(outcomes, outcome, stop)
         except BaseException as error:  # noqa: BLE001 - raised again in the caller's thread
@@ -206,25 +221,35 @@ class WorkerPool:
         finally:
             _hand_over(outcomes, _FINISHED, stop)
 
-    def _collect(self, ready: list[Any], busy: dict[Connection, _Worker]) -> list[TaskOutcome]:
-        """Outcomes of the workers that answered or died, and of those past their deadline."""
+    def _collect(
+        self, ready: list[Any], busy: dict[Connection, _Worker], pending: list[tuple[Any, Any]]
+    ) -> list[TaskOutcome]:
+        """Outcomes of the workers that answered or died, and of those past their deadline. A worker that
+        dies or is stopped fails only the task it was reading; the tasks waiting behind it go back to
+        the front of `pending` (which is in reverse order)."""
         finished: list[TaskOutcome] = []
         for connection in ready:
-            worker = busy.pop(connection)
-            key = worker.task[0]
-            seconds = time.monotonic() - (worker.deadline - self.timeout_s)
+            worker = busy[connection]
+            key = worker.tasks.popleft()[0]
+            now = time.monotonic()
+            seconds = now - (worker.deadline - self.timeout_s)
             try:
                 _, value, error = connection.recv()
                 finished.append(TaskOutcome(key=key, value=value, error=error, seconds=seconds))
             except (EOFError, OSError):
                 finished.append(TaskOutcome(key=key, error=self._death_reason(worker), seconds=seconds))
+                self._give_back(worker, pending)
                 self._replace(worker)
-            worker.task = None
+            if worker.tasks:
+                worker.deadline = now + self.timeout_s  # it starts its next task now
+            else:
+                busy.pop(connection)
         now = time.monotonic()
         for connection, worker in list(busy.items()):
             if worker.deadline <= now:
                 busy.pop(connection)
-                key = worker.task[0]
+                key = worker.tasks.popleft()[0]
+                self._give_back(worker, pending)
                 self._replace(worker)
                 finished.append(
                     TaskOutcome(
@@ -235,18 +260,33 @@ class WorkerPool:
                 )
         return finished
 
-    def _dispatch(self, pending: list[tuple[Any, Any]], busy: dict[Connection, _Worker]) -> None:
-        """Give each idle worker the next pending task (`pending` is in reverse order)."""
+    @staticmethod
+    def _give_back(worker: _Worker, pending: list[tuple[Any, Any]]) -> None:
+        while worker.tasks:
+            pending.append(worker.tasks.pop())
+
+    def _dispatch(
+        self, pending: list[tuple[Any, Any]], busy: dict[Connection, _Worker], quick: Callable[[Any], bool] | None
+    ) -> None:
+        """Give each idle worker the next pending task (`pending` is in reverse order), then each worker
+        the following ones while they are quick, up to TASKS_IN_FLIGHT."""
         for index, worker in enumerate(self._workers):
-            if not pending:
-                return
-            if worker.task is None:
+            if pending and not worker.tasks:
                 if not worker.process.is_alive():
                     worker = self._workers[index] = self._spawn()
-                worker.task = pending.pop()
                 worker.deadline = time.monotonic() + self.timeout_s
-                worker.connection.send(worker.task)
-                busy[worker.connection] = worker
+                self._send(worker, pending.pop(), busy)
+        if quick is None:
+            return
+        for worker in self._workers:
+            while pending and len(worker.tasks) < TASKS_IN_FLIGHT and quick(pending[-1][0]):
+                self._send(worker, pending.pop(), busy)
+
+    @staticmethod
+    def _send(worker: _Worker, task: tuple[Any, Any], busy: dict[Connection, _Worker]) -> None:
+        worker.tasks.append(task)
+        worker.connection.send(task)
+        busy[worker.connection] = worker
 
     def _death_reason(self, worker: _Worker) -> str:
         worker.process.join(1)

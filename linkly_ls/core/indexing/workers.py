@@ -280,7 +280,12 @@ class WorkerPool:
             return
         for worker in self._workers:
             while pending and len(worker.tasks) < TASKS_IN_FLIGHT and quick(pending[-1][0]):
-                self._send(worker, pending.pop(), busy)
+                try:
+                    self._send(worker, pending[-1], busy)
+                except OSError:  # it died on its task (a crash the next collect reports): keep this one
+                    worker.tasks.pop()
+                    break
+                pending.pop()
 
     @staticmethod
     def _send(worker: _Worker, task: tuple[Any, Any], busy: dict[Connection, _Worker]) -> None:

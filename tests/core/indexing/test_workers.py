@@ -127,3 +127,32 @@ def test_a_task_that_is_not_quick_waits_for_an_idle_worker(tmp_path: Path):
         took = time.monotonic() - started
     assert [outcome.key for outcome in outcomes] == ["b", "a", "c"]
     assert took < 1.8, "c ran after a on the same worker instead of on the idle one"
+
+
+def test_a_task_waiting_behind_one_that_crashes_is_read_by_the_next_worker():
+    import signal
+
+    with WorkerPool(signal.raise_signal, size=1) as pool:
+        outcomes = list(
+            pool.run(
+                [("crash", signal.SIGSEGV), ("after", signal.SIGCHLD), ("last", signal.SIGCHLD)],
+                quick=lambda key: key != "crash",
+            )
+        )
+    assert [outcome.key for outcome in outcomes] == ["crash", "after", "last"]
+    assert outcomes[0].error.startswith("the extractor crashed (signal 11)")
+    assert outcomes[1].error is None and outcomes[2].error is None
+
+
+def test_a_quick_task_for_a_worker_that_died_unseen_stays_pending():
+    # The worker died on its task and the feeding thread has not collected that yet: the quick task
+    # meant to wait behind it cannot be sent, so it stays pending instead of ending the run.
+    with WorkerPool(time.sleep, size=1) as pool:
+        worker = pool._spawn()
+        pool._workers.append(worker)
+        worker.tasks.append(("running", 30))
+        worker.process.kill()
+        worker.process.join(5)
+        pending, busy = [("next", 0)], {}
+        pool._dispatch(pending, busy, quick=lambda key: True)
+        assert pending == [("next", 0)] and list(worker.tasks) == [("running", 30)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -117,7 +118,7 @@ def test_a_task_waiting_behind_one_that_hangs_is_read_by_the_next_worker():
     assert outcomes[1].error is None and outcomes[2].error is None
 
 
-def test_a_task_that_is_not_quick_waits_for_an_idle_worker(tmp_path: Path):
+def test_a_task_that_is_not_quick_waits_for_an_idle_worker():
     # One long task on each of two workers, then a long one that is not quick: it must not be queued
     # behind the first worker's task (it would wait there while the other worker runs out of work).
     with WorkerPool(time.sleep, size=2) as pool:
@@ -130,8 +131,6 @@ def test_a_task_that_is_not_quick_waits_for_an_idle_worker(tmp_path: Path):
 
 
 def test_a_task_waiting_behind_one_that_crashes_is_read_by_the_next_worker():
-    import signal
-
     with WorkerPool(signal.raise_signal, size=1) as pool:
         outcomes = list(
             pool.run(

@@ -156,7 +156,7 @@ def find_headings(lines: list[str]) -> dict[int, tuple[int, str, int]]:
     """Map the 0-based line where each heading starts to (level, plain title, end line exclusive).
 
     CommonMark's headings as pulldown-cmark reads them (pyromark's events, each with its place in
-    the UTF-8 text), about four times faster than markdown-it-py's block parse alone and with the
+    the UTF-8 text), about three times faster than markdown-it-py's block parse alone and with the
     same headings, levels, titles and ends on 3,993 Markdown files of npm and Python packages and
     of documentation sets. A title keeps its text and code, a line break as a space, and neither
     markup nor inline HTML. Raises `HeadingsUnreadable` if the parser fails (a Rust panic is a

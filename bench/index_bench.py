@@ -989,7 +989,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help=f"a corpus folder, or `shared` ({DEFAULT_CORPUS}, the default), `home` (the home-folder-like "
         "corpus of bench/home_corpus.py, fetched on first use), `both` (shared, then home), `pdfs` (every PDF "
         "of the home-like corpus's packages: a folder of ordinary PDFs), `papers` (614 PDFs of at most 20 pages "
-        "from Debian's texlive-publishers-doc: sample articles, templates, short guides) `notes` (457 Markdown "
+        "from Debian's texlive-publishers-doc: sample articles, templates, short guides), `notes` (457 Markdown "
         "files: the documentation sets of bench/links_sets.py) or `notes-x10` (ten copies of those, 4,570 files)",
     )
     parser.add_argument("--runs", type=int, default=3, help="repetitions per tool, each from an empty index (default 3)")
@@ -1051,7 +1051,7 @@ def corpus_folders(name: str) -> list[Path]:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         import links_sets
 
-        return [links_sets.ensure_notes(Path.home() / ".cache" / "linkly-bench" / "links", 10 if name == "notes-x10" else 1)]
+        return [links_sets.ensure_notes(links_sets.DEFAULT_CACHE, 10 if name == "notes-x10" else 1)]
     if name not in ("shared", "home", "both", "pdfs", "papers"):
         return [Path(name).expanduser().resolve()]
     folders = [DEFAULT_CORPUS.resolve()] if name in ("shared", "both") else []

@@ -193,7 +193,7 @@ def one_run(root: Path, clock: StageClock) -> tuple[int, float]:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description="CPU seconds per indexing stage (OCR off), in this process.")
-    parser.add_argument("--corpus", default="both", help="shared, home, both (default), pdfs, papers, notes or a folder")
+    parser.add_argument("--corpus", default="both", help="shared, home, both (default), pdfs, papers, notes, notes-x10 or a folder")
     parser.add_argument("--runs", type=int, default=1, help="runs per corpus; the table shows the median (default 1)")
     args = parser.parse_args(argv)
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from figures import MachineLoad  # noqa: E402
 from links_agreement import compare  # noqa: E402
 from links_recall import known_links, measure  # noqa: E402
-from links_sets import SETS, FetchError, fetch, hide_links, markdown_files  # noqa: E402
+from links_sets import DEFAULT_CACHE, SETS, FetchError, fetch, hide_links, markdown_files  # noqa: E402
 
 from linkly_ls.core.config import Config  # noqa: E402
 from linkly_ls.core.engine import Engine  # noqa: E402
@@ -201,7 +201,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument("--sets", default=",".join(SETS), help=f"comma-separated: {', '.join(SETS)}")
     parser.add_argument("--parts", default="agreement,recall,latency")
-    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "linkly-bench" / "links")
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--search-cache", type=Path, default=Path.home() / ".cache" / "linkly-bench" / "search")
     parser.add_argument("--corpus-chunks", type=int, default=4000, help="the 50k level's corpus sample (search_build.py)")
     parser.add_argument("--documents", type=int, default=40, help="latency: documents opened per set")

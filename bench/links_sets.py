@@ -30,6 +30,8 @@ from pathlib import Path
 
 from linkly_ls.core.extract.markdown_links import find_links
 
+#: where the sets (and the notes folders built from them) are kept
+DEFAULT_CACHE = Path.home() / ".cache" / "linkly-bench" / "links"
 _DEFINITION_PREFIX = ("[", " [", "  [", "   [")
 #: the second half of a link whose text wraps: `rest of text](target)` or `rest][label]`
 _WRAPPED_TAIL = re.compile(r"^([^\[\]]*)\](?:\([^()]*\)|\[[^\[\]]*\])")

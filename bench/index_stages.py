@@ -98,7 +98,7 @@ def instrument(clock: StageClock) -> None:
         "file hash": [(preparation, "hash_file")],
         other_formats: [(preparation, "extract_file")],
         "language detection": [(preparation, "detect_language")],
-        "keywords and word count": [(preparation, "count_words"), (preparation, "extract_keywords")],
+        "keywords and word count": [(preparation, "words_and_keywords")],
         "chunking": [(preparation, "chunk_document")],
         "PDF other": [(pdf, "extract")],
         "PDF open": [(pdf, "open_pdf")],

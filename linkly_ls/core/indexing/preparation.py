@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from linkly_ls.core.search.analysis import count_words, detect_language, extract_keywords
+from linkly_ls.core.search.analysis import detect_language, words_and_keywords
 from linkly_ls.core.document import ExtractedDocument, ExtractionError, OutlineNode
 from linkly_ls.core.extract import extract_file
 from linkly_ls.core.extract.base import ExtractLimits
@@ -82,8 +82,9 @@ def prepare_file(task: tuple[str, str | None, ExtractLimits], pdf_pages: PageRea
         return prepared
     document.language = document.language or detect_language(document.lines)
     prepared.document = document
-    prepared.word_count = count_words(document.lines)
-    prepared.keywords = extract_keywords(document.title, document.lines, _outline_titles(document.outline))
+    prepared.word_count, prepared.keywords = words_and_keywords(
+        document.title, document.lines, _outline_titles(document.outline)
+    )
     prepared.chunks = chunk_document(document.lines, document.outline, document.page_starts)
     return prepared
 

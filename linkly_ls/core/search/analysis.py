@@ -21,8 +21,10 @@ CJK_RUN = re.compile(f"[{_CJK}]+")
 _WORD = re.compile(rf"[^\W\d_]\w*(?:['’-]+\w+)*|[{_CJK}]", re.UNICODE)
 _KEYWORD_TOKEN = re.compile(r"[^\W\d_][\w-]*[^\W_]", re.UNICODE)
 _STEMMER = TextAnalyzerBuilder(Tokenizer.raw()).filter(Filter.lowercase()).filter(Filter.stemmer("english")).build()
-#: most tokens `extract_keywords` keeps the terms of (`_TOKEN_TERMS`)
-_TOKEN_TERMS_CAP = 200_000
+#: most words `extract_keywords` keeps the terms of (`_WORD_TERMS`)
+_WORD_TERMS_CAP = 200_000
+#: characters of a document's text that its keywords are counted in (`keyword_text`)
+KEYWORD_TEXT_BUDGET = 400_000
 
 STOPWORDS = frozenset(
     """
@@ -142,22 +144,45 @@ def extract_keywords(title: str, lines: list[str], headings: list[str], limit: i
     Frequency of non-stopword terms, with words from the title and headings
     counted extra; CJK text contributes its most frequent bigrams. The spelling
     shown for a term is its most frequent one (the first seen of equals), found
-    in a second look at the distinct tokens once the terms are ranked.
+    in a second look at the distinct words once the terms are ranked.
     """
-    if len(_TOKEN_TERMS) >= _TOKEN_TERMS_CAP:
-        _TOKEN_TERMS.clear()
-    counts: Counter[str] = Counter()
-    parts: list[tuple[Counter[str], Counter[str], int]] = []  # each text's tokens and CJK bigrams, its weight
+    text = keyword_text(lines)
+    return _ranked_keywords(title, headings, text, Counter(_WORD.findall(text)), limit)
 
-    def add(text: str, weight: int) -> None:
-        tokens = Counter(_KEYWORD_TOKEN.findall(text))
-        bigrams = Counter(term for term in cjk_terms(text) if len(term) == 2)
-        parts.append((tokens, bigrams, weight))
-        for token, occurrences in tokens.items():
-            term = _TOKEN_TERMS.get(token)
-            if term is None:
-                term = _TOKEN_TERMS[token] = _token_term(token)
-            if term:
+
+def words_and_keywords(title: str, lines: list[str], headings: list[str], limit: int = 8) -> tuple[int, list[str]]:
+    """`count_words(lines)` and `extract_keywords(title, lines, headings, limit)` from one reading of the text.
+
+    Indexing needs both for every document, and finding the words is most of either's cost. A keyword
+    token is a word's letters, digits, underscores and hyphens: the word itself, or for a word holding an
+    apostrophe or ending in "_" (or of one letter) the pieces `_KEYWORD_TOKEN` finds in it
+    (`_word_terms`), so the keywords are those of the text's own keyword tokens.
+    """
+    taken = _keyword_line_count(lines)
+    text = "\n".join(lines[:taken])
+    words = _WORD.findall(text)
+    count = len(words)
+    if taken < len(lines):
+        count += len(_WORD.findall("\n".join(lines[taken:])))
+    return count, _ranked_keywords(title, headings, text, Counter(words), limit)
+
+
+def _ranked_keywords(title: str, headings: list[str], text: str, text_words: Counter[str], limit: int) -> list[str]:
+    """`extract_keywords` of a document whose body `text` holds `text_words` (`_WORD`'s matches)."""
+    if len(_WORD_TERMS) >= _WORD_TERMS_CAP:
+        _WORD_TERMS.clear()
+    counts: Counter[str] = Counter()
+    parts: list[tuple[Counter[str], Counter[str], int]] = []  # each text's words and CJK bigrams, its weight
+
+    def add(part: str, weight: int, words: Counter[str] | None = None) -> None:
+        words = Counter(_WORD.findall(part)) if words is None else words
+        bigrams = Counter(term for term in cjk_terms(part) if len(term) == 2)
+        parts.append((words, bigrams, weight))
+        for word, occurrences in words.items():
+            terms = _WORD_TERMS.get(word)
+            if terms is None:
+                terms = _WORD_TERMS[word] = _word_terms(word)
+            for term in terms:
                 counts[term[0]] += weight * occurrences
         for bigram, occurrences in bigrams.items():
             counts[bigram] += weight * occurrences
@@ -165,38 +190,53 @@ def extract_keywords(title: str, lines: list[str], headings: list[str], limit: i
     add(title, 5)
     for heading in headings:
         add(heading, 3)
-    add(keyword_text(lines), 1)
+    add(text, 1, text_words)
     ranked = [word for word, count in counts.most_common(limit * 3) if count > 1 or len(counts) < limit]
     shown = set(ranked[:limit])
     forms: dict[str, dict[str, int]] = {}  # term -> spelling -> weighted occurrences, first seen first
-    for tokens, bigrams, weight in parts:
-        for token, occurrences in tokens.items():
-            term = _TOKEN_TERMS.get(token)
-            if term is None:  # emptied meanwhile by another thread's call
-                term = _token_term(token)
-            if term and term[0] in shown:
-                spellings = forms.setdefault(term[0], {})
-                spellings[term[1]] = spellings.get(term[1], 0) + weight * occurrences
+    for words, bigrams, weight in parts:
+        for word, occurrences in words.items():
+            terms = _WORD_TERMS.get(word)
+            if terms is None:  # emptied meanwhile by another thread's call
+                terms = _word_terms(word)
+            for term in terms:
+                if term[0] in shown:
+                    spellings = forms.setdefault(term[0], {})
+                    spellings[term[1]] = spellings.get(term[1], 0) + weight * occurrences
         for bigram in bigrams:
             if bigram in shown:
                 forms.setdefault(bigram, {bigram: 0})
     return [max(forms[key], key=forms[key].__getitem__) for key in ranked[:limit]]
 
 
-def keyword_text(lines: list[str], budget: int = 400_000) -> str:
+def keyword_text(lines: list[str], budget: int = KEYWORD_TEXT_BUDGET) -> str:
     """The text keywords are counted in: the lines up to and including the one that spends `budget` characters."""
+    return "\n".join(lines[: _keyword_line_count(lines, budget)])
+
+
+def _keyword_line_count(lines: list[str], budget: int = KEYWORD_TEXT_BUDGET) -> int:
     taken = 0
     for line in lines:
         taken += 1
         budget -= len(line)
         if budget < 0:
             break
-    return "\n".join(lines[:taken])
+    return taken
 
 
-#: keyword token -> (stemmed term, spelling shown), or () for a token that is no keyword; kept across
-#: the documents a process reads, emptied when it grows past the cap
-_TOKEN_TERMS: dict[str, tuple[str, str] | tuple[()]] = {}
+#: word (`_WORD`) -> the (stemmed term, spelling shown) of each of its keyword tokens that is a keyword;
+#: kept across the documents a process reads, emptied when it grows past the cap
+_WORD_TERMS: dict[str, tuple[tuple[str, str], ...]] = {}
+
+
+def _word_terms(word: str) -> tuple[tuple[str, str], ...]:
+    """The keyword terms of a word: of the word itself when it is one keyword token (two characters or
+    more, no apostrophe, not ending in "_": then `_KEYWORD_TOKEN` matches exactly it), else of the
+    tokens `_KEYWORD_TOKEN` finds in it ("don't": "don"; "l’homme": "homme")."""
+    if len(word) > 1 and word[-1] != "_" and "'" not in word and "’" not in word:
+        term = _token_term(word)
+        return (term,) if term else ()
+    return tuple(term for token in _KEYWORD_TOKEN.findall(word) if (term := _token_term(token)))
 
 
 def _token_term(token: str) -> tuple[str, str] | tuple[()]:

@@ -115,3 +115,37 @@ def test_keywords_of_real_documents_follow_the_definition():
         headings = _outline_titles(document.outline)
         expected = _keywords_by_definition(document.title, document.lines, headings)
         assert analysis.extract_keywords(document.title, document.lines, headings) == expected, path.name
+
+
+def test_words_and_keywords_read_once_give_the_word_count_and_the_keywords_by_definition():
+    # the keywords come from the words (`_WORD`) instead of a second reading with `_KEYWORD_TOKEN`: a word
+    # with an apostrophe, ending in "_" or of one letter is where the two tokenizations part
+    pieces = ["don't", "l’homme", "rock'n'roll", "state-of-the-art", "foo_", "_bar", "x-", "a_b", "x2y", "3D",
+              "Vacuum", "vacuum", "VACUUMING", "中文配置", "・", "É", "ab", "-", "'", " ", " ", "\n", "."]
+    generator = random.Random(11)
+    for _ in range(2000):
+        text = "".join(generator.choice(pieces) for _ in range(generator.randint(0, 30)))
+        title = "".join(generator.choice(pieces) for _ in range(generator.randint(0, 6)))
+        lines = text.split("\n")
+        expected = (analysis.count_words(lines), _keywords_by_definition(title, lines, [title[:4]], limit=3))
+        assert analysis.words_and_keywords(title, lines, [title[:4]], limit=3) == expected, (text, title)
+
+
+def test_words_and_keywords_count_every_word_past_the_keyword_budget():
+    lines = [f"line {number} holds the keyword alpha" for number in range(20_000)]
+    count, keywords = analysis.words_and_keywords("Budget", lines, [])
+    assert count == analysis.count_words(lines) == 100_000
+    assert keywords == _keywords_by_definition("Budget", lines, [])
+    assert len(analysis.keyword_text(lines)) < len("\n".join(lines))
+
+
+def test_words_and_keywords_of_real_documents_follow_the_definitions():
+    from linkly_ls.core.indexing.preparation import _outline_titles
+
+    fixtures = Path(__file__).parents[3] / "fixtures"
+    for path in sorted(fixtures.rglob("*")):
+        if path.suffix in {".md", ".pdf", ".html", ".txt", ".docx", ".epub"}:
+            document = extract_file(path)
+            headings = _outline_titles(document.outline)
+            expected = (analysis.count_words(document.lines), _keywords_by_definition(document.title, document.lines, headings))
+            assert analysis.words_and_keywords(document.title, document.lines, headings) == expected, path.name

@@ -1109,7 +1109,7 @@ def run_bench(args: argparse.Namespace, corpus_source: Path, work: Path) -> int:
     print("What each tool does with the files:")
     print("  linkly: walks supported types (md, mdx, txt, html, pdf, docx, epub, pptx, images), extracts in "
           f"{min(os.cpu_count() or 1, 4)} worker processes (PyMuPDF, python-docx, ebooklib, python-pptx, "
-          "selectolax, markdown-it; tesseract for images and image-only PDF pages), detects language, keywords, "
+          "selectolax, pulldown-cmark (pyromark); tesseract for images and image-only PDF pages), detects language, keywords, "
           "outlines, chunks; stores text lines in a SQLite catalog and chunks in a Tantivy index (index size = the "
           "whole data dir). `linkly index` writes the keyword index with every text layer first, then OCRs images "
           "and scanned pages in a second pass and returns when that is written too; vectors (embeddings) are "

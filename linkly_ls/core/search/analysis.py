@@ -188,8 +188,7 @@ def _ranked_keywords(title: str, headings: list[str], text: str, text_words: Cou
             counts[bigram] += weight * occurrences
 
     add(title, 5)
-    for heading in headings:
-        add(heading, 3)
+    add("\n".join(headings), 3)  # as each on its own: no word and no CJK run spans a line break
     add(text, 1, text_words)
     ranked = [word for word, count in counts.most_common(limit * 3) if count > 1 or len(counts) < limit]
     shown = set(ranked[:limit])

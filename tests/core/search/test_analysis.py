@@ -127,8 +127,9 @@ def test_words_and_keywords_read_once_give_the_word_count_and_the_keywords_by_de
         text = "".join(generator.choice(pieces) for _ in range(generator.randint(0, 30)))
         title = "".join(generator.choice(pieces) for _ in range(generator.randint(0, 6)))
         lines = text.split("\n")
-        expected = (analysis.count_words(lines), _keywords_by_definition(title, lines, [title[:4]], limit=3))
-        assert analysis.words_and_keywords(title, lines, [title[:4]], limit=3) == expected, (text, title)
+        headings = [title[:4], text[:9], title[2:]]
+        expected = (analysis.count_words(lines), _keywords_by_definition(title, lines, headings, limit=3))
+        assert analysis.words_and_keywords(title, lines, headings, limit=3) == expected, (text, title)
 
 
 def test_words_and_keywords_count_every_word_past_the_keyword_budget():

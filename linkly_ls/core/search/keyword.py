@@ -310,12 +310,9 @@ class KeywordIndex:
         if allowed_doc_ids is not None:
             if not allowed_doc_ids:
                 return []
-            text_query = Query.boolean_query(
-                [
-                    (Occur.Must, text_query),
-                    (Occur.Must, Query.term_set_query(self.schema, "doc_id", allowed_doc_ids)),
-                ]
-            )
+            # the filter scores 0: a matching clause would add its own score (1) to every chunk's BM25
+            allowed = Query.const_score_query(Query.term_set_query(self.schema, "doc_id", allowed_doc_ids), 0.0)
+            text_query = Query.boolean_query([(Occur.Must, text_query), (Occur.Must, allowed)])
         searcher = self.index.searcher()
         result = searcher.search(text_query, limit=limit, count=False)
         hits: list[ChunkHit] = []

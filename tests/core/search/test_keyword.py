@@ -40,6 +40,13 @@ def test_a_term_the_query_repeats_weighs_more(index):
     assert repeated["b"] > 2 * repeated["a"]
 
 
+def test_a_search_within_some_documents_scores_them_as_the_whole_search_does(index):
+    index.replace([one_chunk(name, f"{name} catalogue of the archive {name}") for name in ("a", "b", "c")], [])
+    everywhere = scores(index, "archive catalogue a")
+    within = {hit.doc_id: hit.score for hit in index.search("archive catalogue a", 10, ["a", "c"])}
+    assert within == pytest.approx({"a": everywhere["a"], "c": everywhere["c"]})
+
+
 def test_a_language_guessed_from_a_short_text_gets_no_field_of_its_own(index):
     text = "the parser reads tokens from the stream"
     index.replace([one_chunk("english", text, "en"), one_chunk("guessed", text, "fr")], [])

@@ -264,6 +264,7 @@ CANDIDATES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "z fusion, one query vector": ({_RANKING + "FUSION": "z", _VIEWS + "SENTENCE_VIEWS": False}, ("hybrid",)),
     "rrf": ({_RANKING + "FUSION": "rrf"}, ("hybrid",)),
     "no neighbour smoothing": ({_SMOOTHING + "SMOOTHING_DOCUMENTS": 0}, ("hybrid",)),
+    "keyword side not completed": ({_RANKING + "COMPLETE_KEYWORD_SIDE": False}, ("hybrid",)),
     "neighbour smoothing weight 0.5": ({_SMOOTHING + "SMOOTHING_WEIGHT": 0.5}, ("hybrid",)),
 }
 

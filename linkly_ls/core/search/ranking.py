@@ -66,6 +66,9 @@ LONG_QUERY_SENTENCES = 3
 SENTENCE_WORDS = 3
 LONG_QUERY_WORDS = 0
 LONG_QUERY_KEYWORD_WEIGHT = 0.7
+#: score the documents found only by the vector side on the keyword side too (`_complete_keyword_side`)
+COMPLETE_KEYWORD_SIDE = True
+COMPLETION_CHUNKS_PER_DOCUMENT = 20
 #: "convex" (default), "z" (standard scores over a pool, zscore_fusion.py) or "rrf"
 FUSION = "convex"
 MODES = ("auto", "keyword", "vector", "hybrid")
@@ -221,6 +224,8 @@ def rank_documents(
         vector_hits = index.search(views, vector_chunks, allowed_doc_ids)
     _add_vector_side(documents, vector_hits)
     first_hits = _add_first_pass_side(documents, first, query, vector_chunks, allowed_doc_ids, embedder, query_vector)
+    if mode != "vector":
+        _complete_keyword_side(engine, query, documents)
     if index is None or query_vector is None:
         return _first_pass_only(engine, first, documents, mode, building, fusion)
     if mode == "vector":
@@ -245,12 +250,35 @@ def rank_documents(
         documents = keyword_documents(keyword_hits)
         _add_vector_side(documents, vector_hits)
         _add_vector_side(documents, first_hits, FIRST_PASS)
+        _complete_keyword_side(engine, query, documents)
         ranked = _fused(engine, index, documents, fusion, keyword_weight_for(query), first, views)
     if smoothing.SMOOTHING_DOCUMENTS and first is None:
         ranked = smoothing.smoothed(ranked, vector_hits, index)
     covered = _coverage_note(sync.coverage(), first is not None)
     reason = f"keyword + vectors (model {embedder.model_id}){covered}"
     return Ranking(ranked, "hybrid", reason, building, query_vector, index)
+
+
+def _complete_keyword_side(engine: Engine, query: str, documents: dict[str, RankedDocument]) -> None:
+    """Give each document that only the vector side's candidates hold its keyword score: its best chunk's
+    BM25, from a second keyword search within those documents (`COMPLETE_KEYWORD_SIDE`).
+
+    The fusion scores a side that did not find a document as 0. For the vector side that is the
+    lowest candidate's cosine, about what such a document would score; for the keyword side it says
+    "no query word", while such a document often holds several and only ranked below the first
+    KEYWORD_CANDIDATE_CHUNKS chunks (a request of many words matches most documents). Its rank stays
+    unknown (None). A document whose best chunk is not among COMPLETION_CHUNKS_PER_DOCUMENT times as
+    many chunks as there are such documents (the others hold that many better chunks) keeps 0.
+    """
+    if not COMPLETE_KEYWORD_SIDE:
+        return
+    missing = [doc_id for doc_id, document in documents.items() if document.keyword_score is None]
+    if not missing:
+        return
+    hits = engine.keyword.search(query, COMPLETION_CHUNKS_PER_DOCUMENT * len(missing), missing)
+    for doc_id, found in keyword_documents(hits).items():
+        document = documents[doc_id]
+        document.keyword_score, document.keyword_passage = found.keyword_score, found.keyword_passage
 
 
 def _add_vector_side(documents: dict[str, RankedDocument], vector_hits: list[VectorHit], kind: str = REFINED) -> None:

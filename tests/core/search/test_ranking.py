@@ -357,3 +357,20 @@ def test_a_request_of_three_sentences_weighs_the_keyword_side_more():
     assert ranking.keyword_weight_for(long_sentence) == ranking.CONVEX_KEYWORD_WEIGHT
     for cut_but_short in ("papers by J. R. R. Tolkien", "Dr. Smith vs. Jones; U.S. vs. U.K. law", "What? Why? How?"):
         assert ranking.keyword_weight_for(cut_but_short) == ranking.CONVEX_KEYWORD_WEIGHT
+
+
+@pytest.mark.slow
+def test_a_document_only_the_vector_side_found_gets_its_keyword_score(embedded, monkeypatch):
+    from linkly_ls.core.search import ranking
+
+    query = "how does Rust manage memory with ownership"
+    complete = {d.doc_id: d for d in ranking.rank_documents(embedded, query, None, "hybrid").documents}
+    # one keyword candidate chunk: every other document is found by the vector side alone
+    narrow = ranking.rank_documents(embedded, query, None, "hybrid", keyword_chunks=1).documents
+    completed = [d for d in narrow if d.keyword_rank is None and d.keyword_score]
+    assert len(completed) >= 3
+    for document in completed:  # the same best-chunk BM25 as the full keyword search gives
+        assert document.keyword_score == pytest.approx(complete[document.doc_id].keyword_score)
+    monkeypatch.setattr(ranking, "COMPLETE_KEYWORD_SIDE", False)
+    without = ranking.rank_documents(embedded, query, None, "hybrid", keyword_chunks=1).documents
+    assert not [d for d in without if d.keyword_rank is None and d.keyword_score]

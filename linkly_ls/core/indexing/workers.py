@@ -23,19 +23,25 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
-import queue
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
+from multiprocessing.reduction import ForkingPickler
 from typing import Any
+
+from linkly_ls.core.indexing.handover import AnswerQueue
 
 DEFAULT_TIMEOUT_S = 180.0
 DEFAULT_MEMORY_MB = 3072
-#: answers a run holds for its caller, per worker, before the feeding thread waits for the caller
-OUTCOMES_AHEAD_PER_WORKER = 16
+#: answers a run holds for its caller before the feeding thread waits for the caller (`handover.py`):
+#: this many per worker, and this many bytes in all as the workers sent them. With 16 a worker, a
+#: folder of small notes filled the queue during each commit of the keyword index, and the workers
+#: then waited for tasks (1.8 s each of a 9 s run of 4,570 notes)
+OUTCOMES_AHEAD_PER_WORKER = 256
+OUTCOMES_AHEAD_BYTES = 64 * 2**20
 #: tasks a worker holds at once when those behind the first are quick ones (`run`'s `quick`): the next
 #: waits in its pipe when it answers, so it starts at once instead of when the feeding thread, which
 #: shares the indexer's interpreter lock (switched every 5 ms) with the thread writing the index, has
@@ -87,14 +93,9 @@ def _worker_main(connection: Connection, function: Callable, memory_mb: int) -> 
         gc.collect()
 
 
-def _hand_over(outcomes: queue.Queue, item: Any, stop: threading.Event) -> None:
+def _hand_over(outcomes: AnswerQueue, item: Any, stop: threading.Event, size: int = 0) -> None:
     """Queue `item` for the caller; give up if the caller stopped the run (and no longer reads)."""
-    while not stop.is_set():
-        try:
-            outcomes.put(item, timeout=STOP_CHECK_S)
-            return
-        except queue.Full:
-            continue
+    outcomes.put(item, size, stop, STOP_CHECK_S)
 
 
 class _Worker:
@@ -165,7 +166,7 @@ class WorkerPool:
             if worker.tasks:  # left busy by a run whose consumer stopped early (e.g. disk full)
                 self._replace(worker)
         wanted = min(self.size, max(len(pending), 1))
-        outcomes: queue.Queue = queue.Queue(maxsize=OUTCOMES_AHEAD_PER_WORKER * wanted)
+        outcomes = AnswerQueue(OUTCOMES_AHEAD_PER_WORKER * wanted, OUTCOMES_AHEAD_BYTES)
         stop = threading.Event()
         feeder = threading.Thread(
             target=self._feed, args=(pending, wanted, outcomes, stop, quick), name="linkly-workers", daemon=True
@@ -174,7 +175,7 @@ class WorkerPool:
         feeder.start()
         return self._outcomes(outcomes)
 
-    def _outcomes(self, outcomes: queue.Queue) -> Iterator[TaskOutcome]:
+    def _outcomes(self, outcomes: AnswerQueue) -> Iterator[TaskOutcome]:
         try:
             while True:
                 item = outcomes.get()
@@ -199,7 +200,7 @@ class WorkerPool:
         self,
         pending: list[tuple[Any, Any]],
         wanted: int,
-        outcomes: queue.Queue,
+        outcomes: AnswerQueue,
         stop: threading.Event,
         quick: Callable[[Any], bool] | None,
     ) -> None:
@@ -214,8 +215,8 @@ class WorkerPool:
                 timeout = min(STOP_CHECK_S, max(0.0, nearest - time.monotonic()))
                 finished = self._collect(wait(list(busy), timeout=timeout), busy, pending)
                 self._dispatch(pending, busy, quick)
-                for outcome in finished:
-                    _hand_over(outcomes, outcome, stop)
+                for outcome, size in finished:
+                    _hand_over(outcomes, outcome, stop, size)
         except BaseException as error:  # noqa: BLE001 - raised again in the caller's thread
             _hand_over(outcomes, error, stop)
         finally:
@@ -223,21 +224,23 @@ class WorkerPool:
 
     def _collect(
         self, ready: list[Any], busy: dict[Connection, _Worker], pending: list[tuple[Any, Any]]
-    ) -> list[TaskOutcome]:
-        """Outcomes of the workers that answered or died, and of those past their deadline. A worker that
-        dies or is stopped fails only the task it was reading; the tasks waiting behind it go back to
-        the front of `pending` (which is in reverse order)."""
-        finished: list[TaskOutcome] = []
+    ) -> list[tuple[TaskOutcome, int]]:
+        """Outcomes of the workers that answered or died, and of those past their deadline, each with the
+        size of the answer as sent (0 for a death or a timeout). A worker that dies or is stopped fails
+        only the task it was reading; the tasks waiting behind it go back to the front of `pending`
+        (which is in reverse order)."""
+        finished: list[tuple[TaskOutcome, int]] = []
         for connection in ready:
             worker = busy[connection]
             key = worker.tasks.popleft()[0]
             now = time.monotonic()
             seconds = now - (worker.deadline - self.timeout_s)
             try:
-                _, value, error = connection.recv()
-                finished.append(TaskOutcome(key=key, value=value, error=error, seconds=seconds))
+                answer = connection.recv_bytes()
+                _, value, error = ForkingPickler.loads(answer)
+                finished.append((TaskOutcome(key=key, value=value, error=error, seconds=seconds), len(answer)))
             except (EOFError, OSError):
-                finished.append(TaskOutcome(key=key, error=self._death_reason(worker), seconds=seconds))
+                finished.append((TaskOutcome(key=key, error=self._death_reason(worker), seconds=seconds), 0))
                 self._give_back(worker, pending)
                 self._replace(worker)
             if worker.tasks:
@@ -251,13 +254,8 @@ class WorkerPool:
                 key = worker.tasks.popleft()[0]
                 self._give_back(worker, pending)
                 self._replace(worker)
-                finished.append(
-                    TaskOutcome(
-                        key=key,
-                        error=f"extraction took longer than {self.timeout_s:g} s ([limits] extract_timeout_s); stopped",
-                        seconds=self.timeout_s,
-                    )
-                )
+                error = f"extraction took longer than {self.timeout_s:g} s ([limits] extract_timeout_s); stopped"
+                finished.append((TaskOutcome(key=key, error=error, seconds=self.timeout_s), 0))
         return finished
 
     @staticmethod

@@ -35,6 +35,16 @@ def test_workers_go_on_while_the_caller_is_busy_with_an_outcome(tmp_path: Path):
     assert keys == [folder.name for folder in folders]
 
 
+def test_answers_larger_than_the_queue_allows_all_reach_the_caller(monkeypatch):
+    # each answer (a 20,000-character string) is over the byte bound alone: it passes when the queue
+    # is empty, and the feeding thread waits for the caller between them
+    monkeypatch.setattr(workers, "OUTCOMES_AHEAD_BYTES", 1000)
+    with WorkerPool(bytes, size=2) as pool:
+        outcomes = list(pool.run([(number, 20_000) for number in range(8)]))
+    assert sorted(outcome.key for outcome in outcomes) == list(range(8))
+    assert all(outcome.value == bytes(20_000) for outcome in outcomes)
+
+
 def test_tasks_run_in_the_order_given():
     with WorkerPool(str, size=1) as pool:
         keys = [outcome.key for outcome in pool.run([(name, name) for name in "zyxw"])]

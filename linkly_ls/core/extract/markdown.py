@@ -87,7 +87,7 @@ def clean_mdx_lines(lines: list[str], is_mdx: bool) -> list[str]:
             if _statement_ends(line, skip_until):
                 skip_until = None
             continue
-        opening = _FENCE.match(line)
+        opening = _FENCE.match(line) if "`" in line or "~" in line else None
         if opening:
             fence = opening.group(1)
             cleaned.append(line)

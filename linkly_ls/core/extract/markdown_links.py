@@ -44,7 +44,7 @@ def find_links(lines: list[str], first_line: int = 1) -> list[Link]:
         if index in code or ("[" not in line and "<" not in line):
             continue  # every kind of link starts with `[` or `<`
         number = first_line + index
-        if _DEFINITION.match(line):
+        if "]:" in line and _DEFINITION.match(line):
             continue  # a definition is where a reference link points, not a link of its own
         links.extend(_line_links(_mask(line), line, number, definitions))
         following = lines[index + 1] if index + 1 < len(lines) else ""
@@ -128,23 +128,24 @@ def _code_lines(lines: list[str]) -> set[int]:
             if stripped.startswith(fence) and not stripped[len(fence) :].strip():
                 fence = None
             continue
-        opening = _FENCE.match(line)
+        opening = _FENCE.match(line) if "`" in line or "~" in line else None
         if opening:
             fence = opening.group(1)[0] * len(opening.group(1))
             code.add(index)
             continue
-        if previous_blank and (line.startswith("    ") or line.startswith("\t")) and line.strip():
+        blank = not line.strip()
+        if previous_blank and not blank and (line.startswith("    ") or line.startswith("\t")):
             if not line.lstrip().startswith(("-", "*", "+")) and not re.match(r"\s*\d+[.)]\s", line):
                 code.add(index)
                 continue
-        previous_blank = not line.strip() or index in code
+        previous_blank = blank
     return code
 
 
 def _definitions(lines: list[str], code: set[int]) -> dict[str, str]:
     definitions: dict[str, str] = {}
     for index, line in enumerate(lines):
-        if index in code:
+        if "]:" not in line or index in code:
             continue
         match = _DEFINITION.match(line)
         if match:

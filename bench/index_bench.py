@@ -470,9 +470,9 @@ from recoll import recoll
 confdir, top = sys.argv[1], sys.argv[2]
 db = recoll.connect(confdir=confdir)
 query = db.query()
-count = query.execute('dir:"%s"' % top, stemming=0)
+query.execute('dir:"%s"' % top, stemming=0)  # returns Xapian's estimate of the count, not the count
 rows = []
-for _ in range(count):
+while True:
     doc = query.fetchone()
     if doc is None:
         break

@@ -65,6 +65,11 @@ class IndexHeldError(LinklyError):
         )
 
 
+class WorkersFailedError(LinklyError):
+    """The extraction workers died again and again before any of them read a file (`indexing/workers.py`):
+    the installation, not the files, is at fault, so no file is marked as failed."""
+
+
 class IndexDamagedError(LinklyError):
     """The index's storage failed under a call: a damaged or missing table, a locked or full disk.
 

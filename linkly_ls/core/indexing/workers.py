@@ -4,6 +4,13 @@ A file that hangs a parser or makes it allocate without bound costs one worker
 process, which is killed and replaced; the indexer records a clear error for
 that file and goes on with the rest.
 
+A worker's death is put down to its file only when a second worker dies on it
+too: the first death may have another cause (the system's out-of-memory killer,
+a signal sent to the process), and a file marked failed is not read again
+until it changes. While no worker of a run has answered, such failures are
+held back; if the workers keep dying (an installation they cannot start from),
+the run stops with `WorkersFailedError` and no file is marked failed.
+
 A worker collects garbage rarely: extraction builds millions of small objects
 (MuPDF's JSON of every PDF page parsed into dicts, a line object per line) and
 frees them without cycles, yet with CPython's default thresholds a collection
@@ -27,11 +34,12 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
+from linkly_ls.core.errors import WorkersFailedError
 from linkly_ls.core.indexing.handover import AnswerQueue
 
 DEFAULT_TIMEOUT_S = 180.0
@@ -52,7 +60,22 @@ TASKS_IN_FLIGHT = 2
 STOP_CHECK_S = 0.25
 #: container objects allocated (net) before a worker's young-generation collection; CPython's default is 700
 GC_YOUNG_THRESHOLD = 20_000
+#: deaths in a row, no worker of the run having answered yet, after which the run stops (at least this many,
+#: and at least 4 a worker): the workers cannot run, whatever the files hold
+DEATHS_BEFORE_GIVING_UP = 8
 _FINISHED = object()
+
+
+@dataclass
+class _Deaths:
+    """A run's worker deaths: the tasks that killed one worker (each is read once more by a fresh one),
+    the deaths since the last answer, and the outcomes held back until some worker answers."""
+
+    retried: set[Any] = field(default_factory=set)
+    in_a_row: int = 0
+    answered: bool = False
+    held: list[tuple[TaskOutcome, int]] = field(default_factory=list)
+    last_reason: str = ""
 
 
 @dataclass
@@ -209,40 +232,69 @@ class WorkerPool:
             while len(self._workers) < wanted and not stop.is_set():
                 self._workers.append(self._spawn())
             busy: dict[Connection, _Worker] = {}
+            deaths = _Deaths()
             while (pending or busy) and not stop.is_set():
                 self._dispatch(pending, busy, quick)
                 nearest = min(worker.deadline for worker in busy.values())
                 timeout = min(STOP_CHECK_S, max(0.0, nearest - time.monotonic()))
-                finished = self._collect(wait(list(busy), timeout=timeout), busy, pending)
+                collected = self._collect(wait(list(busy), timeout=timeout), busy, pending, deaths)
+                finished = self._released(collected, deaths)
                 self._dispatch(pending, busy, quick)
                 for outcome, size in finished:
                     _hand_over(outcomes, outcome, stop, size)
+            for outcome, size in deaths.held:  # the run ended before any worker answered: a few files' own deaths
+                _hand_over(outcomes, outcome, stop, size)
         except BaseException as error:  # noqa: BLE001 - raised again in the caller's thread
             _hand_over(outcomes, error, stop)
         finally:
             _hand_over(outcomes, _FINISHED, stop)
 
+    def _released(self, finished: list[tuple[TaskOutcome, int]], deaths: _Deaths) -> list[tuple[TaskOutcome, int]]:
+        """The outcomes to hand over now: none while no worker of the run has answered (held back), then
+        the held ones first; raises WorkersFailedError once the workers have died too often for that."""
+        if deaths.answered:
+            released, deaths.held = deaths.held + finished, []
+            return released
+        deaths.held += finished
+        if deaths.in_a_row >= max(DEATHS_BEFORE_GIVING_UP, 4 * self.size):
+            raise WorkersFailedError(
+                f"the extraction workers died {deaths.in_a_row} times in a row without reading a file "
+                f"(the last: {deaths.last_reason}); no file was marked as failed. Is the installation complete? "
+                "Index again once it is."
+            )
+        return []
+
     def _collect(
-        self, ready: list[Any], busy: dict[Connection, _Worker], pending: list[tuple[Any, Any]]
+        self, ready: list[Any], busy: dict[Connection, _Worker], pending: list[tuple[Any, Any]], deaths: _Deaths
     ) -> list[tuple[TaskOutcome, int]]:
         """Outcomes of the workers that answered or died, and of those past their deadline, each with the
         size of the answer as sent (0 for a death or a timeout). A worker that dies or is stopped fails
-        only the task it was reading; the tasks waiting behind it go back to the front of `pending`
-        (which is in reverse order)."""
+        only the task it was reading, and that only on its second death (the first time, the task goes
+        back to the front of `pending`, which is in reverse order); the tasks waiting behind it go back
+        to the front as well."""
         finished: list[tuple[TaskOutcome, int]] = []
         for connection in ready:
             worker = busy[connection]
-            key = worker.tasks.popleft()[0]
+            task = worker.tasks.popleft()
+            key = task[0]
             now = time.monotonic()
             seconds = now - (worker.deadline - self.timeout_s)
             try:
                 answer = connection.recv_bytes()
                 _, value, error = ForkingPickler.loads(answer)
                 finished.append((TaskOutcome(key=key, value=value, error=error, seconds=seconds), len(answer)))
+                deaths.answered, deaths.in_a_row = True, 0
             except (EOFError, OSError):
-                finished.append((TaskOutcome(key=key, error=self._death_reason(worker), seconds=seconds), 0))
+                reason = self._death_reason(worker)
                 self._give_back(worker, pending)
                 self._replace(worker)
+                deaths.in_a_row += 1
+                deaths.last_reason = reason
+                if key in deaths.retried:
+                    finished.append((TaskOutcome(key=key, error=reason, seconds=seconds), 0))
+                else:
+                    deaths.retried.add(key)
+                    pending.append(task)
             if worker.tasks:
                 worker.deadline = now + self.timeout_s  # it starts its next task now
             else:

@@ -8,6 +8,9 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
+from linkly_ls.core.errors import WorkersFailedError
 from linkly_ls.core.indexing import workers
 from linkly_ls.core.indexing.workers import WorkerPool
 
@@ -165,3 +168,38 @@ def test_a_quick_task_for_a_worker_that_died_unseen_stays_pending():
         pending, busy = [("next", 0)], {}
         pool._dispatch(pending, busy, quick=lambda key: True)
         assert pending == [("next", 0)] and list(worker.tasks) == [("running", 30)]
+
+
+def _dies_the_first_time(marker: str | None) -> str:
+    """Ends its worker process the first time it reads `marker` (a file it then makes); answers after."""
+    if marker is not None and not os.path.exists(marker):
+        Path(marker).touch()
+        os._exit(3)
+    return "read"
+
+
+def test_a_file_whose_first_worker_dies_is_read_again_by_a_fresh_one(tmp_path: Path):
+    # the death may have another cause than the file (the out-of-memory killer): a file marked failed
+    # is not read again until it changes, so one death is not put down to it
+    with WorkerPool(_dies_the_first_time, size=1) as pool:
+        outcomes = list(pool.run([("flaky", str(tmp_path / "marker")), ("plain", None)]))
+    assert sorted((outcome.key, outcome.value, outcome.error) for outcome in outcomes) == [
+        ("flaky", "read", None),
+        ("plain", "read", None),
+    ]
+
+
+def test_a_file_that_kills_two_workers_fails_even_when_nothing_else_is_read():
+    with WorkerPool(signal.raise_signal, size=2) as pool:
+        outcomes = list(pool.run([("crash", signal.SIGSEGV)]))
+    assert [outcome.key for outcome in outcomes] == ["crash"]
+    assert outcomes[0].error.startswith("the extractor crashed (signal 11)")
+
+
+def test_workers_that_die_before_reading_any_file_stop_the_run_without_failing_a_file():
+    yielded = []
+    with WorkerPool(os._exit, size=2) as pool:
+        with pytest.raises(WorkersFailedError, match="died 8 times in a row without reading a file"):
+            for outcome in pool.run([(number, 1) for number in range(20)]):
+                yielded.append(outcome)
+    assert yielded == []

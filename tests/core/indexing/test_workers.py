@@ -199,7 +199,9 @@ def test_a_file_that_kills_two_workers_fails_even_when_nothing_else_is_read():
 def test_workers_that_die_before_reading_any_file_stop_the_run_without_failing_a_file():
     yielded = []
     with WorkerPool(os._exit, size=2) as pool:
-        with pytest.raises(WorkersFailedError, match="died 8 times in a row without reading a file"):
+        with pytest.raises(WorkersFailedError, match="times in a row without reading a file") as raised:
             for outcome in pool.run([(number, 1) for number in range(20)]):
                 yielded.append(outcome)
     assert yielded == []
+    # both workers may be found dead in one look, so the count may pass the limit by one
+    assert int(str(raised.value).split(" died ")[1].split()[0]) in (8, 9)

@@ -67,6 +67,15 @@ _FINISHED = object()
 
 
 @dataclass
+class TaskOutcome:
+    key: Any
+    value: Any = None
+    error: str | None = None
+    #: wall time from handing the task to a worker until its answer, its death or its timeout
+    seconds: float = 0.0
+
+
+@dataclass
 class _Deaths:
     """A run's worker deaths: the tasks that killed one worker (each is read once more by a fresh one),
     the deaths since the last answer, and the outcomes held back until some worker answers."""
@@ -76,15 +85,6 @@ class _Deaths:
     answered: bool = False
     held: list[tuple[TaskOutcome, int]] = field(default_factory=list)
     last_reason: str = ""
-
-
-@dataclass
-class TaskOutcome:
-    key: Any
-    value: Any = None
-    error: str | None = None
-    #: wall time from handing the task to a worker until its answer, its death or its timeout
-    seconds: float = 0.0
 
 
 def _worker_main(connection: Connection, function: Callable, memory_mb: int) -> None:

@@ -93,6 +93,21 @@ def _cosines(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
 INSERT_SLICE = 64
 
 
+def quantize(vectors: np.ndarray) -> np.ndarray:
+    """Rows as 8-bit integers, each scaled so that its largest component is +-127.
+
+    Cosine similarity ignores a row's scale, so each row can use its whole 8-bit range: usearch's own
+    conversion multiplies by 127 whatever the row, and a unit vector of 384 dimensions then uses
+    about +-40 of it, so three times coarser steps. Quantizing a row that came out of the index
+    gives back exactly the integers stored."""
+    import numpy as np  # loaded with the vectors, not with every open index
+
+    rows = np.atleast_2d(np.asarray(vectors, dtype=np.float32))
+    peaks = np.abs(rows).max(axis=1, keepdims=True)
+    scaled = rows * (127.0 / np.where(peaks > 0, peaks, 1.0))
+    return np.clip(np.rint(scaled), -127, 127).astype(np.int8).reshape(np.shape(vectors))
+
+
 def _file_stamp(path: Path) -> tuple[int, int, int]:
     """What tells one saved index file from the next: every save replaces the file (a new inode),
     so a rewrite of the same size within one timestamp tick is seen too."""
@@ -148,7 +163,32 @@ class VectorIndex:
             self.reconcile()
 
     def _new_index(self):
-        return _usearch()(ndim=self.dim, metric="cos", dtype="f16", connectivity=16, expansion_add=128, expansion_search=96)
+        """A new index stores 8-bit vectors (`quantize`): half of 16-bit floats in memory and on disk,
+        at the same search quality on the labelled collections (README, *Vectors*). An index saved
+        earlier keeps the kind of numbers it was written with."""
+        return _usearch()(ndim=self.dim, metric="cos", dtype="i8", connectivity=16, expansion_add=128, expansion_search=96)
+
+    @property
+    def _holds_integers(self) -> bool:
+        return str(self.index.dtype).upper().endswith("I8")
+
+    def _as_stored(self, vectors: np.ndarray) -> np.ndarray:
+        """Vectors (or a query) in the index's own kind of numbers."""
+        import numpy as np  # loaded with the vectors, not with every open index
+
+        if self._holds_integers:
+            return quantize(vectors)
+        return np.asarray(vectors, dtype=np.float32)
+
+    def _stored(self, keys: np.ndarray) -> np.ndarray:
+        """The stored vectors of keys known to be in the index, one float32 row each (8-bit rows at unit
+        length; 16-bit ones as they are), under the caller's lock."""
+        import numpy as np  # loaded with the vectors, not with every open index
+
+        matrix = np.vstack(self.index.get(np.asarray(keys, dtype=np.uint64), dtype=np.float32)).reshape(-1, self.dim)
+        if self._holds_integers:
+            matrix /= np.clip(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12, None)
+        return matrix
 
     def _open(self):
         if not self.path.exists():
@@ -228,7 +268,7 @@ class VectorIndex:
             self._next_key += count
             if count:
                 rows = [np.asarray(vectors, dtype=np.float32).reshape(-1, self.dim) for _, _, chunks, vectors in documents]
-                self.index.add(keys, np.concatenate(rows), threads=1)
+                self.index.add(keys, self._as_stored(np.concatenate(rows)), threads=1)
             offset = 0
             for doc_id, content_hash, chunks, _ in documents:
                 self._pending_rows.extend(
@@ -339,8 +379,8 @@ class VectorIndex:
         """text hash -> the stored vector of a chunk with that exact text, for the hashes that have one.
 
         Writer side: looks at committed rows and at rows added since the last checkpoint.
-        The vector comes back as stored (half precision widened to float32), so adding it
-        again under a new key stores exactly the same vector.
+        The vector comes back as stored (widened to float32, see `_stored`), so adding it again
+        under a new key stores exactly the same vector.
         """
         import numpy as np  # loaded with the vectors, not with every open index
 
@@ -357,8 +397,7 @@ class VectorIndex:
             present = [(text_hash, key) for text_hash, key in key_of.items() if key in self.index]
             if not present:
                 return {}
-            stored = self.index.get(np.asarray([key for _, key in present], dtype=np.uint64), dtype=np.float32)
-        matrix = np.vstack(stored).reshape(len(present), self.dim)
+            matrix = self._stored(np.asarray([key for _, key in present], dtype=np.uint64))
         return {text_hash: matrix[row] for row, (text_hash, _) in enumerate(present)}
 
     # reading
@@ -366,8 +405,10 @@ class VectorIndex:
     def search(self, query: np.ndarray, limit: int, allowed_doc_ids: list[str] | None = None) -> list[VectorHit]:
         """Nearest chunks by cosine similarity (approximate, HNSW), optionally within some documents.
 
-        A 2-D query is several views of one (query_views.py): one batch search, each chunk scored by
-        its best view, the chunks resolved once."""
+        The graph finds the chunks; each is then scored exactly against the full-precision query, so a
+        chunk scores the same here as in `exact_search` and `best_per_document` (the graph compares an
+        8-bit copy of the query). A 2-D query is several views of one (query_views.py): one batch
+        search, each chunk scored by its best view, the chunks resolved once."""
         import numpy as np  # loaded with the vectors, not with every open index
 
         if limit <= 0 or len(self.index) == 0:
@@ -376,16 +417,15 @@ class VectorIndex:
             keys = self._keys_of(allowed_doc_ids)
             if len(keys) <= EXACT_SCAN_LIMIT:
                 return self._scan(query, keys, limit)
-        query = np.asarray(query, dtype=np.float32)
         with self._lock:
             count = min(len(self.index), limit if allowed_doc_ids is None else limit * 8)
-            matches = self.index.search(query, count)
-        best: dict[int, float] = {}
-        rows = zip(np.atleast_2d(matches.keys), np.atleast_2d(matches.distances), np.atleast_1d(getattr(matches, "counts", count)))
-        for found_keys, distances, found in rows:  # a batch's rows are padded past their count
-            for key, distance in zip(found_keys[:found].tolist(), distances[:found].tolist()):
-                best[key] = max(best.get(key, -2.0), 1.0 - distance)
-        found = sorted(best.items(), key=lambda item: -item[1])[:count]
+            matches = self.index.search(self._as_stored(query), count)
+            keys: dict[int, None] = {}
+            rows = zip(np.atleast_2d(matches.keys), np.atleast_1d(getattr(matches, "counts", count)))
+            for found_keys, found in rows:  # a batch's rows are padded past their count
+                keys.update(dict.fromkeys(found_keys[:found].tolist()))
+            scores = _cosines(self._stored(np.fromiter(keys, dtype=np.uint64)), query).tolist() if keys else []
+        found = sorted(zip(keys, scores), key=lambda item: -item[1])[:count]
         hits = self._resolve(found)
         if allowed_doc_ids is not None:
             allowed = set(allowed_doc_ids)
@@ -437,7 +477,7 @@ class VectorIndex:
             present = np.asarray(self.index.contains(keys), dtype=bool).reshape(-1)
             if not present.any():
                 return []
-            matrix = np.vstack(self.index.get(keys[present], dtype=np.float32))
+            matrix = self._stored(keys[present])
         kept = [row for row, found in zip(rows, present) if found]
         pairs = [(VectorHit(*row[1:], score=1.0), matrix[index]) for index, row in enumerate(kept)]
         return sorted(pairs, key=lambda pair: pair[0].chunk)
@@ -451,7 +491,7 @@ class VectorIndex:
             present = [key for key in keys if key in self.index]
             if not present:
                 return []
-            matrix = np.vstack(self.index.get(np.asarray(present, dtype=np.uint64), dtype=np.float32))
+            matrix = self._stored(np.asarray(present, dtype=np.uint64))
         scores = _cosines(matrix, query)
         order = np.argsort(-scores)[:limit]
         return self._resolve([(present[i], float(scores[i])) for i in order])
@@ -475,7 +515,7 @@ class VectorIndex:
             present = np.asarray(self.index.contains(wanted), dtype=bool).reshape(-1)
             if not present.any():
                 return [], np.zeros((0, 0), dtype=np.float32)
-            matrix = np.vstack(self.index.get(wanted[present], dtype=np.float32))
+            matrix = self._stored(wanted[present])
         return [key for key, kept in zip(keys, present) if kept], matrix
 
     # bookkeeping

@@ -41,7 +41,7 @@ from linkly_ls.core.indexing.skips import TOO_LARGE, SkipTally, describe
 from linkly_ls.core.indexing.reachability import is_under, keep_message, root_problem, unreadable_problem
 from linkly_ls.core.indexing.walker import WalkRules, is_indexable, walk_library
 from linkly_ls.core.indexing.work_plan import plan, quick_files, slowest_first, worker_preload
-from linkly_ls.core.indexing.workers import TaskOutcome, WorkerPool
+from linkly_ls.core.indexing.workers import TaskOutcome, WorkerPool, marked_after_one_death
 
 __all__ = ["IndexReport", "Indexer", "PreparedFile", "prepare_file"]
 
@@ -193,6 +193,7 @@ class Indexer:
                 and failed_before.size == stat.st_size
                 and failed_before.mtime_ns == stat.st_mtime_ns
                 and failed_before.extractor >= extractor_version(path)
+                and not marked_after_one_death(failed_before.message)
             ):
                 report.failed += 1
                 continue

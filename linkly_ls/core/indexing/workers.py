@@ -30,6 +30,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import re
 import threading
 import time
 from collections import deque
@@ -64,6 +65,26 @@ GC_YOUNG_THRESHOLD = 20_000
 #: and at least 4 a worker): the workers cannot run, whatever the files hold
 DEATHS_BEFORE_GIVING_UP = 8
 _FINISHED = object()
+
+
+#: the errors earlier versions marked a file with after one worker had died on it
+_ONE_DEATH_ERRORS = re.compile(
+    r"the extractor process died while reading this file|the extractor crashed \(signal \d+\); the file is probably malformed"
+)
+
+
+def _failure_after_two_deaths(reason: str) -> str:
+    """The error of a file on which two workers died (`reason`: how the second one ended)."""
+    if reason.startswith("the extractor crashed"):
+        return f"{reason} twice on this file; the file is probably malformed"
+    return f"{reason} twice while reading this file"
+
+
+def marked_after_one_death(error: str) -> bool:
+    """An error an earlier version recorded after a single worker death, which may not have been the
+    file's doing (the out-of-memory killer, a signal): such a file is read again once, as an
+    unchanged failed file otherwise is not; the error it then gets, if any, is never this one."""
+    return _ONE_DEATH_ERRORS.fullmatch(error) is not None
 
 
 @dataclass
@@ -291,7 +312,7 @@ class WorkerPool:
                 deaths.in_a_row += 1
                 deaths.last_reason = reason
                 if key in deaths.retried:
-                    finished.append((TaskOutcome(key=key, error=reason, seconds=seconds), 0))
+                    finished.append((TaskOutcome(key=key, error=_failure_after_two_deaths(reason), seconds=seconds), 0))
                 else:
                     deaths.retried.add(key)
                     pending.append(task)
@@ -347,8 +368,8 @@ class WorkerPool:
         worker.process.join(1)
         code = worker.process.exitcode
         if code is not None and code < 0:
-            return f"the extractor crashed (signal {-code}); the file is probably malformed"
-        return "the extractor process died while reading this file"
+            return f"the extractor crashed (signal {-code})"
+        return "the extractor process died"
 
     def _replace(self, worker: _Worker) -> None:
         index = self._workers.index(worker)

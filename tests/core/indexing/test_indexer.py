@@ -251,6 +251,27 @@ def test_a_file_that_failed_is_tried_again_by_a_newer_extractor_only(library_dir
     assert retried.failed == 1 and engine.catalog.error_for(str(broken)).extractor == 5
 
 
+def test_a_file_an_earlier_version_failed_after_one_worker_death_is_read_once_more(library_dir, engine_for):
+    # before a second worker read such a file, one death (perhaps the out-of-memory killer's) marked it
+    # failed until it changed; such marks are tried once, other errors of unchanged files are not
+    from linkly_ls.core.extract import extractor_version
+    from linkly_ls.core.store.records import ErrorRecord
+
+    flaky = write(library_dir / "flaky.md", "# Flaky\n\nread at last\n")
+    broken = write(library_dir / "broken.md", "# Broken\n\nmarked by another error\n")
+    engine = engine_for(library_dir)
+    for path, message in (
+        (flaky, "the extractor process died while reading this file"),
+        (broken, "the extractor process died twice while reading this file"),
+    ):
+        stat = path.stat()
+        engine.catalog.put_error(ErrorRecord(str(path), "lib", message, stat.st_size, stat.st_mtime_ns, extractor_version(path)))
+    (report,) = engine.index()
+    assert (report.indexed, report.failed) == (1, 1)
+    assert engine.catalog.error_for(str(flaky)) is None and titles(engine, "read at last") == ["Flaky"]
+    assert engine.catalog.error_for(str(broken)).message.endswith("twice while reading this file")
+
+
 def test_a_type_the_first_run_did_not_preload_is_read_by_the_workers_of_a_later_run(library_dir, engine_for):
     # The pool's fork server preloads the first run's extractors (PDF here); a DOCX and a PPTX of a
     # later run are read by the same workers, which import their readers then

@@ -12,7 +12,7 @@ import pytest
 
 from linkly_ls.core.errors import WorkersFailedError
 from linkly_ls.core.indexing import workers
-from linkly_ls.core.indexing.workers import WorkerPool
+from linkly_ls.core.indexing.workers import WorkerPool, marked_after_one_death
 
 
 def _wait_until(condition, timeout_s: float = 60.0) -> bool:  # noqa: ANN001 (workers start late on a busy machine)
@@ -193,7 +193,15 @@ def test_a_file_that_kills_two_workers_fails_even_when_nothing_else_is_read():
     with WorkerPool(signal.raise_signal, size=2) as pool:
         outcomes = list(pool.run([("crash", signal.SIGSEGV)]))
     assert [outcome.key for outcome in outcomes] == ["crash"]
-    assert outcomes[0].error.startswith("the extractor crashed (signal 11)")
+    assert outcomes[0].error == "the extractor crashed (signal 11) twice on this file; the file is probably malformed"
+    assert not marked_after_one_death(outcomes[0].error), "a file two workers died on is not read again"
+
+
+def test_the_marks_of_one_death_are_those_earlier_versions_wrote():
+    assert marked_after_one_death("the extractor process died while reading this file")
+    assert marked_after_one_death("the extractor crashed (signal 9); the file is probably malformed")
+    assert not marked_after_one_death("the extractor process died twice while reading this file")
+    assert not marked_after_one_death("extraction took longer than 180 s ([limits] extract_timeout_s); stopped")
 
 
 def test_workers_that_die_before_reading_any_file_stop_the_run_without_failing_a_file():

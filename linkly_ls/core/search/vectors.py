@@ -97,8 +97,8 @@ def quantize(vectors: np.ndarray) -> np.ndarray:
     """Rows as 8-bit integers, each scaled so that its largest component is +-127.
 
     Cosine similarity ignores a row's scale, so each row can use its whole 8-bit range: usearch's own
-    conversion multiplies by 127 whatever the row, and a unit vector of 384 dimensions then uses
-    about +-40 of it, so three times coarser steps. Quantizing a row that came out of the index
+    conversion multiplies by 127 whatever the row, and the bundled model's unit vectors, whose
+    largest component is about 0.16, then use +-20 of it: steps six times coarser. Quantizing a row that came out of the index
     gives back exactly the integers stored."""
     import numpy as np  # loaded with the vectors, not with every open index
 
@@ -164,7 +164,7 @@ class VectorIndex:
 
     def _new_index(self):
         """A new index stores 8-bit vectors (`quantize`): half of 16-bit floats in memory and on disk,
-        at the same search quality on the labelled collections (README, *Vectors*). An index saved
+        at the same search quality on the labelled collections (README, *Hybrid search*). An index saved
         earlier keeps the kind of numbers it was written with."""
         return _usearch()(ndim=self.dim, metric="cos", dtype="i8", connectivity=16, expansion_add=128, expansion_search=96)
 

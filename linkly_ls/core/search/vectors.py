@@ -82,11 +82,19 @@ def _cosines(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
     arithmetic (2.7 ms of CPU for 1,700 chunks against 0.14 ms), more on a busy machine."""
     import numpy as np  # loaded with the vectors, not with every open index
 
-    matrix /= np.clip(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12, None)
+    _unit_rows(matrix)
     query = np.asarray(query, dtype=np.float32)
     if query.ndim == 2:
         return np.einsum("ij,kj->ik", matrix, query).max(axis=1)
     return np.einsum("ij,j->i", matrix, query)
+
+
+def _unit_rows(matrix: np.ndarray) -> np.ndarray:
+    """The rows of `matrix` scaled to unit length, in place."""
+    import numpy as np  # loaded with the vectors, not with every open index
+
+    matrix /= np.clip(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12, None)
+    return matrix
 
 
 #: most vectors one insertion takes while holding the index lock (a search waits for at most one)
@@ -181,14 +189,12 @@ class VectorIndex:
         return np.asarray(vectors, dtype=np.float32)
 
     def _stored(self, keys: np.ndarray) -> np.ndarray:
-        """The stored vectors of keys known to be in the index, one float32 row each (8-bit rows at unit
-        length; 16-bit ones as they are), under the caller's lock."""
+        """The stored vectors of keys known to be in the index, one float32 row each, under the caller's
+        lock: 16-bit rows as they are, 8-bit ones at their stored scale (any: `_cosines` and `quantize`
+        ignore it; `vectors_of` and `chunk_vectors` give unit rows)."""
         import numpy as np  # loaded with the vectors, not with every open index
 
-        matrix = np.vstack(self.index.get(np.asarray(keys, dtype=np.uint64), dtype=np.float32)).reshape(-1, self.dim)
-        if self._holds_integers:
-            matrix /= np.clip(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12, None)
-        return matrix
+        return np.vstack(self.index.get(np.asarray(keys, dtype=np.uint64), dtype=np.float32)).reshape(-1, self.dim)
 
     def _open(self):
         if not self.path.exists():
@@ -379,8 +385,8 @@ class VectorIndex:
         """text hash -> the stored vector of a chunk with that exact text, for the hashes that have one.
 
         Writer side: looks at committed rows and at rows added since the last checkpoint.
-        The vector comes back as stored (widened to float32, see `_stored`), so adding it again
-        under a new key stores exactly the same vector.
+        The vector comes back as stored (widened to float32, at the stored scale: `_stored`), so
+        adding it again under a new key stores exactly the same vector.
         """
         import numpy as np  # loaded with the vectors, not with every open index
 
@@ -405,10 +411,11 @@ class VectorIndex:
     def search(self, query: np.ndarray, limit: int, allowed_doc_ids: list[str] | None = None) -> list[VectorHit]:
         """Nearest chunks by cosine similarity (approximate, HNSW), optionally within some documents.
 
-        The graph finds the chunks; each is then scored exactly against the full-precision query, so a
-        chunk scores the same here as in `exact_search` and `best_per_document` (the graph compares an
-        8-bit copy of the query). A 2-D query is several views of one (query_views.py): one batch
-        search, each chunk scored by its best view, the chunks resolved once."""
+        The graph finds the chunks; the closest (by the graph's distance, the best of a chunk's views)
+        are then scored exactly against the full-precision query, so a chunk scores the same here as
+        in `exact_search` and `best_per_document` (the graph compares an 8-bit copy of the query). A
+        2-D query is several views of one (query_views.py): one batch search, each chunk scored by its
+        best view, the chunks resolved once."""
         import numpy as np  # loaded with the vectors, not with every open index
 
         if limit <= 0 or len(self.index) == 0:
@@ -420,12 +427,14 @@ class VectorIndex:
         with self._lock:
             count = min(len(self.index), limit if allowed_doc_ids is None else limit * 8)
             matches = self.index.search(self._as_stored(query), count)
-            keys: dict[int, None] = {}
-            rows = zip(np.atleast_2d(matches.keys), np.atleast_1d(getattr(matches, "counts", count)))
-            for found_keys, found in rows:  # a batch's rows are padded past their count
-                keys.update(dict.fromkeys(found_keys[:found].tolist()))
-            scores = _cosines(self._stored(np.fromiter(keys, dtype=np.uint64)), query).tolist() if keys else []
-        found = sorted(zip(keys, scores), key=lambda item: -item[1])[:count]
+            approximate: dict[int, float] = {}
+            rows = zip(np.atleast_2d(matches.keys), np.atleast_2d(matches.distances), np.atleast_1d(getattr(matches, "counts", count)))
+            for found_keys, distances, found in rows:  # a batch's rows are padded past their count
+                for key, distance in zip(found_keys[:found].tolist(), distances[:found].tolist()):
+                    approximate[key] = min(approximate.get(key, 2.0), distance)
+            keys = sorted(approximate, key=approximate.__getitem__)[:count]
+            scores = _cosines(self._stored(np.asarray(keys, dtype=np.uint64)), query).tolist() if keys else []
+        found = sorted(zip(keys, scores), key=lambda item: -item[1])
         hits = self._resolve(found)
         if allowed_doc_ids is not None:
             allowed = set(allowed_doc_ids)
@@ -451,7 +460,7 @@ class VectorIndex:
         import numpy as np  # loaded with the vectors, not with every open index
 
         rows = self.rows.current_chunks_of_documents(doc_ids) if len(self.index) else []
-        kept, matrix = self.vectors_of([row[0] for row in rows])
+        kept, matrix = self._present_vectors([row[0] for row in rows])
         if not kept:
             return {}
         present = set(kept)
@@ -477,7 +486,7 @@ class VectorIndex:
             present = np.asarray(self.index.contains(keys), dtype=bool).reshape(-1)
             if not present.any():
                 return []
-            matrix = self._stored(keys[present])
+            matrix = _unit_rows(self._stored(keys[present]))
         kept = [row for row, found in zip(rows, present) if found]
         pairs = [(VectorHit(*row[1:], score=1.0), matrix[index]) for index, row in enumerate(kept)]
         return sorted(pairs, key=lambda pair: pair[0].chunk)
@@ -505,7 +514,12 @@ class VectorIndex:
         return [VectorHit(*refs[key], score=score, key=key) for key, score in found if key in refs]
 
     def vectors_of(self, keys: list[int]) -> tuple[list[int], np.ndarray]:
-        """Those of `keys` still in the index, and their stored vectors, one row each."""
+        """Those of `keys` still in the index, and their stored vectors at unit length, one row each."""
+        kept, matrix = self._present_vectors(keys)
+        return kept, _unit_rows(matrix) if kept else matrix
+
+    def _present_vectors(self, keys: list[int]) -> tuple[list[int], np.ndarray]:
+        """Those of `keys` still in the index, and their stored vectors (`_stored`)."""
         import numpy as np  # loaded with the vectors, not with every open index
 
         if not keys:

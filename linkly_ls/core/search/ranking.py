@@ -227,7 +227,7 @@ def rank_documents(
     if mode != "vector":
         _complete_keyword_side(engine, query, documents)
     if index is None or query_vector is None:
-        return _first_pass_only(engine, first, documents, mode, building, fusion)
+        return _first_pass_only(engine, first, documents, mode, building, fusion, keyword_weight_for(query))
     if mode == "vector":
         if feedback.ROCCHIO_DOCUMENTS:
             ranked = sorted((d for d in documents.values() if d.vector_rank), key=lambda d: d.vector_rank or 0)
@@ -318,7 +318,13 @@ def _add_first_pass_side(
 
 
 def _first_pass_only(
-    engine: Engine, first: FirstPassSide, documents: dict[str, RankedDocument], mode: str, building: bool, fusion: str | None
+    engine: Engine,
+    first: FirstPassSide,
+    documents: dict[str, RankedDocument],
+    mode: str,
+    building: bool,
+    fusion: str | None,
+    keyword_weight: float,
 ) -> Ranking:
     """Nothing is refined yet: the first-pass vectors are the whole vector side."""
     reason = f"first-pass vectors ({first.embedder.model_id}; the model has not refined any yet)"
@@ -326,7 +332,7 @@ def _first_pass_only(
         document.vector_kind = FIRST_PASS
     if mode == "vector":
         return _vector_only(documents, "vector mode requested, " + reason, building, None, None)
-    ranked = _fused(engine, None, documents, fusion, CONVEX_KEYWORD_WEIGHT, first)
+    ranked = _fused(engine, None, documents, fusion, keyword_weight, first)
     return Ranking(ranked, "hybrid", "keyword + " + reason, building)
 
 
@@ -458,14 +464,24 @@ def _fuse_convex(documents, without_vectors: set[str], keyword_weight: float) ->
     documents = list(documents)
     keyword_top = max((d.keyword_score or 0.0 for d in documents), default=0.0) or 1.0
     scaled = vector_parts(documents)
+    first_pass_weight = first_pass_keyword_weight(keyword_weight)
     for document in documents:
         keyword_part = (document.keyword_score or 0.0) / keyword_top
         if document.vector_score is not None:
             vector_part = scaled[document.doc_id]
         else:
             vector_part = keyword_part if document.doc_id in without_vectors else 0.0
-        weight = first_pass_side.FIRST_PASS_KEYWORD_WEIGHT if document.vector_kind == FIRST_PASS else keyword_weight
+        weight = first_pass_weight if document.vector_kind == FIRST_PASS else keyword_weight
         document.fused_score = weight * keyword_part + (1 - weight) * vector_part
+
+
+def first_pass_keyword_weight(keyword_weight: float) -> float:
+    """The keyword side's weight for a document ranked by its first-pass vector, for a query whose
+    refined documents give it `keyword_weight`: first-pass vectors keep the same fraction of the vector
+    side's share, so a paragraph-long request, which leans on its keywords (LONG_QUERY_KEYWORD_WEIGHT),
+    leans on them more where only first-pass vectors answer it too."""
+    kept = (1 - first_pass_side.FIRST_PASS_KEYWORD_WEIGHT) / (1 - CONVEX_KEYWORD_WEIGHT)
+    return 1 - kept * (1 - keyword_weight)
 
 
 def _coverage_note(coverage: dict[str, float], first_pass: bool = False) -> str:

@@ -42,7 +42,7 @@ def smoothed(ranked: list[RankedDocument], hits: list[VectorHit], index: VectorI
     present = set(keys)
     top = [document for document in top if best_key[document.doc_id] in present]
     vectors = vectors / (np.linalg.norm(vectors, axis=1, keepdims=True) + 1e-12)
-    # einsum, not `@`: BLAS's threads would spin on after so small a product (as in `vectors._cosines`)
+    # einsum, not `@`: BLAS's threads would spin on after so small a product (as in `vector_math.cosines`)
     similarity = np.clip(np.einsum("ij,kj->ik", vectors, vectors), 0.0, None)
     np.fill_diagonal(similarity, 0.0)
     neighbours = min(SMOOTHING_NEIGHBOURS, len(top) - 1)

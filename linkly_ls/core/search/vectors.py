@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 from linkly_ls.core.search.chunking import CHUNKING_VERSION
+from linkly_ls.core.search.vector_math import cosines, quantize, unit_rows
 from linkly_ls.core.store.catalog import Catalog
 from linkly_ls.core.store.vector_rows import ChunkRow, DocRow, VectorRows, ensure_vector_tables
 from linkly_ls.core.store.writer_lock import WriterLock
@@ -76,44 +77,8 @@ def _usearch():
     return Index
 
 
-def _cosines(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """Rows (normalised here) times the query; a 2-D query is several views of it (query_views.py), and
-    each row takes its best view. `einsum`, not `@`: for one vector, BLAS's threads cost ten times the
-    arithmetic (2.7 ms of CPU for 1,700 chunks against 0.14 ms), more on a busy machine."""
-    import numpy as np  # loaded with the vectors, not with every open index
-
-    _unit_rows(matrix)
-    query = np.asarray(query, dtype=np.float32)
-    if query.ndim == 2:
-        return np.einsum("ij,kj->ik", matrix, query).max(axis=1)
-    return np.einsum("ij,j->i", matrix, query)
-
-
-def _unit_rows(matrix: np.ndarray) -> np.ndarray:
-    """The rows of `matrix` scaled to unit length, in place."""
-    import numpy as np  # loaded with the vectors, not with every open index
-
-    matrix /= np.clip(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12, None)
-    return matrix
-
-
 #: most vectors one insertion takes while holding the index lock (a search waits for at most one)
 INSERT_SLICE = 64
-
-
-def quantize(vectors: np.ndarray) -> np.ndarray:
-    """Rows as 8-bit integers, each scaled so that its largest component is +-127.
-
-    Cosine similarity ignores a row's scale, so each row can use its whole 8-bit range: usearch's own
-    conversion multiplies by 127 whatever the row, and the bundled model's unit vectors, whose
-    largest component is about 0.16, then use +-20 of it: steps six times coarser. Quantizing a row that came out of the index
-    gives back exactly the integers stored."""
-    import numpy as np  # loaded with the vectors, not with every open index
-
-    rows = np.atleast_2d(np.asarray(vectors, dtype=np.float32))
-    peaks = np.abs(rows).max(axis=1, keepdims=True)
-    scaled = rows * (127.0 / np.where(peaks > 0, peaks, 1.0))
-    return np.clip(np.rint(scaled), -127, 127).astype(np.int8).reshape(np.shape(vectors))
 
 
 def _file_stamp(path: Path) -> tuple[int, int, int]:
@@ -190,7 +155,7 @@ class VectorIndex:
 
     def _stored(self, keys: np.ndarray) -> np.ndarray:
         """The stored vectors of keys known to be in the index, one float32 row each, under the caller's
-        lock: 16-bit rows as they are, 8-bit ones at their stored scale (any: `_cosines` and `quantize`
+        lock: 16-bit rows as they are, 8-bit ones at their stored scale (any: `cosines` and `quantize`
         ignore it; `vectors_of` and `chunk_vectors` give unit rows)."""
         import numpy as np  # loaded with the vectors, not with every open index
 
@@ -433,7 +398,7 @@ class VectorIndex:
                 for key, distance in zip(found_keys[:found].tolist(), distances[:found].tolist()):
                     approximate[key] = min(approximate.get(key, 2.0), distance)
             keys = sorted(approximate, key=approximate.__getitem__)[:count]
-            scores = _cosines(self._stored(np.asarray(keys, dtype=np.uint64)), query).tolist() if keys else []
+            scores = cosines(self._stored(np.asarray(keys, dtype=np.uint64)), query).tolist() if keys else []
         found = sorted(zip(keys, scores), key=lambda item: -item[1])
         hits = self._resolve(found)
         if allowed_doc_ids is not None:
@@ -465,7 +430,7 @@ class VectorIndex:
             return {}
         present = set(kept)
         rows = [row for row in rows if row[0] in present]
-        scores = _cosines(matrix, query)
+        scores = cosines(matrix, query)
         numbers: dict[str, int] = {}
         documents = np.fromiter(
             (numbers.setdefault(row[1], len(numbers)) for row in rows), dtype=np.int64, count=len(rows)
@@ -486,7 +451,7 @@ class VectorIndex:
             present = np.asarray(self.index.contains(keys), dtype=bool).reshape(-1)
             if not present.any():
                 return []
-            matrix = _unit_rows(self._stored(keys[present]))
+            matrix = unit_rows(self._stored(keys[present]))
         kept = [row for row, found in zip(rows, present) if found]
         pairs = [(VectorHit(*row[1:], score=1.0), matrix[index]) for index, row in enumerate(kept)]
         return sorted(pairs, key=lambda pair: pair[0].chunk)
@@ -501,7 +466,7 @@ class VectorIndex:
             if not present:
                 return []
             matrix = self._stored(np.asarray(present, dtype=np.uint64))
-        scores = _cosines(matrix, query)
+        scores = cosines(matrix, query)
         order = np.argsort(-scores)[:limit]
         return self._resolve([(present[i], float(scores[i])) for i in order])
 
@@ -516,7 +481,7 @@ class VectorIndex:
     def vectors_of(self, keys: list[int]) -> tuple[list[int], np.ndarray]:
         """Those of `keys` still in the index, and their stored vectors at unit length, one row each."""
         kept, matrix = self._present_vectors(keys)
-        return kept, _unit_rows(matrix) if kept else matrix
+        return kept, unit_rows(matrix) if kept else matrix
 
     def _present_vectors(self, keys: list[int]) -> tuple[list[int], np.ndarray]:
         """Those of `keys` still in the index, and their stored vectors (`_stored`)."""

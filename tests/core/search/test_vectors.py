@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from linkly_ls.core.store.catalog import Catalog, DocumentRecord
-from linkly_ls.core.search.vectors import ChunkRef, VectorIndex, _usearch, quantize
+from linkly_ls.core.search.vectors import ChunkRef, VectorIndex, _usearch
 
 DIM = 64
 MODEL = "test/random-64"
@@ -325,20 +325,6 @@ def test_hits_carry_their_keys_and_the_index_gives_back_their_stored_vectors(cat
     assert keys == [hits[0].key]
     assert np.allclose(np.linalg.norm(stored, axis=1), 1.0, atol=1e-5) and np.allclose(stored[0], vectors[7], atol=1e-2)
     index.close()
-
-
-def test_quantize_spends_each_rows_whole_range_and_gives_back_what_it_stored():
-    rows = unit(50, seed=3)
-    rows[4] = 0.0
-    stored = quantize(rows)
-    assert stored.dtype == np.int8
-    assert (np.abs(stored[np.arange(50) != 4]).max(axis=1) == 127).all()
-    assert not stored[4].any(), "a zero row stays zero"
-    widened = stored.astype(np.float32) / 127.0
-    assert np.array_equal(quantize(widened), stored) and np.array_equal(quantize(widened * 3.7), stored)
-    assert quantize(rows[0]).shape == (DIM,)
-    cosines = np.einsum("ij,ij->i", widened, rows)[np.arange(50) != 4] / np.linalg.norm(widened[np.arange(50) != 4], axis=1)
-    assert cosines.min() > 0.999
 
 
 def test_a_new_index_stores_8_bit_vectors_in_half_the_space(catalog, tmp_path):

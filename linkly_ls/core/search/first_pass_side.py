@@ -32,7 +32,7 @@ FIRST_PASS = "first_pass"
 #: weight of the keyword side in the convex combination for a document ranked by its first-pass vector,
 #: for a query of the usual weight (`ranking.first_pass_keyword_weight` for the others): chosen by
 #: leave-one-collection-out among 0.7-0.9 (README, "The first vector pass")
-FIRST_PASS_KEYWORD_WEIGHT = 0.7
+FIRST_PASS_KEYWORD_WEIGHT = 0.8
 #: how a query is read for first-pass vectors once the table's source model may be used: "joint"
 #: (both readings, `static.joint_query_vector`), "table" or "model" alone; chosen by leave-one-collection-out
 #: among the three (README, "The first vector pass"; `bench/first_pass_readings.py`)

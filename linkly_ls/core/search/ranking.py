@@ -227,7 +227,7 @@ def rank_documents(
     if mode != "vector":
         _complete_keyword_side(engine, query, documents)
     if index is None or query_vector is None:
-        return _first_pass_only(engine, first, documents, mode, building, fusion, keyword_weight_for(query))
+        return _first_pass_only(engine, first, documents, mode, building, fusion, keyword_weight_for(query), first_hits)
     if mode == "vector":
         if feedback.ROCCHIO_DOCUMENTS:
             ranked = sorted((d for d in documents.values() if d.vector_rank), key=lambda d: d.vector_rank or 0)
@@ -325,14 +325,19 @@ def _first_pass_only(
     building: bool,
     fusion: str | None,
     keyword_weight: float,
+    first_hits: list[VectorHit],
 ) -> Ranking:
-    """Nothing is refined yet: the first-pass vectors are the whole vector side."""
+    """Nothing is refined yet: the first-pass vectors are the whole vector side, and the best documents'
+    scores are smoothed over them as over refined vectors (`smoothing.py`). While some documents are
+    refined and others not, the two kinds of vector are not compared, so nothing is smoothed."""
     reason = f"first-pass vectors ({first.embedder.model_id}; the model has not refined any yet)"
     for document in documents.values():
         document.vector_kind = FIRST_PASS
     if mode == "vector":
         return _vector_only(documents, "vector mode requested, " + reason, building, None, None)
     ranked = _fused(engine, None, documents, fusion, keyword_weight, first)
+    if smoothing.SMOOTHING_DOCUMENTS:
+        ranked = smoothing.smoothed(ranked, first_hits, first.index)
     return Ranking(ranked, "hybrid", "keyword + " + reason, building)
 
 

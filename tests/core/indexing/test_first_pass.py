@@ -114,9 +114,46 @@ def test_where_only_first_pass_vectors_answer_a_long_request_leans_on_keywords_a
     assert smoothed_over == [first_pass_index] * 2, "the best documents are smoothed over their first-pass vectors"
 
 
+@pytest.mark.parametrize("passages_per_round", [1, 512])
+def test_the_first_pass_reads_several_rounds_ahead_and_leaves_none_behind(tmp_path, monkeypatch, passages_per_round):
+    # the query for documents missing vectors sorts every document: once a round, a first pass over a
+    # large library spent more time there than in its rounds
+    from linkly_ls.core.indexing import vector_sync
+
+    monkeypatch.setattr(vector_sync, "DOCS_PER_ROUND", 4)
+    monkeypatch.setattr(vector_sync, "FIRST_PASS_ROUNDS_AHEAD", 4)
+    monkeypatch.setattr(vector_sync, "PASSAGES_PER_ROUND", passages_per_round)  # 1: a round takes one document
+    queries = []
+    missing_documents = VectorIndex.missing_documents
+
+    def counted(self, limit=256):
+        queries.append(limit)
+        return missing_documents(self, limit)
+
+    monkeypatch.setattr(VectorIndex, "missing_documents", counted)
+    library = tmp_path / "library"
+    library.mkdir()
+    for number in range(60):
+        (library / f"note-{number}.md").write_text(f"# Note {number}\n\nzebra crossing number {number}\n", encoding="utf-8")
+    engine = open_engine(tmp_path / "data", library, first_pass="true")
+    try:
+        engine.index()
+        documents = engine.catalog.count()
+        assert engine.vectors.first_pass.run([]) == documents
+        assert library_json(engine)["first_pass_coverage"] == 1.0
+    finally:
+        engine.close()
+    rounds = [limit for limit in queries if limit < 10**9]
+    assert documents == 60 and set(rounds) == {16}
+    assert len(rounds) <= documents // 16 + 2, "one query for four rounds of four documents"
+
+
 @pytest.mark.slow
 def test_refined_documents_give_up_their_first_pass_vectors_and_new_ones_get_them(tmp_path):
-    library = copy_fixtures(tmp_path / "library")
+    library = tmp_path / "library"
+    library.mkdir()
+    for number in range(60):
+        (library / f"note-{number}.md").write_text(f"# Note {number}\n\nzebra crossing number {number}\n", encoding="utf-8")
     engine = open_engine(tmp_path / "data", library, first_pass="true")
     try:
         engine.index()

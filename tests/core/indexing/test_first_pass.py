@@ -27,6 +27,13 @@ def library_json(engine) -> dict:
     return call_tool(engine, "list_libraries", {}).to_json()["libraries"][0]
 
 
+def notes_library(folder, count: int):
+    folder.mkdir()
+    for number in range(count):
+        (folder / f"note-{number}.md").write_text(f"# Note {number}\n\nzebra crossing number {number}\n", encoding="utf-8")
+    return folder
+
+
 def ranked_ids(engine, query: str) -> list[str]:
     return [hit.doc_id for hit in call_tool(engine, "search", {"query": query, "limit": 20}).results]
 
@@ -131,10 +138,7 @@ def test_the_first_pass_reads_several_rounds_ahead_and_leaves_none_behind(tmp_pa
         return missing_documents(self, limit)
 
     monkeypatch.setattr(VectorIndex, "missing_documents", counted)
-    library = tmp_path / "library"
-    library.mkdir()
-    for number in range(60):
-        (library / f"note-{number}.md").write_text(f"# Note {number}\n\nzebra crossing number {number}\n", encoding="utf-8")
+    library = notes_library(tmp_path / "library", 60)
     engine = open_engine(tmp_path / "data", library, first_pass="true")
     try:
         engine.index()
@@ -150,10 +154,7 @@ def test_the_first_pass_reads_several_rounds_ahead_and_leaves_none_behind(tmp_pa
 
 @pytest.mark.slow
 def test_refined_documents_give_up_their_first_pass_vectors_and_new_ones_get_them(tmp_path):
-    library = tmp_path / "library"
-    library.mkdir()
-    for number in range(60):
-        (library / f"note-{number}.md").write_text(f"# Note {number}\n\nzebra crossing number {number}\n", encoding="utf-8")
+    library = notes_library(tmp_path / "library", 60)
     engine = open_engine(tmp_path / "data", library, first_pass="true")
     try:
         engine.index()

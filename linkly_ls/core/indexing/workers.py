@@ -73,11 +73,14 @@ _ONE_DEATH_ERRORS = re.compile(
 )
 
 
-def _failure_after_two_deaths(reason: str) -> str:
-    """The error of a file on which two workers died (`reason`: how the second one ended)."""
-    if reason.startswith("the extractor crashed"):
-        return f"{reason} twice on this file; the file is probably malformed"
-    return f"{reason} twice while reading this file"
+def _death_reason(signal_number: int | None, twice: bool = False) -> str:
+    """How a worker ended (`signal_number`: the signal that killed it, if one did); `twice`: as the
+    error of the file on which two workers ended so."""
+    if signal_number is None:
+        return "the extractor process died" + (" twice while reading this file" if twice else "")
+    if twice:
+        return f"the extractor crashed (signal {signal_number}) twice on this file; the file is probably malformed"
+    return f"the extractor crashed (signal {signal_number})"
 
 
 def marked_after_one_death(error: str) -> bool:
@@ -306,13 +309,13 @@ class WorkerPool:
                 finished.append((TaskOutcome(key=key, value=value, error=error, seconds=seconds), len(answer)))
                 deaths.answered, deaths.in_a_row = True, 0
             except (EOFError, OSError):
-                reason = self._death_reason(worker)
+                signal_number = self._killing_signal(worker)
                 self._give_back(worker, pending)
                 self._replace(worker)
                 deaths.in_a_row += 1
-                deaths.last_reason = reason
+                deaths.last_reason = _death_reason(signal_number)
                 if key in deaths.retried:
-                    finished.append((TaskOutcome(key=key, error=_failure_after_two_deaths(reason), seconds=seconds), 0))
+                    finished.append((TaskOutcome(key=key, error=_death_reason(signal_number, twice=True), seconds=seconds), 0))
                 else:
                     deaths.retried.add(key)
                     pending.append(task)
@@ -364,12 +367,12 @@ class WorkerPool:
         worker.connection.send(task)
         busy[worker.connection] = worker
 
-    def _death_reason(self, worker: _Worker) -> str:
+    @staticmethod
+    def _killing_signal(worker: _Worker) -> int | None:
+        """The signal that ended a dead worker, or None when it exited on its own."""
         worker.process.join(1)
         code = worker.process.exitcode
-        if code is not None and code < 0:
-            return f"the extractor crashed (signal {-code})"
-        return "the extractor process died"
+        return -code if code is not None and code < 0 else None
 
     def _replace(self, worker: _Worker) -> None:
         index = self._workers.index(worker)

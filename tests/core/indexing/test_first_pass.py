@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -32,6 +34,18 @@ def notes_library(folder, count: int):
     for number in range(count):
         (folder / f"note-{number}.md").write_text(f"# Note {number}\n\nzebra crossing number {number}\n", encoding="utf-8")
     return folder
+
+
+@contextmanager
+def after_first_pass(data_dir, library) -> Iterator[Engine]:
+    """An engine over `library`, indexed, every document given a first-pass vector; closed afterwards."""
+    engine = open_engine(data_dir, library, first_pass="true")
+    try:
+        engine.index()
+        assert engine.vectors.first_pass.run([]) == engine.catalog.count()
+        yield engine
+    finally:
+        engine.close()
 
 
 def ranked_ids(engine, query: str) -> list[str]:
@@ -138,15 +152,9 @@ def test_the_first_pass_reads_several_rounds_ahead_and_leaves_none_behind(tmp_pa
         return missing_documents(self, limit)
 
     monkeypatch.setattr(VectorIndex, "missing_documents", counted)
-    library = notes_library(tmp_path / "library", 60)
-    engine = open_engine(tmp_path / "data", library, first_pass="true")
-    try:
-        engine.index()
+    with after_first_pass(tmp_path / "data", notes_library(tmp_path / "library", 60)) as engine:
         documents = engine.catalog.count()
-        assert engine.vectors.first_pass.run([]) == documents
         assert library_json(engine)["first_pass_coverage"] == 1.0
-    finally:
-        engine.close()
     rounds = [limit for limit in queries if limit < 10**9]
     assert documents == 60 and set(rounds) == {16}
     assert len(rounds) <= documents // 16 + 2, "one query for four rounds of four documents"
@@ -154,12 +162,8 @@ def test_the_first_pass_reads_several_rounds_ahead_and_leaves_none_behind(tmp_pa
 
 @pytest.mark.slow
 def test_refined_documents_give_up_their_first_pass_vectors_and_new_ones_get_them(tmp_path):
-    library = notes_library(tmp_path / "library", 60)
-    engine = open_engine(tmp_path / "data", library, first_pass="true")
-    try:
-        engine.index()
-        documents = engine.catalog.count()
-        assert engine.vectors.first_pass.run([]) == documents
+    library = copy_fixtures(tmp_path / "library")
+    with after_first_pass(tmp_path / "data", library) as engine:
         _, first_index = engine.vectors.first_pass.search_side()
         full_size = first_index.path.stat().st_size
         engine.vectors.run_until_complete()
@@ -179,8 +183,6 @@ def test_refined_documents_give_up_their_first_pass_vectors_and_new_ones_get_the
         assert found.mode == "hybrid" and "first-pass" in found.mode_reason
         engine.vectors.run_until_complete()
         assert engine.vectors.first_pass.search_side() == (None, None)
-    finally:
-        engine.close()
 
 
 def test_a_catch_up_leaves_to_the_next_round_what_the_model_refines_in_it(tmp_path, monkeypatch):

@@ -79,6 +79,12 @@ def _usearch():
 
 #: most vectors one insertion takes while holding the index lock (a search waits for at most one)
 INSERT_SLICE = 64
+#: the graph's links per node, and the candidates a search follows (usearch's default is 64)
+CONNECTIVITY = 16
+EXPANSION_SEARCH = 96
+#: the candidates an insertion weighs before linking a new vector: usearch's default. Insertion time
+#: grows with it, recall barely (`FIRST_PASS_EXPANSION_ADD`)
+EXPANSION_ADD = 128
 
 
 def _file_stamp(path: Path) -> tuple[int, int, int]:
@@ -109,11 +115,13 @@ class VectorIndex:
         writer: bool = False,
         writer_lock: WriterLock | None = None,
         covered_by: tuple[str, ...] = (),
+        expansion_add: int = EXPANSION_ADD,
     ) -> None:
         """`writer`: ask for writing, granted while this process holds `writer_lock` (the index's
         one writer lock; by default one of its own, on `<directory>/../writer.lock`). `covered_by`:
-        models whose vectors stand in for this one's (`VectorRows`)."""
+        models whose vectors stand in for this one's (`VectorRows`). `expansion_add`: see EXPANSION_ADD."""
         self.catalog = catalog
+        self._expansion_add = expansion_add
         self.model_id = model_id
         self.dim = dim
         self.directory = directory / model_slug(model_id, dim)
@@ -139,7 +147,10 @@ class VectorIndex:
         """A new index stores 8-bit vectors (`quantize`): half of 16-bit floats in memory and on disk,
         at the same search quality on the labelled collections (README, *Hybrid search*). An index saved
         earlier keeps the kind of numbers it was written with."""
-        return _usearch()(ndim=self.dim, metric="cos", dtype="i8", connectivity=16, expansion_add=128, expansion_search=96)
+        return _usearch()(
+            ndim=self.dim, metric="cos", dtype="i8", connectivity=CONNECTIVITY,
+            expansion_add=self._expansion_add, expansion_search=EXPANSION_SEARCH,
+        )
 
     @property
     def _holds_integers(self) -> bool:
@@ -166,7 +177,11 @@ class VectorIndex:
             self._loaded_stamp = None
             return self._new_index()
         self._loaded_stamp = _file_stamp(self.path)
-        return _usearch().restore(str(self.path), view=not self.writable)
+        index = _usearch().restore(str(self.path), view=not self.writable)
+        # a saved file keeps its connectivity, not how a search or an insertion explores: without this a
+        # reopened index searched with usearch's default, unlike the same index before it was saved
+        index.expansion_add, index.expansion_search = self._expansion_add, EXPANSION_SEARCH
+        return index
 
     def _take_writer_lock(self) -> bool:
         self._took_writer_lock = not self._writer_lock.held
@@ -264,9 +279,11 @@ class VectorIndex:
                 self.rows.delete_documents(doc_ids)
                 return 0
             removed = set(doc_ids)
-            keys = [row[1] for row in self._pending_rows if row[2] in removed]
-            self._pending_rows = [row for row in self._pending_rows if row[2] not in removed]
-            self._pending_docs = [row for row in self._pending_docs if row[1] not in removed]
+            keys: list[int] = []
+            if any(row[1] in removed for row in self._pending_docs):  # rarely: a round's documents are new
+                keys = [row[1] for row in self._pending_rows if row[2] in removed]
+                self._pending_rows = [row for row in self._pending_rows if row[2] not in removed]
+                self._pending_docs = [row for row in self._pending_docs if row[1] not in removed]
             keys.extend(self._keys_of(doc_ids))
             self.rows.delete_documents(doc_ids)
             if keys:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from linkly_ls.core.store.catalog import Catalog, DocumentRecord
-from linkly_ls.core.search.vectors import ChunkRef, VectorIndex, _usearch
+from linkly_ls.core.search.vectors import EXPANSION_ADD, EXPANSION_SEARCH, ChunkRef, VectorIndex, _usearch
 
 DIM = 64
 MODEL = "test/random-64"
@@ -106,6 +106,22 @@ def test_coverage_follows_changes_made_through_any_connection(catalog, tmp_path)
     other.close()
     assert index.coverage() == {"lib": (30, 42)}
     index.close()
+
+
+def test_a_reopened_index_searches_and_inserts_as_it_did_before_it_was_saved(catalog, tmp_path):
+    """usearch keeps only the connectivity in a saved file: its defaults would otherwise apply after a restart."""
+    directory = tmp_path / "vectors"
+    index = VectorIndex(catalog, directory, MODEL, DIM, writer=True, expansion_add=40)
+    fill(catalog, index, documents=5, chunks_each=2)
+    assert (index.index.expansion_add, index.index.expansion_search) == (40, EXPANSION_SEARCH)
+    index.close()
+    for writable in (True, False):
+        reopened = VectorIndex(catalog, directory, MODEL, DIM, writer=writable, expansion_add=40)
+        assert (reopened.index.expansion_add, reopened.index.expansion_search) == (40, EXPANSION_SEARCH)
+        reopened.close()
+    default = VectorIndex(catalog, directory, MODEL, DIM)
+    assert (default.index.expansion_add, default.index.expansion_search) == (EXPANSION_ADD, EXPANSION_SEARCH)
+    default.close()
 
 
 def test_add_remove_persist_and_reopen(catalog, tmp_path):

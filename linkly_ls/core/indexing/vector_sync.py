@@ -40,11 +40,11 @@ from linkly_ls.core.store.catalog import Catalog, DocumentRecord
 from linkly_ls.core.embedding.provider import EmbeddingProvider
 from linkly_ls.core.embedding.settings import EmbeddingSettings
 from linkly_ls.core.embedding.static import SOURCE_MODEL_ID
-from linkly_ls.core.indexing.first_pass import FirstPass
+from linkly_ls.core.indexing.first_pass import FIRST_PASS_EXPANSION_ADD, FirstPass
 from linkly_ls.core.indexing.vector_models import forget_unused_models
 from linkly_ls.core.search.chunking import CHUNKING_VERSION, Chunk, embedding_passages
 from linkly_ls.core.store.writer_lock import WriterLock
-from linkly_ls.core.search.vectors import ChunkRef, VectorIndex
+from linkly_ls.core.search.vectors import EXPANSION_ADD, ChunkRef, VectorIndex
 from linkly_ls.core.store.vector_rows import VectorRows, ensure_vector_tables, forget_vectors_of, has_vectors
 
 if TYPE_CHECKING:
@@ -155,12 +155,14 @@ class VectorSync:
             if index is not None and (index.writable or not writer):
                 index.refresh()
                 return index
-            covered_by = self.first_pass.covered_by if embedder.model_id == self.first_pass.model_id else ()
+            first_pass = embedder.model_id == self.first_pass.model_id
+            covered_by = self.first_pass.covered_by if first_pass else ()
+            expansion_add = FIRST_PASS_EXPANSION_ADD if first_pass else EXPANSION_ADD
 
             def open_index(writable: bool) -> VectorIndex:
                 return VectorIndex(
                     self.catalog, self.directory, embedder.model_id, embedder.dim,
-                    writer=writable, writer_lock=self.writer_lock, covered_by=covered_by,
+                    writer=writable, writer_lock=self.writer_lock, covered_by=covered_by, expansion_add=expansion_add,
                 )
 
             candidate = open_index(writer)
@@ -345,13 +347,19 @@ class VectorSync:
         return self._stop.is_set()
 
     def run_until_complete(
-        self, progress: ProgressCallback | None = None, wait_for_model: bool = False, on_first_pass: FirstPassCallback | None = None
+        self,
+        progress: ProgressCallback | None = None,
+        wait_for_model: bool = False,
+        on_first_pass: FirstPassCallback | None = None,
+        on_model: Callable[[str], None] | None = None,
     ) -> int:
         """Embed every document that lacks vectors; returns how many were embedded.
 
         The first pass runs first, while the model loads on another thread (loading takes a second or
         more, the first pass about as long; first-pass search joins the model's query vector to the
-        table's once the model is loaded). When another process is already embedding, waits for it to finish instead.
+        table's once the model is loaded). `on_model(model_id)` is called once the first pass is done and
+        the model is loaded: from then on search reads queries as it will until the model is done.
+        When another process is already embedding, waits for it to finish instead.
         """
         if self.first_pass.enabled and not self.first_pass.complete and self.provider.loaded_bundled() is None:
             threading.Thread(target=self._load_model_quietly, name="linkly-model-load", daemon=True).start()
@@ -361,6 +369,8 @@ class VectorSync:
         embedder = self.provider.current()
         if embedder is None:
             return 0
+        if on_model is not None:
+            on_model(embedder.model_id)
         with self._write_lock:
             index = self.index_for(embedder, writer=True)
             while index is None and not self._stop.is_set():

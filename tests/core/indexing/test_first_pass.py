@@ -349,3 +349,15 @@ def test_adi_first_pass_hybrid_beats_keywords_alone_before_the_model_refines_any
     assert joint.ndcg10 >= 1.03 * keyword.ndcg10 and table.ndcg10 >= 1.03 * keyword.ndcg10
     assert joint.ndcg10 != table.ndcg10, "the joint reading is a different query vector"
     assert table_only.ndcg10 == table.ndcg10, "before the model is loaded the table reads the query"
+
+
+def test_first_pass_vectors_join_a_graph_built_with_fewer_candidates(tmp_path):
+    from linkly_ls.core.indexing.first_pass import FIRST_PASS_EXPANSION_ADD
+    from linkly_ls.core.search.vectors import EXPANSION_ADD
+
+    with after_first_pass(tmp_path / "data", notes_library(tmp_path / "notes", 3)) as engine:
+        sync = engine.vectors
+        first_pass_index = sync.index_for(sync.provider.first_pass())
+        assert first_pass_index.index.expansion_add == FIRST_PASS_EXPANSION_ADD < EXPANSION_ADD
+        refined_index = sync.index_for(sync.provider.current(), writer=True)
+        assert refined_index.index.expansion_add == EXPANSION_ADD

@@ -101,13 +101,13 @@ class StaticEmbedder:
         encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
         return self._mean_rows([encoding.ids[: self._max_tokens] for encoding in encodings])
 
-    def _mean_rows(self, ids_of_texts: list[list[int]]) -> np.ndarray:
+    def _mean_rows(self, ids_of_texts: Sequence[Sequence[int] | np.ndarray]) -> np.ndarray:
         import numpy as np
 
         vectors = np.zeros((len(ids_of_texts), self.dim), dtype=np.float32)
         for row, ids in enumerate(ids_of_texts):
-            if ids:  # a row per passage: one `add.reduceat` over the batch's rows was 25 times slower
-                indices = np.asarray(ids, dtype=np.int64)
+            if len(ids):  # a row per passage: one `add.reduceat` over the batch's rows was 25 times slower
+                indices = np.asarray(ids)
                 vectors[row] = self._scales[indices] @ self._rows[indices]
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.clip(norms, 1e-12, None)

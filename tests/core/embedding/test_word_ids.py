@@ -49,8 +49,8 @@ def test_word_cached_ids_are_the_tokenizers_on_real_and_odd_text(max_tokens):
     assert len(texts) > 100
     word_ids = WordIds(tokenizer())
     expected = reference(texts, max_tokens)
-    assert word_ids.ids(texts, max_tokens) == expected
-    assert word_ids.ids(texts, max_tokens) == expected, "again, every word now from the cache"
+    assert [ids.tolist() for ids in word_ids.ids(texts, max_tokens)] == expected
+    assert [ids.tolist() for ids in word_ids.ids(texts, max_tokens)] == expected, "again, every word now from the cache"
 
 
 def test_a_full_cache_starts_again_without_losing_a_word_and_long_words_are_not_kept():
@@ -58,10 +58,10 @@ def test_a_full_cache_starts_again_without_losing_a_word_and_long_words_are_not_
     word_ids = WordIds(tokenizer(), cache_ids=800)
     for start in range(0, len(texts), 16):
         batch = texts[start : start + 16]
-        assert word_ids.ids(batch, 512) == reference(batch, 512)
+        assert [ids.tolist() for ids in word_ids.ids(batch, 512)] == reference(batch, 512)
         batch_ids = sum(len(ids) for ids in reference(batch, 100_000))
         assert word_ids._cached_ids <= max(800, batch_ids)
-        assert word_ids._cached_ids == sum(len(ids) for ids in word_ids._cache.values())
+        assert word_ids._cached_ids == sum(len(ids) for ids in word_ids._cache.values()) // 2
     assert word_ids._cache and all(len(word) <= CACHED_WORD_CHARS for word in word_ids._cache)
     word_ids.forget()
     assert not word_ids._cache and word_ids._cached_ids == 0

@@ -88,3 +88,26 @@ def test_embedded_passages_are_smaller_than_keyword_chunks():
     paragraphs = [sentence(n, 30) for n in range(6)]  # 180 words in six lines: cut before the maximum
     grouped = embedding_passages(["A TITLE", ""] + paragraphs, [], [])
     assert len(grouped) == 2 and all(count_words(passage.text) <= EMBEDDING_MAX_WORDS for passage in grouped)
+
+
+def test_sentence_ends_are_where_punctuation_closing_quotes_and_space_end():
+    """The pattern matches the punctuation itself (faster than a look-behind at every character); the cuts
+    are the look-behind definition's: after `.!?;`, closing quotes and brackets, and the space after them,
+    or right after CJK punctuation."""
+    import re
+
+    from linkly_ls.core.search.chunking import _SENTENCE_END, _spans
+
+    look_behind = re.compile(r"(?<=[.!?;])[\"')\]]*\s+|(?<=[。！？；])")
+    texts = [
+        'He said "stop." Then left.  Twice!   Why? Because; ok',
+        "a. . b?; c (see [1].) d.) e.\"' f",
+        "好。 好的！好吗？是；不 end. 中文。",
+        "3.14 is pi; e.g. this, i.e. that...  done",
+        ".leading! ? ;",
+        "no punctuation here at all",
+        "",
+    ]
+    for text in texts:
+        assert [m.end() for m in _SENTENCE_END.finditer(text)] == sorted({m.end() for m in look_behind.finditer(text)} - {0}), text
+        assert "".join(_spans(text, _SENTENCE_END)) == text

@@ -4,38 +4,66 @@ Usage:
     python bench/first_pass_timeline.py                          # every collection of ../shared/ir
     python bench/first_pass_timeline.py ../shared/ir/adi --runs 5
     python bench/first_pass_timeline.py --folder ../shared/corpus
+    python bench/first_pass_timeline.py --first-start            # without the model's files in place
 
 Each run indexes the library from an empty data dir with `linkly index LIBRARY --wait` (the
 defaults: first pass on, OCR as configured) and reads its output as it comes: the time from the
-process start to the keyword summary line (every file in the keyword index) and to the
-`first pass:` line (every chunk with a first-pass vector, so search is hybrid). The process is
-then killed: the model's refining is `vector_coverage.py`'s to time. `vector_coverage.py
---first-pass` measures the same point across two processes (`linkly index`, then `linkly index
---wait`); here both phases share one process start, as in `linkly serve` or `linkly watch`.
-Prints each run and, per library, the median ratio of the two times.
+process start to the keyword summary line (every file in the keyword index), to the `first pass:`
+line (every chunk with a first-pass vector) and to the `vectors: MODEL loaded` line (the model
+reads queries too: first-pass search at the quality `first_pass_readings.py` measures, whose
+joint reading needs it; until then the table alone reads them). Search is hybrid at that quality
+at the later of the two. The process is then killed: the model's refining is
+`vector_coverage.py`'s to time. `vector_coverage.py --first-pass` measures the same point across
+two processes (`linkly index`, then `linkly index --wait`); here both phases share one process
+start, as in `linkly serve` or `linkly watch`.
+
+The model's files are written into a data dir at its first start (the bundled graph made 8-bit,
+1-2 s once). A library indexed later finds them in place, so each run's data dir gets a copy of
+those of a warm-up run, unless `--first-start`. Prints each run and, per library, the median
+ratios to the keyword time.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from linkly_ls.core.search import evaluation
 
 SHARED_IR = Path(__file__).resolve().parents[1].parent / "shared" / "ir"
 LINKLY = Path(sys.executable).parent / "linkly"
+MODEL_LINE_END = " loaded; it reads queries and refines the vectors"
 
 
-def timeline(library: Path, work: Path) -> tuple[float, float, str]:
-    """(seconds to the keyword summary, seconds to the first-pass line, that line) of one cold run."""
+@dataclass
+class Timeline:
+    """Seconds from the process start to each line, and the first-pass line."""
+
+    keyword: float
+    first_pass: float
+    model: float
+    line: str
+
+    @property
+    def hybrid(self) -> float:
+        return max(self.first_pass, self.model)
+
+
+def timeline(library: Path, work: Path, models: Path | None) -> Timeline:
+    """One cold run, in a new data dir holding a copy of `models` when given."""
     data_dir = Path(tempfile.mkdtemp(dir=work))
+    if models is not None:
+        shutil.copytree(models, data_dir / "models")
+        os.sync()  # else the copy's writeback slows the run's own fsyncs
     config = work / "config.toml"
     config.write_text("", encoding="utf-8")
     env = {**os.environ, "LINKLY_DATA_DIR": str(data_dir), "LINKLY_CONFIG": str(config)}
@@ -44,8 +72,8 @@ def timeline(library: Path, work: Path) -> tuple[float, float, str]:
         [str(LINKLY), "index", str(library), "--library", "bench", "--wait"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
     )
-    keyword = first = None
-    line = ""
+    keyword = first = model = None
+    line = first_line = ""
     try:
         assert process.stdout is not None
         for raw in process.stdout:
@@ -54,14 +82,36 @@ def timeline(library: Path, work: Path) -> tuple[float, float, str]:
             if keyword is None and " indexed, " in line and " removed in " in line:
                 keyword = now
             elif line.startswith("first pass:"):
-                first = now
+                first, first_line = now, line
+            elif line.startswith("vectors: ") and line.endswith(MODEL_LINE_END):
+                model = now
                 break
     finally:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
-    if keyword is None or first is None:
-        raise SystemExit(f"{library}: no keyword summary or first-pass line; last output: {line!r}")
-    return keyword, first, line
+    if keyword is None or first is None or model is None:
+        raise SystemExit(f"{library}: no keyword summary, first-pass or model line; last output: {line!r}")
+    return Timeline(keyword, first, model, first_line)
+
+
+def warm_models(library: Path, work: Path) -> Path:
+    """The model's files as a first start writes them (one run, kept)."""
+    data_dir = work / "warm"
+    env = {**os.environ, "LINKLY_DATA_DIR": str(data_dir), "LINKLY_CONFIG": str(work / "config.toml")}
+    (work / "config.toml").write_text("", encoding="utf-8")
+    process = subprocess.Popen(
+        [str(LINKLY), "index", str(library), "--library", "bench", "--wait"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    try:
+        assert process.stdout is not None
+        for raw in process.stdout:
+            if raw.decode(errors="replace").strip().endswith(MODEL_LINE_END):
+                break
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    return data_dir / "models"
 
 
 def libraries(args: argparse.Namespace, work: Path) -> list[tuple[str, Path]]:
@@ -81,22 +131,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("collections", type=Path, nargs="*", help="labelled collections (default: all of ../shared/ir)")
     parser.add_argument("--folder", type=Path, help="a folder of documents instead of the collections")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--first-start", action="store_true", help="each run writes the model's files itself")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="linkly-first-pass-timeline-") as name:
         work = Path(name)
         rows = []
+        models = None
         for label, library in libraries(args, work):
-            ratios = []
+            if models is None and not args.first_start:
+                models = warm_models(library, work)
+            runs = []
             for run in range(1, args.runs + 1):
-                keyword, first, line = timeline(library, work)
-                ratios.append(first / keyword)
-                print(f"{label} run {run}: keyword index {keyword:.2f} s, first pass done {first:.2f} s "
-                      f"({first / keyword:.2f} x)  [{line[:80]}]", flush=True)
-            rows.append((label, ratios))
-    print("\nlibrary       first pass done / keyword index done, from one process start (median, range)")
-    for label, ratios in rows:
-        print(f"{label:<12}  {statistics.median(ratios):.2f} x  ({min(ratios):.2f}-{max(ratios):.2f})")
+                measured = timeline(library, work, models)
+                runs.append(measured)
+                print(f"{label} run {run}: keyword index {measured.keyword:.2f} s, first pass done "
+                      f"{measured.first_pass:.2f} s ({measured.first_pass / measured.keyword:.2f} x), model loaded "
+                      f"{measured.model:.2f} s ({measured.model / measured.keyword:.2f} x)  [{measured.line[:80]}]", flush=True)
+            rows.append((label, runs))
+    print("\nfrom one process start, as multiples of the keyword time (median, range)")
+    print(f"{'library':<12}  {'first pass done':<22}  {'model loaded':<22}  hybrid at first-pass quality (the later)")
+    for label, runs in rows:
+        cells = [_spread([getattr(run, field) / run.keyword for run in runs]) for field in ("first_pass", "model", "hybrid")]
+        print(f"{label:<12}  {cells[0]:<22}  {cells[1]:<22}  {cells[2]}")
     return 0
+
+
+def _spread(ratios: list[float]) -> str:
+    return f"{statistics.median(ratios):.2f} x ({min(ratios):.2f}-{max(ratios):.2f})"
 
 
 if __name__ == "__main__":

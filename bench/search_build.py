@@ -245,7 +245,8 @@ def _embed_all(engine: Engine, database: Path) -> tuple[int, CachedEmbedder]:
         missing = index.missing_documents(limit=EMBED_ROUND_DOCS)
         if not missing:
             break
-        done += sync._embed_round(cached, index, missing, None, done, done + len(missing))  # type: ignore[arg-type]
+        taken, _ = sync._embed_round(cached, index, missing, None, done, done + len(missing))  # type: ignore[arg-type]
+        done += taken
         log(f"    embedded {done} documents, {len(index)} vectors")
     index.checkpoint()
     return done, cached

@@ -249,7 +249,8 @@ def _embed_all(engine: Engine) -> None:
         print("vectors: embeddings are disabled; search is keyword-only")
         return
     embedded = engine.vectors.run_until_complete(
-        progress=_progress_printer(), wait_for_model=True, on_first_pass=_first_pass_printer(engine)
+        progress=_progress_printer(), wait_for_model=True, on_first_pass=_first_pass_printer(engine),
+        on_model=lambda model_id: print(f"vectors: {model_id} loaded; it reads queries and refines the vectors", flush=True),
     )
     status = engine.vectors.provider.status()
     if not status.ready:

@@ -329,8 +329,9 @@ def test_index_wait_says_when_the_first_pass_makes_search_hybrid(tmp_path):
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     first = next(number for number, line in enumerate(lines) if line.startswith("first pass: 3 document(s)"))
+    loaded = lines.index("vectors: linkly/all-MiniLM-L6-v2-int8 loaded; it reads queries and refines the vectors")
     refined = next(number for number, line in enumerate(lines) if line.startswith("vectors: 3 document(s) embedded"))
-    assert first < refined
+    assert first < loaded < refined
     again = run(environment, "index", str(library), "--library", "rust", "--wait")
     assert "first pass: nothing to do (every document has a first-pass or a refined vector)" in again.stdout
     libraries = json.loads(run(environment, "list-libraries", "--json").stdout)["libraries"]

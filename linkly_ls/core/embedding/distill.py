@@ -149,7 +149,8 @@ def contextual_table(
 
 
 def save_table(path: Path, table: np.ndarray, about: dict) -> None:
-    """The table as 8-bit rows with a float32 scale each (a row's largest magnitude maps to 127)."""
+    """The table as 8-bit rows with a float32 scale each (a row's largest magnitude maps to 127), uncompressed
+    (`static.TABLE_SHA256`)."""
     import numpy as np
 
     scales = np.abs(table).max(axis=1) / 127.0
@@ -157,5 +158,5 @@ def save_table(path: Path, table: np.ndarray, about: dict) -> None:
     rows = np.round(table / scales[:, None]).astype(np.int8)
     temporary = path.with_name(path.name + ".tmp")
     with temporary.open("wb") as handle:
-        np.savez_compressed(handle, rows=rows, scales=scales.astype(np.float32), about=np.array(json.dumps(about)))
+        np.savez(handle, rows=rows, scales=scales.astype(np.float32), about=np.array(json.dumps(about)))
     temporary.replace(path)

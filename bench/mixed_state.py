@@ -1,0 +1,108 @@
+"""Search quality while the model refines: some documents ranked by refined vectors, the rest by first-pass ones.
+
+Usage:
+    python bench/mixed_state.py                                   # every collection of ../shared/ir
+    python bench/mixed_state.py ../shared/ir/cranfield ../shared/ir/time --points 0.1,0.3,0.6
+
+Each collection is indexed as `ir_eval.py` indexes it, with `[embedding] first_pass` on, and given
+first-pass vectors; then the model refines its documents in linkly's own order (newest day first,
+then smallest), stopped at each point (a share of the documents; a round of 64 documents is the
+step) and at the end. At each point every query goes through the `search` tool in hybrid mode:
+once as linkly ranks (a refined document's keyword weight follows the share of the words refined,
+`ranking.refined_keyword_weight`) and once with the refined weight for every refined document (the
+rule before), nDCG@10 as a multiple of keyword-only search. Also printed: first-pass vectors alone.
+On a large library the model refines for hours, so this is the state search is in most of that time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+from linkly_ls.core.config import Config, LibraryConfig
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.search import evaluation
+from linkly_ls.core.tools import call_tool
+
+SHARED_IR = Path(__file__).resolve().parents[1].parent / "shared" / "ir"
+#: the rule before: every refined document weighed as in a fully refined library
+REFINED_WEIGHT_THROUGHOUT = {"linkly_ls.core.search.ranking:_refined_share": lambda *_: 1.0}
+
+
+class _Enough(Exception):
+    """The refining run reached the point to measure."""
+
+
+def measure(folder: Path, work: Path, points: list[float]) -> list[tuple[str, float, float, float]]:
+    """(collection, share of words refined, x keyword-only as linkly ranks, x keyword-only before) per point."""
+    collection = evaluation.load_collection(folder)
+    library = work / collection.name / "corpus"
+    names = evaluation.write_library(collection, library)
+    config = Config(
+        data_dir=work / collection.name / "index",
+        libraries=[LibraryConfig(name="corpus", paths=[library])],
+        raw={"embedding": {"first_pass": True}},
+    )
+    engine = Engine(config)
+    rows = []
+    try:
+        engine.index()
+        engine.vectors.run_first_pass()
+        engine.vectors.provider.current()  # loaded, as the refining run loads it beside the first pass
+        total = engine.catalog.count()
+        keyword = evaluation.evaluate(engine, collection, names, "keyword", recall=False).ndcg10
+        first_pass = evaluation.evaluate(engine, collection, names, "hybrid", recall=False).ndcg10
+        print(f"{collection.name:<10} first-pass vectors alone: {first_pass / keyword:.3f} x keyword-only", flush=True)
+        refined = 0
+        for point in points:
+            target, already = max(int(total * point), 1), refined
+
+            def stop_at_target(done: int, _total: int, _path: str) -> None:
+                if done >= target - already:
+                    raise _Enough
+
+            try:
+                engine.vectors.run_until_complete(progress=stop_at_target)
+            except _Enough:
+                pass
+            share = call_tool(engine, "list_libraries", {}).to_json()["libraries"][0]["vector_coverage"]
+            model = engine.vectors.provider.current()
+            refined = len(engine.vectors.index_for(model).documents_with_vectors(engine.catalog.doc_ids()))
+            now = evaluation.evaluate(engine, collection, names, "hybrid", recall=False).ndcg10 / keyword
+            with evaluation.settings(REFINED_WEIGHT_THROUGHOUT):
+                before = evaluation.evaluate(engine, collection, names, "hybrid", recall=False).ndcg10 / keyword
+            rows.append((collection.name, share, now, before))
+            print(f"{collection.name:<10} {refined}/{total} documents, {share:.0%} of the words refined: "
+                  f"{now:.3f} x keyword-only (refined weight throughout: {before:.3f})", flush=True)
+    finally:
+        engine.close()
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("collections", type=Path, nargs="*", help="collection folders (default: all of ../shared/ir)")
+    parser.add_argument("--points", default="0.13,0.35,0.64", help="shares of the documents to stop at, comma-separated")
+    args = parser.parse_args(argv)
+    folders = args.collections or evaluation.collection_folders(SHARED_IR)
+    if not folders:
+        print(f"no collections given and none in {SHARED_IR}", file=sys.stderr)
+        return 2
+    points = [float(point) for point in args.points.split(",")]
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="linkly-mixed-state-") as work:
+        for folder in folders:
+            rows += measure(folder, Path(work), points)
+    mixed = [row for row in rows if row[1] < 1.0]
+    if mixed:
+        print(f"\nwhile partly refined ({len(mixed)} points): mean {statistics.fmean(r[2] for r in mixed):.3f} x keyword-only "
+              f"(refined weight throughout {statistics.fmean(r[3] for r in mixed):.3f}), lowest {min(r[2] for r in mixed):.3f} "
+              f"({min(r[3] for r in mixed):.3f})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -43,8 +43,9 @@ def candidates() -> dict[str, dict[str, object]]:
     }
 
 
-def collection_ratios(folder: Path, work: Path) -> tuple[str, dict[str, float]]:
-    """candidate -> hybrid nDCG@10 / keyword-only nDCG@10 on one collection, first-pass vectors only."""
+def first_pass_engine(folder: Path, work: Path) -> tuple[evaluation.Collection, dict[str, str], Engine]:
+    """A collection written as a library under `work`, and an engine over it, indexed, every document
+    given a first-pass vector and the model loaded (as the refining run loads it beside the first pass)."""
     collection = evaluation.load_collection(folder)
     library = work / collection.name / "corpus"
     names = evaluation.write_library(collection, library)
@@ -57,7 +58,17 @@ def collection_ratios(folder: Path, work: Path) -> tuple[str, dict[str, float]]:
     try:
         engine.index()
         engine.vectors.run_first_pass()
-        engine.vectors.provider.current()  # loaded, as the refining run loads it beside the first pass
+        engine.vectors.provider.current()
+    except BaseException:
+        engine.close()
+        raise
+    return collection, names, engine
+
+
+def collection_ratios(folder: Path, work: Path) -> tuple[str, dict[str, float]]:
+    """candidate -> hybrid nDCG@10 / keyword-only nDCG@10 on one collection, first-pass vectors only."""
+    collection, names, engine = first_pass_engine(folder, work)
+    try:
         keyword = evaluation.evaluate(engine, collection, names, "keyword", recall=False).ndcg10
         ratios: dict[str, float] = {}
         for name, overrides in candidates().items():

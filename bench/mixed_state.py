@@ -22,8 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from linkly_ls.core.config import Config, LibraryConfig
-from linkly_ls.core.engine import Engine
+from first_pass_readings import first_pass_engine  # the bench folder is the script's folder, first on sys.path
 from linkly_ls.core.search import evaluation
 from linkly_ls.core.tools import call_tool
 
@@ -38,20 +37,9 @@ class _Enough(Exception):
 
 def measure(folder: Path, work: Path, points: list[float]) -> list[tuple[str, float, float, float]]:
     """(collection, share of words refined, x keyword-only as linkly ranks, x keyword-only before) per point."""
-    collection = evaluation.load_collection(folder)
-    library = work / collection.name / "corpus"
-    names = evaluation.write_library(collection, library)
-    config = Config(
-        data_dir=work / collection.name / "index",
-        libraries=[LibraryConfig(name="corpus", paths=[library])],
-        raw={"embedding": {"first_pass": True}},
-    )
-    engine = Engine(config)
+    collection, names, engine = first_pass_engine(folder, work)
     rows = []
     try:
-        engine.index()
-        engine.vectors.run_first_pass()
-        engine.vectors.provider.current()  # loaded, as the refining run loads it beside the first pass
         total = engine.catalog.count()
         keyword = evaluation.evaluate(engine, collection, names, "keyword", recall=False).ndcg10
         first_pass = evaluation.evaluate(engine, collection, names, "hybrid", recall=False).ndcg10

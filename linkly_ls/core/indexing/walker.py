@@ -65,7 +65,8 @@ def walk_library(
     Hidden folders and files are skipped, symlinks are not followed (no loops,
     no escape from the library), and the index's own folder is never walked.
     A folder that cannot be listed is passed to `on_unreadable` (its OSError
-    names it) and skipped. Files left out by an ignore file, the globs or their
+    names it) and skipped, and so is one whose entries cannot be looked at (its
+    permissions changed after it was listed): the rest of it is not walked. Files left out by an ignore file, the globs or their
     type are counted to `on_skipped`; an ignored folder counts the documents
     (supported files) inside it.
     """
@@ -82,54 +83,59 @@ def walk_library(
         current = Path(directory)
         relative_dir = current.relative_to(root).as_posix()
         relative_dir = "" if relative_dir == "." else relative_dir + "/"
-        while ignore_stack and not relative_dir.startswith(ignore_stack[-1][0]):
-            ignore_stack.pop()
-        spec = rules.ignore_spec(current)
-        if spec is not None:
-            ignore_stack.append((relative_dir, spec))
+        try:
+            while ignore_stack and not relative_dir.startswith(ignore_stack[-1][0]):
+                ignore_stack.pop()
+            spec = rules.ignore_spec(current)
+            if spec is not None:
+                ignore_stack.append((relative_dir, spec))
 
-        def ignored(relative: str, is_dir: bool) -> bool:
-            for base, ignore_spec in ignore_stack:
-                inner = relative[len(base) :] + ("/" if is_dir else "")
-                if ignore_spec.match_file(inner):
-                    return True
-            return False
+            def ignored(relative: str, is_dir: bool) -> bool:
+                for base, ignore_spec in ignore_stack:
+                    inner = relative[len(base) :] + ("/" if is_dir else "")
+                    if ignore_spec.match_file(inner):
+                        return True
+                return False
 
-        kept_dirs = []
-        for name in sorted(dirnames):
-            full = current / name
-            if name.startswith(".") or name in ALWAYS_SKIPPED_DIRS or full.is_symlink():
-                continue
-            if full.resolve() in skip:
-                continue
-            reason = GITIGNORE if ignored(relative_dir + name, True) else None
-            if reason is None and rules._exclude is not None and rules._exclude.match_file(relative_dir + name + "/"):
-                reason = EXCLUDE
-            if reason is not None:
-                count = count_documents(full)
-                if count:
-                    skipped(str(full), reason, count)
-                continue
-            kept_dirs.append(name)
-        dirnames[:] = kept_dirs
-        unsupported = 0
-        for name in sorted(filenames):
-            if name.startswith("."):
-                continue
-            full = current / name
-            relative = relative_dir + name
-            if full.is_symlink():
-                continue
-            if not is_supported(full):
-                unsupported += 1
-                continue
-            reason = GITIGNORE if ignored(relative, False) else rules.unwanted_reason(relative)
-            if reason is not None:
-                skipped(directory, reason, 1)
-                continue
-            yield full
-        if unsupported:
-            skipped(directory, UNSUPPORTED, unsupported)
+            kept_dirs = []
+            for name in sorted(dirnames):
+                full = current / name
+                if name.startswith(".") or name in ALWAYS_SKIPPED_DIRS or full.is_symlink():
+                    continue
+                if full.resolve() in skip:
+                    continue
+                reason = GITIGNORE if ignored(relative_dir + name, True) else None
+                if reason is None and rules._exclude is not None and rules._exclude.match_file(relative_dir + name + "/"):
+                    reason = EXCLUDE
+                if reason is not None:
+                    count = count_documents(full)
+                    if count:
+                        skipped(str(full), reason, count)
+                    continue
+                kept_dirs.append(name)
+            dirnames[:] = kept_dirs
+            unsupported = 0
+            for name in sorted(filenames):
+                if name.startswith("."):
+                    continue
+                full = current / name
+                relative = relative_dir + name
+                if full.is_symlink():
+                    continue
+                if not is_supported(full):
+                    unsupported += 1
+                    continue
+                reason = GITIGNORE if ignored(relative, False) else rules.unwanted_reason(relative)
+                if reason is not None:
+                    skipped(directory, reason, 1)
+                    continue
+                yield full
+            if unsupported:
+                skipped(directory, UNSUPPORTED, unsupported)
+        except OSError as error:  # the folder turned unreadable between its listing and a look at an entry
+            dirnames[:] = []
+            if on_unreadable is not None:
+                on_unreadable(OSError(error.errno, error.strerror, directory))
 
 
 def count_documents(folder: Path) -> int:

@@ -107,3 +107,23 @@ def test_ignore_files_are_read_only_when_the_library_respects_them(tmp_path):
     assert found == ["a.md", "build/b.md", "paper.pdf"] and counts == {}
     assert is_indexable(tmp_path / "paper.pdf", tmp_path, ignoring)
     assert not is_indexable(tmp_path / "paper.pdf", tmp_path, WalkRules([], [], []))
+
+
+def test_a_folder_whose_entries_cannot_be_looked_at_is_reported_and_left(tmp_path, monkeypatch):
+    """Its permissions changed after it was listed: each entry's lstat is refused."""
+    for name in ("a.md", "locked/b.md", "locked/deeper/c.md", "open/d.md"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("# x\n", encoding="utf-8")
+    locked = tmp_path / "locked"
+    is_symlink = Path.is_symlink
+
+    def refused_inside_locked(path: Path) -> bool:
+        if path.parent == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return is_symlink(path)
+
+    monkeypatch.setattr(Path, "is_symlink", refused_inside_locked)
+    unreadable: list[OSError] = []
+    found = sorted(p.relative_to(tmp_path).as_posix() for p in walk_library(tmp_path, WalkRules([], [], []), on_unreadable=unreadable.append))
+    assert found == ["a.md", "open/d.md"]
+    assert [(type(error), error.filename) for error in unreadable] == [(PermissionError, str(locked))]

@@ -58,9 +58,9 @@ class Timeline:
         return max(self.first_pass, self.model)
 
 
-def timeline(library: Path, work: Path, models: Path | None) -> Timeline:
-    """One cold run, in a new data dir holding a copy of `models` when given."""
-    data_dir = Path(tempfile.mkdtemp(dir=work))
+def timeline(library: Path, work: Path, models: Path | None, data_dir: Path | None = None) -> Timeline:
+    """One cold run, in `data_dir` (default: a new one under `work`) holding a copy of `models` when given."""
+    data_dir = data_dir or Path(tempfile.mkdtemp(dir=work))
     if models is not None:
         shutil.copytree(models, data_dir / "models")
         os.sync()  # else the copy's writeback slows the run's own fsyncs
@@ -95,22 +95,9 @@ def timeline(library: Path, work: Path, models: Path | None) -> Timeline:
 
 
 def warm_models(library: Path, work: Path) -> Path:
-    """The model's files as a first start writes them (one run, kept)."""
+    """The model's files as a first start writes them (one run, its data dir kept)."""
     data_dir = work / "warm"
-    env = {**os.environ, "LINKLY_DATA_DIR": str(data_dir), "LINKLY_CONFIG": str(work / "config.toml")}
-    (work / "config.toml").write_text("", encoding="utf-8")
-    process = subprocess.Popen(
-        [str(LINKLY), "index", str(library), "--library", "bench", "--wait"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
-    )
-    try:
-        assert process.stdout is not None
-        for raw in process.stdout:
-            if raw.decode(errors="replace").strip().endswith(MODEL_LINE_END):
-                break
-    finally:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+    timeline(library, work, None, data_dir)
     return data_dir / "models"
 
 

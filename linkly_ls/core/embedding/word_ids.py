@@ -93,6 +93,7 @@ class WordIds:
 
         groups = [words[start : start + WORDS_PER_TEXT] for start in range(0, len(words), WORDS_PER_TEXT)]
         encodings = self._tokenizer.encode_batch([" ".join(group) for group in groups], add_special_tokens=False)
+        size = self._id_type.itemsize
         result: dict[str, bytes] = {}
         for group, encoding in zip(groups, encodings):
             lengths = np.fromiter(map(len, group), dtype=np.int64, count=len(group))
@@ -101,6 +102,5 @@ class WordIds:
             owners = np.searchsorted(starts, token_starts, side="right") - 1
             bounds = np.searchsorted(owners, np.arange(len(group) + 1)).tolist()
             ids = np.asarray(encoding.ids, dtype=self._id_type).tobytes()
-            size = self._id_type.itemsize
             result.update((word, ids[bounds[i] * size : bounds[i + 1] * size]) for i, word in enumerate(group))
         return result

@@ -93,9 +93,18 @@ class Engine:
         except StoreError as error:
             raise EngineError(f"cannot write the index in {self.data_dir}: {error}") from error
         except OSError as error:
-            raise EngineError(
-                f"cannot write the index in {self.data_dir}: {error.strerror or error}"
-            ) from error
+            raise EngineError(self._os_error_message(error)) from error
+
+    def _os_error_message(self, error: OSError) -> str:
+        """A read error from a file outside the data dir (a library's, which per-file handling
+        missed) is said to be one: calling it a failed write would send the user to check the disk."""
+        reason = error.strerror or str(error)
+        name = error.filename
+        if isinstance(name, (str, bytes, Path)) and name:
+            path = Path(name.decode(errors="replace") if isinstance(name, bytes) else name)
+            if not path.absolute().is_relative_to(self.data_dir.absolute()):
+                return f"cannot read {path}: {reason}; the index in {self.data_dir} keeps what was written before"
+        return f"cannot write the index in {self.data_dir}: {reason}"
 
     def _sync_config_libraries(self) -> None:
         for library in self.config.libraries:

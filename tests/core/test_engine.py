@@ -167,3 +167,21 @@ def test_search_ranks_by_keywords_while_the_model_loads_in_the_background(tmp_pa
         assert result.results
     finally:
         loading.close()
+
+
+def test_a_read_error_from_a_library_file_is_not_called_a_failed_write(tmp_path, library):
+    """Per-file handling catches a library's read errors; one that escapes it must not send the user to
+    check the disk of the data dir, and an error inside the data dir still reads as a failed write."""
+    from linkly_ls.core.engine import EngineError
+
+    engine = open_engine(tmp_path / "data", library)
+    document = library / sorted(path.name for path in library.iterdir())[0]
+    try:
+        with pytest.raises(EngineError) as read_error, engine._writing():
+            raise PermissionError(13, "Permission denied", str(document))
+        assert str(read_error.value).startswith(f"cannot read {document}: Permission denied")
+        with pytest.raises(EngineError) as write_error, engine._writing():
+            raise OSError(28, "No space left on device", str(engine.data_dir / "catalog.sqlite3"))
+        assert str(write_error.value) == f"cannot write the index in {engine.data_dir}: No space left on device"
+    finally:
+        engine.close()

@@ -18,7 +18,7 @@ two processes (`linkly index`, then `linkly index --wait`); here both phases sha
 start, as in `linkly serve` or `linkly watch`.
 
 The model's files are written into a data dir at its first start (the bundled graph made 8-bit,
-1-2 s once). A library indexed later finds them in place, so each run's data dir gets a copy of
+about 0.4 s once). A library indexed later finds them in place, so each run's data dir gets a copy of
 those of a warm-up run, unless `--first-start`. Prints each run and, per library, the median
 ratios to the keyword time.
 """

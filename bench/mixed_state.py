@@ -7,10 +7,10 @@ Usage:
 Each collection is indexed as `ir_eval.py` indexes it, with `[embedding] first_pass` on, and given
 first-pass vectors; then the model refines its documents in linkly's own order (newest day first,
 then smallest), stopped at each point (a share of the documents; a round of 64 documents is the
-step) and at the end. At each point every query goes through the `search` tool in hybrid mode:
-once as linkly ranks (a refined document's keyword weight follows the share of the words refined,
-`ranking.refined_keyword_weight`) and once with the refined weight for every refined document (the
-rule before), nDCG@10 as a multiple of keyword-only search. Also printed: first-pass vectors alone.
+step) and at the end. At each point every query goes through the `search` tool in hybrid mode
+(every document placed by its first-pass vectors, the refined ones reordered among their places by
+the model's, `search/mixed_state.py`), nDCG@10 as a multiple of keyword-only search, with the
+searches' wall time. Also printed: first-pass vectors alone.
 On a large library the model refines for hours, so this is the state search is in most of that time.
 """
 
@@ -27,8 +27,6 @@ from linkly_ls.core.search import evaluation
 from linkly_ls.core.tools import call_tool
 
 SHARED_IR = Path(__file__).resolve().parents[1].parent / "shared" / "ir"
-#: the rule before: every refined document weighed as in a fully refined library
-REFINED_WEIGHT_THROUGHOUT = {"linkly_ls.core.search.ranking:_refined_share": lambda *_: 1.0}
 
 
 class _Enough(Exception):
@@ -36,14 +34,16 @@ class _Enough(Exception):
 
 
 def measure(folder: Path, work: Path, points: list[float]) -> list[tuple[str, float, float, float]]:
-    """(collection, share of words refined, x keyword-only as linkly ranks, x keyword-only before) per point."""
+    """(collection, share of words refined, x keyword-only, first-pass vectors alone x keyword-only) per point."""
     collection, names, engine = first_pass_engine(folder, work)
     rows = []
     try:
         total = engine.catalog.count()
         keyword = evaluation.evaluate(engine, collection, names, "keyword", recall=False).ndcg10
-        first_pass = evaluation.evaluate(engine, collection, names, "hybrid", recall=False).ndcg10
-        print(f"{collection.name:<10} first-pass vectors alone: {first_pass / keyword:.3f} x keyword-only", flush=True)
+        alone = evaluation.evaluate(engine, collection, names, "hybrid", recall=False)
+        first_pass = alone.ndcg10
+        print(f"{collection.name:<10} first-pass vectors alone: {first_pass / keyword:.3f} x keyword-only"
+              f"{_latency(alone)}", flush=True)
         refined = 0
         for point in points:
             target, already = max(int(total * point), 1), refined
@@ -59,15 +59,18 @@ def measure(folder: Path, work: Path, points: list[float]) -> list[tuple[str, fl
             share = call_tool(engine, "list_libraries", {}).to_json()["libraries"][0]["vector_coverage"]
             model = engine.vectors.provider.current()
             refined = len(engine.vectors.index_for(model).documents_with_vectors(engine.catalog.doc_ids()))
-            now = evaluation.evaluate(engine, collection, names, "hybrid", recall=False).ndcg10 / keyword
-            with evaluation.settings(REFINED_WEIGHT_THROUGHOUT):
-                before = evaluation.evaluate(engine, collection, names, "hybrid", recall=False).ndcg10 / keyword
-            rows.append((collection.name, share, now, before))
+            scores = evaluation.evaluate(engine, collection, names, "hybrid", recall=False)
+            now = scores.ndcg10 / keyword
+            rows.append((collection.name, share, now, first_pass / keyword))
             print(f"{collection.name:<10} {refined}/{total} documents, {share:.0%} of the words refined: "
-                  f"{now:.3f} x keyword-only (refined weight throughout: {before:.3f})", flush=True)
+                  f"{now:.3f} x keyword-only{_latency(scores)}", flush=True)
     finally:
         engine.close()
     return rows
+
+
+def _latency(scores: evaluation.ModeScores) -> str:
+    return f"  (search p50 / p95 {scores.search_ms_p50:.1f} / {scores.search_ms_p95:.1f} ms)"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,9 +89,9 @@ def main(argv: list[str] | None = None) -> int:
             rows += measure(folder, Path(work), points)
     mixed = [row for row in rows if row[1] < 1.0]
     if mixed:
-        print(f"\nwhile partly refined ({len(mixed)} points): mean {statistics.fmean(r[2] for r in mixed):.3f} x keyword-only "
-              f"(refined weight throughout {statistics.fmean(r[3] for r in mixed):.3f}), lowest {min(r[2] for r in mixed):.3f} "
-              f"({min(r[3] for r in mixed):.3f})")
+        below = sum(1 for row in mixed if row[2] < row[3])
+        print(f"\nwhile partly refined ({len(mixed)} points): mean {statistics.fmean(r[2] for r in mixed):.3f} x keyword-only, "
+              f"lowest {min(r[2] for r in mixed):.3f}; below first-pass vectors alone at {below} points")
     return 0
 
 

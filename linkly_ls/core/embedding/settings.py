@@ -37,7 +37,7 @@ class EmbeddingSettings:
     #: bundled model: tokens (padding included) per model call, which bounds its activation memory
     batch_tokens: int = DEFAULT_BATCH_TOKENS
     #: a fast first vector for every chunk (a static table shipped with linkly) before the model's own,
-    #: dropped once the model has refined the chunk's document (README, "The first vector pass")
+    #: kept until the model has refined every document (README, "The first vector pass")
     first_pass: bool = True
 
     @classmethod

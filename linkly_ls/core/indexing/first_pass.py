@@ -6,8 +6,9 @@ well under a millisecond, so `VectorSync` runs it over every document missing a
 first-pass vector before each refining run (while the model loads on another
 thread), and again whenever the keyword index brought new documents while the
 model was busy. First-pass vectors live in a
-vector index of their own (its model id names the table); search takes a
-document's refined vectors when it has them and its first-pass vectors otherwise.
+vector index of their own (its model id names the table). A document keeps them
+until the model has refined every document: while it refines, search places every
+document by them and reorders the refined ones by the model's (search/mixed_state.py).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ class FirstPass:
     def __init__(self, sync: VectorSync) -> None:
         self.sync = sync
         self.model_id = STATIC_MODEL_ID
-        #: the refined models: a document they have refined needs no first-pass vector (`drop_refined`)
+        #: the refined models: a document they have refined gets no new first-pass vector
         self.covered_by = tuple(sync.provider.model_ids())
         self._rows = VectorRows(sync.catalog, self.model_id, covered_by=self.covered_by)
         #: set when the keyword index changed; the refining loop then runs the first pass again
@@ -58,13 +59,11 @@ class FirstPass:
         Returns how many documents got one, or None when it could not run (off, no table, or the
         index is another process's to write)."""
         self.due.clear()
-        refined = self._rows.covered_documents()
-        if self._clear_when_all_refined(refined):
-            refined = []
+        self.empty_when_all_refined()
         with self._writing() as (embedder, index):
             if embedder is None or index is None:
                 return None
-            index.remove_documents(deleted + refined)
+            index.remove_documents(deleted)
             index.checkpoint()
             documents = self.sync._embed_missing(embedder, index, None)
         self.complete = not self.sync.stopping()
@@ -78,33 +77,18 @@ class FirstPass:
                 if index is not None:
                     index.remove_documents(deleted)
 
-    def drop_refined(self) -> None:
-        """Forget the first-pass vectors of documents the model has refined, once its vectors are saved.
-
-        Search compares a refined document by its refined vectors only, so its first-pass vectors would
-        only take space: once every document is refined the first-pass index is emptied without being
-        read in (its file small again). A document the model has not refined keeps its first-pass
-        vectors; one added or changed later gets new ones. Also done at the start of each first pass
-        (after a crash, or a run stopped before the end)."""
-        if not self.enabled:
-            return
+    def empty_when_all_refined(self) -> None:
+        """Empty the first-pass index, without reading it in (its file small again), once the model
+        has refined every document it holds. Until then a refined document keeps its first-pass
+        vectors: while the model refines, every document is placed by them (`search/mixed_state.py`).
+        A document added or changed later gets new ones. Also done at the start of each first pass."""
         refined = self._rows.covered_documents()
-        if not refined or self._clear_when_all_refined(refined):
-            return
-        with self._writing() as (_, index):
-            if index is not None:
-                index.remove_documents(refined)
-
-    def _clear_when_all_refined(self, refined: list[str]) -> bool:
-        """Empty the index without reading it in when every document it holds is `refined`; True if done."""
         if not refined or len(refined) != self._rows.document_count() or not self.sync.writer_lock.held:
-            return False
+            return
         embedder = self.sync.provider.first_pass() if self.enabled else None
         index = self.sync.index_for(embedder) if embedder is not None else None
-        if index is None:
-            return False
-        index.clear()
-        return True
+        if index is not None:
+            index.clear()
 
     @contextmanager
     def _writing(self) -> Iterator[tuple[StaticEmbedder | None, VectorIndex | None]]:

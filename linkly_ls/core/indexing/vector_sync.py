@@ -419,7 +419,7 @@ class VectorSync:
         finally:
             index.checkpoint()
             if index.model_id != self.first_pass.model_id and not self._stop.is_set():
-                self.first_pass.drop_refined()  # when stopped, the next first pass drops them
+                self.first_pass.empty_when_all_refined()  # when stopped, the next first pass does
             self._set_state(running=False)
         return done
 

@@ -1,14 +1,13 @@
-"""First-pass vectors in ranking: the vector side of documents the model has not refined yet.
+"""First-pass vectors in ranking: the vector side of a library the model has not refined yet.
 
-A document is compared with the query by one kind of vector: its refined
-vectors (the model's) when it has them, else its first-pass vectors (the static
-table's, core/embedding/static.py). The two kinds live in different spaces, so
-their cosines are not comparable: each kind is min-max scaled over its own
-candidates before fusion (`vector_parts`). The query is compared with
-first-pass vectors by its own table vector, joined with its vector from the
-model the table was distilled from whenever search may use that model
-(`static.joint_query_vector`). Once every document is refined the
-first pass is not consulted at all, and ranking is what it is without it.
+Every document gets a first-pass vector (the static table's, core/embedding/static.py) within
+seconds and keeps it until the model has refined every document. While nothing is refined they are
+the whole vector side; while the model refines they place every document and the refined ones are
+reordered among their places (`mixed_state.py`). The two kinds live in different spaces, so their
+cosines are never compared. The query is compared with first-pass vectors by its own table vector,
+joined with its vector from the model the table was distilled from whenever search may use that
+model (`static.joint_query_vector`). Once every document is refined the first pass is not consulted
+at all, and ranking is what it is without it.
 """
 
 from __future__ import annotations
@@ -44,8 +43,6 @@ QUERY_READINGS = ("joint", "table", "model")
 class FirstPassSide:
     embedder: StaticEmbedder
     index: VectorIndex
-    #: the refined index, whose documents the first pass leaves alone (None: nothing is refined yet)
-    refined: VectorIndex | None
     #: the table's source model when search may use it (`VectorSync.table_source_model`), else None
     model: TextEmbedder | None = None
 
@@ -56,20 +53,18 @@ class FirstPassSide:
             raise ValueError(f"first_pass_side.QUERY_READING is {QUERY_READING!r}, not one of {QUERY_READINGS}")
         return self.model is not None and QUERY_READING != "table"
 
-    def hits(
-        self, query: str, limit: int, allowed_doc_ids: list[str] | None, model_vector: np.ndarray | None = None
-    ) -> list[VectorHit]:
-        """The nearest first-pass chunks of documents not refined yet.
-
-        `model_vector`: the query's vector from `model` (see `reads_with_model`); None: the table's alone."""
+    def query_vector(self, query: str, model_vector: np.ndarray | None = None) -> np.ndarray:
+        """The query as first-pass vectors are compared with it. `model_vector`: its vector from `model`
+        (see `reads_with_model`); None: the table's reading alone."""
         vector = self.embedder.embed_query(query)
-        if model_vector is not None:
-            vector = model_vector if QUERY_READING == "model" else joint_query_vector(vector, model_vector)
-        hits = self.index.search(vector, limit, allowed_doc_ids)
-        if self.refined is None or not hits:
-            return hits
-        refined = self.refined.documents_with_vectors(list({hit.doc_id for hit in hits}))
-        return [hit for hit in hits if hit.doc_id not in refined]
+        if model_vector is None:
+            return vector
+        return model_vector if QUERY_READING == "model" else joint_query_vector(vector, model_vector)
+
+    def hits(self, vector: np.ndarray, limit: int, allowed_doc_ids: list[str] | None) -> list[VectorHit]:
+        """The nearest first-pass chunks to `vector` (`query_vector`), refined documents' included: they
+        keep their first-pass vectors until the model has refined every document (`mixed_state.py`)."""
+        return self.index.search(vector, limit, allowed_doc_ids)
 
     def documents_with_vectors(self, doc_ids: list[str]) -> set[str]:
         return self.index.documents_with_vectors(doc_ids)
@@ -84,7 +79,7 @@ def first_pass_side(sync: VectorSync, refined: VectorIndex | None) -> FirstPassS
     embedder, index = sync.first_pass.search_side()
     if embedder is None or index is None:
         return None
-    return FirstPassSide(embedder, index, refined, sync.table_source_model())
+    return FirstPassSide(embedder, index, sync.table_source_model())
 
 
 def vector_parts(documents: list[RankedDocument]) -> dict[str, float]:

@@ -25,8 +25,9 @@ together), when every document has the model's vectors.
 A document that has no vectors yet (embedding still running) counts its keyword
 part on the vector side too, so it is neither favoured nor buried while the
 library is half embedded: hybrid over what has vectors, keyword over the rest.
-A document the model has not refined yet takes its first-pass vector
-(`first_pass_side.py`); each kind of vector is scaled among its own candidates.
+While the model refines, every document is placed by its first-pass vector
+(`first_pass_side.py`) and the refined ones are reordered among their places by
+the model's (`mixed_state.py`).
 """
 
 from __future__ import annotations
@@ -34,13 +35,14 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from linkly_ls.core.embedding.settings import TextEmbedder
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.search import feedback, first_pass_side, query_views, smoothing, zscore_fusion
+from linkly_ls.core.search import feedback, first_pass_side, mixed_state, query_views, smoothing, zscore_fusion
 from linkly_ls.core.search.first_pass_side import FIRST_PASS, REFINED, FirstPassSide, vector_parts
 from linkly_ls.core.search.keyword import ChunkHit
 from linkly_ls.core.search.vectors import VectorHit, VectorIndex
@@ -222,6 +224,14 @@ def rank_documents(
     if index is not None and query_vector is not None:
         views = query_views.view_vectors(query, query_vector, lambda sentences: embed_queries(embedder, sentences))
         vector_hits = index.search(views, vector_chunks, allowed_doc_ids)
+    if first is not None and index is not None and query_vector is not None:
+        refining = _Refining(engine, index, first, views, _first_pass_query_vector(first, query, embedder, query_vector))
+        ranked = refining.ranked(query, documents, vector_hits, vector_chunks, allowed_doc_ids, mode, fusion)
+        if mode == "vector":
+            reason = f"vector mode requested (model {embedder.model_id}, first-pass vectors where it has not run yet)"
+            return Ranking(ranked, "vector", reason, building, query_vector, index)
+        reason = f"keyword + vectors (model {embedder.model_id}){_coverage_note(sync.coverage(), True)}"
+        return Ranking(ranked, "hybrid", reason, building, query_vector, index)
     _add_vector_side(documents, vector_hits)
     first_hits = _add_first_pass_side(documents, first, query, vector_chunks, allowed_doc_ids, embedder, query_vector)
     if mode != "vector":
@@ -299,10 +309,18 @@ def _add_first_pass_side(
     embedder: TextEmbedder | None,
     query_vector: np.ndarray | None,
 ) -> list[VectorHit]:
-    """`embedder`, `query_vector`: the refined side's model and its vector of the query (None: nothing
-    is refined yet); the vector is reused for the first-pass side when that model is the table's source."""
     if first is None:
         return []
+    hits = first.hits(_first_pass_query_vector(first, query, embedder, query_vector), limit, allowed)
+    _add_vector_side(documents, hits, FIRST_PASS)
+    return hits
+
+
+def _first_pass_query_vector(
+    first: FirstPassSide, query: str, embedder: TextEmbedder | None, query_vector: np.ndarray | None
+) -> np.ndarray:
+    """The query as first-pass vectors read it. `embedder`, `query_vector`: the refined side's model and
+    its vector of the query (None: nothing is refined yet), reused when that model is the table's source."""
     model_vector = None
     if first.reads_with_model:
         if embedder is first.model and query_vector is not None:
@@ -312,9 +330,87 @@ def _add_first_pass_side(
                 model_vector = embed_query(first.model, query)
             except Exception as error:  # noqa: BLE001 - the table's reading alone still ranks
                 log.warning("the model could not read the query for first-pass vectors: %s", error)
-    hits = first.hits(query, limit, allowed, model_vector)
-    _add_vector_side(documents, hits, FIRST_PASS)
-    return hits
+    return first.query_vector(query, model_vector)
+
+
+@dataclass
+class _Refining:
+    """A search while the model refines: every candidate placed by its first-pass vectors, the refined
+    ones reordered among their places by the model's (`mixed_state.py`)."""
+
+    engine: Engine
+    index: VectorIndex
+    first: FirstPassSide
+    views: np.ndarray
+    first_vector: np.ndarray
+
+    def ranked(
+        self,
+        query: str,
+        keyword_side: dict[str, RankedDocument],
+        vector_hits: list[VectorHit],
+        limit: int,
+        allowed: list[str] | None,
+        mode: str,
+        fusion: str | None,
+    ) -> list[RankedDocument]:
+        first_hits = self.first.hits(self.first_vector, limit, allowed)
+        candidates = {} if mode == "vector" else dict(keyword_side)
+        for hit in [*vector_hits, *first_hits]:
+            candidates.setdefault(hit.doc_id, RankedDocument(doc_id=hit.doc_id))
+        if mode != "vector":
+            _complete_keyword_side(self.engine, query, candidates)
+        found = {hit.doc_id for hit in vector_hits}
+        refined = found | self.index.documents_with_vectors([doc_id for doc_id in candidates if doc_id not in found])
+        first_pass = self.first.documents_with_vectors(list(candidates))
+        keyword_top = max((document.keyword_score or 0.0 for document in candidates.values()), default=0.0)
+        rank = partial(self._side, candidates, mode, fusion, keyword_weight_for(query), keyword_top)
+        if refined <= first_pass:
+            placing = rank(candidates, first_hits, FIRST_PASS, first_pass)
+            return mixed_state.slotted(placing, rank(refined, vector_hits, REFINED, refined))
+        # some were refined before first-pass vectors were kept for refined documents: the model's place them
+        placing = rank(candidates, vector_hits, REFINED, refined)
+        return mixed_state.slotted(placing, rank(first_pass - refined, first_hits, FIRST_PASS, first_pass))
+
+    def _side(
+        self,
+        candidates: dict[str, RankedDocument],
+        mode: str,
+        fusion: str | None,
+        keyword_weight: float,
+        keyword_top: float,
+        doc_ids: Iterable[str],
+        hits: list[VectorHit],
+        kind: str,
+        having: set[str],
+    ) -> list[RankedDocument]:
+        """`doc_ids` ranked by their keywords (over the best of all candidates) and one kind of vector,
+        as a library with only that kind ranks them: a document the vector search did not reach scores
+        0 there, one without such vectors (not in `having`) counts its keywords instead; smoothed over
+        that kind."""
+        documents = {doc_id: _keyword_copy(candidates[doc_id], kind) for doc_id in doc_ids}
+        _add_vector_side(documents, [hit for hit in hits if hit.doc_id in documents], kind)
+        if mode == "vector":
+            return _vector_only(documents, "", False, None, None).documents
+        if kind == FIRST_PASS:
+            ranked = _fused(self.engine, None, documents, fusion, keyword_weight, self.first, None, keyword_top, having)
+            index = self.first.index
+        else:
+            ranked = _fused(self.engine, self.index, documents, fusion, keyword_weight, None, self.views, keyword_top, having)
+            index = self.index
+        return smoothing.smoothed(ranked, hits, index) if smoothing.SMOOTHING_DOCUMENTS else ranked
+
+
+def _keyword_copy(document: RankedDocument, kind: str) -> RankedDocument:
+    """The document's keyword side, to be ranked with `kind` vectors (whose weight it takes even where
+    the vector side did not reach it)."""
+    return RankedDocument(
+        doc_id=document.doc_id,
+        keyword_rank=document.keyword_rank,
+        keyword_score=document.keyword_score,
+        keyword_passage=document.keyword_passage,
+        vector_kind=kind,
+    )
 
 
 def _first_pass_only(
@@ -329,7 +425,7 @@ def _first_pass_only(
 ) -> Ranking:
     """Nothing is refined yet: the first-pass vectors are the whole vector side, and the best documents'
     scores are smoothed over them as over refined vectors (`smoothing.py`). While some documents are
-    refined and others not, the two kinds of vector are not compared, so nothing is smoothed."""
+    refined and others not, `_Refining` ranks."""
     reason = f"first-pass vectors ({first.embedder.model_id}; the model has not refined any yet)"
     for document in documents.values():
         document.vector_kind = FIRST_PASS
@@ -375,26 +471,23 @@ def _fused(
     keyword_weight: float,
     first: FirstPassSide | None = None,
     views: np.ndarray | None = None,
+    keyword_top: float | None = None,
+    having_vectors: set[str] | None = None,
 ) -> list[RankedDocument]:
-    without_vectors = _without_vectors(engine, index, [d for d, doc in documents.items() if doc.vector_rank is None], first)
+    """`documents` fused, best first. `having_vectors`: which of them have vectors of the kind ranked, when
+    the caller knows (else looked up)."""
+    unreached = [doc_id for doc_id, document in documents.items() if document.vector_rank is None]
+    if having_vectors is None:
+        without_vectors = _without_vectors(engine, index, unreached, first)
+    else:
+        without_vectors = set(unreached) - having_vectors
     if (fusion or FUSION) == "rrf":
         _fuse_rrf(documents.values(), without_vectors)
     elif (fusion or FUSION) == "z" and index is not None and views is not None and first is None:
         _fuse_z(index, views, documents, without_vectors, keyword_weight)
     else:
-        _fuse_convex(documents.values(), without_vectors, keyword_weight, _refined_share(engine, index, first))
+        _fuse_convex(documents.values(), without_vectors, keyword_weight, keyword_top)
     return sorted(documents.values(), key=lambda d: -d.fused_score)
-
-
-def _refined_share(engine: Engine, index: VectorIndex | None, first: FirstPassSide | None) -> float:
-    """The share of the searched words the model has refined while first-pass vectors rank the rest; 1.0
-    when one kind of vector ranks every document."""
-    if index is None or first is None:
-        return 1.0
-    words = engine.vectors.embedded_words()
-    if words is None or not words[1]:
-        return 1.0
-    return words[0] / words[1]
 
 
 def _fuse_z(
@@ -475,15 +568,13 @@ def _fuse_rrf(documents, without_vectors: set[str]) -> None:
         document.fused_score = score
 
 
-def _fuse_convex(documents, without_vectors: set[str], keyword_weight: float, refined_share: float = 1.0) -> None:
+def _fuse_convex(documents, without_vectors: set[str], keyword_weight: float, keyword_top: float | None = None) -> None:
     """alpha * BM25 / max BM25 + (1 - alpha) * min-max-scaled cosine, alpha = `keyword_weight` for a document
-    ranked by its refined vector (`refined_keyword_weight` while the model has refined `refined_share` of
-    the words), `first_pass_keyword_weight` for one ranked by its first-pass vector."""
+    ranked by its refined vector, `first_pass_keyword_weight` for one ranked by its first-pass vector."""
     documents = list(documents)
-    keyword_top = max((d.keyword_score or 0.0 for d in documents), default=0.0) or 1.0
+    keyword_top = keyword_top or max((d.keyword_score or 0.0 for d in documents), default=0.0) or 1.0
     scaled = vector_parts(documents)
     first_pass_weight = first_pass_keyword_weight(keyword_weight)
-    keyword_weight = refined_keyword_weight(keyword_weight, refined_share)
     for document in documents:
         keyword_part = (document.keyword_score or 0.0) / keyword_top
         if document.vector_score is not None:
@@ -501,21 +592,6 @@ def first_pass_keyword_weight(keyword_weight: float) -> float:
     leans on them more where only first-pass vectors answer it too."""
     kept = (1 - first_pass_side.FIRST_PASS_KEYWORD_WEIGHT) / (1 - CONVEX_KEYWORD_WEIGHT)
     return 1 - kept * (1 - keyword_weight)
-
-
-def refined_keyword_weight(keyword_weight: float, refined_share: float) -> float:
-    """The keyword side's weight for a refined document while first-pass vectors rank the others: from
-    the first-pass weight when the model has refined nothing to `keyword_weight` when it has refined
-    everything, in proportion to the share of the words it has refined.
-
-    Each kind of vector is scaled among its own candidates (`vector_parts`), so while the model has
-    refined a few documents (the newest, then the smallest) the closest of them scores 1 on the vector
-    side however far it is from the query. Weighed as a fully refined library weighs them, they
-    outranked better documents: Cranfield with 5 % of its words refined ranked at 0.973 x keyword-only,
-    below the 1.064 of first-pass vectors alone (README, *The first vector pass*)."""
-    first_pass_weight = first_pass_keyword_weight(keyword_weight)
-    share = min(max(refined_share, 0.0), 1.0)
-    return first_pass_weight + share * (keyword_weight - first_pass_weight)
 
 
 def _coverage_note(coverage: dict[str, float], first_pass: bool = False) -> str:

@@ -374,33 +374,3 @@ def test_a_document_only_the_vector_side_found_gets_its_keyword_score(embedded, 
     monkeypatch.setattr(ranking, "COMPLETE_KEYWORD_SIDE", False)
     without = ranking.rank_documents(embedded, query, None, "hybrid", keyword_chunks=1).documents
     assert not [d for d in without if d.keyword_rank is None and d.keyword_score]
-
-
-def test_refined_documents_weigh_their_vectors_by_how_much_the_model_has_refined():
-    from linkly_ls.core.search import ranking
-    from linkly_ls.core.search.first_pass_side import FIRST_PASS, REFINED
-    from linkly_ls.core.search.ranking import RankedDocument, first_pass_keyword_weight, refined_keyword_weight
-
-    assert refined_keyword_weight(0.5, 0.0) == pytest.approx(first_pass_keyword_weight(0.5)) == pytest.approx(0.8)
-    assert refined_keyword_weight(0.5, 1.0) == pytest.approx(0.5)
-    assert refined_keyword_weight(0.5, 0.5) == pytest.approx(0.65)
-    assert refined_keyword_weight(0.7, 2.0) == pytest.approx(0.7) and refined_keyword_weight(0.7, -1.0) == pytest.approx(first_pass_keyword_weight(0.7))
-
-    def candidates() -> list[RankedDocument]:
-        # the closest of two refined documents scores 1 on its side whatever its cosine; a first-pass
-        # document that holds every query word is halfway among its own kind
-        return [
-            RankedDocument("refined-close", keyword_score=0.85, vector_score=0.6, vector_kind=REFINED),
-            RankedDocument("refined-far", keyword_score=0.0, vector_score=0.2, vector_kind=REFINED),
-            RankedDocument("every-word", keyword_score=1.0, vector_score=0.5, vector_kind=FIRST_PASS),
-            RankedDocument("first-pass-close", keyword_score=0.0, vector_score=0.7, vector_kind=FIRST_PASS),
-            RankedDocument("first-pass-far", keyword_score=0.0, vector_score=0.3, vector_kind=FIRST_PASS),
-        ]
-
-    def best(refined_share: float) -> str:
-        documents = candidates()
-        ranking._fuse_convex(documents, set(), 0.5, refined_share)
-        return max(documents, key=lambda document: document.fused_score).doc_id
-
-    assert best(0.05) == "every-word", "a few refined documents do not outweigh the rest"
-    assert best(1.0) == "refined-close", "as refined as the library: the refined weight"

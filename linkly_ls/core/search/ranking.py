@@ -201,7 +201,7 @@ def rank_documents(
     """Documents best first. `mode`: auto (hybrid when vectors exist), keyword, vector or hybrid.
 
     With feedback on (`feedback.RM3_DOCUMENTS`, `feedback.ROCCHIO_DOCUMENTS`), the first round's best
-    documents feed a second round of each side, which is fused again.
+    documents feed a second round of each side, which is fused again (not while the model refines).
     """
     if mode not in MODES:
         raise ValueError(f"unknown search mode {mode!r}")
@@ -368,7 +368,8 @@ class _Refining:
         if refined <= first_pass:
             placing = rank(candidates, first_hits, FIRST_PASS, first_pass)
             return mixed_state.slotted(placing, rank(refined, vector_hits, REFINED, refined))
-        # some were refined before first-pass vectors were kept for refined documents: the model's place them
+        # refined documents without first-pass vectors (refined before a new document came, or by an earlier
+        # version): the model's vectors place every document, first-pass ones reorder the rest
         placing = rank(candidates, vector_hits, REFINED, refined)
         return mixed_state.slotted(placing, rank(first_pass - refined, first_hits, FIRST_PASS, first_pass))
 

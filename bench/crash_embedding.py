@@ -20,8 +20,8 @@ Then `linkly index --wait` runs again to the end, and:
   chunking its stored lines gives, same numbers and line ranges), and its
   `vector_docs` row names its current content hash and that chunk count;
 - the saved usearch file holds exactly the keys of those rows (no orphans), and
-  the first pass's index holds none (refined documents give up their first-pass
-  vectors);
+  the first pass's index holds none (it is emptied once every document is
+  refined);
 - hybrid searches find the same documents as in the clean build.
 """
 

@@ -6,6 +6,8 @@ tool functions with it.
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 import threading
 from collections.abc import Iterator
@@ -25,6 +27,10 @@ from linkly_ls.core.store.writer_lock import WriterLock
 if TYPE_CHECKING:
     from linkly_ls.core.indexing.indexer import Indexer, IndexReport, ProgressCallback
     from linkly_ls.core.remote import RemoteSet
+
+
+#: errors of the disk written to, not of the file read
+_DISK_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EDQUOT}
 
 
 class EngineError(LinklyError):
@@ -97,12 +103,15 @@ class Engine:
 
     def _os_error_message(self, error: OSError) -> str:
         """A read error from a file outside the data dir (a library's, which per-file handling
-        missed) is said to be one: calling it a failed write would send the user to check the disk."""
+        missed) is said to be one: calling it a failed write would send the user to check the disk.
+        A full or read-only disk outside it (a temporary file) is still a failed write, of that file."""
         reason = error.strerror or str(error)
         name = error.filename
         if isinstance(name, (str, bytes, Path)) and name:
-            path = Path(name.decode(errors="replace") if isinstance(name, bytes) else name)
+            path = Path(os.fsdecode(name))
             if not path.absolute().is_relative_to(self.data_dir.absolute()):
+                if error.errno in _DISK_ERRNOS:
+                    return f"cannot write {path}: {reason}"
                 return f"cannot read {path}: {reason}; the index in {self.data_dir} keeps what was written before"
         return f"cannot write the index in {self.data_dir}: {reason}"
 

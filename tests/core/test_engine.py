@@ -183,5 +183,9 @@ def test_a_read_error_from_a_library_file_is_not_called_a_failed_write(tmp_path,
         with pytest.raises(EngineError) as write_error, engine._writing():
             raise OSError(28, "No space left on device", str(engine.data_dir / "catalog.sqlite3"))
         assert str(write_error.value) == f"cannot write the index in {engine.data_dir}: No space left on device"
+        scratch = tmp_path / "scratch" / "part-1.pickle"
+        with pytest.raises(EngineError) as elsewhere, engine._writing():
+            raise OSError(28, "No space left on device", str(scratch))
+        assert str(elsewhere.value) == f"cannot write {scratch}: No space left on device"
     finally:
         engine.close()

@@ -35,7 +35,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
@@ -224,34 +224,33 @@ def rank_documents(
     if index is not None and query_vector is not None:
         views = query_views.view_vectors(query, query_vector, lambda sentences: embed_queries(embedder, sentences))
         vector_hits = index.search(views, vector_chunks, allowed_doc_ids)
-    if first is not None and index is not None and query_vector is not None:
+    if first is not None and index is not None and query_vector is not None and views is not None:
         refining = _Refining(engine, index, first, views, _first_pass_query_vector(first, query, embedder, query_vector))
-        ranked = refining.ranked(query, documents, vector_hits, vector_chunks, allowed_doc_ids, mode, fusion)
         if mode == "vector":
+            ranked = refining.vector_only(vector_hits, vector_chunks, allowed_doc_ids)
             reason = f"vector mode requested (model {embedder.model_id}, first-pass vectors where it has not run yet)"
             return Ranking(ranked, "vector", reason, building, query_vector, index)
+        ranked = refining.ranked(query, documents, vector_hits, vector_chunks, allowed_doc_ids, fusion)
         reason = f"keyword + vectors (model {embedder.model_id}){_coverage_note(sync.coverage(), True)}"
         return Ranking(ranked, "hybrid", reason, building, query_vector, index)
-    _add_vector_side(documents, vector_hits)
-    first_hits = _add_first_pass_side(documents, first, query, vector_chunks, allowed_doc_ids, embedder, query_vector)
-    if mode != "vector":
-        _complete_keyword_side(engine, query, documents)
     if index is None or query_vector is None:
+        first_hits = _add_first_pass_side(documents, first, query, vector_chunks, allowed_doc_ids, embedder, query_vector)
+        if mode != "vector":
+            _complete_keyword_side(engine, query, documents)
         return _first_pass_only(engine, first, documents, mode, building, fusion, keyword_weight_for(query), first_hits)
+    _add_vector_side(documents, vector_hits)
     if mode == "vector":
         if feedback.ROCCHIO_DOCUMENTS:
             ranked = sorted((d for d in documents.values() if d.vector_rank), key=lambda d: d.vector_rank or 0)
             vector_hits = _vector_feedback(index, query_vector, ranked, vector_chunks, allowed_doc_ids)
             documents = {}
             _add_vector_side(documents, vector_hits)
-            _add_vector_side(documents, first_hits, FIRST_PASS)
-        if first is not None:
-            return _vector_only(documents, f"vector mode requested (model {embedder.model_id}, first-pass vectors where it has not run yet)", building, query_vector, index)
         ranked = sorted((d for d in documents.values() if d.vector_rank), key=lambda d: d.vector_rank or 0)
         for document in ranked:
             document.fused_score = document.vector_score or 0.0
         return Ranking(ranked, "vector", f"vector mode requested (model {embedder.model_id})", building, query_vector, index)
-    ranked = _fused(engine, index, documents, fusion, keyword_weight_for(query), first, views)
+    _complete_keyword_side(engine, query, documents)
+    ranked = _fused(engine, index, documents, fusion, keyword_weight_for(query), None, views)
     if feedback.RM3_DOCUMENTS or feedback.ROCCHIO_DOCUMENTS:
         if feedback.RM3_DOCUMENTS:
             keyword_hits = _rm3_round(engine, query, ranked, keyword_chunks, allowed_doc_ids)
@@ -259,13 +258,11 @@ def rank_documents(
             vector_hits = _vector_feedback(index, query_vector, ranked, vector_chunks, allowed_doc_ids)
         documents = keyword_documents(keyword_hits)
         _add_vector_side(documents, vector_hits)
-        _add_vector_side(documents, first_hits, FIRST_PASS)
         _complete_keyword_side(engine, query, documents)
-        ranked = _fused(engine, index, documents, fusion, keyword_weight_for(query), first, views)
-    if smoothing.SMOOTHING_DOCUMENTS and first is None:
+        ranked = _fused(engine, index, documents, fusion, keyword_weight_for(query), None, views)
+    if smoothing.SMOOTHING_DOCUMENTS:
         ranked = smoothing.smoothed(ranked, vector_hits, index)
-    covered = _coverage_note(sync.coverage(), first is not None)
-    reason = f"keyword + vectors (model {embedder.model_id}){covered}"
+    reason = f"keyword + vectors (model {embedder.model_id}){_coverage_note(sync.coverage())}"
     return Ranking(ranked, "hybrid", reason, building, query_vector, index)
 
 
@@ -351,36 +348,46 @@ class _Refining:
         vector_hits: list[VectorHit],
         limit: int,
         allowed: list[str] | None,
-        mode: str,
         fusion: str | None,
     ) -> list[RankedDocument]:
         first_hits = self.first.hits(self.first_vector, limit, allowed)
-        candidates = {} if mode == "vector" else dict(keyword_side)
+        candidates = dict(keyword_side)
         for hit in [*vector_hits, *first_hits]:
             candidates.setdefault(hit.doc_id, RankedDocument(doc_id=hit.doc_id))
-        if mode != "vector":
-            _complete_keyword_side(self.engine, query, candidates)
+        _complete_keyword_side(self.engine, query, candidates)
         found = {hit.doc_id for hit in vector_hits}
         refined = found | self.index.documents_with_vectors([doc_id for doc_id in candidates if doc_id not in found])
         first_pass = self.first.documents_with_vectors(list(candidates))
         keyword_top = max((document.keyword_score or 0.0 for document in candidates.values()), default=0.0)
-        rank = partial(self._side, candidates, mode, fusion, keyword_weight_for(query), keyword_top)
-        if refined <= first_pass:
-            placing = rank(candidates, first_hits, FIRST_PASS, first_pass)
-            return mixed_state.slotted(placing, rank(refined, vector_hits, REFINED, refined))
-        # refined documents without first-pass vectors (refined before a new document came, or by an earlier
-        # version): the model's vectors place every document, first-pass ones reorder the rest
-        placing = rank(candidates, vector_hits, REFINED, refined)
-        return mixed_state.slotted(placing, rank(first_pass - refined, first_hits, FIRST_PASS, first_pass))
+        rank = partial(self._side, candidates, fusion, keyword_weight_for(query), keyword_top)
+        if refined & first_pass or not refined:
+            # a refined document without first-pass vectors (changed, then refined before the first pass
+            # caught up) is placed by its keywords and reordered with the others
+            placing = rank(list(candidates), first_hits, FIRST_PASS, first_pass)
+            return mixed_state.slotted(placing, rank([d for d in candidates if d in refined], vector_hits, REFINED, refined))
+        # no refined candidate has first-pass vectors (a document new to a fully refined library, or one refined
+        # by an earlier version): the model's vectors place every document, first-pass ones reorder the rest
+        placing = rank(list(candidates), vector_hits, REFINED, refined)
+        unrefined = [doc_id for doc_id in candidates if doc_id in first_pass and doc_id not in refined]
+        return mixed_state.slotted(placing, rank(unrefined, first_hits, FIRST_PASS, first_pass))
+
+    def vector_only(self, vector_hits: list[VectorHit], limit: int, allowed: list[str] | None) -> list[RankedDocument]:
+        """Vector mode: each document by its refined vectors when it has them, else by its first-pass
+        ones, each kind min-max scaled among its own candidates (no keywords to place them by)."""
+        first_hits = self.first.hits(self.first_vector, limit, allowed)
+        refined = self.index.documents_with_vectors(list({hit.doc_id for hit in first_hits}))
+        documents: dict[str, RankedDocument] = {}
+        _add_vector_side(documents, vector_hits)
+        _add_vector_side(documents, [hit for hit in first_hits if hit.doc_id not in refined and hit.doc_id not in documents], FIRST_PASS)
+        return _vector_only(documents, "", False, None, None).documents
 
     def _side(
         self,
         candidates: dict[str, RankedDocument],
-        mode: str,
         fusion: str | None,
         keyword_weight: float,
         keyword_top: float,
-        doc_ids: Iterable[str],
+        doc_ids: list[str],
         hits: list[VectorHit],
         kind: str,
         having: set[str],
@@ -391,8 +398,6 @@ class _Refining:
         that kind."""
         documents = {doc_id: _keyword_copy(candidates[doc_id], kind) for doc_id in doc_ids}
         _add_vector_side(documents, [hit for hit in hits if hit.doc_id in documents], kind)
-        if mode == "vector":
-            return _vector_only(documents, "", False, None, None).documents
         if kind == FIRST_PASS:
             ranked = _fused(self.engine, None, documents, fusion, keyword_weight, self.first, None, keyword_top, having)
             index = self.first.index
@@ -485,17 +490,22 @@ def _fused(
     if (fusion or FUSION) == "rrf":
         _fuse_rrf(documents.values(), without_vectors)
     elif (fusion or FUSION) == "z" and index is not None and views is not None and first is None:
-        _fuse_z(index, views, documents, without_vectors, keyword_weight)
+        _fuse_z(index, views, documents, without_vectors, keyword_weight, keyword_top)
     else:
         _fuse_convex(documents.values(), without_vectors, keyword_weight, keyword_top)
     return sorted(documents.values(), key=lambda d: -d.fused_score)
 
 
 def _fuse_z(
-    index: VectorIndex, views: np.ndarray, documents: dict[str, RankedDocument], without_vectors: set[str], keyword_weight: float
+    index: VectorIndex,
+    views: np.ndarray,
+    documents: dict[str, RankedDocument],
+    without_vectors: set[str],
+    keyword_weight: float,
+    keyword_top: float | None = None,
 ) -> None:
     """Standard scores over the pool (zscore_fusion.py); the rest keep their convex order, below it."""
-    _fuse_convex(documents.values(), without_vectors, keyword_weight)
+    _fuse_convex(documents.values(), without_vectors, keyword_weight, keyword_top)
 
     def exact(doc_ids: list[str]) -> dict[str, float]:
         return {doc_id: hit.score for doc_id, hit in index.best_per_document(views, doc_ids).items()}
@@ -602,7 +612,7 @@ def _coverage_note(coverage: dict[str, float], first_pass: bool = False) -> str:
     if share >= 1.0:
         return ""
     if first_pass:
-        return f"; the model has not refined every document yet (least covered library: {share:.0%}), the others use first-pass vectors"
+        return f"; the model has not refined every document yet (least covered library: {share:.0%}), first-pass vectors place them"
     return f"; some documents have no vectors yet (least covered library: {share:.0%}), those are ranked by keywords"
 
 

@@ -128,8 +128,8 @@ class VectorRows:
 
     def __init__(self, catalog: Catalog, model_id: str, chunking: int = 1, covered_by: tuple[str, ...] = ()) -> None:
         """`chunking`: the chunking version rows are written with; documents cut by an older one are missing.
-        `covered_by`: models whose current vectors stand in for this one's (the first pass's are dropped
-        once the model has refined a document): such a document is neither missing nor uncovered."""
+        `covered_by`: models whose current vectors stand in for this one's (a document the model has
+        refined gets no new first-pass vectors): such a document is neither missing nor uncovered."""
         self.catalog = catalog
         self.model_id = model_id
         self.chunking = chunking

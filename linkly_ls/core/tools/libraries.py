@@ -19,7 +19,7 @@ class LibraryInfo:
     #: share (0-1) of the library's text whose chunks have vectors; None when embeddings are off
     vector_coverage: float | None = None
     #: share (0-1) of the library's text whose chunks have a vector of either kind (first-pass, or refined
-    #: by the model, which drops the first-pass one); None when the first pass is off
+    #: by the model); None when the first pass is off
     first_pass_coverage: float | None = None
     #: documents indexed by name or text layer whose images or scanned pages still wait for the OCR pass
     ocr_pending_count: int = 0

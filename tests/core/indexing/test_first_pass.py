@@ -161,7 +161,7 @@ def test_the_first_pass_reads_several_rounds_ahead_and_leaves_none_behind(tmp_pa
 
 
 @pytest.mark.slow
-def test_refined_documents_give_up_their_first_pass_vectors_and_new_ones_get_them(tmp_path):
+def test_a_fully_refined_library_keeps_no_first_pass_vectors_and_new_documents_get_them(tmp_path):
     library = copy_fixtures(tmp_path / "library")
     with after_first_pass(tmp_path / "data", library) as engine:
         _, first_index = engine.vectors.first_pass.search_side()

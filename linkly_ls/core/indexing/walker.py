@@ -66,9 +66,10 @@ def walk_library(
     no escape from the library), and the index's own folder is never walked.
     A folder that cannot be listed is passed to `on_unreadable` (its OSError
     names it) and skipped, and so is one whose entries cannot be looked at (its
-    permissions changed after it was listed): the rest of it is not walked. Files left out by an ignore file, the globs or their
-    type are counted to `on_skipped`; an ignored folder counts the documents
-    (supported files) inside it.
+    permissions changed after it was listed): the rest of it is not walked.
+    Files left out by an ignore file, the globs or their type are counted to
+    `on_skipped`; an ignored folder counts the documents (supported files)
+    inside it.
     """
     skipped = on_skipped or (lambda folder, reason, count: None)
     if root.is_file():
@@ -89,53 +90,81 @@ def walk_library(
             spec = rules.ignore_spec(current)
             if spec is not None:
                 ignore_stack.append((relative_dir, spec))
-
-            def ignored(relative: str, is_dir: bool) -> bool:
-                for base, ignore_spec in ignore_stack:
-                    inner = relative[len(base) :] + ("/" if is_dir else "")
-                    if ignore_spec.match_file(inner):
-                        return True
-                return False
-
-            kept_dirs = []
-            for name in sorted(dirnames):
-                full = current / name
-                if name.startswith(".") or name in ALWAYS_SKIPPED_DIRS or full.is_symlink():
-                    continue
-                if full.resolve() in skip:
-                    continue
-                reason = GITIGNORE if ignored(relative_dir + name, True) else None
-                if reason is None and rules._exclude is not None and rules._exclude.match_file(relative_dir + name + "/"):
-                    reason = EXCLUDE
-                if reason is not None:
-                    count = count_documents(full)
-                    if count:
-                        skipped(str(full), reason, count)
-                    continue
-                kept_dirs.append(name)
-            dirnames[:] = kept_dirs
-            unsupported = 0
-            for name in sorted(filenames):
-                if name.startswith("."):
-                    continue
-                full = current / name
-                relative = relative_dir + name
-                if full.is_symlink():
-                    continue
-                if not is_supported(full):
-                    unsupported += 1
-                    continue
-                reason = GITIGNORE if ignored(relative, False) else rules.unwanted_reason(relative)
-                if reason is not None:
-                    skipped(directory, reason, 1)
-                    continue
-                yield full
-            if unsupported:
-                skipped(directory, UNSUPPORTED, unsupported)
+            dirnames[:] = _kept_folders(current, relative_dir, dirnames, ignore_stack, rules, skip, skipped)
+            yield from _wanted_files(directory, relative_dir, filenames, ignore_stack, rules, skipped)
         except OSError as error:  # the folder turned unreadable between its listing and a look at an entry
             dirnames[:] = []
             if on_unreadable is not None:
                 on_unreadable(OSError(error.errno, error.strerror, directory))
+
+
+def _ignored(ignore_stack: list[tuple[str, pathspec.GitIgnoreSpec]], relative: str, is_dir: bool) -> bool:
+    """Whether an ignore file of the folder or of one above it leaves `relative` out."""
+    for base, ignore_spec in ignore_stack:
+        inner = relative[len(base) :] + ("/" if is_dir else "")
+        if ignore_spec.match_file(inner):
+            return True
+    return False
+
+
+def _kept_folders(
+    current: Path,
+    relative_dir: str,
+    dirnames: list[str],
+    ignore_stack: list[tuple[str, pathspec.GitIgnoreSpec]],
+    rules: WalkRules,
+    skip: set[Path],
+    skipped: SkipCallback,
+) -> list[str]:
+    """The subfolders of `current` to walk, sorted; an ignored or excluded one counts its documents to `skipped`."""
+    kept = []
+    for name in sorted(dirnames):
+        full = current / name
+        if name.startswith(".") or name in ALWAYS_SKIPPED_DIRS or full.is_symlink():
+            continue
+        if full.resolve() in skip:
+            continue
+        reason = GITIGNORE if _ignored(ignore_stack, relative_dir + name, True) else None
+        if reason is None and rules._exclude is not None and rules._exclude.match_file(relative_dir + name + "/"):
+            reason = EXCLUDE
+        if reason is not None:
+            count = count_documents(full)
+            if count:
+                skipped(str(full), reason, count)
+            continue
+        kept.append(name)
+    return kept
+
+
+def _wanted_files(
+    directory: str,
+    relative_dir: str,
+    filenames: list[str],
+    ignore_stack: list[tuple[str, pathspec.GitIgnoreSpec]],
+    rules: WalkRules,
+    skipped: SkipCallback,
+) -> Iterator[Path]:
+    """The supported files of `directory` (as the walk names it) that no ignore file or glob leaves out,
+    sorted; the others are counted to `skipped`."""
+    current = Path(directory)
+    unsupported = 0
+    for name in sorted(filenames):
+        if name.startswith("."):
+            continue
+        full = current / name
+        relative = relative_dir + name
+        if full.is_symlink():
+            continue
+        if not is_supported(full):
+            unsupported += 1
+            continue
+        reason = GITIGNORE if _ignored(ignore_stack, relative, False) else rules.unwanted_reason(relative)
+        if reason is not None:
+            skipped(directory, reason, 1)
+            continue
+        yield full
+    if unsupported:
+        skipped(directory, UNSUPPORTED, unsupported)
 
 
 def count_documents(folder: Path) -> int:

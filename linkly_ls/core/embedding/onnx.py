@@ -30,6 +30,7 @@ background embedding yields to the requests being answered.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -40,8 +41,11 @@ import numpy as np
 from linkly_ls.core.background import background_threads, current_thread_is_lowered
 from linkly_ls.core.embedding.settings import DEFAULT_BATCH_TOKENS
 
+log = logging.getLogger("linkly_ls.embedding")
 #: most passages in one model call, however short they are
 MAX_BATCH_PASSAGES = 64
+#: how often passages waiting for the final graph call their `pause` (which may stop them)
+FINAL_GRAPH_POLL_S = 0.1
 
 
 def session_options(threads: int | None):
@@ -103,7 +107,13 @@ class OnnxEmbedder:
         dim: int,
         threads: int | None = None,
         batch_tokens: int = DEFAULT_BATCH_TOKENS,
+        interim_graph: Path | None = None,
+        write_final_graph: Callable[[], None] | None = None,
     ) -> None:
+        """`interim_graph`: a graph that reads queries until `folder/model.onnx` is written by
+        `write_final_graph`, which the first passages to embed call on a thread of their own and wait
+        for (so every passage's vector comes from the final graph); without it, `folder/model.onnx`
+        serves from the start."""
         import onnxruntime as ort
 
         self.model_id = model_id
@@ -113,8 +123,15 @@ class OnnxEmbedder:
         self._model_file = folder / "model.onnx"
         self.options = session_options(threads)
         self._foreground_session = ort.InferenceSession(
-            str(self._model_file), self.options, providers=["CPUExecutionProvider"]
+            str(interim_graph or self._model_file), self.options, providers=["CPUExecutionProvider"]
         )
+        #: which graph reads queries now ("interim" or "final"): a query's vector is cached under it
+        self.graph = "interim" if interim_graph else "final"
+        self._interim_graph = interim_graph
+        self._write_final_graph = write_final_graph
+        self._final_graph = threading.Event()
+        if interim_graph is None:
+            self._final_graph.set()
         self._background_session: ort.InferenceSession | None = None
         self._session_lock = threading.Lock()
         self._inputs = {node.name for node in self._foreground_session.get_inputs()}
@@ -134,6 +151,11 @@ class OnnxEmbedder:
         vectors = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return vectors
+        if not self._final_graph.is_set():
+            self._start_final_graph()
+            while not self._final_graph.wait(FINAL_GRAPH_POLL_S):
+                if pause is not None:
+                    pause()
         session = self._session_for_this_thread()
         encodings = self._tokenizer.encode_batch(list(texts))
         lengths = [len(encoding.ids) for encoding in encodings]
@@ -152,6 +174,37 @@ class OnnxEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return self._run(self._tokenizer.encode_batch(list(texts)), self._foreground_session)
+
+    def wait_for_final_graph(self, timeout: float | None = None) -> bool:
+        """Start writing the final graph if it is not written yet, and wait for it to serve."""
+        self._start_final_graph()
+        return self._final_graph.wait(timeout)
+
+    def _start_final_graph(self) -> None:
+        with self._session_lock:
+            if self._final_graph.is_set() or self._write_final_graph is None:
+                return
+            write, self._write_final_graph = self._write_final_graph, None
+        threading.Thread(target=self._use_final_graph, args=(write,), name="linkly-model-rewrite", daemon=True).start()
+
+    def _use_final_graph(self, write: Callable[[], None]) -> None:
+        """Write the final graph and run every call on it from then on; calls already running finish on
+        the graph they started with. If it cannot be written or loaded, the interim graph serves on."""
+        import onnxruntime as ort
+
+        try:
+            write()
+            session = ort.InferenceSession(str(self._model_file), self.options, providers=["CPUExecutionProvider"])
+        except Exception as error:  # noqa: BLE001 - a full disk, a vanished folder: the interim graph works
+            log.warning("the bundled model runs its float graph (%s)", error)
+            self._model_file = self._interim_graph or self._model_file
+        else:
+            with self._session_lock:
+                self._foreground_session = session
+                self._background_session = None
+                self.graph = "final"
+        finally:
+            self._final_graph.set()
 
     def _session_for_this_thread(self):
         """A lowered thread's session (made by the first such thread), or the foreground one."""

@@ -31,6 +31,7 @@ import logging
 import os
 import shutil
 import threading
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -70,6 +71,12 @@ def assemble_bundled_folder(target: Path) -> Path | None:
     model_file = bundled_model_file()
     if model_file is None:
         return None
+    _place_tokenizer(target)
+    _place_model(target, model_file)
+    return target
+
+
+def _place_tokenizer(target: Path) -> None:
     target.mkdir(parents=True, exist_ok=True)
     for name in TOKENIZER_FILES:
         data = packaged_model_file(name).read_bytes()
@@ -78,28 +85,41 @@ def assemble_bundled_folder(target: Path) -> Path | None:
             temporary = destination.with_suffix(".tmp")
             temporary.write_bytes(data)
             temporary.replace(destination)
-    _place_model(target, model_file)
-    return target
+
+
+def _model_stamp(model_file: Path) -> str:
+    """What `model.source.json` holds for a `model.onnx` made from `model_file` by this version's rewrite."""
+    from linkly_ls.core.embedding.integer_graph import REWRITE_VERSION, vnni_available
+
+    source = model_file.stat()
+    return json.dumps(
+        {"source": str(model_file.resolve()), "size": source.st_size, "mtime_ns": source.st_mtime_ns,
+         "rewrite": REWRITE_VERSION, "signed_weights": vnni_available()}
+    )
+
+
+def _model_in_place(target: Path, model_file: Path) -> bool:
+    stamp_file = target / "model.source.json"
+    return (
+        (target / "model.onnx").exists()
+        and stamp_file.exists()
+        and stamp_file.read_text(encoding="utf-8") == _model_stamp(model_file)
+    )
 
 
 def _place_model(target: Path, model_file: Path) -> None:
     """`model.onnx`: the package's graph rewritten for integer products (`integer_graph.py`), made
     once per folder and remade when the package file or the rewrite changes; a link to the
     package's own file (or a copy where links fail) when the rewrite is not possible."""
-    from linkly_ls.core.embedding.integer_graph import REWRITE_VERSION, vnni_available, write_integer_model
+    from linkly_ls.core.embedding.integer_graph import vnni_available, write_integer_model
 
-    signed = vnni_available()
-    source = model_file.stat()
-    stamp = json.dumps(
-        {"source": str(model_file.resolve()), "size": source.st_size, "mtime_ns": source.st_mtime_ns,
-         "rewrite": REWRITE_VERSION, "signed_weights": signed}
-    )
-    model, stamp_file = target / "model.onnx", target / "model.source.json"
-    if model.exists() and stamp_file.exists() and stamp_file.read_text(encoding="utf-8") == stamp:
+    if _model_in_place(target, model_file):
         return
+    model, stamp_file = target / "model.onnx", target / "model.source.json"
+    _remove_orphaned_rewrites(target)
     temporary = target / f"model.onnx.{os.getpid()}.tmp"
     temporary.unlink(missing_ok=True)
-    problem = write_integer_model(model_file, temporary, signed)
+    problem = write_integer_model(model_file, temporary, vnni_available())
     if problem is not None:  # an unexpected graph or a missing onnx: the package's graph still works
         log.warning("the bundled model runs its float graph (%s)", problem)
         temporary.unlink(missing_ok=True)
@@ -109,20 +129,52 @@ def _place_model(target: Path, model_file: Path) -> None:
             shutil.copyfile(model_file, temporary)
     temporary.replace(model)
     stamp_temporary = target / f"model.source.json.{os.getpid()}.tmp"
-    stamp_temporary.write_text(stamp, encoding="utf-8")
+    stamp_temporary.write_text(_model_stamp(model_file), encoding="utf-8")
     stamp_temporary.replace(stamp_file)
+
+
+def _remove_orphaned_rewrites(target: Path) -> None:
+    """Remove the rewrites of processes that have ended: one stopped while its rewrite runs (a server
+    closed during its first refining) leaves the rewriting process to finish the file alone."""
+    for leftover in target.glob("model.onnx.*.tmp"):
+        pid = leftover.name.split(".")[2]
+        if pid.isdigit() and int(pid) != os.getpid() and not _process_exists(int(pid)):
+            leftover.unlink(missing_ok=True)
+
+
+def _process_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process
+        return True
+    return True
 
 
 def load_bundled(
     models_dir: Path, threads: int | None = None, batch_tokens: int = DEFAULT_BATCH_TOKENS
 ) -> OnnxEmbedder | None:
-    """The bundled MiniLM, loaded from local files only; None when its package is missing."""
+    """The bundled MiniLM, loaded from local files only; None when its package is missing.
+
+    Where the integer graph is not written yet (a data dir's first start), the model loads the
+    package's own graph at once and reads queries with it (within quantization error of the
+    rewrite's vectors); the first passages to embed start the rewrite, about 0.4 s, and wait for it,
+    so every stored vector comes from one graph, and a process that only searches writes nothing.
+    """
     from linkly_ls.core.embedding.onnx import OnnxEmbedder  # numpy, tokenizers and onnxruntime: only once needed
 
-    folder = assemble_bundled_folder(models_dir / "bundled-minilm")
-    if folder is None:
+    model_file = bundled_model_file()
+    if model_file is None:
         return None
-    return OnnxEmbedder(BUNDLED_MODEL_ID, folder, BUNDLED_DIM, threads=threads, batch_tokens=batch_tokens)
+    folder = models_dir / "bundled-minilm"
+    _place_tokenizer(folder)
+    if _model_in_place(folder, model_file):
+        return OnnxEmbedder(BUNDLED_MODEL_ID, folder, BUNDLED_DIM, threads=threads, batch_tokens=batch_tokens)
+    return OnnxEmbedder(
+        BUNDLED_MODEL_ID, folder, BUNDLED_DIM, threads=threads, batch_tokens=batch_tokens,
+        interim_graph=model_file, write_final_graph=partial(_place_model, folder, model_file),
+    )
 
 
 class EmbeddingProvider:

@@ -77,7 +77,7 @@ MODES = ("auto", "keyword", "vector", "hybrid")
 #: query embeddings kept for repeated queries (an assistant retrying with a filter, an editor asking again)
 QUERY_VECTORS_KEPT = 256
 
-_query_vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+_query_vectors: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
 _query_vectors_lock = threading.Lock()
 
 
@@ -166,13 +166,16 @@ def _cached_query_vectors(
     embedder: TextEmbedder, texts: list[str], embed_missing: Callable[[list[str]], Sequence[np.ndarray]]
 ) -> list[np.ndarray]:
     """Each text's vector: from the recent-queries cache (least recently used dropped first), the
-    others computed by one `embed_missing` call and kept."""
+    others computed by one `embed_missing` call and kept. Kept per model and per graph of the model
+    (`OnnxEmbedder.graph`: the bundled model reads queries with the package's graph until its rewrite
+    is written); the graph is read before embedding, as it only ever turns final."""
     import numpy as np  # loaded with the vectors, not with every open index
 
+    graph = getattr(embedder, "graph", "")
     found: dict[str, np.ndarray] = {}
     with _query_vectors_lock:
         for text in texts:
-            key = (embedder.model_id, text)
+            key = (embedder.model_id, graph, text)
             vector = _query_vectors.get(key)
             if vector is not None:
                 _query_vectors.move_to_end(key)
@@ -183,7 +186,7 @@ def _cached_query_vectors(
         with _query_vectors_lock:
             for text, vector in zip(missing, vectors, strict=True):
                 vector.flags.writeable = False
-                found[text] = _query_vectors[(embedder.model_id, text)] = vector
+                found[text] = _query_vectors[(embedder.model_id, graph, text)] = vector
             while len(_query_vectors) > QUERY_VECTORS_KEPT:
                 _query_vectors.popitem(last=False)
     return [found[text] for text in texts]

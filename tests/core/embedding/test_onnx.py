@@ -119,3 +119,39 @@ def test_several_queries_in_one_call_get_the_vectors_each_gets_alone(model_folde
     for row, sentence in zip(together, sentences, strict=True):
         assert float(np.dot(row, embedder.embed_query(sentence))) > 0.999  # padding changes nothing that counts
     assert embedder.embed_queries([]).shape == (0, BUNDLED_DIM)
+
+
+def test_passages_waiting_for_the_final_graph_can_be_stopped_and_go_on_once_it_serves(model_folder, tmp_path):
+    """An interim graph reads queries at once; passages start writing the final graph, and wait for it
+    calling `pause` (which may stop them), as background embedding yields while it waits."""
+    from linkly_ls.core.embedding.provider import bundled_model_file
+
+    for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
+        (tmp_path / name).write_bytes((model_folder / name).read_bytes())
+    release, started = threading.Event(), threading.Event()
+
+    def write_final_graph() -> None:
+        started.set()
+        release.wait(60)
+        (tmp_path / "model.onnx").write_bytes((model_folder / "model.onnx").read_bytes())
+
+    embedder = OnnxEmbedder(
+        "m", tmp_path, BUNDLED_DIM, interim_graph=bundled_model_file(), write_final_graph=write_final_graph
+    )
+    assert embedder.embed_query("borrowing").shape == (BUNDLED_DIM,) and not started.is_set()
+
+    class Stop(Exception):
+        pass
+
+    def stop_at_third(calls: list[int] = []) -> None:  # noqa: B006 - counts this test's calls
+        calls.append(1)
+        if len(calls) == 3:
+            raise Stop
+
+    with pytest.raises(Stop):
+        embedder.embed_passages(PASSAGES[:2], pause=stop_at_third)
+    assert started.is_set() and embedder.graph == "interim"
+    release.set()
+    vectors = embedder.embed_passages(PASSAGES[:2])
+    assert embedder.graph == "final"
+    assert np.array_equal(vectors, OnnxEmbedder("m", model_folder, BUNDLED_DIM).embed_passages(PASSAGES[:2]))

@@ -68,7 +68,7 @@ def test_first_pass_vectors_serve_until_the_model_refines_them(tmp_path):
         engine.index()
         assert library_json(engine)["first_pass_coverage"] == 0.0
         assert engine.vectors.first_pass.run([]) > 0
-        assert not (tmp_path / "data" / "models" / "bundled-minilm" / "model.onnx").exists(), "the first pass needs no model"
+        assert engine.vectors.provider.loaded_bundled() is None, "the first pass needs no model"
         info = library_json(engine)
         assert info["first_pass_coverage"] == 1.0 and info["vector_coverage"] == 0.0
         first = call_tool(engine, "search", {"query": QUERY})
@@ -291,7 +291,6 @@ def test_first_pass_search_joins_the_models_query_vector_once_the_model_is_loade
     join = first_pass_side_module.joint_query_vector
     monkeypatch.setattr(first_pass_side_module, "joint_query_vector", lambda *vectors: joined.append(1) or join(*vectors))
     library = copy_fixtures(tmp_path / "library")
-    model_file = tmp_path / "data" / "models" / "bundled-minilm" / "model.onnx"
     engine = open_engine(tmp_path / "data", library, first_pass="true")
     try:
         engine.index()
@@ -299,13 +298,13 @@ def test_first_pass_search_joins_the_models_query_vector_once_the_model_is_loade
         engine.vectors.load_in_background(delay_s=60)  # as a language server does for its first answers
         held = call_tool(engine, "search", {"query": QUERY})
         assert held.mode == "hybrid" and "first-pass" in held.mode_reason
-        assert not joined and not model_file.exists(), "held back: the table reads the query, no model is loaded"
+        assert not joined and engine.vectors.provider.loaded_bundled() is None, "held back: the table reads the query"
     finally:
         engine.close()
     engine = open_engine(tmp_path / "data", library, first_pass="true")
     try:
         before_load = call_tool(engine, "search", {"query": QUERY})
-        assert not joined and not model_file.exists(), "search never loads the model itself"
+        assert not joined and engine.vectors.provider.loaded_bundled() is None, "search never loads the model itself"
         assert engine.vectors.provider.current().model_id == SOURCE_MODEL_ID  # as the refining run loads it
         side = first_pass_side(engine.vectors, None)
         assert side is not None and side.model is not None and side.reads_with_model

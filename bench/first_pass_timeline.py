@@ -17,9 +17,9 @@ at the later of the two. The process is then killed: the model's refining is
 two processes (`linkly index`, then `linkly index --wait`); here both phases share one process
 start, as in `linkly serve` or `linkly watch`.
 
-The bundled graph made 8-bit (about 0.4 s) is written into a data dir by its first refining; until
-then the package's graph reads queries. A library indexed later finds it in place, so each run's
-data dir gets a copy of it, unless `--first-start`. Prints each run and, per library, the median
+The bundled graph made 8-bit (about 0.4 s) is written into a data dir when the model first loads
+there; meanwhile the package's graph reads queries. A library indexed later finds it in place, so
+each run's data dir gets a copy of it, unless `--first-start`. Prints each run and, per library, the median
 ratios to the keyword time.
 """
 
@@ -95,7 +95,7 @@ def timeline(library: Path, work: Path, models: Path | None, data_dir: Path | No
 
 
 def warm_models(work: Path) -> Path:
-    """The model's files as a data dir holds them once its first refining wrote them."""
+    """The model's files as a data dir holds them once its first load wrote them."""
     from linkly_ls.core.embedding.provider import assemble_bundled_folder
 
     models = work / "warm" / "models"

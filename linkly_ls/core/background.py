@@ -5,7 +5,9 @@ Three means, used together by the long-running processes:
 - OS priority: `lower_current_thread()` gives the calling thread nice 19 (Linux,
   where nice is per thread); threads it starts afterwards inherit it, which is
   how onnxruntime's pool threads get it. `lower_process(pid)` does the same for
-  a child process (tesseract). Nice 19 rather than SCHED_IDLE: a background
+  a child process (tesseract). What must serve requests at normal priority but
+  may be made by such a thread (the session that reads queries, whose pool
+  threads its maker's nice is passed to) is made through `at_normal_priority`. Nice 19 rather than SCHED_IDLE: a background
   thread that holds the GIL when it is preempted stalls every request thread
   until it runs again, and an idle-class thread on a busy machine may not run
   for seconds.
@@ -25,8 +27,10 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from typing import TypeVar
 
 LOW_PRIORITY_NICE = 19
 #: how long after the last answered call background work waits before it goes on
@@ -37,6 +41,11 @@ MAX_WAIT_S = 2.0
 _STOP_POLL_S = 0.1
 
 _lowered = threading.local()
+_normal_lock = threading.Lock()
+#: one thread kept at the process's own priority, started before the first thread is lowered
+_normal_runner: ThreadPoolExecutor | None = None
+_normal_nice: int | None = None
+T = TypeVar("T")
 
 
 def background_threads() -> int:
@@ -52,6 +61,7 @@ def lower_current_thread() -> bool:
     """
     if not sys.platform.startswith("linux"):
         return False
+    _start_normal_runner()
     try:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), LOW_PRIORITY_NICE)
     except OSError:
@@ -62,6 +72,35 @@ def lower_current_thread() -> bool:
 
 def current_thread_is_lowered() -> bool:
     return getattr(_lowered, "value", False)
+
+
+def at_normal_priority(make: Callable[[], T]) -> T:
+    """`make()`, run where the threads it starts get the process's own priority: on the calling thread,
+    or, when that thread runs lowered (itself, or started by a lowered thread), on a thread kept at
+    normal priority since before the first thread was lowered."""
+    runner = _normal_runner
+    if runner is None or _thread_nice() <= (_normal_nice or 0):
+        return make()
+    return runner.submit(make).result()
+
+
+def _start_normal_runner() -> None:
+    """Start the normal-priority thread now, from a thread not yet lowered (a pool starts its thread
+    on its first task, and a thread inherits the nice of the thread that starts it)."""
+    global _normal_runner, _normal_nice
+    with _normal_lock:
+        if _normal_runner is not None:
+            return
+        runner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="linkly-normal-priority")
+        _normal_nice = runner.submit(_thread_nice).result()
+        _normal_runner = runner
+
+
+def _thread_nice() -> int:
+    try:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    except OSError:
+        return 0
 
 
 def lower_process(pid: int) -> None:

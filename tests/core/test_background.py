@@ -13,6 +13,7 @@ import pytest
 from linkly_ls.core.background import (
     LOW_PRIORITY_NICE,
     ForegroundGate,
+    at_normal_priority,
     background_threads,
     current_thread_is_lowered,
     lower_current_thread,
@@ -113,3 +114,33 @@ def test_a_stop_event_ends_the_wait():
     threading.Timer(0.2, stop.set).start()
     with gate.request():
         assert gate.wait_turn(stop) < 1.0
+
+
+@linux_only
+def test_what_must_serve_requests_is_made_at_normal_priority_even_from_a_lowered_thread():
+    """A lowered thread, or one it started, hands `at_normal_priority` work to a thread at the process's
+    priority, so the threads that work starts (onnxruntime's pool) get that priority too."""
+    normal = thread_nice(threading.get_native_id())
+    seen: dict[str, int] = {}
+
+    def started_by_the_work() -> None:
+        seen["started"] = thread_nice(threading.get_native_id())
+
+    def work() -> int:
+        thread = threading.Thread(target=started_by_the_work)
+        thread.start()
+        thread.join()
+        return thread_nice(threading.get_native_id())
+
+    def background() -> None:
+        lower_current_thread()
+        seen["lowered"] = at_normal_priority(work)
+        inherited = threading.Thread(target=lambda: seen.__setitem__("inherited", at_normal_priority(work)))
+        inherited.start()
+        inherited.join()
+
+    thread = threading.Thread(target=background)
+    thread.start()
+    thread.join()
+    assert seen == {"lowered": normal, "started": normal, "inherited": normal}
+    assert at_normal_priority(lambda: thread_nice(threading.get_native_id())) == normal

@@ -31,14 +31,19 @@ without saturating (slower, but the same vectors).
 
 from __future__ import annotations
 
+import os
 import platform
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from linkly_ls.core.background import lower_process
+
 #: bump when the rewrite changes: a folder's converted model is rebuilt
 REWRITE_VERSION = 2
+#: longest a rewrite may take; a half-written one older than this was left by a process that ended
+REWRITE_TIMEOUT_S = 300
 ZERO_POINT = 128
 
 
@@ -60,20 +65,35 @@ def vnni_available() -> bool:
     return False
 
 
-def write_integer_model(source: Path, target: Path, signed_weights: bool) -> str | None:
+def write_integer_model(
+    source: Path, target: Path, signed_weights: bool, final: Path | None = None, stamp: tuple[Path, str] | None = None
+) -> str | None:
     """Write the rewrite of `source` to `target` in a process of its own; None, or why it was not written.
 
+    With `final`, that process then moves it to `final` and writes `stamp` (a file and its text), so
+    that the rewrite lands even if the process that asked for it has ended meanwhile.
     Loading and rewriting the graph leaves about 100 MB in the process that did it (the onnx
     package, the protobuf, freed arrays glibc keeps), which a server would carry for hours.
     """
     command = [sys.executable, "-m", __name__, str(source), str(target), "signed" if signed_weights else "unsigned"]
+    if final is not None:
+        command.append(str(final))
+        if stamp is not None:
+            command += [str(stamp[0]), stamp[1]]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
-    except (OSError, subprocess.TimeoutExpired) as error:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    except OSError as error:
         return f"{type(error).__name__}: {error}"
-    if done.returncode != 0:
-        lines = (done.stderr or done.stdout).strip().splitlines()
-        return lines[-1] if lines else f"the rewrite exited with status {done.returncode}"
+    lower_process(process.pid)  # background work: a first vector pass or a search keeps the cores first
+    try:
+        stdout, stderr = process.communicate(timeout=REWRITE_TIMEOUT_S)
+    except subprocess.TimeoutExpired as error:
+        process.kill()
+        process.communicate()
+        return f"{type(error).__name__}: {error}"
+    if process.returncode != 0:
+        lines = (stderr or stdout).strip().splitlines()
+        return lines[-1] if lines else f"the rewrite exited with status {process.returncode}"
     return None
 
 
@@ -203,13 +223,20 @@ def _without_unused(nodes: list, outputs: set[str]) -> list:
 
 
 def main(argv: list[str]) -> int:
-    """`python -m linkly_ls.core.embedding.integer_graph SOURCE TARGET signed|unsigned`."""
-    source, target, kind = argv
+    """`python -m linkly_ls.core.embedding.integer_graph SOURCE TARGET signed|unsigned [FINAL [STAMP_FILE STAMP]]`."""
+    source, target, kind, *landing = argv
     rewritten = integer_model(Path(source), kind == "signed")
     if rewritten is None:
         print("the model has no int8 weight products to rewrite", file=sys.stderr)
         return 1
     Path(target).write_bytes(rewritten)
+    if landing:
+        Path(target).replace(landing[0])
+    if len(landing) == 3:
+        stamp_file = Path(landing[1])
+        temporary = stamp_file.with_name(f"{stamp_file.name}.{os.getpid()}.tmp")
+        temporary.write_text(landing[2], encoding="utf-8")
+        temporary.replace(stamp_file)
     return 0
 
 

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from linkly_ls.core.background import background_threads, current_thread_is_lowered
+from linkly_ls.core.background import at_normal_priority, background_threads, current_thread_is_lowered
 from linkly_ls.core.embedding.settings import DEFAULT_BATCH_TOKENS
 
 log = logging.getLogger("linkly_ls.embedding")
@@ -111,20 +111,16 @@ class OnnxEmbedder:
         write_final_graph: Callable[[], None] | None = None,
     ) -> None:
         """`interim_graph`: a graph that reads queries until `folder/model.onnx` is written by
-        `write_final_graph`, which the first passages to embed call on a thread of their own and wait
-        for (so every passage's vector comes from the final graph); without it, `folder/model.onnx`
-        serves from the start."""
-        import onnxruntime as ort
-
+        `write_final_graph`, which `start_final_graph` (or the first passages to embed) runs on a
+        thread of its own; passages wait for it, so every passage's vector comes from the final
+        graph. Without it, `folder/model.onnx` serves from the start."""
         self.model_id = model_id
         self.dim = dim
         self.batch_tokens = max(1, batch_tokens)
         self.threads = threads
         self._model_file = folder / "model.onnx"
         self.options = session_options(threads)
-        self._foreground_session = ort.InferenceSession(
-            str(interim_graph or self._model_file), self.options, providers=["CPUExecutionProvider"]
-        )
+        self._foreground_session = self._foreground(interim_graph or self._model_file)
         #: which graph reads queries now ("interim" or "final"): a query's vector is cached under it
         self.graph = "interim" if interim_graph else "final"
         self._interim_graph = interim_graph
@@ -132,7 +128,7 @@ class OnnxEmbedder:
         self._final_graph = threading.Event()
         if interim_graph is None:
             self._final_graph.set()
-        self._background_session: ort.InferenceSession | None = None
+        self._background_session = None  # an onnxruntime.InferenceSession, made by the first lowered thread
         self._session_lock = threading.Lock()
         self._inputs = {node.name for node in self._foreground_session.get_inputs()}
         self._tokenizer = load_tokenizer(folder)
@@ -180,21 +176,36 @@ class OnnxEmbedder:
         self._start_final_graph()
         return self._final_graph.wait(timeout)
 
+    def start_final_graph(self) -> None:
+        """Start writing the final graph, if it is not written yet, without waiting for it."""
+        self._start_final_graph()
+
     def _start_final_graph(self) -> None:
         with self._session_lock:
             if self._final_graph.is_set() or self._write_final_graph is None:
                 return
             write, self._write_final_graph = self._write_final_graph, None
-        threading.Thread(target=self._use_final_graph, args=(write,), name="linkly-model-rewrite", daemon=True).start()
+        try:
+            threading.Thread(target=self._use_final_graph, args=(write,), name="linkly-model-rewrite", daemon=True).start()
+        except RuntimeError as error:  # no thread to be had: the interim graph serves, nothing waits
+            log.warning("the bundled model runs its float graph (%s)", error)
+            self._final_graph.set()
+
+    def _foreground(self, model_file: Path):
+        """The session that reads queries and foreground passages, its pool threads at normal priority
+        whichever thread makes it (the lowered background thread may, when it starts the rewrite)."""
+        import onnxruntime as ort
+
+        return at_normal_priority(
+            lambda: ort.InferenceSession(str(model_file), self.options, providers=["CPUExecutionProvider"])
+        )
 
     def _use_final_graph(self, write: Callable[[], None]) -> None:
         """Write the final graph and run every call on it from then on; calls already running finish on
         the graph they started with. If it cannot be written or loaded, the interim graph serves on."""
-        import onnxruntime as ort
-
         try:
             write()
-            session = ort.InferenceSession(str(self._model_file), self.options, providers=["CPUExecutionProvider"])
+            session = self._foreground(self._model_file)
         except Exception as error:  # noqa: BLE001 - a full disk, a vanished folder: the interim graph works
             log.warning("the bundled model runs its float graph (%s)", error)
             self._model_file = self._interim_graph or self._model_file

@@ -31,6 +31,7 @@ import logging
 import os
 import shutil
 import threading
+import time
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -110,46 +111,42 @@ def _model_in_place(target: Path, model_file: Path) -> bool:
 def _place_model(target: Path, model_file: Path) -> None:
     """`model.onnx`: the package's graph rewritten for integer products (`integer_graph.py`), made
     once per folder and remade when the package file or the rewrite changes; a link to the
-    package's own file (or a copy where links fail) when the rewrite is not possible."""
+    package's own file (or a copy where links fail) when the rewrite is not possible. The rewriting
+    process puts the file and its stamp in place itself."""
     from linkly_ls.core.embedding.integer_graph import vnni_available, write_integer_model
 
     if _model_in_place(target, model_file):
         return
     model, stamp_file = target / "model.onnx", target / "model.source.json"
-    _remove_orphaned_rewrites(target)
     temporary = target / f"model.onnx.{os.getpid()}.tmp"
     temporary.unlink(missing_ok=True)
-    problem = write_integer_model(model_file, temporary, vnni_available())
-    if problem is not None:  # an unexpected graph or a missing onnx: the package's graph still works
-        log.warning("the bundled model runs its float graph (%s)", problem)
-        temporary.unlink(missing_ok=True)
-        try:
-            temporary.symlink_to(model_file)
-        except OSError:
-            shutil.copyfile(model_file, temporary)
+    stamp = _model_stamp(model_file)
+    problem = write_integer_model(model_file, temporary, vnni_available(), model, (stamp_file, stamp))
+    if problem is None:
+        return
+    log.warning("the bundled model runs its float graph (%s)", problem)  # an unexpected graph, a missing onnx
+    temporary.unlink(missing_ok=True)
+    try:
+        temporary.symlink_to(model_file)
+    except OSError:
+        shutil.copyfile(model_file, temporary)
     temporary.replace(model)
     stamp_temporary = target / f"model.source.json.{os.getpid()}.tmp"
-    stamp_temporary.write_text(_model_stamp(model_file), encoding="utf-8")
+    stamp_temporary.write_text(stamp, encoding="utf-8")
     stamp_temporary.replace(stamp_file)
 
 
-def _remove_orphaned_rewrites(target: Path) -> None:
-    """Remove the rewrites of processes that have ended: one stopped while its rewrite runs (a server
-    closed during its first refining) leaves the rewriting process to finish the file alone."""
-    for leftover in target.glob("model.onnx.*.tmp"):
-        pid = leftover.name.split(".")[2]
-        if pid.isdigit() and int(pid) != os.getpid() and not _process_exists(int(pid)):
-            leftover.unlink(missing_ok=True)
+def _remove_abandoned_rewrites(target: Path) -> None:
+    """Remove half-written rewrites older than a rewrite may take: their process was killed."""
+    from linkly_ls.core.embedding.integer_graph import REWRITE_TIMEOUT_S
 
-
-def _process_exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's process
-        return True
-    return True
+    now = time.time()
+    for leftover in [*target.glob("model.onnx.*.tmp"), *target.glob("model.source.json.*.tmp")]:
+        try:
+            if now - leftover.stat().st_mtime > REWRITE_TIMEOUT_S:
+                leftover.unlink()
+        except OSError:  # removed meanwhile by another process
+            continue
 
 
 def load_bundled(
@@ -157,10 +154,10 @@ def load_bundled(
 ) -> OnnxEmbedder | None:
     """The bundled MiniLM, loaded from local files only; None when its package is missing.
 
-    Where the integer graph is not written yet (a data dir's first start), the model loads the
-    package's own graph at once and reads queries with it (within quantization error of the
-    rewrite's vectors); the first passages to embed start the rewrite, about 0.4 s, and wait for it,
-    so every stored vector comes from one graph, and a process that only searches writes nothing.
+    Where the integer graph is not written yet (a data dir's first start, a new package), the model
+    loads the package's own graph at once and reads queries with it (within quantization error of
+    the rewrite's vectors, at about twice the time), while the rewrite, about 0.4 s, runs in a
+    process of its own; passages wait for it, so every stored vector comes from one graph.
     """
     from linkly_ls.core.embedding.onnx import OnnxEmbedder  # numpy, tokenizers and onnxruntime: only once needed
 
@@ -169,12 +166,15 @@ def load_bundled(
         return None
     folder = models_dir / "bundled-minilm"
     _place_tokenizer(folder)
+    _remove_abandoned_rewrites(folder)
     if _model_in_place(folder, model_file):
         return OnnxEmbedder(BUNDLED_MODEL_ID, folder, BUNDLED_DIM, threads=threads, batch_tokens=batch_tokens)
-    return OnnxEmbedder(
+    embedder = OnnxEmbedder(
         BUNDLED_MODEL_ID, folder, BUNDLED_DIM, threads=threads, batch_tokens=batch_tokens,
         interim_graph=model_file, write_final_graph=partial(_place_model, folder, model_file),
     )
+    embedder.start_final_graph()
+    return embedder
 
 
 class EmbeddingProvider:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -72,6 +73,7 @@ def test_queries_and_foreground_passages_share_one_session(model_folder):
 def test_background_passages_get_their_own_session_whose_pool_threads_are_lowered(model_folder):
     embedder = OnnxEmbedder("m", model_folder, BUNDLED_DIM, threads=3)
     foreground = embedder.embed_passages(PASSAGES)
+    in_lowered_thread(lambda: None)  # the process's first lowering starts its normal-priority thread
     before = task_ids()
     background = in_lowered_thread(lambda: embedder.embed_passages(PASSAGES))
     priorities = niceness_of(task_ids() - before)
@@ -121,23 +123,30 @@ def test_several_queries_in_one_call_get_the_vectors_each_gets_alone(model_folde
     assert embedder.embed_queries([]).shape == (0, BUNDLED_DIM)
 
 
-def test_passages_waiting_for_the_final_graph_can_be_stopped_and_go_on_once_it_serves(model_folder, tmp_path):
-    """An interim graph reads queries at once; passages start writing the final graph, and wait for it
-    calling `pause` (which may stop them), as background embedding yields while it waits."""
+def gated_embedder(model_folder: Path, folder: Path, threads: int | None = None) -> tuple[OnnxEmbedder, threading.Event, threading.Event]:
+    """An embedder on the package's graph whose final graph (a copy of `model_folder`'s) is written
+    only once the returned `release` event is set; `started` is set when its writing begins."""
     from linkly_ls.core.embedding.provider import bundled_model_file
 
     for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
-        (tmp_path / name).write_bytes((model_folder / name).read_bytes())
+        (folder / name).write_bytes((model_folder / name).read_bytes())
     release, started = threading.Event(), threading.Event()
 
     def write_final_graph() -> None:
         started.set()
         release.wait(60)
-        (tmp_path / "model.onnx").write_bytes((model_folder / "model.onnx").read_bytes())
+        (folder / "model.onnx").write_bytes((model_folder / "model.onnx").read_bytes())
 
     embedder = OnnxEmbedder(
-        "m", tmp_path, BUNDLED_DIM, interim_graph=bundled_model_file(), write_final_graph=write_final_graph
+        "m", folder, BUNDLED_DIM, threads=threads, interim_graph=bundled_model_file(), write_final_graph=write_final_graph
     )
+    return embedder, release, started
+
+
+def test_passages_waiting_for_the_final_graph_can_be_stopped_and_go_on_once_it_serves(model_folder, tmp_path):
+    """An interim graph reads queries at once; passages start writing the final graph, and wait for it
+    calling `pause` (which may stop them), as background embedding yields while it waits."""
+    embedder, release, started = gated_embedder(model_folder, tmp_path)
     assert embedder.embed_query("borrowing").shape == (BUNDLED_DIM,) and not started.is_set()
 
     class Stop(Exception):
@@ -155,3 +164,50 @@ def test_passages_waiting_for_the_final_graph_can_be_stopped_and_go_on_once_it_s
     vectors = embedder.embed_passages(PASSAGES[:2])
     assert embedder.graph == "final"
     assert np.array_equal(vectors, OnnxEmbedder("m", model_folder, BUNDLED_DIM).embed_passages(PASSAGES[:2]))
+
+
+def test_query_vectors_are_cached_per_graph(model_folder, tmp_path):
+    from linkly_ls.core.search.ranking import embed_query
+
+    embedder, release, _ = gated_embedder(model_folder, tmp_path)
+    before = embed_query(embedder, "a query read on both graphs")
+    release.set()
+    assert embedder.wait_for_final_graph(timeout=60)
+    after = embed_query(embedder, "a query read on both graphs")
+    assert np.array_equal(after, embedder.embed_query("a query read on both graphs"))
+    assert not np.array_equal(before, after)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice values are Linux's")
+def test_the_final_graph_reads_queries_at_normal_priority_when_a_lowered_thread_started_it(model_folder, tmp_path):
+    """The background thread (nice 19) starts the rewrite; the session it leaves for queries must not
+    hand that nice to its pool threads."""
+    embedder, release, _ = gated_embedder(model_folder, tmp_path, threads=2)
+    release.set()
+    in_lowered_thread(lambda: None)  # the process's first lowering starts its normal-priority thread
+    before = task_ids()
+
+    def start_and_wait() -> bool:
+        embedder.start_final_graph()
+        return embedder.wait_for_final_graph(timeout=60)
+
+    assert in_lowered_thread(start_and_wait) and embedder.graph == "final"
+    normal = os.getpriority(os.PRIO_PROCESS, 0)
+    deadline = time.monotonic() + 10
+    while True:  # the lowered threads that ran the test and the rewrite take a moment to be gone
+        started = niceness_of(task_ids() - before)
+        if (started and set(started.values()) == {normal}) or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert started and set(started.values()) == {normal}, started
+
+
+def test_passages_do_not_wait_for_a_final_graph_no_thread_can_write(model_folder, tmp_path, monkeypatch, caplog):
+    embedder, release, _ = gated_embedder(model_folder, tmp_path)
+
+    def no_thread(self) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", no_thread)
+    assert embedder.embed_passages(PASSAGES[:1]).shape == (1, BUNDLED_DIM)
+    assert embedder.graph == "interim" and "can't start new thread" in caplog.text

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -181,26 +181,37 @@ def test_batch_tokens_and_threads_from_the_config_section():
         EmbeddingSettings.from_section({"batch_tokens": "lots"})
 
 
-def test_at_a_first_start_queries_are_read_before_the_rewrite_and_passages_wait_for_it(tmp_path, model_folder_ready):
-    """A data dir's first start: the package's graph reads queries at once; the first passages write
-    the integer graph and run on it, so their vectors are those of a data dir that had it already."""
+def test_at_a_first_start_queries_are_read_at_once_and_passages_wait_for_the_rewrite(tmp_path, model_folder_ready):
+    """A data dir's first start: the package's graph reads queries while the integer graph is written
+    in the background; passages wait for it, so their vectors are those of a data dir that had it."""
     from linkly_ls.core.embedding.provider import load_bundled
 
     fresh = load_bundled(tmp_path, threads=1)
     ready = load_bundled(model_folder_ready.parent, threads=1)
     folder = tmp_path / "bundled-minilm"
-    assert fresh.graph == "interim" and ready.graph == "final"
-    interim_query = fresh.embed_query("rivers and bridges")
-    assert not (folder / "model.onnx").exists()  # reading queries writes nothing
-    assert float(interim_query @ ready.embed_query("rivers and bridges")) > 0.99
+    assert ready.graph == "final"
+    assert float(fresh.embed_query("rivers and bridges") @ ready.embed_query("rivers and bridges")) > 0.99
     texts = ["A passage about rivers.", "Another one, on bridges and the roads that cross them."]
     assert np.array_equal(fresh.embed_passages(texts), ready.embed_passages(texts))
-    assert fresh.graph == "final" and (folder / "model.source.json").is_file()
+    assert fresh.graph == "final" and (folder / "model.source.json").is_file() and not list(folder.glob("*.tmp"))
     assert np.array_equal(fresh.embed_query("rivers and bridges"), ready.embed_query("rivers and bridges"))
     assert load_bundled(tmp_path, threads=1).graph == "final"  # written once
 
 
+def test_a_process_that_only_reads_queries_gets_the_rewrite_too(tmp_path):
+    """The rewrite starts at load, so a searching process does not stay on the slower package graph."""
+    from linkly_ls.core.embedding.provider import load_bundled
+
+    embedder = load_bundled(tmp_path, threads=1)
+    embedder.embed_query("only a query")
+    deadline = time.monotonic() + 120
+    while embedder.graph != "final" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert embedder.graph == "final" and (tmp_path / "bundled-minilm" / "model.source.json").is_file()
+
+
 def test_a_rewrite_that_fails_leaves_the_package_graph_serving_passages_too(tmp_path, monkeypatch, caplog):
+    from linkly_ls.core.background import lower_current_thread
     from linkly_ls.core.embedding import provider
 
     def full_disk(target, model_file):
@@ -211,30 +222,31 @@ def test_a_rewrite_that_fails_leaves_the_package_graph_serving_passages_too(tmp_
     vectors = embedder.embed_passages(["Still embedded."])
     assert vectors.shape == (1, BUNDLED_DIM) and embedder.graph == "interim"
     assert "runs its float graph" in caplog.text and "No space left" in caplog.text
+    result: dict = {}
+
+    def background() -> None:  # the lowered background thread makes a session of its own
+        lower_current_thread()
+        result["vectors"] = embedder.embed_passages(["Embedded in the background."])
+
+    thread = threading.Thread(target=background)
+    thread.start()
+    thread.join(120)
+    assert result["vectors"].shape == (1, BUNDLED_DIM)
 
 
-def test_query_vectors_are_cached_per_graph(tmp_path):
-    from linkly_ls.core.embedding.provider import load_bundled
-    from linkly_ls.core.search.ranking import embed_query
+def test_half_written_rewrites_older_than_a_rewrite_may_take_are_removed(tmp_path):
+    from linkly_ls.core.embedding.integer_graph import REWRITE_TIMEOUT_S
+    from linkly_ls.core.embedding.provider import _remove_abandoned_rewrites
 
-    embedder = load_bundled(tmp_path, threads=1)
-    before = embed_query(embedder, "a query read twice")
-    assert embedder.wait_for_final_graph(timeout=120)
-    after = embed_query(embedder, "a query read twice")
-    assert np.array_equal(after, embedder.embed_query("a query read twice")) and not np.array_equal(before, after)
-
-
-def test_rewrites_left_by_ended_processes_are_removed(tmp_path):
-    from linkly_ls.core.embedding.provider import _remove_orphaned_rewrites
-
-    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    dead_pid = int(ended.stdout)
-    for pid in (dead_pid, os.getpid(), os.getppid()):
-        (tmp_path / f"model.onnx.{pid}.tmp").write_bytes(b"partial")
-    _remove_orphaned_rewrites(tmp_path)
-    assert sorted(path.name for path in tmp_path.glob("*.tmp")) == sorted(
-        f"model.onnx.{pid}.tmp" for pid in (os.getpid(), os.getppid())
-    )
+    abandoned = [tmp_path / "model.onnx.123.tmp", tmp_path / "model.source.json.123.tmp"]
+    running = tmp_path / "model.onnx.456.tmp"
+    for path in [*abandoned, running]:
+        path.write_bytes(b"partial")
+    long_ago = time.time() - REWRITE_TIMEOUT_S - 60
+    for path in abandoned:
+        os.utime(path, (long_ago, long_ago))
+    _remove_abandoned_rewrites(tmp_path)
+    assert [path.name for path in tmp_path.iterdir()] == [running.name]
 
 
 @pytest.fixture(scope="module")

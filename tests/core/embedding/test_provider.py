@@ -249,6 +249,21 @@ def test_half_written_rewrites_older_than_a_rewrite_may_take_are_removed(tmp_pat
     assert [path.name for path in tmp_path.iterdir()] == [running.name]
 
 
+def test_loading_the_model_removes_an_abandoned_rewrite_even_where_the_rewrite_is_in_place(tmp_path, model_folder_ready):
+    import shutil
+
+    from linkly_ls.core.embedding.integer_graph import REWRITE_TIMEOUT_S
+    from linkly_ls.core.embedding.provider import load_bundled
+
+    folder = tmp_path / "bundled-minilm"
+    shutil.copytree(model_folder_ready, folder)
+    abandoned = folder / "model.onnx.123.tmp"
+    abandoned.write_bytes(b"partial")
+    long_ago = time.time() - REWRITE_TIMEOUT_S - 60
+    os.utime(abandoned, (long_ago, long_ago))
+    assert load_bundled(tmp_path, threads=1).graph == "final" and not abandoned.exists()
+
+
 @pytest.fixture(scope="module")
 def model_folder_ready(tmp_path_factory) -> Path:
     folder = assemble_bundled_folder(tmp_path_factory.mktemp("ready") / "bundled-minilm")

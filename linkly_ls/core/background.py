@@ -92,7 +92,10 @@ def _start_normal_runner() -> None:
         if _normal_runner is not None:
             return
         runner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="linkly-normal-priority")
-        _normal_nice = runner.submit(_thread_nice).result()
+        try:
+            _normal_nice = runner.submit(_thread_nice).result()
+        except RuntimeError:  # no thread to be had, or the interpreter is ending: made where asked
+            return
         _normal_runner = runner
 
 

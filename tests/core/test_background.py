@@ -144,3 +144,28 @@ def test_what_must_serve_requests_is_made_at_normal_priority_even_from_a_lowered
     thread.join()
     assert seen == {"lowered": normal, "started": normal, "inherited": normal}
     assert at_normal_priority(lambda: thread_nice(threading.get_native_id())) == normal
+
+
+@linux_only
+def test_a_thread_is_still_lowered_when_no_normal_priority_thread_can_be_started(monkeypatch):
+    from linkly_ls.core import background
+
+    class NoThreads:
+        def __init__(self, *args, **kwargs) -> None:
+            pass
+
+        def submit(self, *args, **kwargs):
+            raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(background, "_normal_runner", None)
+    monkeypatch.setattr(background, "ThreadPoolExecutor", NoThreads)
+    seen: dict[str, object] = {}
+
+    def lowered() -> None:
+        seen["lowered"] = lower_current_thread()
+        seen["inline"] = at_normal_priority(lambda: thread_nice(threading.get_native_id()))
+
+    thread = threading.Thread(target=lowered)
+    thread.start()
+    thread.join()
+    assert seen == {"lowered": True, "inline": LOW_PRIORITY_NICE}

@@ -45,6 +45,8 @@ REWRITE_VERSION = 2
 #: longest a rewrite may take; a half-written one older than this was left by a process that ended
 REWRITE_TIMEOUT_S = 300
 ZERO_POINT = 128
+#: the rewriting process's status when the graph cannot be rewritten at all (any other failure may pass)
+IMPOSSIBLE_EXIT = 3
 
 
 def vnni_available() -> bool:
@@ -65,13 +67,19 @@ def vnni_available() -> bool:
     return False
 
 
+class RewriteImpossible(Exception):
+    """This graph cannot be rewritten (no int8 weight products, no `onnx` package): it runs as shipped."""
+
+
 def write_integer_model(
     source: Path, target: Path, signed_weights: bool, final: Path | None = None, stamp: tuple[Path, str] | None = None
-) -> str | None:
-    """Write the rewrite of `source` to `target` in a process of its own; None, or why it was not written.
+) -> None:
+    """Write the rewrite of `source` to `target` in a process of its own, at nice 19.
 
     With `final`, that process then moves it to `final` and writes `stamp` (a file and its text), so
-    that the rewrite lands even if the process that asked for it has ended meanwhile.
+    that the rewrite lands even if the process that asked for it has ended meanwhile. Raises
+    `RewriteImpossible` when the graph cannot be rewritten at all, and OSError for a failure that a
+    later attempt may not meet (a full disk, the time limit).
     Loading and rewriting the graph leaves about 100 MB in the process that did it (the onnx
     package, the protobuf, freed arrays glibc keeps), which a server would carry for hours.
     """
@@ -81,20 +89,16 @@ def write_integer_model(
         if stamp is not None:
             command += [str(stamp[0]), stamp[1]]
     try:
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    except OSError as error:
-        return f"{type(error).__name__}: {error}"
-    lower_process(process.pid)  # background work: a first vector pass or a search keeps the cores first
-    try:
-        stdout, stderr = process.communicate(timeout=REWRITE_TIMEOUT_S)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=REWRITE_TIMEOUT_S)
     except subprocess.TimeoutExpired as error:
-        process.kill()
-        process.communicate()
-        return f"{type(error).__name__}: {error}"
-    if process.returncode != 0:
-        lines = (stderr or stdout).strip().splitlines()
-        return lines[-1] if lines else f"the rewrite exited with status {process.returncode}"
-    return None
+        raise OSError(f"the rewrite took longer than {REWRITE_TIMEOUT_S} s") from error
+    if done.returncode == 0:
+        return
+    lines = (done.stderr or done.stdout).strip().splitlines()
+    why = lines[-1] if lines else f"the rewrite exited with status {done.returncode}"
+    if done.returncode == IMPOSSIBLE_EXIT:
+        raise RewriteImpossible(why)
+    raise OSError(why)
 
 
 def integer_model(source: Path, signed_weights: bool) -> bytes | None:
@@ -224,11 +228,16 @@ def _without_unused(nodes: list, outputs: set[str]) -> list:
 
 def main(argv: list[str]) -> int:
     """`python -m linkly_ls.core.embedding.integer_graph SOURCE TARGET signed|unsigned [FINAL [STAMP_FILE STAMP]]`."""
+    lower_process(os.getpid())  # background work: a first vector pass or a search keeps the cores first
     source, target, kind, *landing = argv
-    rewritten = integer_model(Path(source), kind == "signed")
+    try:
+        rewritten = integer_model(Path(source), kind == "signed")
+    except ImportError as error:
+        print(f"the graph cannot be rewritten without the onnx package ({error})", file=sys.stderr)
+        return IMPOSSIBLE_EXIT
     if rewritten is None:
         print("the model has no int8 weight products to rewrite", file=sys.stderr)
-        return 1
+        return IMPOSSIBLE_EXIT
     Path(target).write_bytes(rewritten)
     if landing:
         Path(target).replace(landing[0])

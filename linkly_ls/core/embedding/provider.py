@@ -111,9 +111,10 @@ def _model_in_place(target: Path, model_file: Path) -> bool:
 def _place_model(target: Path, model_file: Path) -> None:
     """`model.onnx`: the package's graph rewritten for integer products (`integer_graph.py`), made
     once per folder and remade when the package file or the rewrite changes; a link to the
-    package's own file (or a copy where links fail) when the rewrite is not possible. The rewriting
-    process puts the file and its stamp in place itself."""
-    from linkly_ls.core.embedding.integer_graph import vnni_available, write_integer_model
+    package's own file (or a copy where links fail) when the graph cannot be rewritten at all. The
+    rewriting process puts the file and its stamp in place itself. Any other failure (a full disk,
+    the time limit) raises and leaves the folder as it was, so that the next load tries again."""
+    from linkly_ls.core.embedding.integer_graph import RewriteImpossible, vnni_available, write_integer_model
 
     if _model_in_place(target, model_file):
         return
@@ -121,11 +122,14 @@ def _place_model(target: Path, model_file: Path) -> None:
     temporary = target / f"model.onnx.{os.getpid()}.tmp"
     temporary.unlink(missing_ok=True)
     stamp = _model_stamp(model_file)
-    problem = write_integer_model(model_file, temporary, vnni_available(), model, (stamp_file, stamp))
-    if problem is None:
+    try:
+        write_integer_model(model_file, temporary, vnni_available(), model, (stamp_file, stamp))
         return
-    log.warning("the bundled model runs its float graph (%s)", problem)  # an unexpected graph, a missing onnx
-    temporary.unlink(missing_ok=True)
+    except RewriteImpossible as error:
+        log.warning("the bundled model runs its float graph (%s)", error)
+    except OSError:
+        temporary.unlink(missing_ok=True)
+        raise
     try:
         temporary.symlink_to(model_file)
     except OSError:
@@ -143,7 +147,7 @@ def _remove_abandoned_rewrites(target: Path) -> None:
     now = time.time()
     for leftover in [*target.glob("model.onnx.*.tmp"), *target.glob("model.source.json.*.tmp")]:
         try:
-            if now - leftover.stat().st_mtime > REWRITE_TIMEOUT_S:
+            if now - leftover.lstat().st_mtime > REWRITE_TIMEOUT_S:  # a link's own age, not its target's
                 leftover.unlink()
         except OSError:  # removed meanwhile by another process
             continue

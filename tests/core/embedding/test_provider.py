@@ -181,21 +181,47 @@ def test_batch_tokens_and_threads_from_the_config_section():
         EmbeddingSettings.from_section({"batch_tokens": "lots"})
 
 
-def test_at_a_first_start_queries_are_read_at_once_and_passages_wait_for_the_rewrite(tmp_path, model_folder_ready):
+def test_at_a_first_start_queries_are_read_at_once_and_passages_wait_for_the_rewrite(
+    tmp_path, model_folder_ready, monkeypatch
+):
     """A data dir's first start: the package's graph reads queries while the integer graph is written
     in the background; passages wait for it, so their vectors are those of a data dir that had it."""
-    from linkly_ls.core.embedding.provider import load_bundled
+    from linkly_ls.core.embedding import provider
 
-    fresh = load_bundled(tmp_path, threads=1)
-    ready = load_bundled(model_folder_ready.parent, threads=1)
+    release = threading.Event()
+    place = provider._place_model
+    monkeypatch.setattr(provider, "_place_model", lambda *args: release.wait(60) and place(*args))
+    fresh = provider.load_bundled(tmp_path, threads=1)
+    ready = provider.load_bundled(model_folder_ready.parent, threads=1)
     folder = tmp_path / "bundled-minilm"
-    assert ready.graph == "final"
-    assert float(fresh.embed_query("rivers and bridges") @ ready.embed_query("rivers and bridges")) > 0.99
+    assert fresh.graph == "interim" and ready.graph == "final"
+    query = fresh.embed_query("rivers and bridges")
+    assert fresh.graph == "interim" and not (folder / "model.onnx").exists()  # answered before the rewrite
+    assert float(query @ ready.embed_query("rivers and bridges")) > 0.99
+    release.set()
     texts = ["A passage about rivers.", "Another one, on bridges and the roads that cross them."]
     assert np.array_equal(fresh.embed_passages(texts), ready.embed_passages(texts))
     assert fresh.graph == "final" and (folder / "model.source.json").is_file() and not list(folder.glob("*.tmp"))
     assert np.array_equal(fresh.embed_query("rivers and bridges"), ready.embed_query("rivers and bridges"))
-    assert load_bundled(tmp_path, threads=1).graph == "final"  # written once
+    assert provider.load_bundled(tmp_path, threads=1).graph == "final"  # written once
+
+
+def test_a_rewrite_that_fails_for_now_is_tried_again_at_the_next_load(tmp_path, monkeypatch, caplog):
+    """A full disk or the time limit leaves the folder as it was: the package's graph is not linked
+    in the rewrite's place for good."""
+    from linkly_ls.core.embedding import integer_graph, provider
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(integer_graph, "write_integer_model", full_disk)
+    embedder = provider.load_bundled(tmp_path, threads=1)
+    assert embedder.wait_for_final_graph(60) and embedder.graph == "interim" and "No space left" in caplog.text
+    folder = tmp_path / "bundled-minilm"
+    assert not (folder / "model.onnx").exists() and not list(folder.glob("*.tmp"))
+    monkeypatch.undo()
+    again = provider.load_bundled(tmp_path, threads=1)
+    assert again.wait_for_final_graph(120) and again.graph == "final" and not (folder / "model.onnx").is_symlink()
 
 
 def test_a_process_that_only_reads_queries_gets_the_rewrite_too(tmp_path):
@@ -240,13 +266,17 @@ def test_half_written_rewrites_older_than_a_rewrite_may_take_are_removed(tmp_pat
 
     abandoned = [tmp_path / "model.onnx.123.tmp", tmp_path / "model.source.json.123.tmp"]
     running = tmp_path / "model.onnx.456.tmp"
-    for path in [*abandoned, running]:
+    package_graph = tmp_path / "package" / "model.onnx"
+    package_graph.parent.mkdir()
+    for path in [*abandoned, running, package_graph]:
         path.write_bytes(b"partial")
     long_ago = time.time() - REWRITE_TIMEOUT_S - 60
-    for path in abandoned:
+    for path in [*abandoned, package_graph]:
         os.utime(path, (long_ago, long_ago))
+    linking = tmp_path / "model.onnx.789.tmp"  # a fresh link to the package's graph, installed long ago
+    linking.symlink_to(package_graph)
     _remove_abandoned_rewrites(tmp_path)
-    assert [path.name for path in tmp_path.iterdir()] == [running.name]
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted([running.name, linking.name, "package"])
 
 
 def test_loading_the_model_removes_an_abandoned_rewrite_even_where_the_rewrite_is_in_place(tmp_path, model_folder_ready):

@@ -5,12 +5,12 @@ Three means, used together by the long-running processes:
 - OS priority: `lower_current_thread()` gives the calling thread nice 19 (Linux,
   where nice is per thread); threads it starts afterwards inherit it, which is
   how onnxruntime's pool threads get it. `lower_process(pid)` does the same for
-  a child process (tesseract). What must serve requests at normal priority but
-  may be made by such a thread (the session that reads queries, whose pool
-  threads its maker's nice is passed to) is made through `at_normal_priority`. Nice 19 rather than SCHED_IDLE: a background
+  a child process (tesseract). Nice 19 rather than SCHED_IDLE: a background
   thread that holds the GIL when it is preempted stalls every request thread
   until it runs again, and an idle-class thread on a busy machine may not run
-  for seconds.
+  for seconds. What serves requests but may be made by a lowered thread (the
+  session that reads queries, whose pool threads get its maker's nice) is made
+  through `at_normal_priority`.
 - A core left free: `background_threads()` is what background embedding uses
   by default, one core fewer than the machine has.
 - Yielding: `FOREGROUND` counts the tool calls being answered (`call_tool`

@@ -35,6 +35,7 @@ import os
 import platform
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,7 @@ ZERO_POINT = 128
 IMPOSSIBLE_EXIT = 3
 
 
+@cache  # read from /proc/cpuinfo: each load of the model checks its stamp, which names the kernel
 def vnni_available() -> bool:
     """Whether the integer products can use the signed-weight kernel without saturating."""
     machine = platform.machine().lower()

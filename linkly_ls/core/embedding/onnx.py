@@ -148,7 +148,7 @@ class OnnxEmbedder:
         if not texts:
             return vectors
         if not self._final_graph.is_set():
-            self._start_final_graph()
+            self.start_final_graph()
             while not self._final_graph.wait(FINAL_GRAPH_POLL_S):
                 if pause is not None:
                     pause()
@@ -173,14 +173,11 @@ class OnnxEmbedder:
 
     def wait_for_final_graph(self, timeout: float | None = None) -> bool:
         """Start writing the final graph if it is not written yet, and wait for it to serve."""
-        self._start_final_graph()
+        self.start_final_graph()
         return self._final_graph.wait(timeout)
 
     def start_final_graph(self) -> None:
         """Start writing the final graph, if it is not written yet, without waiting for it."""
-        self._start_final_graph()
-
-    def _start_final_graph(self) -> None:
         with self._session_lock:
             if self._final_graph.is_set() or self._write_final_graph is None:
                 return

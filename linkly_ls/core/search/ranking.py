@@ -64,8 +64,6 @@ CONVEX_KEYWORD_WEIGHT = 0.5
 #: request repeats. Chosen by leave-one-collection-out over 16 collections of several shapes (README,
 #: "Search quality"); LONG_QUERY_WORDS (more than N words) is the same rule by length, not chosen.
 LONG_QUERY_SENTENCES = 3
-#: fewest words of a sentence counted by LONG_QUERY_SENTENCES
-SENTENCE_WORDS = 3
 LONG_QUERY_WORDS = 0
 LONG_QUERY_KEYWORD_WEIGHT = 0.7
 #: score the documents found only by the vector side on the keyword side too (`_complete_keyword_side`)
@@ -462,15 +460,9 @@ def keyword_weight_for(query: str) -> float:
     """The keyword side's weight in the convex fusion for this query."""
     if LONG_QUERY_WORDS and len(query.split()) > LONG_QUERY_WORDS:
         return LONG_QUERY_KEYWORD_WEIGHT
-    if LONG_QUERY_SENTENCES and _full_sentences(query) >= LONG_QUERY_SENTENCES:
+    if LONG_QUERY_SENTENCES and len(query_views.sentences(query)) >= LONG_QUERY_SENTENCES:
         return LONG_QUERY_KEYWORD_WEIGHT
     return CONVEX_KEYWORD_WEIGHT
-
-
-def _full_sentences(query: str) -> int:
-    """Sentences of at least SENTENCE_WORDS words: `J. R. R. Tolkien`, `e.g.` or `What? Why? How?`
-    are cut like sentences but are not a paragraph."""
-    return sum(1 for sentence in query_views.sentences(query) if len(sentence.split()) >= SENTENCE_WORDS)
 
 
 def _fused(

@@ -14,15 +14,37 @@ def test_a_query_of_one_sentence_has_no_sentence_views():
 
 
 def test_sentences_are_cut_after_full_stops_question_marks_and_semicolons():
-    query = "I am looking for work on indexing. Does it cover thesauri? Also classification; and retrieval"
+    query = "I am looking for work on indexing. Does it cover thesauri? Also on classification; and on retrieval"
     assert query_views.sentences(query) == [
-        "I am looking for work on indexing.", "Does it cover thesauri?", "Also classification;", "and retrieval",
+        "I am looking for work on indexing.", "Does it cover thesauri?", "Also on classification;", "and on retrieval",
     ]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("Dr. Dean Ornish", []),
+        ("Veggies vs. Cancer", []),
+        ("Treating Asthma With Plants vs. Supplements?", []),
+        ("U.S . POLICY TOWARD THE NEW REGIME IN SOUTH VIET NAM .", []),
+        ("What? Why? How?", []),
+        ("The use of mathematics in retrieval, e.g. group theory.", []),
+        (
+            "Books by Tolkien on languages. Also St. John's wort in folk medicine.",
+            ["Books by Tolkien on languages.", "Also St. John's wort in folk medicine."],
+        ),
+        ("Diet vs. drugs for high blood pressure. Which works? Why?", ["Diet vs. drugs for high blood pressure.", "Which works? Why?"]),
+    ],
+)
+def test_a_piece_shorter_than_a_sentence_stays_with_its_neighbour(query, expected):
+    """A cut at an abbreviation is no sentence: alone, "Cancer" would be a view every passage on cancer matches."""
+    assert query_views.sentences(query) == expected
+    assert all(len(sentence.split()) >= query_views.SENTENCE_WORDS for sentence in query_views.sentences(query))
 
 
 def test_at_most_max_sentences_are_embedded(monkeypatch):
     monkeypatch.setattr(query_views, "MAX_SENTENCES", 2)
-    assert len(query_views.sentences("One. Two. Three. Four.")) == 2
+    assert len(query_views.sentences("One is here. Two is here. Three is here. Four is here.")) == 2
 
 
 def test_views_are_the_whole_query_then_each_sentence():

@@ -12,7 +12,7 @@ embeds (`chunking.embedding_passages`, the title before each, as the vector pass
 writes them), and every passage is embedded by both models. A query's vector (the
 whole query: no sentence views) is compared with every passage exactly; a
 document's score is its best passage's cosine. Hybrid is the convex fusion of
-`ranking.py` with bm25s as the keyword side: half of BM25 over its best, half of
+`fusion.py` with bm25s as the keyword side: half of BM25 over its best, half of
 the cosine min-max scaled over the 300 best documents. Prints, per collection and
 model, nDCG@10 and its ratio to bm25s (the collections' README settings), and the
 passages' embedding time (wall and CPU of this process, every thread).

@@ -11,7 +11,7 @@ candidate document's keyword score (its best chunk's BM25) and vector score (its
 best passage's cosine); the shapes below then fuse those same numbers again, so
 a shape is judged on the candidates `search` would fuse, in seconds:
 
-- `present`: the ranking's own fused order (the convex fusion of `ranking.py`);
+- `present`: the ranking's own fused order (the convex fusion of `fusion.py`);
 - `from the Nth`: each side scaled from its N-th best candidate instead of its lowest;
 - `cosine ^ p`: the min-max-scaled cosine raised to a power;
 - `tilt N`: the weights moved towards the side whose best score stands further
@@ -35,7 +35,8 @@ from pathlib import Path
 import numpy as np
 
 from linkly_ls.core.search import evaluation
-from linkly_ls.core.search.ranking import keyword_weight_for, rank_documents
+from linkly_ls.core.search.fusion import keyword_weight_for
+from linkly_ls.core.search.ranking import rank_documents
 
 SHARED_IR = Path(__file__).resolve().parents[1].parent / "shared" / "ir"
 

@@ -241,7 +241,8 @@ def settings(overrides: dict[str, Any]) -> Iterator[None]:
 
 #: settings compared by leave-one-collection-out: name -> (module attribute overrides, modes they apply to)
 _FEEDBACK = "linkly_ls.core.search.feedback:"
-_RANKING = "linkly_ls.core.search.ranking:"
+_FUSION = "linkly_ls.core.search.fusion:"
+_RANKED = "linkly_ls.core.search.ranked:"
 _VIEWS = "linkly_ls.core.search.query_views:"
 _KEYWORD = "linkly_ls.core.search.keyword:"
 _SMOOTHING = "linkly_ls.core.search.smoothing:"
@@ -253,18 +254,18 @@ CANDIDATES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "rm3 10, query 0.7": ({_FEEDBACK + "RM3_DOCUMENTS": 10, _FEEDBACK + "RM3_ORIGINAL_WEIGHT": 0.7}, ("keyword", "hybrid")),
     "rocchio 5": ({_FEEDBACK + "ROCCHIO_DOCUMENTS": 5}, ("hybrid",)),
     "rm3 10 + rocchio 5": ({_FEEDBACK + "RM3_DOCUMENTS": 10, _FEEDBACK + "ROCCHIO_DOCUMENTS": 5}, ("hybrid",)),
-    "further chunks 0.2": ({_RANKING + "KEYWORD_FURTHER_CHUNKS": 0.2}, ("keyword", "hybrid")),
-    "long queries keyword 0.7": ({_RANKING + "LONG_QUERY_WORDS": 25, _RANKING + "LONG_QUERY_SENTENCES": 0}, ("hybrid",)),
-    "no sentence-count weight": ({_RANKING + "LONG_QUERY_SENTENCES": 0}, ("hybrid",)),
-    "2+ sentences keyword 0.7": ({_RANKING + "LONG_QUERY_SENTENCES": 2}, ("hybrid",)),
-    "keyword weight 0.4": ({_RANKING + "CONVEX_KEYWORD_WEIGHT": 0.4}, ("hybrid",)),
-    "keyword weight 0.6": ({_RANKING + "CONVEX_KEYWORD_WEIGHT": 0.6}, ("hybrid",)),
+    "further chunks 0.2": ({_RANKED + "KEYWORD_FURTHER_CHUNKS": 0.2}, ("keyword", "hybrid")),
+    "long queries keyword 0.7": ({_FUSION + "LONG_QUERY_WORDS": 25, _FUSION + "LONG_QUERY_SENTENCES": 0}, ("hybrid",)),
+    "no sentence-count weight": ({_FUSION + "LONG_QUERY_SENTENCES": 0}, ("hybrid",)),
+    "2+ sentences keyword 0.7": ({_FUSION + "LONG_QUERY_SENTENCES": 2}, ("hybrid",)),
+    "keyword weight 0.4": ({_FUSION + "CONVEX_KEYWORD_WEIGHT": 0.4}, ("hybrid",)),
+    "keyword weight 0.6": ({_FUSION + "CONVEX_KEYWORD_WEIGHT": 0.6}, ("hybrid",)),
     "one query vector": ({_VIEWS + "SENTENCE_VIEWS": False}, ("hybrid",)),
-    "z fusion": ({_RANKING + "FUSION": "z"}, ("hybrid",)),
-    "z fusion, one query vector": ({_RANKING + "FUSION": "z", _VIEWS + "SENTENCE_VIEWS": False}, ("hybrid",)),
-    "rrf": ({_RANKING + "FUSION": "rrf"}, ("hybrid",)),
+    "z fusion": ({_FUSION + "FUSION": "z"}, ("hybrid",)),
+    "z fusion, one query vector": ({_FUSION + "FUSION": "z", _VIEWS + "SENTENCE_VIEWS": False}, ("hybrid",)),
+    "rrf": ({_FUSION + "FUSION": "rrf"}, ("hybrid",)),
     "no neighbour smoothing": ({_SMOOTHING + "SMOOTHING_DOCUMENTS": 0}, ("hybrid",)),
-    "keyword side not completed": ({_RANKING + "COMPLETE_KEYWORD_SIDE": False}, ("hybrid",)),
+    "keyword side not completed": ({_RANKED + "COMPLETE_KEYWORD_SIDE": False}, ("hybrid",)),
     "neighbour smoothing weight 0.5": ({_SMOOTHING + "SMOOTHING_WEIGHT": 0.5}, ("hybrid",)),
 }
 

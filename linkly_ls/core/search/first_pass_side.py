@@ -23,13 +23,13 @@ if TYPE_CHECKING:
     from linkly_ls.core.embedding.settings import TextEmbedder
     from linkly_ls.core.embedding.static import StaticEmbedder
     from linkly_ls.core.indexing.vector_sync import VectorSync
-    from linkly_ls.core.search.ranking import RankedDocument
+    from linkly_ls.core.search.ranked import RankedDocument
     from linkly_ls.core.search.vectors import VectorHit, VectorIndex
 
 REFINED = "refined"
 FIRST_PASS = "first_pass"
 #: weight of the keyword side in the convex combination for a document ranked by its first-pass vector,
-#: for a query of the usual weight (`ranking.first_pass_keyword_weight` for the others): chosen by
+#: for a query of the usual weight (`fusion.first_pass_keyword_weight` for the others): chosen by
 #: leave-one-collection-out among 0.7-0.9 (README, "The first vector pass")
 FIRST_PASS_KEYWORD_WEIGHT = 0.8
 #: how a query is read for first-pass vectors once the table's source model may be used: "joint"

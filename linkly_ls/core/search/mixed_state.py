@@ -37,7 +37,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from linkly_ls.core.search.ranking import RankedDocument
+    from linkly_ls.core.search.ranked import RankedDocument
 
 
 def slotted(placing: list[RankedDocument], reordered: list[RankedDocument]) -> list[RankedDocument]:

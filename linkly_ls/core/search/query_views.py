@@ -23,11 +23,15 @@ source papers 1.09 to 1.10, the others within 0.003.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from linkly_ls.core.embedding.settings import TextEmbedder
 
 #: embed a multi-sentence query by its sentences too (False: the whole query only)
 SENTENCE_VIEWS = True
@@ -36,6 +40,11 @@ MAX_SENTENCES = 8
 #: fewest words of a sentence; a shorter piece joins its neighbour
 SENTENCE_WORDS = 3
 
+#: query embeddings kept for repeated queries (an assistant retrying with a filter, an editor asking again)
+QUERY_VECTORS_KEPT = 256
+
+_query_vectors: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
+_query_vectors_lock = threading.Lock()
 _SENTENCE_END = re.compile(r"(?<=[.?!;])\s+")
 
 
@@ -69,3 +78,44 @@ def view_vectors(
         return whole
     return np.vstack([whole, np.asarray(embed_many(parts), dtype=np.float32)])
 
+
+def embed_query(embedder: TextEmbedder, query: str) -> np.ndarray:
+    """The query's vector, from a small cache of recent queries (embedding one costs about 10 ms)."""
+    return _cached_query_vectors(embedder, [query], lambda texts: [embedder.embed_query(texts[0])])[0]
+
+
+def embed_queries(embedder: TextEmbedder, texts: list[str]) -> np.ndarray:
+    """`embed_query` of several texts: those not in the cache embedded in one model call."""
+    import numpy as np  # loaded with the vectors, not with every open index
+
+    return np.vstack(_cached_query_vectors(embedder, texts, embedder.embed_queries))
+
+
+def _cached_query_vectors(
+    embedder: TextEmbedder, texts: list[str], embed_missing: Callable[[list[str]], Sequence[np.ndarray]]
+) -> list[np.ndarray]:
+    """Each text's vector: from the recent-queries cache (least recently used dropped first), the
+    others computed by one `embed_missing` call and kept. Kept per model and per graph of the model
+    (`OnnxEmbedder.graph`: the bundled model reads queries with the package's graph until its rewrite
+    is written); the graph is read before embedding, as it only ever turns final."""
+    import numpy as np  # loaded with the vectors, not with every open index
+
+    graph = getattr(embedder, "graph", "")
+    found: dict[str, np.ndarray] = {}
+    with _query_vectors_lock:
+        for text in texts:
+            key = (embedder.model_id, graph, text)
+            vector = _query_vectors.get(key)
+            if vector is not None:
+                _query_vectors.move_to_end(key)
+                found[text] = vector
+    missing = [text for text in dict.fromkeys(texts) if text not in found]
+    if missing:
+        vectors = [np.asarray(vector, dtype=np.float32) for vector in embed_missing(missing)]
+        with _query_vectors_lock:
+            for text, vector in zip(missing, vectors, strict=True):
+                vector.flags.writeable = False
+                found[text] = _query_vectors[(embedder.model_id, graph, text)] = vector
+            while len(_query_vectors) > QUERY_VECTORS_KEPT:
+                _query_vectors.popitem(last=False)
+    return [found[text] for text in texts]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from linkly_ls.core.search.ranking import RankedDocument
+    from linkly_ls.core.search.ranked import RankedDocument
     from linkly_ls.core.search.vectors import VectorHit, VectorIndex
 
 #: documents smoothed (0: off). The three were chosen by leave-one-collection-out over 16 collections

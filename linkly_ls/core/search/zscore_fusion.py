@@ -1,4 +1,4 @@
-"""Fusion by standard scores over a shared pool of candidates (`ranking.FUSION = "z"`).
+"""Fusion by standard scores over a shared pool of candidates (`fusion.FUSION = "z"`).
 
 The convex fusion divides BM25 by the best BM25 and stretches the cosines from
 the lowest candidate's to the best's. The two scales answer differently to the
@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from linkly_ls.core.search.ranking import RankedDocument
+    from linkly_ls.core.search.ranked import RankedDocument
 
 #: documents taken from the top of each side into the pool
 POOL_DOCUMENTS = 100

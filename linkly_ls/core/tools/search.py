@@ -1,6 +1,6 @@
 """`search`: find the documents that best answer a query, with filters and a snippet each.
 
-Ranking (keyword, vector, fused) is in `ranking.py`, the meaning of `relevance`
+Ranking (keyword, vector, fused) is in `ranking.py` and `fusion.py`, the meaning of `relevance`
 in `relevance.py`, and `calibration.py` makes it non-increasing down the list (and
 weak when no word of the query occurs anywhere). This module applies the filters,
 dedupes by content, builds the hits (with their page and section, `provenance.py`)
@@ -18,7 +18,8 @@ from linkly_ls.core.tools.common import compile_path_glob, iso_utc, parse_time, 
 from linkly_ls.core.errors import ArgumentError
 from linkly_ls.core.provenance import Place, Provenance, provenance_of
 from linkly_ls.core.search.calibration import absent_words, calibrate
-from linkly_ls.core.search.ranking import Passage, RankedDocument, best_cosines, rank_documents
+from linkly_ls.core.search.ranked import Passage, RankedDocument
+from linkly_ls.core.search.ranking import best_cosines, rank_documents
 from linkly_ls.core.search.relevance import RelevanceScorer
 from linkly_ls.core.tools.schema import validate
 from linkly_ls.core.search.snippets import QueryMatcher, Snippet, best_snippet

@@ -167,7 +167,7 @@ def test_passages_waiting_for_the_final_graph_can_be_stopped_and_go_on_once_it_s
 
 
 def test_query_vectors_are_cached_per_graph(model_folder, tmp_path):
-    from linkly_ls.core.search.ranking import embed_query
+    from linkly_ls.core.search.query_views import embed_query
 
     embedder, release, _ = gated_embedder(model_folder, tmp_path)
     before = embed_query(embedder, "a query read on both graphs")

@@ -91,37 +91,37 @@ def test_first_pass_vectors_serve_until_the_model_refines_them(tmp_path):
 
 
 def test_first_pass_vectors_keep_their_fraction_of_the_vector_side_when_a_request_leans_on_keywords():
-    from linkly_ls.core.search import ranking
+    from linkly_ls.core.search import fusion
 
-    usual, first = ranking.CONVEX_KEYWORD_WEIGHT, first_pass_side_module.FIRST_PASS_KEYWORD_WEIGHT
-    assert ranking.first_pass_keyword_weight(usual) == pytest.approx(first)
-    long = ranking.first_pass_keyword_weight(ranking.LONG_QUERY_KEYWORD_WEIGHT)
+    usual, first = fusion.CONVEX_KEYWORD_WEIGHT, first_pass_side_module.FIRST_PASS_KEYWORD_WEIGHT
+    assert fusion.first_pass_keyword_weight(usual) == pytest.approx(first)
+    long = fusion.first_pass_keyword_weight(fusion.LONG_QUERY_KEYWORD_WEIGHT)
     assert first < long < 1
-    assert (1 - long) / (1 - ranking.LONG_QUERY_KEYWORD_WEIGHT) == pytest.approx((1 - first) / (1 - usual))
+    assert (1 - long) / (1 - fusion.LONG_QUERY_KEYWORD_WEIGHT) == pytest.approx((1 - first) / (1 - usual))
 
 
 @pytest.mark.slow
 def test_where_only_first_pass_vectors_answer_a_long_request_leans_on_keywords_and_scores_are_smoothed(tmp_path, monkeypatch):
-    from linkly_ls.core.search import ranking
+    from linkly_ls.core.search import fusion, refining, smoothing
 
     library = copy_fixtures(tmp_path / "library")
     engine = open_engine(tmp_path / "data", library, first_pass="true")
     weights = []
-    fused = ranking._fused
+    fused = refining.fused
 
     def recording(engine, index, documents, fusion, keyword_weight, *rest):
         weights.append(keyword_weight)
         return fused(engine, index, documents, fusion, keyword_weight, *rest)
 
-    monkeypatch.setattr(ranking, "_fused", recording)
+    monkeypatch.setattr(refining, "fused", recording)
     smoothed_over = []
-    smoothed = ranking.smoothing.smoothed
+    smoothed = smoothing.smoothed
 
     def recording_smoothing(ranked, hits, index):
         smoothed_over.append(index)
         return smoothed(ranked, hits, index)
 
-    monkeypatch.setattr(ranking.smoothing, "smoothed", recording_smoothing)
+    monkeypatch.setattr(smoothing, "smoothed", recording_smoothing)
     try:
         engine.index()
         assert engine.vectors.first_pass.run([]) > 0
@@ -131,7 +131,7 @@ def test_where_only_first_pass_vectors_answer_a_long_request_leans_on_keywords_a
         first_pass_index = engine.vectors.first_pass.search_side()[1]
     finally:
         engine.close()
-    assert weights == [ranking.CONVEX_KEYWORD_WEIGHT, ranking.LONG_QUERY_KEYWORD_WEIGHT]
+    assert weights == [fusion.CONVEX_KEYWORD_WEIGHT, fusion.LONG_QUERY_KEYWORD_WEIGHT]
     assert smoothed_over == [first_pass_index] * 2, "the best documents are smoothed over their first-pass vectors"
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from linkly_ls.core.search import evaluation as ir_eval
-from linkly_ls.core.search import ranking
+from linkly_ls.core.search import fusion
 from support.shared import shared_path
 
 
@@ -62,10 +62,10 @@ def test_a_derived_collection_is_left_out_with_its_source():
 
 
 def test_settings_are_restored_after_the_block():
-    before = ranking.CONVEX_KEYWORD_WEIGHT
-    with ir_eval.settings({"linkly_ls.core.search.ranking:CONVEX_KEYWORD_WEIGHT": 0.123}):
-        assert ranking.CONVEX_KEYWORD_WEIGHT == 0.123
-    assert ranking.CONVEX_KEYWORD_WEIGHT == before
+    before = fusion.CONVEX_KEYWORD_WEIGHT
+    with ir_eval.settings({"linkly_ls.core.search.fusion:CONVEX_KEYWORD_WEIGHT": 0.123}):
+        assert fusion.CONVEX_KEYWORD_WEIGHT == 0.123
+    assert fusion.CONVEX_KEYWORD_WEIGHT == before
 
 
 def test_documents_are_written_as_title_blank_line_text(tmp_path):
@@ -86,7 +86,7 @@ def test_adi_keyword_and_hybrid_quality(tmp_path):
         vector = ir_eval.evaluate(engine, collection, names, "vector", recall=False)
         with ir_eval.settings({"linkly_ls.core.search.query_views:SENTENCE_VIEWS": False}):
             one_vector = ir_eval.evaluate(engine, collection, names, "vector", recall=False)
-        with ir_eval.settings({"linkly_ls.core.search.ranking:FUSION": "z"}):
+        with ir_eval.settings({"linkly_ls.core.search.fusion:FUSION": "z"}):
             z_fusion = ir_eval.evaluate(engine, collection, names, "hybrid", recall=False)
         replayed = fusion_shapes().query_candidates(engine, collection, names)
     finally:

@@ -9,7 +9,8 @@ import time
 import pytest
 
 from linkly_ls.core.search.mixed_state import slotted
-from linkly_ls.core.search.ranking import RankedDocument, rank_documents
+from linkly_ls.core.search.ranked import RankedDocument
+from linkly_ls.core.search.ranking import rank_documents
 from linkly_ls.core.tools import call_tool
 from tests.core.indexing.test_first_pass import QUERY, after_first_pass
 from tests.core.search.test_ranking import copy_fixtures
@@ -28,7 +29,7 @@ def test_reordered_documents_take_the_places_they_hold_in_their_own_order_and_th
 
 
 def test_a_reordered_document_its_own_side_reached_by_no_passage_keeps_the_places_passage():
-    from linkly_ls.core.search.ranking import Passage
+    from linkly_ls.core.search.ranked import Passage
 
     placing = [RankedDocument("r", fused_score=0.5, vector_passage=Passage(3, 9))]
     ranked = slotted(placing, [RankedDocument("r", fused_score=0.1)])

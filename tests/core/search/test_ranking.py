@@ -169,7 +169,7 @@ def test_new_documents_are_found_by_keywords_until_they_have_vectors(tmp_path):
 def test_a_repeated_query_is_embedded_once():
     import numpy as np
 
-    from linkly_ls.core.search.ranking import embed_query
+    from linkly_ls.core.search.query_views import embed_query
 
     class CountingEmbedder:
         model_id = "test/counting"
@@ -327,7 +327,7 @@ def test_an_index_cut_by_an_older_chunking_is_cut_again_reusing_the_unchanged_pa
 
 
 def test_sentence_vectors_come_from_one_call_and_the_query_cache():
-    from linkly_ls.core.search.ranking import embed_queries
+    from linkly_ls.core.search.query_views import embed_queries
 
     class BatchCountingEmbedder:
         model_id = "test/batch-counting"
@@ -344,24 +344,9 @@ def test_sentence_vectors_come_from_one_call_and_the_query_cache():
     assert np.array_equal(first[1], again[0]) and again.shape == (2, 4)
 
 
-def test_a_request_of_three_sentences_weighs_the_keyword_side_more():
-    from linkly_ls.core.search import ranking
-
-    short = "heat transfer in laminar boundary layers"
-    two = "I study heat transfer. Laminar boundary layers are my subject."
-    three = "I study heat transfer. Laminar boundary layers are my subject. Please send me papers on them."
-    assert ranking.keyword_weight_for(short) == ranking.CONVEX_KEYWORD_WEIGHT
-    assert ranking.keyword_weight_for(two) == ranking.CONVEX_KEYWORD_WEIGHT
-    assert ranking.keyword_weight_for(three) == ranking.LONG_QUERY_KEYWORD_WEIGHT > ranking.CONVEX_KEYWORD_WEIGHT
-    long_sentence = " ".join(["word"] * 60)
-    assert ranking.keyword_weight_for(long_sentence) == ranking.CONVEX_KEYWORD_WEIGHT
-    for cut_but_short in ("papers by J. R. R. Tolkien", "Dr. Smith vs. Jones; U.S. vs. U.K. law", "What? Why? How?"):
-        assert ranking.keyword_weight_for(cut_but_short) == ranking.CONVEX_KEYWORD_WEIGHT
-
-
 @pytest.mark.slow
 def test_a_document_only_the_vector_side_found_gets_its_keyword_score(embedded, monkeypatch):
-    from linkly_ls.core.search import ranking
+    from linkly_ls.core.search import ranked, ranking
 
     query = "how does Rust manage memory with ownership"
     complete = {d.doc_id: d for d in ranking.rank_documents(embedded, query, None, "hybrid").documents}
@@ -371,6 +356,6 @@ def test_a_document_only_the_vector_side_found_gets_its_keyword_score(embedded, 
     assert len(completed) >= 3
     for document in completed:  # the same best-chunk BM25 as the full keyword search gives
         assert document.keyword_score == pytest.approx(complete[document.doc_id].keyword_score)
-    monkeypatch.setattr(ranking, "COMPLETE_KEYWORD_SIDE", False)
+    monkeypatch.setattr(ranked, "COMPLETE_KEYWORD_SIDE", False)
     without = ranking.rank_documents(embedded, query, None, "hybrid", keyword_chunks=1).documents
     assert not [d for d in without if d.keyword_rank is None and d.keyword_score]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from linkly_ls.core.search import smoothing
-from linkly_ls.core.search.ranking import RankedDocument
+from linkly_ls.core.search.ranked import RankedDocument
 from linkly_ls.core.search.vectors import ChunkRef, VectorIndex
 from linkly_ls.core.store.catalog import Catalog
 

@@ -7,7 +7,7 @@ import statistics
 import pytest
 
 from linkly_ls.core.search import zscore_fusion
-from linkly_ls.core.search.ranking import RankedDocument
+from linkly_ls.core.search.ranked import RankedDocument
 
 
 def doc(doc_id: str, keyword: float | None = None, cosine: float | None = None) -> RankedDocument:

@@ -1,0 +1,156 @@
+"""Ranked documents: what each side of a search found for a document, as the fusion, the feedback
+rounds and the tools read it.
+
+Both sides rank chunks, and a document takes the score of its best chunk (`keyword_documents`,
+`vector_documents`). A document found by the vector side alone gets its keyword score from a second
+keyword search within such documents (`complete_keyword_side`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from linkly_ls.core.search.first_pass_side import REFINED, vector_parts
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.search.keyword import ChunkHit
+    from linkly_ls.core.search.vectors import VectorHit, VectorIndex
+
+#: a document's keyword score adds its n-th best further chunk's BM25 times this to the power n (0: best chunk only)
+KEYWORD_FURTHER_CHUNKS = 0.0
+#: score the documents found only by the vector side on the keyword side too (`complete_keyword_side`)
+COMPLETE_KEYWORD_SIDE = True
+COMPLETION_CHUNKS_PER_DOCUMENT = 20
+
+
+@dataclass
+class Passage:
+    start_line: int
+    end_line: int
+
+
+@dataclass
+class RankedDocument:
+    doc_id: str
+    fused_score: float = 0.0
+    keyword_rank: int | None = None
+    keyword_score: float | None = None
+    keyword_passage: Passage | None = None
+    vector_rank: int | None = None
+    #: cosine similarity of the query and the document's best chunk
+    vector_score: float | None = None
+    vector_passage: Passage | None = None
+    #: which vectors `vector_score` compares: "refined" (the model's) or "first_pass"
+    vector_kind: str = REFINED
+
+    @property
+    def passage(self) -> Passage:
+        """The passage to show: the keyword hit's when there is one (it holds the words), else the vector's."""
+        passage = self.keyword_passage or self.vector_passage
+        assert passage is not None
+        return passage
+
+
+@dataclass
+class Ranking:
+    documents: list[RankedDocument]
+    #: "hybrid", "keyword" or "vector": what actually ranked
+    mode: str
+    reason: str
+    building: bool = False
+    query_vector: np.ndarray | None = None
+    vector_index: VectorIndex | None = None
+
+
+def keyword_documents(hits: list[ChunkHit]) -> dict[str, RankedDocument]:
+    """Documents by keyword score: the best chunk's BM25, plus each further matching chunk's weighted by
+    KEYWORD_FURTHER_CHUNKS to the power of its place (a long document cut into many chunks keeps the
+    evidence of its other passages); the passage shown is the best chunk's."""
+    documents: dict[str, RankedDocument] = {}
+    seen: dict[str, int] = {}
+    for hit in sorted(hits, key=lambda h: -h.score):
+        document = documents.get(hit.doc_id)
+        if document is None:
+            documents[hit.doc_id] = RankedDocument(
+                doc_id=hit.doc_id, keyword_score=hit.score, keyword_passage=Passage(hit.start_line, hit.end_line)
+            )
+            seen[hit.doc_id] = 1
+        elif KEYWORD_FURTHER_CHUNKS:
+            document.keyword_score = (document.keyword_score or 0.0) + hit.score * KEYWORD_FURTHER_CHUNKS ** seen[hit.doc_id]
+            seen[hit.doc_id] += 1
+    ranked = sorted(documents.values(), key=lambda d: -(d.keyword_score or 0.0))
+    for rank, document in enumerate(ranked, start=1):
+        document.keyword_rank = rank
+    return {document.doc_id: document for document in ranked}
+
+
+def vector_documents(hits: list[VectorHit]) -> dict[str, tuple[int, VectorHit]]:
+    documents: dict[str, tuple[int, VectorHit]] = {}
+    for hit in sorted(hits, key=lambda h: -h.score):
+        if hit.doc_id not in documents:
+            documents[hit.doc_id] = (len(documents) + 1, hit)
+    return documents
+
+
+def complete_keyword_side(engine: Engine, query: str, documents: dict[str, RankedDocument]) -> None:
+    """Give each document that only the vector side's candidates hold its keyword score: its best chunk's
+    BM25, from a second keyword search within those documents (`COMPLETE_KEYWORD_SIDE`).
+
+    The fusion scores a side that did not find a document as 0. For the vector side that is the
+    lowest candidate's cosine, about what such a document would score; for the keyword side it says
+    "no query word", while such a document often holds several and only ranked below the first
+    KEYWORD_CANDIDATE_CHUNKS chunks (a request of many words matches most documents). Its rank stays
+    unknown (None). A document whose best chunk is not among COMPLETION_CHUNKS_PER_DOCUMENT times as
+    many chunks as there are such documents (the others hold that many better chunks) keeps 0.
+    """
+    if not COMPLETE_KEYWORD_SIDE:
+        return
+    missing = [doc_id for doc_id, document in documents.items() if document.keyword_score is None]
+    if not missing:
+        return
+    hits = engine.keyword.search(query, COMPLETION_CHUNKS_PER_DOCUMENT * len(missing), missing)
+    for doc_id, found in keyword_documents(hits).items():
+        document = documents[doc_id]
+        document.keyword_score, document.keyword_passage = found.keyword_score, found.keyword_passage
+
+
+def add_vector_side(documents: dict[str, RankedDocument], vector_hits: list[VectorHit], kind: str = REFINED) -> None:
+    for doc_id, (rank, hit) in vector_documents(vector_hits).items():
+        document = documents.setdefault(doc_id, RankedDocument(doc_id=doc_id))
+        document.vector_rank = rank
+        document.vector_score = hit.score
+        document.vector_passage = Passage(hit.start_line, hit.end_line)
+        document.vector_kind = kind
+
+
+def keyword_copy(document: RankedDocument, kind: str) -> RankedDocument:
+    """The document's keyword side, to be ranked with `kind` vectors (whose weight it takes even where
+    the vector side did not reach it)."""
+    return RankedDocument(
+        doc_id=document.doc_id,
+        keyword_rank=document.keyword_rank,
+        keyword_score=document.keyword_score,
+        keyword_passage=document.keyword_passage,
+        vector_kind=kind,
+    )
+
+
+def keyword_only(documents: dict[str, RankedDocument], reason: str, building: bool = False) -> Ranking:
+    for document in documents.values():
+        document.fused_score = document.keyword_score or 0.0
+    return Ranking(list(documents.values()), "keyword", reason, building)
+
+
+def vector_only(
+    documents: dict[str, RankedDocument], reason: str, building: bool, query_vector: np.ndarray | None, index: VectorIndex | None
+) -> Ranking:
+    ranked = [d for d in documents.values() if d.vector_score is not None]
+    parts = vector_parts(ranked)
+    for document in ranked:
+        document.fused_score = parts[document.doc_id]
+    ranked.sort(key=lambda d: -d.fused_score)
+    return Ranking(ranked, "vector", reason, building, query_vector, index)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from linkly_ls.core.search.vectors import VectorHit, VectorIndex
 
 #: documents smoothed (0: off). The three were chosen by leave-one-collection-out over 16 collections
-#: of four shapes, among the settings that keep a lone answer in place (README, "Neighbours in meaning")
+#: of four shapes, among the settings that keep a lone answer in place (docs/search-quality.md, "Neighbours in meaning")
 SMOOTHING_DOCUMENTS = 50
 SMOOTHING_NEIGHBOURS = 10
 SMOOTHING_WEIGHT = 0.3

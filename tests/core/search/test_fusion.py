@@ -10,8 +10,11 @@ from linkly_ls.core.search.first_pass_side import FIRST_PASS
 from linkly_ls.core.search.ranked import RankedDocument
 
 
-def document(doc_id: str, keyword: float | None = None, cosine: float | None = None, rank: int | None = None) -> RankedDocument:
-    return RankedDocument(doc_id=doc_id, keyword_score=keyword, keyword_rank=rank, vector_score=cosine, vector_rank=rank if cosine is not None else None)
+def document(
+    doc_id: str, keyword: float | None = None, cosine: float | None = None, rank: int | None = None
+) -> RankedDocument:
+    vector_rank = rank if cosine is not None else None
+    return RankedDocument(doc_id=doc_id, keyword_score=keyword, keyword_rank=rank, vector_score=cosine, vector_rank=vector_rank)
 
 
 def test_convex_fusion_halves_bm25_over_the_best_and_the_min_max_scaled_cosine():

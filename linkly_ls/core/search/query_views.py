@@ -1,4 +1,5 @@
-"""The query seen whole and sentence by sentence on the vector side.
+"""The query seen whole and sentence by sentence on the vector side, and its embeddings (`embed_query`,
+`embed_queries`: recent queries' vectors are kept, per model and graph).
 
 A small bi-encoder squeezes a request of several sentences into one vector,
 a blur of its topics: a passage that answers one of them closely is no nearer

@@ -44,7 +44,7 @@ from typing import Any
 from linkly_ls.core import background
 from linkly_ls.core.config import Config, LibraryConfig
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.indexing import vector_sync
+from linkly_ls.core.indexing import embedding_rounds, vector_sync
 from linkly_ls.core.tools import call_tool
 
 REPO = Path(__file__).resolve().parent.parent
@@ -220,7 +220,7 @@ def main() -> int:
     args = parser.parse_args()
     if not (CORPUS / "MANIFEST.tsv").is_file():
         parser.error(f"the shared corpus is missing: expected it at {CORPUS}")
-    vector_sync.PASSAGES_PER_ROUND = ROUND_PASSAGES
+    embedding_rounds.PASSAGES_PER_ROUND = ROUND_PASSAGES
     root = Path(tempfile.mkdtemp(prefix="linkly-contention-", dir=args.workdir))
     cores = os.cpu_count() or 1
     try:

@@ -40,7 +40,7 @@ from linkly_ls.core.engine import Engine
 from linkly_ls.core.search.chunking import embedding_passages
 from linkly_ls.core.search.vectors import ChunkRef
 from linkly_ls.core.tools.search import search
-from linkly_ls.core.indexing.vector_sync import PASSAGES_PER_CALL, passage_text
+from linkly_ls.core.indexing.embedding_rounds import PASSAGES_PER_CALL, passage_text
 
 
 def rss_mb(field: str = "VmRSS") -> int:

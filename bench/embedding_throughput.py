@@ -39,7 +39,7 @@ from linkly_ls.core.embedding.onnx import OnnxEmbedder, load_tokenizer, token_ba
 from linkly_ls.core.embedding.provider import assemble_bundled_folder, bundled_model_file  # noqa: E402
 from linkly_ls.core.embedding.settings import BUNDLED_DIM, TOKENIZER_FILES  # noqa: E402
 from linkly_ls.core.engine import Engine  # noqa: E402
-from linkly_ls.core.indexing.vector_sync import passage_text  # noqa: E402
+from linkly_ls.core.indexing.embedding_rounds import passage_text  # noqa: E402
 from linkly_ls.core.search.chunking import embedding_passages  # noqa: E402
 
 HIDDEN, FEED_FORWARD, LAYERS = 384, 1536, 6

@@ -15,7 +15,7 @@ bytes and name. A final `Engine.index()` checks this: every file must be
 reported unchanged.
 
 Vectors come from the bundled model through the embedding path of `VectorSync`
-(`_embed_round`: passages from the catalog, `VectorIndex.add`), with one change:
+(`EmbeddingRounds.embed_round`: passages from the catalog, `VectorIndex.add`), with one change:
 each distinct passage text is embedded once and kept in `passages.sqlite3` in the
 cache, keyed by a hash of model id and text, so copies reuse it.
 """
@@ -245,7 +245,7 @@ def _embed_all(engine: Engine, database: Path) -> tuple[int, CachedEmbedder]:
         missing = index.missing_documents(limit=EMBED_ROUND_DOCS)
         if not missing:
             break
-        taken, _ = sync._embed_round(cached, index, missing, None, done, done + len(missing))  # type: ignore[arg-type]
+        taken, _ = sync.rounds.embed_round(cached, index, missing, None, done, done + len(missing))  # type: ignore[arg-type]
         done += taken
         log(f"    embedded {done} documents, {len(index)} vectors")
     index.checkpoint()

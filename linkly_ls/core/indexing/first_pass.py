@@ -65,7 +65,7 @@ class FirstPass:
                 return None
             index.remove_documents(deleted)
             index.checkpoint()
-            documents = self.sync._embed_missing(embedder, index, None)
+            documents = self.sync.rounds.embed_missing(embedder, index, None)
         self.complete = not self.sync.stopping()
         embedder.forget_words()
         return documents

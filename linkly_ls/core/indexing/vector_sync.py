@@ -8,12 +8,9 @@ only writes the catalog and the keyword index, and leaves embedding to the next
 of those: search meanwhile is hybrid over what has vectors and keyword-only over
 the rest.
 
-Documents are embedded newest day first and, within a day, smallest first, so
-the files a user just touched and the many short notes get vectors early.
-
-A passage whose exact text already has a vector (a copy of a document under
-another name, an unchanged section of an edited document, a passage repeated in
-the same round) gets that vector without running the model again.
+Documents are embedded newest day first, in rounds (`embedding_rounds.py`); a
+passage whose exact text already has a vector gets that vector without running
+the model again.
 
 Before the model runs, the first pass (`first_pass.py`) gives every chunk a
 cheap static vector, so search is hybrid everywhere within seconds.
@@ -26,7 +23,6 @@ after), so a search never competes with a batch it could have avoided.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import threading
 import time
@@ -36,20 +32,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from linkly_ls.core.background import FOREGROUND, lower_current_thread
-from linkly_ls.core.store.catalog import Catalog, DocumentRecord
+from linkly_ls.core.store.catalog import Catalog
 from linkly_ls.core.embedding.provider import EmbeddingProvider
 from linkly_ls.core.embedding.settings import EmbeddingSettings
 from linkly_ls.core.embedding.static import SOURCE_MODEL_ID
+from linkly_ls.core.indexing.embedding_rounds import EmbeddingRounds, Stopped
 from linkly_ls.core.indexing.first_pass import FIRST_PASS_EXPANSION_ADD, FirstPass
 from linkly_ls.core.indexing.vector_models import forget_unused_models
-from linkly_ls.core.search.chunking import CHUNKING_VERSION, Chunk, embedding_passages
+from linkly_ls.core.search.chunking import CHUNKING_VERSION
 from linkly_ls.core.store.writer_lock import WriterLock
-from linkly_ls.core.search.vectors import EXPANSION_ADD, ChunkRef, VectorIndex
+from linkly_ls.core.search.vectors import EXPANSION_ADD, VectorIndex
 from linkly_ls.core.store.vector_rows import VectorRows, ensure_vector_tables, forget_vectors_of, has_vectors
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from linkly_ls.core.embedding.settings import TextEmbedder
 
 ProgressCallback = Callable[[int, int, str], None]
@@ -57,23 +52,8 @@ ProgressCallback = Callable[[int, int, str], None]
 FirstPassCallback = Callable[[int | None, float], None]
 log = logging.getLogger("linkly_ls.vectors")
 
-DOCS_PER_ROUND = 64
-#: a round stops taking documents past this many passages, so vectors become visible (checkpoints) steadily
-PASSAGES_PER_ROUND = 512
-#: passages handed to the embedder at once: it sorts them by length into batches; `close()` waits at most one call
-PASSAGES_PER_CALL = 256
-CHECKPOINT_SECONDS = 5.0
-#: rounds of documents the first pass reads ahead from one query for the documents missing vectors:
-#: that query sorts every document (newest day first), and a first-pass round takes about 50 ms,
-#: so querying once a round cost 0.34 of NFCorpus's 4.7 s and grows with the square of a library.
-#: The model's rounds take seconds each and query once a round, so that a note just saved is next.
-FIRST_PASS_ROUNDS_AHEAD = 16
 #: how long `close()` waits for the background thread before leaving the indexes to it
 CLOSE_WAIT_SECONDS = 30.0
-
-
-class _Stopped(Exception):
-    """`close()` was called in the middle of a round."""
 
 
 @dataclass(frozen=True)
@@ -88,29 +68,6 @@ class EmbeddingState:
     reused: int = 0
     #: passages of this run the model embedded
     embedded: int = 0
-
-
-def passage_text(record: DocumentRecord, chunk: Chunk) -> str:
-    """What a chunk's vector is computed from: title and heading path give the passage its context.
-
-    A title without a letter (`100`, `2024-03-01`, a file named by a number) gives the model no
-    context, only a token that pulls every such passage towards the others: measured on TIME, whose
-    untitled articles take their numbered file names as titles, it cost the vector side 2 % nDCG@10.
-    """
-    parts = [record.title if _has_letter(record.title) else ""]
-    if chunk.headings and chunk.headings.strip() != record.title.strip():
-        parts.append(chunk.headings)
-    parts.append(chunk.text)
-    return "\n".join(part for part in parts if part)
-
-
-def _has_letter(text: str) -> bool:
-    return any(character.isalpha() for character in text)
-
-
-def text_hash(text: str) -> int:
-    """A signed 64-bit hash of a passage (fits SQLite's INTEGER); equal texts share a vector."""
-    return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "big", signed=True)
 
 
 class VectorSync:
@@ -145,6 +102,7 @@ class VectorSync:
         self._unused_models_checked = False
         ensure_vector_tables(catalog)
         self.first_pass = FirstPass(self)
+        self.rounds = EmbeddingRounds(self)
 
     # opening
 
@@ -237,6 +195,12 @@ class VectorSync:
     def _set_state(self, **changes: object) -> None:
         with self._state_lock:
             self._state = EmbeddingState(**{**self._state.__dict__, **changes})
+
+    def count_passages(self, reused: int, embedded: int) -> None:
+        """Passages of this run that reused a stored vector, and that the model embedded."""
+        with self._state_lock:
+            state = self._state
+            self._state = EmbeddingState(**{**state.__dict__, "reused": state.reused + reused, "embedded": state.embedded + embedded})
 
     def building(self, index: VectorIndex | None) -> bool:
         """True while vectors are being computed, here or by another process."""
@@ -388,136 +352,15 @@ class VectorSync:
             index.remove_documents(deleted)
             index.checkpoint()
             self.first_pass.forget(deleted)
-            return self._embed_missing(embedder, index, progress)
+            return self.rounds.embed_missing(embedder, index, progress)
 
-    def _embed_missing(self, embedder: TextEmbedder, index: VectorIndex, progress: ProgressCallback | None) -> int:
-        total = len(index.missing_documents(limit=1_000_000_000))
-        done = 0
-        self._set_state(running=total > 0, done=0, total=total, model=embedder.model_id, reused=0, embedded=0)
-        last_checkpoint = time.monotonic()
-        rounds_ahead = FIRST_PASS_ROUNDS_AHEAD if index.model_id == self.first_pass.model_id else 1
-        queued: list[tuple[str, str]] = []
-        try:
-            while not self._stop.is_set():
-                if not queued:
-                    queued = index.missing_documents(limit=DOCS_PER_ROUND * rounds_ahead)
-                missing = queued[:DOCS_PER_ROUND]
-                if index.model_id != self.first_pass.model_id:
-                    self.first_pass.catch_up([doc_id for doc_id, _ in missing])
-                if not missing:
-                    break
-                try:
-                    taken, consumed = self._embed_round(embedder, index, missing, progress, done, max(total, done + len(missing)))
-                except _Stopped:
-                    break
-                done += taken
-                queued = queued[consumed:]
-                self._set_state(done=done)
-                if time.monotonic() - last_checkpoint > CHECKPOINT_SECONDS:
-                    index.checkpoint()
-                    last_checkpoint = time.monotonic()
-        finally:
-            index.checkpoint()
-            if index.model_id != self.first_pass.model_id and not self._stop.is_set():
-                self.first_pass.empty_when_all_refined()  # when stopped, the next first pass does
-            self._set_state(running=False)
-        return done
-
-    def _embed_round(
-        self,
-        embedder: TextEmbedder,
-        index: VectorIndex,
-        missing: list[tuple[str, str]],
-        progress: ProgressCallback | None,
-        done: int,
-        total: int,
-    ) -> tuple[int, int]:
-        """Vectors for the first of `missing`: how many documents got them, and how many entries of
-        `missing` the round used up (those it found deleted included; it leaves the rest once it holds
-        PASSAGES_PER_ROUND passages)."""
-        self._yield_to_requests()
-        records = self.catalog.get_many([doc_id for doc_id, _ in missing])
-        documents: list[tuple[DocumentRecord, list[Chunk]]] = []
-        passages: list[str] = []
-        consumed = 0
-        for doc_id, _ in missing:
-            if passages and len(passages) >= PASSAGES_PER_ROUND:
-                break  # the rest stays missing: the next round takes it
-            consumed += 1
-            record = records.get(doc_id)
-            if record is None:
-                continue
-            chunks = embedding_passages(self.catalog.lines(doc_id), record.outline, record.page_starts)
-            documents.append((record, chunks))
-            passages.extend(passage_text(record, chunk) for chunk in chunks)
-        hashes = [text_hash(passage) for passage in passages]
-        vectors = self._vectors_for(embedder, index, passages, hashes)
-        offset = 0
-        added = []
-        for record, chunks in documents:
-            refs = [
-                ChunkRef(record.doc_id, c.number, c.start_line, c.end_line, hashes[offset + position])
-                for position, c in enumerate(chunks)
-            ]
-            added.append((record.doc_id, record.content_hash, refs, vectors[offset : offset + len(chunks)]))
-            offset += len(chunks)
-        index.remove_documents([record.doc_id for record, _ in documents])
-        index.add_documents(added)
-        if progress:
-            for number, (record, _) in enumerate(documents, start=done + 1):
-                progress(number, total, record.path)
-        return len(documents), consumed
-
-    def _vectors_for(self, embedder: TextEmbedder, index: VectorIndex, passages: list[str], hashes: list[int]) -> np.ndarray:
-        """One vector per passage: stored ones for texts seen before, the model for the rest (each text once)."""
-        import numpy as np  # loaded with the vectors, not with every open index
-
-        known = index.vectors_for_texts(list(set(hashes)))
-        first_of: dict[int, int] = {}
-        for position, value in enumerate(hashes):
-            if value not in known:
-                first_of.setdefault(value, position)
-        fresh = list(first_of.values())
-        computed = self._embed_in_calls(embedder, [passages[i] for i in fresh])
-        for row, position in enumerate(fresh):
-            known[hashes[position]] = computed[row]
-        with self._state_lock:
-            state = self._state
-            self._state = EmbeddingState(
-                **{**state.__dict__, "reused": state.reused + len(passages) - len(fresh), "embedded": state.embedded + len(fresh)}
-            )
-        vectors = np.zeros((len(passages), embedder.dim), dtype=np.float32)
-        for position, value in enumerate(hashes):
-            vectors[position] = known[value]
-        return vectors
-
-    def _embed_in_calls(self, embedder: TextEmbedder, passages: list[str]) -> np.ndarray:
-        """The model's vectors; in the background, yielding to requests before each model call
-        (before each call of PASSAGES_PER_CALL passages, for an embedder that cannot pause)."""
-        import numpy as np
-
-        vectors = np.zeros((len(passages), embedder.dim), dtype=np.float32)
-        pauses = getattr(embedder, "pauses_between_batches", False)
-        for start in range(0, len(passages), PASSAGES_PER_CALL):
-            if self._stop.is_set():
-                raise _Stopped
-            part = passages[start : start + PASSAGES_PER_CALL]
-            if pauses:
-                vectors[start : start + len(part)] = embedder.embed_passages(  # type: ignore[call-arg]
-                    part, self.settings.batch_size, pause=self._yield_to_requests
-                )
-            else:
-                self._yield_to_requests()
-                vectors[start : start + len(part)] = embedder.embed_passages(part, self.settings.batch_size)
-        return vectors
-
-    def _yield_to_requests(self) -> None:
-        """In the background thread: wait while requests are answered; `_Stopped` once `close()` is called."""
+    def yield_to_requests(self) -> None:
+        """In the background thread: wait while requests are answered; `Stopped` once `close()` is called."""
         if threading.current_thread() is not self._thread:
             return
         FOREGROUND.wait_turn(self._stop)
         if self._stop.is_set():
-            raise _Stopped
+            raise Stopped
 
     def _wait_for_other_writer(self, embedder: TextEmbedder, progress: ProgressCallback | None) -> bool:
         """Another process holds the writer lock: follow its progress.
@@ -548,7 +391,7 @@ class VectorSync:
         """
         self._stop.set()
         self._wake.set()
-        thread = self._thread  # kept until it ends: `_yield_to_requests` stops only that thread
+        thread = self._thread  # kept until it ends: `yield_to_requests` stops only that thread
         if thread is not None:
             thread.join(timeout=CLOSE_WAIT_SECONDS)
         with self._open_lock:

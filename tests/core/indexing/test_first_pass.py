@@ -139,11 +139,11 @@ def test_where_only_first_pass_vectors_answer_a_long_request_leans_on_keywords_a
 def test_the_first_pass_reads_several_rounds_ahead_and_leaves_none_behind(tmp_path, monkeypatch, passages_per_round):
     # the query for documents missing vectors sorts every document: once a round, a first pass over a
     # large library spent more time there than in its rounds
-    from linkly_ls.core.indexing import vector_sync
+    from linkly_ls.core.indexing import embedding_rounds
 
-    monkeypatch.setattr(vector_sync, "DOCS_PER_ROUND", 4)
-    monkeypatch.setattr(vector_sync, "FIRST_PASS_ROUNDS_AHEAD", 4)
-    monkeypatch.setattr(vector_sync, "PASSAGES_PER_ROUND", passages_per_round)  # 1: a round takes one document
+    monkeypatch.setattr(embedding_rounds, "DOCS_PER_ROUND", 4)
+    monkeypatch.setattr(embedding_rounds, "FIRST_PASS_ROUNDS_AHEAD", 4)
+    monkeypatch.setattr(embedding_rounds, "PASSAGES_PER_ROUND", passages_per_round)  # 1: a round takes one document
     queries = []
     missing_documents = VectorIndex.missing_documents
 

@@ -15,7 +15,7 @@ from linkly_ls.core.background import LOW_PRIORITY_NICE
 from linkly_ls.core.config import Config, LibraryConfig
 from linkly_ls.core.embedding.static import STATIC_MODEL_ID
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.indexing.vector_sync import passage_text
+from linkly_ls.core.indexing.embedding_rounds import passage_text
 from linkly_ls.core.search.chunking import Chunk
 from linkly_ls.core.store.records import DocumentRecord
 from linkly_ls.core.tools import call_tool
@@ -113,10 +113,10 @@ def test_close_stops_background_embedding_within_one_model_call(tmp_path, monkey
 
     Counted in model calls, not seconds: at nice 19 on a busy machine one call alone can take
     seconds, and on a fast one the whole round can end within a second. The background thread
-    gives way (`_yield_to_requests`) before every model call; `close()` comes as the first begins."""
+    gives way (`yield_to_requests`) before every model call; `close()` comes as the first begins."""
     engine = indexed_engine(tmp_path, notes=30, sections=12)
     vectors = engine.vectors
-    give_way = vectors._yield_to_requests
+    give_way = vectors.yield_to_requests
     went_on: list[float] = []
     first_model_call = threading.Event()
 
@@ -126,7 +126,7 @@ def test_close_stops_background_embedding_within_one_model_call(tmp_path, monkey
         if len(went_on) == 2:  # the round's start, then the first model call
             first_model_call.set()
 
-    monkeypatch.setattr(vectors, "_yield_to_requests", counted)
+    monkeypatch.setattr(vectors, "yield_to_requests", counted)
     try:
         vectors.start()
         thread = embedding_thread()
@@ -148,7 +148,7 @@ def test_indexes_still_in_use_by_the_background_thread_are_left_for_it_to_close(
     monkeypatch.setattr(vector_sync, "CLOSE_WAIT_SECONDS", 0.2)
     engine = indexed_engine(tmp_path, notes=30, sections=12)
     vectors = engine.vectors
-    give_way = vectors._yield_to_requests
+    give_way = vectors.yield_to_requests
     in_model_call, model_call_ends = threading.Event(), threading.Event()
     calls: list[int] = []
 
@@ -159,7 +159,7 @@ def test_indexes_still_in_use_by_the_background_thread_are_left_for_it_to_close(
             model_call_ends.wait(BACKGROUND_TIMEOUT_S)
         give_way()
 
-    monkeypatch.setattr(vectors, "_yield_to_requests", slow_model_call)
+    monkeypatch.setattr(vectors, "yield_to_requests", slow_model_call)
     vectors.start()
     thread = embedding_thread()
     assert in_model_call.wait(BACKGROUND_TIMEOUT_S), "no model call began"
@@ -225,7 +225,7 @@ def test_a_title_without_a_letter_is_left_out_of_the_embedded_passage(title, exp
 def test_a_new_chunking_version_embeds_only_the_passages_whose_text_changed(tmp_path, monkeypatch):
     """Notes titled by a number ("100.txt") lose the title from their passages under the new version;
     the others' passages are unchanged and keep their vectors."""
-    from linkly_ls.core.indexing import vector_sync
+    from linkly_ls.core.indexing import embedding_rounds, vector_sync
     from linkly_ls.core.search import vectors
 
     (tmp_path / "notes").mkdir()
@@ -235,7 +235,7 @@ def test_a_new_chunking_version_embeds_only_the_passages_whose_text_changed(tmp_
         encoding="utf-8",
     )
     (tmp_path / "notes" / "ownership.md").write_text("# Ownership\n\nEach value has one owner.\n", encoding="utf-8")
-    monkeypatch.setattr(vector_sync, "passage_text", lambda record, chunk: f"{record.title}\n{chunk.text}")
+    monkeypatch.setattr(embedding_rounds, "passage_text", lambda record, chunk: f"{record.title}\n{chunk.text}")
     engine = indexed_engine_of(tmp_path)
     try:
         assert engine.vectors.run_until_complete(wait_for_model=True) == 2

@@ -42,9 +42,9 @@ class _Enough(Exception):
 
 def refine_some(engine, monkeypatch, documents: int) -> set[str]:
     """Let the model refine about `documents` documents (rounds of one), then stop it; the refined ids."""
-    from linkly_ls.core.indexing import vector_sync
+    from linkly_ls.core.indexing import embedding_rounds
 
-    monkeypatch.setattr(vector_sync, "DOCS_PER_ROUND", 1)
+    monkeypatch.setattr(embedding_rounds, "DOCS_PER_ROUND", 1)
 
     def stop(done: int, _total: int, _path: str) -> None:
         if done >= documents:

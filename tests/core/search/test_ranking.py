@@ -293,17 +293,17 @@ def test_an_index_cut_by_an_older_chunking_is_cut_again_reusing_the_unchanged_pa
     the pieces of such lines, and the end of a long article becomes findable by meaning."""
     from functools import partial
 
-    from linkly_ls.core.indexing import vector_sync
+    from linkly_ls.core.indexing import embedding_rounds
     from linkly_ls.core.search.chunking import chunk_document, embedding_passages
 
     with embedded_rust_notes(tmp_path, monkeypatch) as (library, engine, counting):
         filler = " ".join(f"The committee discussed item {n} of the budget at length ." for n in range(60))
         ending = "Finally the zookeeper fed the striped horses of the savannah ."
         (library / "article.txt").write_text(f"MINUTES OF THE MEETING\n\n{filler} {ending}\n", encoding="utf-8")
-        monkeypatch.setattr(vector_sync, "embedding_passages", partial(chunk_document, cut_long_lines=False))
+        monkeypatch.setattr(embedding_rounds, "embedding_passages", partial(chunk_document, cut_long_lines=False))
         engine.index()
         engine.vectors.run_until_complete()
-        monkeypatch.setattr(vector_sync, "embedding_passages", embedding_passages)
+        monkeypatch.setattr(embedding_rounds, "embedding_passages", embedding_passages)
         with engine.catalog.connect() as db:
             db.execute("UPDATE vector_docs SET chunking = 1")
         article = next(r.doc_id for r in engine.catalog.all_documents() if r.path.endswith("article.txt"))

@@ -75,7 +75,7 @@ class EmbeddingRounds:
         """Vectors for every document `index` lacks, round by round; how many documents got them."""
         total = len(index.missing_documents(limit=1_000_000_000))
         done = 0
-        self.sync._set_state(running=total > 0, done=0, total=total, model=embedder.model_id, reused=0, embedded=0)
+        self.sync.set_state(running=total > 0, done=0, total=total, model=embedder.model_id, reused=0, embedded=0)
         last_checkpoint = time.monotonic()
         rounds_ahead = FIRST_PASS_ROUNDS_AHEAD if index.model_id == self.sync.first_pass.model_id else 1
         queued: list[tuple[str, str]] = []
@@ -94,7 +94,7 @@ class EmbeddingRounds:
                     break
                 done += taken
                 queued = queued[consumed:]
-                self.sync._set_state(done=done)
+                self.sync.set_state(done=done)
                 if time.monotonic() - last_checkpoint > CHECKPOINT_SECONDS:
                     index.checkpoint()
                     last_checkpoint = time.monotonic()
@@ -102,7 +102,7 @@ class EmbeddingRounds:
             index.checkpoint()
             if index.model_id != self.sync.first_pass.model_id and not self.sync.stopping():
                 self.sync.first_pass.empty_when_all_refined()  # when stopped, the next first pass does
-            self.sync._set_state(running=False)
+            self.sync.set_state(running=False)
         return done
 
     def embed_round(

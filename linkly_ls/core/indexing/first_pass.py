@@ -116,7 +116,7 @@ class FirstPass:
             return
         state = self.sync.state()
         self.run([])
-        self.sync._set_state(**state.__dict__)
+        self.sync.set_state(**state.__dict__)
 
     def search_side(self) -> tuple[StaticEmbedder | None, VectorIndex | None]:
         """The embedder and index of the first-pass vectors, or (None, None) while there are none."""

@@ -192,7 +192,8 @@ class VectorSync:
         with self._state_lock:
             return self._state
 
-    def _set_state(self, **changes: object) -> None:
+    def set_state(self, **changes: object) -> None:
+        """Change fields of the state (the first pass and the model's rounds report through it)."""
         with self._state_lock:
             self._state = EmbeddingState(**{**self._state.__dict__, **changes})
 
@@ -275,7 +276,7 @@ class VectorSync:
                 try:
                     self.run_until_complete()
                 except Exception as error:  # a broken document or model must not kill the thread
-                    self._set_state(running=False, model=f"error: {error}")
+                    self.set_state(running=False, model=f"error: {error}")
                 if self.provider.downloading():
                     self._wake.wait(5.0)
                 else:

@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from linkly_ls.core.links.resolver import LinkResolver, flatten
+from linkly_ls.core.links.headings import flatten
+from linkly_ls.core.links.resolver import LinkResolver
 from linkly_ls.core.search.analysis import extract_keywords
 from linkly_ls.core.search.relevance import RelevanceScorer
 from linkly_ls.core.store.catalog import DocumentRecord

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.links.resolver import LinkResolver, heading_anchors
+from linkly_ls.core.links.headings import heading_anchors
+from linkly_ls.core.links.resolver import LinkResolver
 from linkly_ls.core.links.targets import wikilink_key
 from linkly_ls.core.store.records import name_key
 from linkly_ls.lsp.link_context import python_column, source_record

@@ -18,7 +18,8 @@ from lsprotocol import types
 
 from linkly_ls.core.document import OutlineNode
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.links.resolver import ResolvedLink, flatten
+from linkly_ls.core.links.headings import flatten
+from linkly_ls.core.links.resolver import ResolvedLink
 from linkly_ls.lsp.link_context import (
     BufferLinks,
     is_note,

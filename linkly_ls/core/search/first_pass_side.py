@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from linkly_ls.core.embedding.static import StaticEmbedder
     from linkly_ls.core.indexing.vector_sync import VectorSync
     from linkly_ls.core.search.ranked import RankedDocument
-    from linkly_ls.core.search.vectors import VectorHit, VectorIndex
+    from linkly_ls.core.search.vector_search import VectorHit
+    from linkly_ls.core.search.vectors import VectorIndex
 
 REFINED = "refined"
 FIRST_PASS = "first_pass"

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
     from linkly_ls.core.engine import Engine
     from linkly_ls.core.search.keyword import ChunkHit
-    from linkly_ls.core.search.vectors import VectorHit, VectorIndex
+    from linkly_ls.core.search.vector_search import VectorHit
+    from linkly_ls.core.search.vectors import VectorIndex
 
 #: a document's keyword score adds its n-th best further chunk's BM25 times this to the power n (0: best chunk only)
 KEYWORD_FURTHER_CHUNKS = 0.0

@@ -30,7 +30,8 @@ from linkly_ls.core.search.ranked import (
     keyword_only,
 )
 from linkly_ls.core.search.refining import Refining, add_first_pass_side, first_pass_only, first_pass_query_vector
-from linkly_ls.core.search.vectors import VectorHit, VectorIndex
+from linkly_ls.core.search.vector_search import VectorHit
+from linkly_ls.core.search.vectors import VectorIndex
 
 if TYPE_CHECKING:
     import numpy as np

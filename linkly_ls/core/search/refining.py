@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 
     from linkly_ls.core.embedding.settings import TextEmbedder
     from linkly_ls.core.engine import Engine
-    from linkly_ls.core.search.vectors import VectorHit, VectorIndex
+    from linkly_ls.core.search.vector_search import VectorHit
+    from linkly_ls.core.search.vectors import VectorIndex
 
 log = logging.getLogger("linkly_ls.search")
 

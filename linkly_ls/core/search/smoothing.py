@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from linkly_ls.core.search.ranked import RankedDocument
-    from linkly_ls.core.search.vectors import VectorHit, VectorIndex
+    from linkly_ls.core.search.vector_search import VectorHit
+    from linkly_ls.core.search.vectors import VectorIndex
 
 #: documents smoothed (0: off). The three were chosen by leave-one-collection-out over 16 collections
 #: of four shapes, among the settings that keep a lone answer in place (docs/search-quality.md, "Neighbours in meaning")

@@ -3,7 +3,7 @@
 
 Runs linkly's per-file work (`prepare_file`: hash, extract, language, keywords, chunks) on
 every file of a corpus, one after the other in this process with OCR off, then stores the
-results through the indexer's own path (`Indexer._store`, `Indexer.flush`: catalog rows and
+results through the indexer's own path (`DocumentStore.store`, `Indexer.flush`: catalog rows and
 the Tantivy keyword index) into a temporary data dir. Each stage's functions are wrapped
 with a CPU timer (`time.process_time`, self time: a stage nested in another is taken out of
 the outer one), so the figures hardly move on a busy machine. Also timed: starting a Python
@@ -88,13 +88,15 @@ def instrument(clock: StageClock) -> None:
     import pymupdf
 
     from linkly_ls.core.extract import pdf, pdf_text
-    from linkly_ls.core.indexing import indexer, preparation
+    from linkly_ls.core.indexing import document_store, indexer, preparation
     from linkly_ls.core.search.keyword import KeywordIndex
     from linkly_ls.core.store.catalog import Catalog
 
     other_formats = "other formats (HTML, DOCX, EPUB, PPTX, Markdown, text)"
     places: dict[str, list[tuple[object, str]]] = {
-        "prepare/store other": [(preparation, "prepare_file"), (indexer.Indexer, "_store"), (indexer.Indexer, "flush")],
+        "prepare/store other": [
+            (preparation, "prepare_file"), (document_store.DocumentStore, "store"), (indexer.Indexer, "flush")
+        ],
         "file hash": [(preparation, "hash_file")],
         other_formats: [(preparation, "extract_file")],
         "language detection": [(preparation, "detect_language")],
@@ -180,7 +182,7 @@ def one_run(root: Path, clock: StageClock) -> tuple[int, float]:
                 clock.seconds["result pickling (worker -> indexer)"] += time.process_time() - pickling
                 if prepared.document is None:
                     continue
-                indexer._store(prepared, "bench")
+                indexer.documents.store(prepared, "bench")
                 documents, chars = documents + 1, chars + sum(map(len, prepared.document.lines))
                 if documents >= FLUSH_EVERY_DOCS or chars >= FLUSH_EVERY_CHARS:  # as `linkly index` flushes
                     indexer.flush()

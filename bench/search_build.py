@@ -9,7 +9,7 @@ size and mtime, so the copies are real files that `linkly index` would see.
 
 Every distinct source file is extracted once (`prepare_file` in worker processes,
 as the indexer does); each copy's prepared result, with the copy's path, is then
-stored through the indexer's own path (`Indexer._store`, `Indexer.flush`), which
+stored through the indexer's own path (`DocumentStore.store`, `Indexer.flush`), which
 is what indexing the copy would do, since extraction depends only on a file's
 bytes and name. A final `Engine.index()` checks this: every file must be
 reported unchanged.
@@ -223,9 +223,9 @@ def _store_all(engine: Engine, docs: Path, plan: list[tuple[str, str]], prepared
         item = prepared[source]
         path = str(docs / target)
         if item.error or item.document is None:
-            indexer._record_error(path, LIBRARY, item.error or "unknown error", None)
+            indexer.documents.record_error(path, LIBRARY, item.error or "unknown error")
         else:
-            indexer._store(replace(item, path=path), LIBRARY)
+            indexer.documents.store(replace(item, path=path), LIBRARY)
         if count % STORE_BATCH == 0:
             indexer.flush()
     indexer.flush()

@@ -19,22 +19,12 @@ from dataclasses import dataclass, field, replace
 from itertools import chain
 from pathlib import Path
 
-from linkly_ls.core.links.targets import link_records
-from linkly_ls.core.store.catalog import (
-    Catalog,
-    DocumentRecord,
-    ErrorRecord,
-    LibraryRecord,
-    LinkRecord,
-    SkippedCount,
-    make_doc_id,
-)
+from linkly_ls.core.store.catalog import Catalog, LibraryRecord, SkippedCount
 from linkly_ls.core.extract import EXTRACTOR_VERSIONS, extractor_version
 from linkly_ls.core.extract.base import ExtractLimits
-from linkly_ls.core.extract.ocr import OCR_PENDING, ocr_pending, ocr_unavailable_reason
-from linkly_ls.core.search.chunking import chunk_document
-from linkly_ls.core.search.keyword import IndexedChunks, KeywordIndex
-from linkly_ls.core.store.vector_rows import cut_again
+from linkly_ls.core.extract.ocr import ocr_pending, ocr_unavailable_reason
+from linkly_ls.core.search.keyword import KeywordIndex
+from linkly_ls.core.indexing.document_store import DocumentStore, FlushCallback
 from linkly_ls.core.indexing.pdf_split import PdfSplitter, run_task
 from linkly_ls.core.indexing.preparation import PreparedFile, hash_file, one_line, prepare_file, prepare_here
 from linkly_ls.core.indexing.skips import TOO_LARGE, SkipTally, describe
@@ -101,11 +91,19 @@ class Indexer:
         self.limits = limits
         self.data_dir = data_dir
         self._pool: WorkerPool | None = None
-        self._chunk_cache: dict[str, IndexedChunks] = {}
-        #: documents read but not yet in the catalog: written in one transaction by the next flush
-        self._unsaved: list[tuple[DocumentRecord, list[str]]] = []
-        self._unsaved_links: dict[str, list[LinkRecord]] = {}
-        self.after_flush: list[Callable[[list[str], list[str]], None]] = []
+        self.documents = DocumentStore(catalog, keyword)
+
+    @property
+    def after_flush(self) -> list[FlushCallback]:
+        """Called after each flush (`DocumentStore.after_flush`)."""
+        return self.documents.after_flush
+
+    def save_read_documents(self) -> None:
+        self.documents.save_read_documents()
+
+    def flush(self, wait_s: float = 30.0) -> None:
+        """Make the keyword index match the catalog (`DocumentStore.flush`)."""
+        self.documents.flush(wait_s=wait_s)
 
     def pool(self, paths: Iterable[str] = ()) -> WorkerPool:
         """The worker pool; its fork server, started by the first run, preloads the extractors of `paths`
@@ -323,21 +321,21 @@ class Indexer:
                 report.slowest_seconds, report.slowest_path = outcome.seconds, path
             if ocr_later is None and (prepared is None or prepared.error):
                 message = one_line((prepared.error if prepared else outcome.error) or "unknown error")
-                self._record_ocr_failure(path, message)
+                self.documents.record_ocr_failure(path, message)
                 report.ocr_errors.append((path, message))
             elif ocr_later is None:
-                self._store(prepared, library.name)
+                self.documents.store(prepared, library.name)
                 since_flush += 1
             elif prepared is None or prepared.error:
                 message = one_line((prepared.error if prepared else outcome.error) or "unknown error")
-                self._record_error(path, library.name, message, prepared)
+                self.documents.record_error(path, library.name, message)
                 report.failed += 1
                 report.errors.append((path, message))
             elif prepared.unchanged:
                 self.catalog.touch_document(states[path][0], prepared.mtime_ns)
                 report.unchanged += 1
             else:
-                self._store(prepared, library.name)
+                self.documents.store(prepared, library.name)
                 if ocr_pending(prepared.document.warnings):
                     ocr_later.append(path)
                 report.indexed += 1
@@ -355,102 +353,6 @@ class Indexer:
                 self.flush()
                 since_flush = chars_since_flush = 0
                 last_flush = time.monotonic()
-
-    def _record_ocr_failure(self, path: str, message: str) -> None:
-        """Keep the document as its first pass read it, its "OCR pending" note replaced by the failure."""
-        record = self.catalog.by_path(path)
-        if record is None:
-            return
-        failure = f"OCR failed: {message}"
-        warnings = [failure if warning.startswith(OCR_PENDING) else warning for warning in record.warnings]
-        reason = record.text_missing_reason
-        if reason is not None and reason.startswith(OCR_PENDING):
-            reason = failure
-        self.catalog.set_warnings(record.doc_id, warnings, reason)
-
-    def _record_error(self, path: str, library: str, message: str, prepared: PreparedFile | None) -> None:
-        try:
-            stat = Path(path).stat()
-            size, mtime_ns = stat.st_size, stat.st_mtime_ns
-        except OSError:
-            size, mtime_ns = 0, 0
-        existing = self.catalog.by_path(path)
-        if existing is not None:
-            self.catalog.remove_document(existing.doc_id)
-        extractor = extractor_version(Path(path))
-        self.catalog.put_error(ErrorRecord(path, library, message, size, mtime_ns, extractor))
-
-    def _store(self, prepared: PreparedFile, library: str) -> None:
-        document = prepared.document
-        assert document is not None
-        record = DocumentRecord(
-            doc_id=make_doc_id(prepared.path),
-            library=library,
-            path=prepared.path,
-            doc_type=document.doc_type,
-            title=document.title,
-            size=prepared.size,
-            mtime_ns=prepared.mtime_ns,
-            content_hash=prepared.content_hash,
-            word_count=prepared.word_count,
-            total_lines=len(document.lines),
-            has_outline=bool(document.outline),
-            language=document.language,
-            keywords=prepared.keywords,
-            outline=document.outline,
-            page_starts=document.page_starts,
-            warnings=document.warnings,
-            text_missing_reason=document.text_missing_reason,
-            indexed_at=time.time(),
-        )
-        self._unsaved.append((record, document.lines))
-        self._unsaved_links[record.doc_id] = link_records(document.links, record.path)
-        self._chunk_cache[record.doc_id] = IndexedChunks(
-            doc_id=record.doc_id,
-            title=record.title,
-            path=record.path,
-            language=record.language,
-            chunks=prepared.chunks,
-        )
-
-    def save_read_documents(self) -> None:
-        """Write the documents read since the last save to the catalog, in one transaction."""
-        unsaved, self._unsaved = self._unsaved, []
-        links, self._unsaved_links = self._unsaved_links, {}
-        try:
-            read_again = self.catalog.put_documents(unsaved, links, EXTRACTOR_VERSIONS)
-            cut_again(self.catalog, read_again)
-        except Exception:
-            for record, _ in unsaved:  # not in the catalog: the next run reads these files again
-                self._chunk_cache.pop(record.doc_id, None)
-            raise
-
-    def flush(self, wait_s: float = 30.0) -> None:
-        """Make the keyword index match the catalog: add pending documents, drop tombstones."""
-        self.save_read_documents()
-        pending, tombstones = self.catalog.pending_keyword_work()
-        if not pending and not tombstones:
-            return
-        documents: list[IndexedChunks] = []
-        records = self.catalog.get_many([doc_id for doc_id in pending if doc_id not in self._chunk_cache])
-        for doc_id in pending:
-            chunks = self._chunk_cache.pop(doc_id, None)
-            if chunks is None:
-                record = records.get(doc_id)
-                if record is None:
-                    continue
-                chunks = IndexedChunks(
-                    doc_id=doc_id,
-                    title=record.title,
-                    path=record.path,
-                    language=record.language,
-                    chunks=chunk_document(self.catalog.lines(doc_id), record.outline, record.page_starts),
-                )
-            documents.append(chunks)
-        self.keyword.replace(documents, tombstones, wait_s=wait_s)
-        self.catalog.mark_keyword_done(pending, tombstones)
-        for callback in self.after_flush:
-            callback(pending, tombstones)
 
 
 def _same_content(path: Path, known_hash: str) -> bool:

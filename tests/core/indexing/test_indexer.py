@@ -205,7 +205,7 @@ def test_an_error_while_storing_the_head_start_stops_the_workers_and_leaves_no_p
     def full_disk(prepared, library):  # noqa: ANN001
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(engine.indexer, "_store", full_disk)
+    monkeypatch.setattr(engine.indexer.documents, "store", full_disk)
     with pytest.raises(EngineError, match="No space left"):
         engine.index()
     assert not any(thread.name == "linkly-workers" for thread in threading.enumerate())

@@ -38,11 +38,11 @@ from linkly_ls.core.embedding.settings import EmbeddingSettings
 from linkly_ls.core.embedding.static import SOURCE_MODEL_ID
 from linkly_ls.core.indexing.embedding_rounds import EmbeddingRounds, Stopped
 from linkly_ls.core.indexing.first_pass import FIRST_PASS_EXPANSION_ADD, FirstPass
+from linkly_ls.core.indexing.refined_coverage import RefinedCoverage
 from linkly_ls.core.indexing.vector_models import forget_unused_models
-from linkly_ls.core.search.chunking import CHUNKING_VERSION
 from linkly_ls.core.store.writer_lock import WriterLock
 from linkly_ls.core.search.vectors import EXPANSION_ADD, VectorIndex
-from linkly_ls.core.store.vector_rows import VectorRows, ensure_vector_tables, forget_vectors_of, has_vectors
+from linkly_ls.core.store.vector_rows import ensure_vector_tables, forget_vectors_of, has_vectors
 
 if TYPE_CHECKING:
     from linkly_ls.core.embedding.settings import TextEmbedder
@@ -81,8 +81,6 @@ class VectorSync:
         self.provider = EmbeddingProvider(settings, data_dir / "models")
         self.settings = settings
         self._indexes: dict[str, VectorIndex] = {}
-        #: per model, the rows `coverage()` reads (each keeps its last answer until the catalog changes)
-        self._rows: dict[str, VectorRows] = {}
         self._open_lock = threading.Lock()
         self._write_lock = threading.Lock()
         self._state_lock = threading.Lock()
@@ -102,6 +100,7 @@ class VectorSync:
         self._unused_models_checked = False
         ensure_vector_tables(catalog)
         self.first_pass = FirstPass(self)
+        self.refined = RefinedCoverage(catalog, self.provider)
         self.rounds = EmbeddingRounds(self)
 
     # opening
@@ -210,34 +209,12 @@ class VectorSync:
         return index is not None and index.writer_active_elsewhere() and bool(index.missing_documents(limit=1))
 
     def coverage(self) -> dict[str, float]:
-        """library -> share (0-1) of its words whose chunks have vectors; empty when vectors are off."""
-        if not self.provider.enabled:
-            return {}
-        rows = self._searched_rows()
-        if rows is None:
-            return {library: 0.0 for library in self.catalog.document_counts()}
-        return {library: (done / total if total else 1.0) for library, (done, total) in rows.coverage().items()}
+        """library -> share (0-1) of its words whose chunks have vectors (`RefinedCoverage.by_library`)."""
+        return self.refined.by_library()
 
     def embedded_words(self) -> tuple[int, int] | None:
         """(words in documents whose chunks have vectors, all words), or None without vectors."""
-        rows = self._searched_rows() if self.provider.enabled else None
-        if rows is None:
-            return None
-        pairs = list(rows.coverage().values())
-        return sum(done for done, _ in pairs), sum(total for _, total in pairs)
-
-    def _searched_rows(self) -> VectorRows | None:
-        """The vector rows of the model search reads (the configured one, else the bundled fallback),
-        found in the catalog alone: status and `list_libraries` never wait for a model or a vector
-        index to load (opening a large index holds `_open_lock` for as long as that takes)."""
-        for model_id in self.provider.model_ids():
-            if has_vectors(self.catalog, [model_id]):
-                with self._state_lock:
-                    rows = self._rows.get(model_id)
-                    if rows is None:
-                        rows = self._rows[model_id] = VectorRows(self.catalog, model_id, CHUNKING_VERSION)
-                return rows
-        return None
+        return self.refined.words()
 
     # background work
 

@@ -225,7 +225,7 @@ def test_a_title_without_a_letter_is_left_out_of_the_embedded_passage(title, exp
 def test_a_new_chunking_version_embeds_only_the_passages_whose_text_changed(tmp_path, monkeypatch):
     """Notes titled by a number ("100.txt") lose the title from their passages under the new version;
     the others' passages are unchanged and keep their vectors."""
-    from linkly_ls.core.indexing import embedding_rounds, vector_sync
+    from linkly_ls.core.indexing import embedding_rounds, refined_coverage
     from linkly_ls.core.search import vectors
 
     (tmp_path / "notes").mkdir()
@@ -242,7 +242,7 @@ def test_a_new_chunking_version_embeds_only_the_passages_whose_text_changed(tmp_
     finally:
         engine.close()
     monkeypatch.undo()
-    monkeypatch.setattr(vector_sync, "CHUNKING_VERSION", 99)
+    monkeypatch.setattr(refined_coverage, "CHUNKING_VERSION", 99)
     monkeypatch.setattr(vectors, "CHUNKING_VERSION", 99)
     engine = indexed_engine_of(tmp_path)
     try:

@@ -303,7 +303,14 @@ class KeywordIndex:
         """Best chunks for a free-text query (terms OR-ed, BM25), optionally within some documents."""
         return self.search_query(self.build_query(query), limit, allowed_doc_ids)
 
-    def search_query(self, text_query: Query | None, limit: int, allowed_doc_ids: list[str] | None = None) -> list[ChunkHit]:
+    def search_query(
+        self,
+        text_query: Query | None,
+        limit: int,
+        allowed_doc_ids: list[str] | None = None,
+        excluded_doc_ids: list[str] | None = None,
+    ) -> list[ChunkHit]:
+        """Best chunks for a built query, within `allowed_doc_ids` (None: all) and outside `excluded_doc_ids`."""
         self.reload_if_committed()
         if text_query is None or limit <= 0:
             return []
@@ -313,6 +320,9 @@ class KeywordIndex:
             # the filter scores 0: a matching clause would add its own score (1) to every chunk's BM25
             allowed = Query.const_score_query(Query.term_set_query(self.schema, "doc_id", allowed_doc_ids), 0.0)
             text_query = Query.boolean_query([(Occur.Must, text_query), (Occur.Must, allowed)])
+        if excluded_doc_ids:
+            excluded = Query.term_set_query(self.schema, "doc_id", excluded_doc_ids)
+            text_query = Query.boolean_query([(Occur.Must, text_query), (Occur.MustNot, excluded)])
         searcher = self.index.searcher()
         result = searcher.search(text_query, limit=limit, count=False)
         hits: list[ChunkHit] = []

@@ -2,8 +2,9 @@
 rounds and the tools read it.
 
 Both sides rank chunks, and a document takes the score of its best chunk (`keyword_documents`,
-`vector_documents`). A document found by the vector side alone gets its keyword score from a second
-keyword search within such documents (`complete_keyword_side`).
+`vector_documents`). The keyword side searches on past documents whose every chunk matches until
+it holds enough documents (`keyword_candidates`). A document found by the vector side alone gets its
+keyword score from a second keyword search within such documents (`complete_keyword_side`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from linkly_ls.core.engine import Engine
-    from linkly_ls.core.search.keyword import ChunkHit
+    from linkly_ls.core.search.keyword import ChunkHit, KeywordIndex
     from linkly_ls.core.search.vector_search import VectorHit
     from linkly_ls.core.search.vectors import VectorIndex
 
@@ -26,6 +27,12 @@ KEYWORD_FURTHER_CHUNKS = 0.0
 #: score the documents found only by the vector side on the keyword side too (`complete_keyword_side`)
 COMPLETE_KEYWORD_SIDE = True
 COMPLETION_CHUNKS_PER_DOCUMENT = 20
+#: documents the keyword side gathers when the index has them: the most a search shows (50), with room
+#: for copies of one file and for a side's own ranking. A few long documents that match throughout
+#: can fill all the chunks of one round ("debian" in a folder holding the Debian manuals in three
+#: formats: 7 documents of the 22 holding the word); each further round leaves the documents found out
+KEYWORD_CANDIDATE_DOCUMENTS = 100
+KEYWORD_FURTHER_ROUNDS = 3
 
 
 @dataclass
@@ -65,6 +72,26 @@ class Ranking:
     building: bool = False
     query_vector: np.ndarray | None = None
     vector_index: VectorIndex | None = None
+
+
+def keyword_candidates(
+    keyword: KeywordIndex, query: str, chunks: int, allowed_doc_ids: list[str] | None
+) -> list[ChunkHit]:
+    """The keyword side's best `chunks` chunks, then while they came from fewer than
+    KEYWORD_CANDIDATE_DOCUMENTS documents and a round came back full, the best `chunks` chunks of the
+    other documents (at most KEYWORD_FURTHER_ROUNDS times). Every chunk a further round finds scores
+    at most the lowest of the rounds before, so the hits stay in one BM25 order."""
+    text_query = keyword.build_query(query)
+    hits = keyword.search_query(text_query, chunks, allowed_doc_ids)
+    found = list(dict.fromkeys(hit.doc_id for hit in hits))
+    last = hits
+    for _ in range(KEYWORD_FURTHER_ROUNDS):
+        if len(last) < chunks or len(found) >= KEYWORD_CANDIDATE_DOCUMENTS:
+            break
+        last = keyword.search_query(text_query, chunks, allowed_doc_ids, excluded_doc_ids=found)
+        hits += last
+        found.extend(dict.fromkeys(hit.doc_id for hit in last))
+    return hits
 
 
 def keyword_documents(hits: list[ChunkHit]) -> dict[str, RankedDocument]:

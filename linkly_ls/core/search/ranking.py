@@ -26,6 +26,7 @@ from linkly_ls.core.search.ranked import (
     RankedDocument,
     add_vector_side,
     complete_keyword_side,
+    keyword_candidates,
     keyword_documents,
     keyword_only,
 )
@@ -57,7 +58,7 @@ def rank_documents(
     """
     if mode not in MODES:
         raise ValueError(f"unknown search mode {mode!r}")
-    keyword_hits = engine.keyword.search(query, keyword_chunks, allowed_doc_ids)
+    keyword_hits = keyword_candidates(engine.keyword, query, keyword_chunks, allowed_doc_ids)
     documents = keyword_documents(keyword_hits)
     if mode == "keyword":
         return keyword_only(_keyword_feedback(engine, query, documents, keyword_chunks, allowed_doc_ids), "keyword mode requested")

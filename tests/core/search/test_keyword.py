@@ -188,3 +188,10 @@ def test_a_write_cut_short_before_its_commit_does_not_block_the_next(tmp_path: P
     reopened = KeywordIndex(after_kill)
     reopened.replace([], ["a"])
     assert set(scores(reopened, "text")) == {"b"}
+
+
+def test_a_search_can_leave_documents_out(index):
+    index.replace([one_chunk(name, f"{name} catalogue of the archive") for name in ("a", "b", "c")], [])
+    assert {hit.doc_id for hit in index.search_query(index.build_query("archive"), 10, excluded_doc_ids=["b"])} == {"a", "c"}
+    within = index.search_query(index.build_query("archive"), 10, ["a", "b"], excluded_doc_ids=["a"])
+    assert [hit.doc_id for hit in within] == ["b"]

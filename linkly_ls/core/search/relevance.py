@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 
+from linkly_ls.core.search.analysis import cjk_query_terms, has_cjk
 from linkly_ls.core.search.keyword import ANALYZERS, english_query_terms
 
 COSINE_UNRELATED = 0.15
@@ -36,12 +37,18 @@ SEMANTIC_WEIGHT = 0.5
 
 class RelevanceScorer:
     def __init__(self, query: str, document_frequency=None, documents: int = 0) -> None:
+        """`document_frequency(field, term)`: in how many chunks the keyword index's `field` holds `term`
+        (the rarity weights; without it every term weighs the same). Chinese and Japanese text counts by
+        its character pairs, as the keyword index reads it (`cjk`), not by runs of characters: a run of
+        the query ("虚拟主机") is found inside a longer run of the passage."""
         analyzer = ANALYZERS["lk_en"]
-        self.terms = list(dict.fromkeys(english_query_terms(query)))
+        words = [term for term in dict.fromkeys(english_query_terms(query)) if not has_cjk(term)]
+        self.cjk_terms = list(dict.fromkeys(cjk_query_terms(query)))
+        self.terms = words + self.cjk_terms
         self.weights = {term: 1.0 for term in self.terms}
         if document_frequency is not None and documents:
             for term in self.terms:
-                frequency = document_frequency(term)
+                frequency = document_frequency("cjk" if term in self.cjk_terms else "body", term)
                 self.weights[term] = math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5))
         self._analyzer = analyzer
 
@@ -49,7 +56,9 @@ class RelevanceScorer:
         """Rarity-weighted share of the query's content words found in the passage or title."""
         if not self.terms:
             return 0.0
-        found = set(self._analyzer.analyze(title + "\n" + "\n".join(lines)))
+        text = title + "\n" + "\n".join(lines)
+        found = set(self._analyzer.analyze(text))
+        found.update(term for term in self.cjk_terms if term in text)
         total = sum(self.weights.values()) or 1.0
         return sum(weight for term, weight in self.weights.items() if term in found) / total
 

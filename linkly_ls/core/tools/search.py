@@ -226,7 +226,7 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     picked = [(document, records[document.doc_id]) for document in distinct if document.doc_id in records]
     cosines = best_cosines(ranking, [document.doc_id for document, _ in picked])
     searcher = engine.keyword.index.searcher()
-    scorer = RelevanceScorer(query, lambda term: searcher.doc_freq("body", term), searcher.num_docs)
+    scorer = RelevanceScorer(query, searcher.doc_freq, searcher.num_docs)
     matcher = QueryMatcher(query)
     places = provenance_of(engine.catalog, [document.doc_id for document, _ in picked])
     results = [

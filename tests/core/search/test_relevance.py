@@ -15,9 +15,29 @@ def test_the_lexical_share_counts_the_query_s_subject_not_its_wording():
 
 
 def test_rare_words_weigh_more_in_the_share():
-    frequencies = {"catalogu": 5, "map": 500}
-    scorer = RelevanceScorer("cataloguing maps", frequencies.__getitem__, documents=1000)
+    frequencies = {("body", "catalogu"): 5, ("body", "map"): 500}
+    scorer = RelevanceScorer("cataloguing maps", lambda field, term: frequencies[field, term], documents=1000)
     assert scorer.lexical(["cataloguing"], "") > 0.7 > 0.3 > scorer.lexical(["maps"], "")
+
+
+def test_chinese_is_matched_by_its_character_pairs_inside_longer_runs():
+    scorer = RelevanceScorer("虚拟主机 Apache")
+    assert scorer.terms == ["apach", "虚拟", "拟主", "主机"]
+    assert scorer.lexical(["在配置虚拟主机的时候，Apache 服务器"], "") == pytest.approx(1.0)
+    assert scorer.lexical(["配置主机"], "") == pytest.approx(0.25)
+    assert scorer.lexical(["服务器"], "Web 服务器配置笔记") == 0.0
+
+
+def test_character_pairs_weigh_by_their_rarity_in_the_cjk_field():
+    asked: list[tuple[str, str]] = []
+
+    def frequency(field: str, term: str) -> int:
+        asked.append((field, term))
+        return 900 if term == "主机" else 3
+
+    scorer = RelevanceScorer("虚拟主机", frequency, documents=1000)
+    assert sorted(asked) == [("cjk", "主机"), ("cjk", "拟主"), ("cjk", "虚拟")]
+    assert scorer.lexical(["虚拟"], "") > scorer.lexical(["主机"], "")
 
 
 def test_a_query_of_function_words_only_is_matched_by_them():

@@ -21,8 +21,8 @@ the fusion, make the numbers agree with the order:
    relevant 54 % of the time (46 % with the raw evidence), 0.3-0.6 39 % (38 %),
    below 0.3 12 % (14 %): the bands keep their meaning, a little sharper.
 2. Absent words. When no word of the query occurs in any indexed document (a
-   typo, an identifier that is not there), the keyword index's document
-   frequencies say so for certain, and nothing the vectors find is a match: a
+   typo, an identifier that is not there, a word too long for the index to
+   hold), the keyword index's document frequencies say so for certain, and nothing the vectors find is a match: a
    random token sits close to short notes in embedding space. The evidence of
    every hit is then scaled into the weak band (at most ABSENT_WORDS_CEILING,
    below every mode's miss threshold), keeping the order, and the search is a miss.
@@ -30,11 +30,12 @@ the fusion, make the numbers agree with the order:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Protocol
 
 from linkly_ls.core.search.analysis import cjk_query_terms
-from linkly_ls.core.search.keyword import ANALYZERS, FIELD_ANALYZERS, QUERY_READINGS
+from linkly_ls.core.search.keyword import ANALYZERS, FIELD_ANALYZERS, QUERY_READINGS, WORD_BYTES_LIMIT
 
 #: the highest relevance of a hit when no word of the query occurs in any document
 ABSENT_WORDS_CEILING = 0.15
@@ -74,12 +75,21 @@ def query_words(query: str) -> list[tuple[str, str]]:
 def absent_words(index: DocumentFrequencies, query: str) -> list[str] | None:
     """The query's words when not one of them occurs in any indexed document, else None.
 
-    A query with no searchable word at all (only punctuation) is not judged: None.
+    A query whose only words are too long for the index (`keyword.WORD_BYTES_LIMIT`: a hash, a run of
+    base64) names those words. A query with no searchable word at all (only punctuation) is not
+    judged: None.
     """
     pairs = query_words(query)
-    if not pairs or any(index.doc_freq(field, term) > 0 for field, term in pairs):
+    if not pairs:
+        too_long = [word for word in _WORD.findall(query) if len(word.encode()) >= WORD_BYTES_LIMIT]
+        return list(dict.fromkeys(too_long)) or None
+    if any(index.doc_freq(field, term) > 0 for field, term in pairs):
         return None
     return list(dict.fromkeys(query.split()))
+
+
+#: a word as the index's tokenizer cuts it (Tantivy's simple tokenizer: runs of letters and digits)
+_WORD = re.compile(r"[^\W_]+")
 
 
 def calibrate(evidence: Sequence[float], words_absent: bool) -> list[float]:

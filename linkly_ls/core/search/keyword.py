@@ -42,6 +42,9 @@ QUERY_READINGS = {"lk_en": ("body", "title", "headings"), "lk_fr": ("body_fr",),
 #: fewest words of text for a document's guessed language to get its own stemmed field: a language
 #: guessed from a title or a caption is often wrong, and a wrong field scores its words a second time
 LANGUAGE_FIELD_MIN_WORDS = 40
+#: a word of this many bytes (UTF-8) or more is left out of the index and of queries (a hash, a run of
+#: base64): it can never match
+WORD_BYTES_LIMIT = 60
 
 
 def _language_is_sure(document: IndexedChunks) -> bool:
@@ -62,7 +65,7 @@ def query_term_counts(terms: list[str]) -> dict[str, float]:
 
 
 def _analyzer(language: str | None, more_stopwords: list[str] | None = None, stem: bool = True) -> tantivy.TextAnalyzer:
-    builder = TextAnalyzerBuilder(Tokenizer.simple()).filter(Filter.remove_long(60)).filter(Filter.lowercase())
+    builder = TextAnalyzerBuilder(Tokenizer.simple()).filter(Filter.remove_long(WORD_BYTES_LIMIT)).filter(Filter.lowercase())
     if language:
         builder = builder.filter(Filter.stopword(language))
     if more_stopwords:

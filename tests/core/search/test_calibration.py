@@ -161,3 +161,14 @@ def test_vectors_alone_never_make_an_absent_word_a_match(embedded_notes):
     assert "the results are only near in meaning" in result.guidance[0]
     good = call_tool(embedded_notes, "search", {"query": "ownership borrowing memory"})
     assert not good.miss and good.absent_words is None
+
+
+def test_a_word_too_long_for_the_index_is_absent_and_a_miss(embedded_notes):
+    digest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+    searcher = embedded_notes.keyword.index.searcher()
+    assert absent_words(searcher, digest) == [digest]
+    assert absent_words(searcher, "x" * 100) == ["x" * 100]
+    assert absent_words(searcher, f"{digest} ownership") is None, "a word the index holds is found"
+    result = call_tool(embedded_notes, "search", {"query": digest})
+    assert result.miss and all(hit.relevance <= ABSENT_WORDS_CEILING for hit in result.results)
+    assert f"No indexed document contains '{digest}'" in result.guidance[0]

@@ -82,9 +82,9 @@ def grep_markdown(data: dict[str, Any]) -> str:
     out = [head, ""]
     previous_end = None
     previous_place = Place()
-    for match in data["matches"]:
+    matches = data["matches"]
+    for position, match in enumerate(matches):
         before = [(entry["line"], entry["text"]) for entry in match["before"]]
-        after = [(entry["line"], entry["text"]) for entry in match["after"]]
         first = before[0][0] if before else match["line"]
         if previous_end is not None and first > previous_end + 1:
             out.append("--")
@@ -97,9 +97,14 @@ def grep_markdown(data: dict[str, Any]) -> str:
             if previous_end is None or number > previous_end:
                 out.append(f"{number}-\t{text}")
         out.append(f"{match['line']}:\t{match['text']}")
-        for number, text in after:
-            out.append(f"{number}-\t{text}")
-        previous_end = after[-1][0] if after else match["line"]
+        previous_end = match.get("end_line", match["line"])
+        # as grep -C: a line of the next match's is shown once, as a match, not also as context before it
+        next_match = matches[position + 1]["line"] if position + 1 < len(matches) else None
+        for entry in match["after"]:
+            if next_match is not None and entry["line"] >= next_match:
+                break
+            out.append(f"{entry['line']}-\t{entry['text']}")
+            previous_end = entry["line"]
     shown_to = data["offset"] + len(data["matches"])
     if shown_to < data["total_matches"]:
         out.append(f"\n[{data['total_matches'] - shown_to} more match(es); continue with offset={shown_to}]")

@@ -32,3 +32,12 @@ def test_grep_bad_and_catastrophic_patterns_fail_cleanly(engine):
         call_tool(engine, "grep", {"pattern": "(unclosed", "doc_id": doc_id})
     with pytest.raises(ArgumentError, match="`limit` must be an integer from 1 to 100"):
         call_tool(engine, "grep", {"pattern": "x", "doc_id": doc_id, "limit": 101})
+
+
+def test_context_shared_by_neighbouring_matches_is_shown_once_in_line_order(engine):
+    doc_id = doc(engine, "long.txt")
+    result = call_tool(engine, "grep", {"pattern": r"topic 3\b", "doc_id": doc_id, "limit": 3, "context": 8})
+    numbers = [int(line.split("\t")[0][:-1]) for line in result.to_markdown().splitlines() if "\t" in line]
+    assert numbers == sorted(set(numbers)), "no line twice, none out of order"
+    marked = {int(line.split("\t")[0][:-1]): line.split("\t")[0][-1] for line in result.to_markdown().splitlines() if "\t" in line}
+    assert [number for number, mark in marked.items() if mark == ":"] == [m.line for m in result.matches]

@@ -283,7 +283,7 @@ def run_watch(engine: Engine, args: argparse.Namespace) -> int:
     writer.start_vectors()
     print("watching for changes (Ctrl-C to stop)", flush=True)
     try:
-        writer.watch_here()
+        writer.watch_here(args.library)
     except KeyboardInterrupt:
         pass
     return 0

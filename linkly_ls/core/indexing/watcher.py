@@ -45,10 +45,11 @@ def _is(path: Path, test: Callable[[Path], bool]) -> bool:
         return False
 
 
-def apply_changes(engine: Engine, changed: set[Path]) -> list[IndexReport]:
+def apply_changes(engine: Engine, changed: set[Path], names: list[str] | None = None) -> list[IndexReport]:
+    """Re-index the changed paths, library by library (only those of `names`, when given)."""
     reports: list[IndexReport] = []
     for name, paths in paths_by_library(engine, changed).items():
-        library = engine.catalog.library(name)
+        library = engine.catalog.library(name) if names is None or name in names else None
         if library is not None:
             reports.append(engine.index_paths(library, sorted(set(paths))))
     return reports
@@ -60,6 +61,7 @@ def watch_libraries(
     stop: threading.Event | None = None,
     debounce_ms: int = DEBOUNCE_MS,
     catch_up: bool = True,
+    names: list[str] | None = None,
 ) -> None:
     """Block, applying changes as they come, until `stop` is set (or Ctrl-C).
 
@@ -67,10 +69,12 @@ def watch_libraries(
     went on, or in the moment after it) raises no event. With `catch_up` (the
     default), the libraries are indexed once more as soon as the watches are in
     place, so such a change is picked up then instead of at the next restart.
+    `names`: watch only these libraries (None: all).
     """
     from watchfiles import watch  # imported here: a language server answers its first requests without it
 
-    roots = sorted({root for library in engine.libraries() for root in library.paths if _is(Path(root), Path.exists)})
+    libraries = [library for library in engine.libraries() if names is None or library.name in names]
+    roots = sorted({root for library in libraries for root in library.paths if _is(Path(root), Path.exists)})
     if not roots:
         return
     for changes in watch(
@@ -85,12 +89,12 @@ def watch_libraries(
     ):
         if catch_up:  # the first yield: the watches were set up when the generator started
             catch_up = False
-            reports = engine.index()
+            reports = engine.index(names)
             if on_batch and reports:
                 on_batch(reports)
         if not changes:
             continue
         changed = {Path(path) for _, path in changes}
-        reports = apply_changes(engine, changed)
+        reports = apply_changes(engine, changed, names)
         if on_batch and reports:
             on_batch(reports)

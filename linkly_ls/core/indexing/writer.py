@@ -291,12 +291,13 @@ class IndexWriter:
             self._watcher.join(timeout=2.0)
             self._watcher = None
 
-    def watch_here(self) -> None:
-        """Watch on the calling thread until `stop()` (or Ctrl-C); batches go to `on_reports`."""
+    def watch_here(self, names: list[str] | None = None) -> None:
+        """Watch the named libraries (all by default) on the calling thread until `stop()` (or Ctrl-C);
+        batches go to `on_reports`."""
         from linkly_ls.core.indexing.watcher import watch_libraries
 
         self.check_held()
-        watch_libraries(self.engine, on_batch=self.on_reports, stop=self._stop)
+        watch_libraries(self.engine, on_batch=self.on_reports, stop=self._stop, names=names)
 
     def start(self) -> IndexWriter:
         """Take the role in a daemon thread (waiting while another process has it), index, embed, watch."""

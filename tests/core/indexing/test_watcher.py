@@ -58,3 +58,38 @@ def test_saved_file_becomes_searchable_and_deleted_file_disappears(watching):
     target.unlink()
     wait_for(lambda: str(target) not in found(env, "zeppelin"))
     assert str(library / "first.md") in found(env, "plain words")
+
+
+def test_watching_some_libraries_leaves_the_others_alone(tmp_path):
+    import threading
+
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.indexing.watcher import watch_libraries
+
+    folders = {name: tmp_path / name for name in ("notes", "zoo")}
+    for folder in folders.values():
+        folder.mkdir()
+    engine = Engine(
+        Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name=name, paths=[folder]) for name, folder in folders.items()])
+    )
+    batches: list[list[str]] = []
+    stop = threading.Event()
+    thread = threading.Thread(
+        target=watch_libraries,
+        kwargs={"engine": engine, "on_batch": lambda reports: batches.append([r.library for r in reports if r.indexed]),
+                "stop": stop, "names": ["zoo"]},
+    )
+    thread.start()
+    try:
+        wait_for(lambda: batches != [])  # the catch-up run: the watches are in place
+        (folders["notes"] / "other.md").write_text("# Other\n\nokapi\n", encoding="utf-8")
+        (folders["zoo"] / "zebra.md").write_text("# Zebra\n\nstripes\n", encoding="utf-8")
+        wait_for(lambda: ["zoo"] in batches)
+        time.sleep(0.5)
+        assert all(batch in ([], ["zoo"]) for batch in batches)
+        assert engine.catalog.by_path(str(folders["notes"] / "other.md")) is None
+    finally:
+        stop.set()
+        thread.join(10)
+        engine.close()

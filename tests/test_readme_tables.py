@@ -74,3 +74,11 @@ def test_neither_table_names_a_tool_the_registry_does_not_have() -> None:
     assert listed - cli_commands - by_hand == set()
     lsp_commands = {tool.lsp_command for tool in REGISTRY.lsp_tools()}
     assert set(COMMAND_ROWS) - lsp_commands - {"linkly.reindex", "linkly.removeLibrary"} == set()
+
+
+def test_the_mcp_section_names_every_tool_the_server_lists() -> None:
+    text = section("## Use it from AI agents (MCP)")
+    example = re.search(r"^tools = (\[.*\])$", section("### Configuration: the `[mcp]` table"), re.M)
+    assert example is not None and re.findall(r'"(\w+)"', example.group(1)) == list(REGISTRY.names())
+    for name in REGISTRY.names():
+        assert f"`{name}`" in text, f"README's MCP section does not name `{name}`"

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linkly_ls import __version__
-from linkly_ls.core.config import load_config
+from linkly_ls.core.config import Config, load_config
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.errors import ErrorKind, LinklyError, ToolError, UsageError
 from linkly_ls.core.indexing.writer import IndexWriter
@@ -299,11 +299,19 @@ def _print_batch(reports: list[IndexReport]) -> None:
             print(report.summary(), flush=True)
 
 
+def _load_config(args: argparse.Namespace) -> Config:
+    """The config file named by `--config` (which must exist: a typo must not run on the defaults), else
+    $LINKLY_CONFIG or the default path (missing: the defaults)."""
+    if args.config is not None and not args.config.is_file():
+        raise UsageError(f"--config {args.config}: no such file")
+    return load_config(args.config)
+
+
 def run_mcp(args: argparse.Namespace) -> int:
     """`serve` and `mcp`: they open the index themselves (and may run for hours)."""
     from linkly_ls.mcp import run_http_server, run_stdio
 
-    config = load_config(args.config)
+    config = _load_config(args)
     if args.command == "serve":
         return run_http_server(config, host=args.host, port=args.port, watch=args.watch)
     return run_stdio(config, watch=args.watch)
@@ -319,7 +327,7 @@ def main(argv: list[str] | None = None, registry: ToolRegistry = REGISTRY) -> in
             raise UsageError(f"--remote runs a tool on a remote machine; `{args.command}` works on this machine only")
         if args.command in ("serve", "mcp"):
             return run_mcp(args)
-        engine = Engine(load_config(args.config))
+        engine = Engine(_load_config(args))
         if args.command == "index":
             return run_index(engine, args)
         if args.command == "watch":

@@ -104,6 +104,8 @@ def test_sections_and_a_query_no_document_contains(env):
         (["search"], 2, "the following arguments are required"),
         (["frobnicate"], 2, "invalid choice"),
         (["index", "/no/such/folder"], 2, "does not exist"),
+        (["--config", "/no/such/config.toml", "search", "x"], 2, "--config /no/such/config.toml: no such file"),
+        (["--config", "/no/such/config.toml", "serve"], 2, "no such file"),
     ],
 )
 def test_errors_have_exit_codes_and_one_line(env, args, code, message):

@@ -188,16 +188,25 @@ class Engine:
     ) -> LibraryRecord:
         """Register folders (or files) as a library, or add them to an existing one.
 
-        `respect_gitignore`: None keeps an existing library's setting (a new one honours ignore files).
+        A folder or file that another library already holds is refused: its documents stay that
+        library's, so the new one would stay empty. `respect_gitignore`: None keeps an existing library's setting (a new one honours ignore files).
         """
         resolved = [path.expanduser().resolve() for path in paths]
         for path in resolved:
             if not path.exists():
                 raise ConfigError(f"{path} does not exist")
         name = validate_library_name(name or _library_name_for(resolved[0]))
+        for path in resolved:
+            holder = self.library_for_path(path)
+            if holder is not None and holder.name != name:
+                raise ConfigError(
+                    f"{path} is already in library '{holder.name}', whose documents it holds: search them with "
+                    f"`--library {holder.name}` (or a path_glob), or remove that library first"
+                )
         existing = self.catalog.library(name)
         if existing is not None:
-            merged = list(dict.fromkeys(existing.paths + [str(path) for path in resolved]))
+            added = [str(path) for path in resolved if not any(path.is_relative_to(root) for root in existing.paths)]
+            merged = list(dict.fromkeys(existing.paths + added))
             existing.paths = merged
             if description:
                 existing.description = description

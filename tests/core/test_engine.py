@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from linkly_ls.core.config import Config, LibraryConfig
+from linkly_ls.core.config import Config, ConfigError, LibraryConfig
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.tools import call_tool
 
@@ -187,5 +187,24 @@ def test_a_read_error_from_a_library_file_is_not_called_a_failed_write(tmp_path,
         with pytest.raises(EngineError) as elsewhere, engine._writing():
             raise OSError(28, "No space left on device", str(scratch))
         assert str(elsewhere.value) == f"cannot write {scratch}: No space left on device"
+    finally:
+        engine.close()
+
+
+def test_a_folder_another_library_holds_is_refused_with_the_library_to_search(tmp_path):
+    (tmp_path / "notes" / "rust").mkdir(parents=True)
+    (tmp_path / "notes" / "rust" / "own.md").write_text("# Own\n\nownership\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data"))
+    try:
+        engine.add_library([tmp_path / "notes"], "notes")
+        for path in (tmp_path / "notes", tmp_path / "notes" / "rust", tmp_path / "notes" / "rust" / "own.md"):
+            with pytest.raises(ConfigError, match="already in library 'notes'.*--library notes"):
+                engine.add_library([path], "other")
+        assert [library.name for library in engine.libraries()] == ["notes"]
+        again = engine.add_library([tmp_path / "notes" / "rust"], "notes")
+        assert again.paths == [str(tmp_path / "notes")], "a folder the library holds already is not added twice"
+        outside = tmp_path / "elsewhere"
+        outside.mkdir()
+        assert engine.add_library([outside], "other").paths == [str(outside)]
     finally:
         engine.close()

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from linkly_ls.core.search.analysis import detect_language, words_and_keywords
+from linkly_ls.core.search.analysis import detect_language, word_lines, words_and_keywords
 from linkly_ls.core.document import ExtractedDocument, ExtractionError, OutlineNode
 from linkly_ls.core.extract import extract_file
 from linkly_ls.core.extract.base import ExtractLimits
@@ -80,10 +80,11 @@ def prepare_file(task: tuple[str, str | None, ExtractLimits], pdf_pages: PageRea
     except ExtractionError as error:
         prepared.error = str(error)
         return prepared
-    document.language = document.language or detect_language(document.lines)
+    text_lines = word_lines(document.lines, document.page_starts)  # "--- page 3 ---" is no English
+    document.language = document.language or detect_language(text_lines)
     prepared.document = document
     prepared.word_count, prepared.keywords = words_and_keywords(
-        document.title, document.lines, _outline_titles(document.outline)
+        document.title, text_lines, _outline_titles(document.outline)
     )
     prepared.chunks = chunk_document(document.lines, document.outline, document.page_starts)
     return prepared

@@ -25,6 +25,9 @@ _STEMMER = TextAnalyzerBuilder(Tokenizer.raw()).filter(Filter.lowercase()).filte
 _WORD_TERMS_CAP = 200_000
 #: characters of a document's text that its keywords are counted in (`keyword_text`)
 KEYWORD_TEXT_BUDGET = 400_000
+#: the marker an extractor writes where a page or slide starts (`--- page 29 ---`): a line of the document,
+#: so that `read` shows page breaks, but no word of it. A chapter's marker names the chapter and stays.
+BARE_MARKER = re.compile(r"--- (?:page|slide) \d+ ---")
 
 STOPWORDS = frozenset(
     """
@@ -110,6 +113,22 @@ def detect_language(lines: list[str]) -> str | None:
     if code in ("un", "xx", "xxx", ""):
         return None
     return _RENAMED_LANGUAGES.get(code, code)
+
+
+def without_bare_markers(text: str) -> str:
+    """A chunk's text without its page and slide marker lines (`BARE_MARKER`), as the keyword index reads it."""
+    if "--- " not in text:
+        return text
+    return "\n".join(line for line in text.split("\n") if not BARE_MARKER.fullmatch(line))
+
+
+def word_lines(lines: list[str], page_starts: list[int]) -> list[str]:
+    """A document's lines without the page and slide markers at its page starts (1-based line numbers):
+    the lines its words and keywords are counted in."""
+    markers = {start - 1 for start in page_starts if 0 < start <= len(lines) and BARE_MARKER.fullmatch(lines[start - 1])}
+    if not markers:
+        return lines
+    return [line for number, line in enumerate(lines) if number not in markers]
 
 
 def cjk_terms(text: str) -> list[str]:

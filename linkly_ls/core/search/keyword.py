@@ -21,14 +21,15 @@ import tantivy
 from tantivy import Filter, Occur, Query, TextAnalyzerBuilder, Tokenizer
 
 from linkly_ls.core.errors import LinklyError
-from linkly_ls.core.search.analysis import SNOWBALL_ENGLISH_STOPWORDS, cjk_query_terms, cjk_terms
+from linkly_ls.core.search.analysis import SNOWBALL_ENGLISH_STOPWORDS, cjk_query_terms, cjk_terms, without_bare_markers
 from linkly_ls.core.search.chunking import Chunk
 
 log = logging.getLogger("linkly_ls.search")
 
 #: what the index holds and how it is analysed; an index written by another version is rebuilt on open
-#: (2: language fields only for documents with enough text to trust their language)
-SCHEMA_VERSION = 2
+#: (2: language fields only for documents with enough text to trust their language; 3: page and slide
+#: marker lines are no words of the body)
+SCHEMA_VERSION = 3
 VERSION_FILE = "linkly-schema.json"
 #: field -> weight of a query term matched there
 #: (title 0.3 and headings 0.2, on top of the body that usually holds them too, chosen by
@@ -237,6 +238,7 @@ class KeywordIndex:
             writer.delete_documents_by_term("doc_id", document.doc_id)
             language_field = LANGUAGE_FIELDS.get(document.language or "") if _language_is_sure(document) else None
             for chunk in document.chunks:
+                body = without_bare_markers(chunk.text)
                 fields: dict[str, object] = {
                     "doc_id": document.doc_id,
                     "chunk": chunk.number,
@@ -244,11 +246,11 @@ class KeywordIndex:
                     "end_line": chunk.end_line,
                     "title": document.title,
                     "headings": chunk.headings,
-                    "body": chunk.text,
+                    "body": body,
                     "path": document.path,
                 }
                 if language_field:
-                    fields[language_field] = chunk.text
+                    fields[language_field] = body
                 terms = cjk_terms(document.title + "\n" + chunk.text)
                 if terms:
                     fields["cjk"] = " ".join(terms)

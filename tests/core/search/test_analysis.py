@@ -150,3 +150,16 @@ def test_words_and_keywords_of_real_documents_follow_the_definitions():
             headings = _outline_titles(document.outline)
             expected = (analysis.count_words(document.lines), _keywords_by_definition(document.title, document.lines, headings))
             assert analysis.words_and_keywords(document.title, document.lines, headings) == expected, path.name
+
+
+def test_page_and_slide_markers_are_no_words_of_a_document():
+    lines = ["--- page 1 ---", "Ownership rules", "--- page 2 ---", "Borrowing rules", "--- slide 3 ---",
+             "--- chapter 4: Lifetimes ---", "a line that says --- page 9 --- in passing"]
+    kept = analysis.word_lines(lines, [1, 3, 5, 6])
+    assert kept == ["Ownership rules", "Borrowing rules", "--- chapter 4: Lifetimes ---", lines[-1]]
+    assert analysis.word_lines(lines, []) is lines, "markers are found at page starts only"
+    count, keywords = analysis.words_and_keywords("", analysis.word_lines(["--- page 1 ---", "x"] * 50, list(range(1, 101, 2))), [])
+    assert "page" not in keywords and count == 50, "the 50 lines of x, not the markers"
+    chunk = "--- page 2 ---\nBorrowing rules\n--- slide 3 ---"
+    assert analysis.without_bare_markers(chunk) == "Borrowing rules"
+    assert analysis.without_bare_markers("no marker here") == "no marker here"

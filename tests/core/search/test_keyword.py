@@ -195,3 +195,10 @@ def test_a_search_can_leave_documents_out(index):
     assert {hit.doc_id for hit in index.search_query(index.build_query("archive"), 10, excluded_doc_ids=["b"])} == {"a", "c"}
     within = index.search_query(index.build_query("archive"), 10, ["a", "b"], excluded_doc_ids=["a"])
     assert [hit.doc_id for hit in within] == ["b"]
+
+
+def test_page_markers_are_no_words_of_the_indexed_body(index):
+    chunks = [Chunk(0, 1, 2, "", "--- page 1 ---\nThe surface of a torus"), Chunk(1, 3, 4, "", "--- page 2 ---\nA page of notes")]
+    index.replace([IndexedChunks("geo", "Geometry", "/library/geo.pdf", "en", chunks)], [])
+    assert [(hit.chunk, hit.start_line) for hit in index.search("page", 10)] == [(1, 3)], "only the page that says it"
+    assert keyword.SCHEMA_VERSION >= 3, "an index written before is rebuilt without its markers"

@@ -350,7 +350,8 @@ def test_a_document_only_the_vector_side_found_gets_its_keyword_score(embedded, 
 
     query = "how does Rust manage memory with ownership"
     complete = {d.doc_id: d for d in ranking.rank_documents(embedded, query, None, "hybrid").documents}
-    # one keyword candidate chunk: every other document is found by the vector side alone
+    # one keyword candidate chunk and no further round: every other document is found by the vector side alone
+    monkeypatch.setattr(ranked, "KEYWORD_FURTHER_ROUNDS", 0)
     narrow = ranking.rank_documents(embedded, query, None, "hybrid", keyword_chunks=1).documents
     completed = [d for d in narrow if d.keyword_rank is None and d.keyword_score]
     assert len(completed) >= 3

@@ -20,7 +20,10 @@ import anyio
 import anyio.to_thread
 import mcp_types as types
 from anyio.abc import TaskGroup
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from linkly_ls.core.config import Config
@@ -143,6 +146,40 @@ class StdioBackend:
             self.engine.close()
 
 
+@asynccontextmanager
+async def parse_errors_answered(
+    read: MemoryObjectReceiveStream[SessionMessage | Exception], write: MemoryObjectSendStream[SessionMessage]
+) -> AsyncIterator[MemoryObjectReceiveStream[SessionMessage]]:
+    """The messages of the stdio transport, each line that is not a JSON-RPC message answered with the
+    error JSON-RPC names for it (-32700, id null) instead of dropped without a word (the HTTP transport
+    answers such a body with 400 and the same error)."""
+    send, receive = anyio.create_memory_object_stream[SessionMessage](0)
+
+    async def forward() -> None:
+        async with send:
+            async for item in read:
+                if isinstance(item, Exception):
+                    await write.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=None, error=_line_error(item))))
+                else:
+                    await send.send(item)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(forward)
+        yield receive
+        group.cancel_scope.cancel()
+
+
+def _line_error(error: Exception) -> types.ErrorData:
+    """-32700 for a line that is not JSON, -32600 for JSON that is no JSON-RPC 2.0 message."""
+    kinds = {problem.get("type") for problem in error.errors()} if isinstance(error, ValidationError) else set()
+    if "json_invalid" in kinds or not kinds:
+        return types.ErrorData(code=types.PARSE_ERROR, message="Parse error: a line of stdin is not JSON")
+    return types.ErrorData(
+        code=types.INVALID_REQUEST,
+        message="Invalid Request: a line of stdin is JSON but no JSON-RPC 2.0 request, notification or response",
+    )
+
+
 def run_stdio(config: Config, watch: bool = True) -> int:
     """Serve MCP on stdin/stdout until the client closes them. Returns the exit status."""
     settings = load_mcp_settings(config)
@@ -150,8 +187,8 @@ def run_stdio(config: Config, watch: bool = True) -> int:
     server = build_server(backend)
 
     async def serve() -> None:
-        async with backend.running(), stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+        async with backend.running(), stdio_server() as (read, write), parse_errors_answered(read, write) as messages:
+            await server.run(messages, write, server.create_initialization_options())
 
     try:
         anyio.run(serve)

@@ -98,3 +98,18 @@ async def test_stdio_honours_read_only_and_the_allowlist(home_factory, kit) -> N
         assert [tool.name for tool in (await session.list_tools()).tools] == ["search", "read"]
         kit.assert_tool_error(await session.call_tool("index_library", {}), "unknown tool")
         kit.assert_tool_error(await session.call_tool("grep", {"pattern": "x", "doc_id": "0123456789ab"}), "unknown tool")
+
+
+def test_a_line_that_is_not_json_rpc_is_answered_and_the_session_goes_on(home_factory) -> None:
+    home = home_factory(minimal=True)
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                  "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    lines = ["this is not json", json.dumps({"a": 1}), json.dumps(initialize)]
+    answered = subprocess.run(
+        [sys.executable, "-m", "linkly_ls.cli", "mcp", "--no-watch"], input="\n".join(lines) + "\n",
+        env=home.env(), cwd=str(home.root), capture_output=True, text=True, timeout=120,
+    )
+    replies = [json.loads(line) for line in answered.stdout.splitlines()]
+    assert [(reply.get("id"), reply.get("error", {}).get("code")) for reply in replies] == [(None, -32700), (None, -32600), (1, None)]
+    assert replies[2]["result"]["serverInfo"]["name"]
+    assert "Traceback" not in answered.stderr

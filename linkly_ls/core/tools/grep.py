@@ -106,6 +106,8 @@ def grep_markdown(data: dict[str, Any]) -> str:
             out.append(f"{entry['line']}-\t{entry['text']}")
             previous_end = entry["line"]
     shown_to = data["offset"] + len(data["matches"])
+    if not data["matches"] and data["total_matches"] and data["offset"] >= data["total_matches"]:
+        out.append(f"[offset {data['offset']} is past the last match: there are {data['total_matches']}; start below that]")
     if shown_to < data["total_matches"]:
         out.append(f"\n[{data['total_matches'] - shown_to} more match(es); continue with offset={shown_to}]")
     return "\n".join(out)

@@ -41,3 +41,10 @@ def test_context_shared_by_neighbouring_matches_is_shown_once_in_line_order(engi
     assert numbers == sorted(set(numbers)), "no line twice, none out of order"
     marked = {int(line.split("\t")[0][:-1]): line.split("\t")[0][-1] for line in result.to_markdown().splitlines() if "\t" in line}
     assert [number for number, mark in marked.items() if mark == ":"] == [m.line for m in result.matches]
+
+
+def test_an_offset_past_the_last_match_says_so(engine):
+    doc_id = doc(engine, "long.txt")
+    result = call_tool(engine, "grep", {"pattern": r"topic 3\b", "doc_id": doc_id, "offset": 100000})
+    assert result.to_json()["matches"] == [] and result.total_matches == 171
+    assert "[offset 100000 is past the last match: there are 171; start below that]" in result.to_markdown()

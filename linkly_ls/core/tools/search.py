@@ -29,6 +29,8 @@ from linkly_ls.core.store.records import DocumentSummary
 #: IR collections, 0.30 flags about 5% of on-topic queries and every off-topic one (queries of another
 #: collection). Keyword-only relevance is word coverage alone, lower for long questions, hence 0.20.
 WEAK_RELEVANCE = {"hybrid": 0.30, "vector": 0.30, "keyword": 0.20}
+#: most characters of the query the markdown answer's heading repeats
+QUERY_SHOWN_CHARS = 200
 KNOWN_TYPES = ("md", "mdx", "txt", "html", "pdf", "docx", "epub", "pptx", "image")
 TYPE_ALIASES = {"markdown": "md", "htm": "html", "text": "txt", "png": "image", "jpg": "image", "jpeg": "image"}
 
@@ -155,7 +157,10 @@ class SearchResult:
         return data
 
     def to_markdown(self) -> str:
-        out = [f"## Search: {self.query}", f"_{len(self.results)} result(s) · mode: {self.mode} ({self.mode_reason})_"]
+        shown = " ".join(self.query.split())
+        if len(shown) > QUERY_SHOWN_CHARS:  # a pasted page of text is searched whole, not echoed whole
+            shown = shown[: QUERY_SHOWN_CHARS - 1] + f"… ({len(self.query):,} characters)"
+        out = [f"## Search: {shown}", f"_{len(self.results)} result(s) · mode: {self.mode} ({self.mode_reason})_"]
         if self.indexing:
             out.append("_The index is still building (vectors are being computed); results may improve._")
         out.append("")
@@ -179,7 +184,7 @@ class SearchResult:
             if hit.snippet:
                 out.append(f"> {hit.snippet}")
             if hit.explain:
-                out.append(f"- explain: {hit.explain}")
+                out.append("- explain: " + " · ".join(f"{key} {'—' if value is None else value}" for key, value in hit.explain.items()))
             out.append("")
         if self.miss:
             if self.notice:

@@ -109,3 +109,17 @@ def test_weak_or_no_match_sets_miss_and_guidance(engine):
     result = call_tool(engine, "search", {"query": "xylophone quasar"})
     assert result.miss and result.results == []
     assert any("find_paths" in advice for advice in result.guidance)
+
+
+def test_explain_reads_as_text_in_markdown_and_as_numbers_in_json(engine):
+    result = call_tool(engine, "search", {"query": "receipts", "explain": True, "mode": "keyword"})
+    line = next(line for line in result.to_markdown().splitlines() if line.startswith("- explain: "))
+    assert "{" not in line and "keyword_rank 1 · keyword_score " in line and "vector_rank — · " in line
+    assert result.results[0].to_json()["explain"]["keyword_rank"] == 1
+
+
+def test_a_long_query_is_searched_whole_but_not_echoed_whole(engine):
+    query = " ".join(["receipts"] * 2000)
+    heading = call_tool(engine, "search", {"query": query}).to_markdown().splitlines()[0]
+    assert heading.startswith("## Search: receipts receipts") and heading.endswith(f"… ({len(query):,} characters)")
+    assert len(heading) < 250

@@ -87,6 +87,8 @@ class LinksResult:
             for link in self.links:
                 out.append(f"- line {link.line}: {_describe(link)}")
             out.append("")
+            if self.total_links > len(self.links):
+                out += [f"[{self.total_links - len(self.links):,} more link(s): raise `limit` (at most 500)]", ""]
         if self.backlinks:
             out.append("### Backlinks")
             for link in self.backlinks:
@@ -94,6 +96,8 @@ class LinksResult:
                 where = f" → line {link.target_line}" if link.target_line and link.target_line > 1 else ""
                 out.append(f"- {title} (`{link.source_id}`) line {link.line}: {_written(link)}{where}")
             out.append("")
+            if self.total_backlinks > len(self.backlinks):
+                out += [f"[{self.total_backlinks - len(self.backlinks):,} more backlink(s): raise `limit` (at most 500)]", ""]
         if self.mentions is not None:
             out.extend(self._mentions_markdown())
         if not self.links and not self.backlinks and not self.mention_rows:

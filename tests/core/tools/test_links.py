@@ -114,3 +114,12 @@ def test_links_leaving_the_document_come_first_and_its_links_to_itself_are_no_ba
         assert first["links"][0]["heading"] == "Foo" and first["links"][0]["target_line"] > 8
     finally:
         engine.close()
+
+
+def test_a_list_cut_by_the_limit_says_how_many_more_there_are(engine):
+    cut = call_tool(engine, "links", {"doc_id": engine.doc("index.md"), "limit": 5}).to_markdown()
+    assert "[4 more link(s): raise `limit` (at most 500)]" in cut
+    backlinks = call_tool(engine, "links", {"doc_id": engine.doc("guide.md"), "direction": "in", "limit": 1}).to_markdown()
+    assert "[2 more backlink(s): raise `limit` (at most 500)]" in backlinks
+    whole = call_tool(engine, "links", {"doc_id": engine.doc("index.md")}).to_markdown()
+    assert "more link(s)" not in whole and "more backlink(s)" not in whole

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.errors import ToolError
 from linkly_ls.core.links.related import Related, find_related
 from linkly_ls.core.search.snippets import QueryMatcher, best_snippet
 from linkly_ls.core.tools.common import get_document, resolve_library
@@ -71,6 +72,9 @@ class RelatedResult:
 def related(engine: Engine, **arguments: Any) -> RelatedResult:
     params = validate("related", arguments)
     record = get_document(engine.catalog, params["doc_id"])
+    line = params.get("line")
+    if line is not None and record.total_lines and line > record.total_lines:  # as `read` says of its offset
+        raise ToolError(f"`line` {line} is past the end; the document has lines 1 to {record.total_lines}")
     library = resolve_library(engine.catalog, params.get("library"))
     allowed = [doc_id for doc_id, _ in engine.catalog.documents_matching(library.name)] if library else None
     found = find_related(engine, record, params.get("line"), params["limit"], allowed)

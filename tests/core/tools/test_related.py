@@ -2,7 +2,7 @@
 
 import pytest
 
-from linkly_ls.core.tools import ArgumentError, call_tool
+from linkly_ls.core.tools import ArgumentError, ToolError, call_tool
 from support.tool_library import index_linked_notes
 
 
@@ -30,6 +30,11 @@ def test_a_line_relates_only_its_section(engine):
     section = call_tool(engine, "related", {"doc_id": engine.doc("sailing.md"), "line": 7}).to_json()
     assert section["section"] == {"start_line": 5, "end_line": 7}
     assert all(hit["doc_id"] != engine.doc("sailing.md") for hit in section["results"])
+
+
+def test_a_line_past_the_end_is_refused_as_read_refuses_it(engine):
+    with pytest.raises(ToolError, match="`line` 999999 is past the end; the document has lines 1 to 7"):
+        call_tool(engine, "related", {"doc_id": engine.doc("sailing.md"), "line": 999999})
 
 
 def test_limit_is_checked(engine):

@@ -295,7 +295,7 @@ def _print_batch(reports: list[IndexReport]) -> None:
             print(f"failed: {path}: {message}", flush=True)
         for path, warning in report.capped:
             print(f"capped: {path}: {warning}", flush=True)
-        if report.indexed or report.removed or report.failed:
+        if report.indexed or report.removed or report.errors:  # as `print_reports`: a run that changed nothing is quiet
             print(report.summary(), flush=True)
 
 

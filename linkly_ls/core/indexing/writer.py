@@ -96,11 +96,13 @@ def holder_text(lock: WriterLock) -> str:
 
 
 def print_reports(reports: list[IndexReport]) -> None:
-    """The default report sink of a background writer: failures and changes, one line each, on stderr."""
+    """The default report sink of a background writer: failures and changes, one line each, on stderr.
+    A run that changed nothing says nothing (the watcher's catch-up run after the first one would
+    repeat its line, files that failed before and did not change included)."""
     for report in reports:
         for path, message in report.errors:
             print(f"linkly: failed: {path}: {message}", file=sys.stderr, flush=True)
-        if report.indexed or report.removed or report.failed:
+        if report.indexed or report.removed or report.errors:
             print(f"linkly: {report.summary()}", file=sys.stderr, flush=True)
 
 

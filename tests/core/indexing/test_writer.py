@@ -144,3 +144,16 @@ def test_vectors_are_written_only_under_the_index_writer_lock(engine, other_proc
     finally:
         index.close()
     assert not list((tmp_path / "data" / "vectors").rglob("writer.lock"))
+
+
+def test_a_run_that_changed_nothing_says_nothing(capsys):
+    from linkly_ls.core.indexing.indexer import IndexReport
+    from linkly_ls.core.indexing.writer import print_reports
+
+    print_reports([IndexReport(library="corpus", unchanged=120, failed=7)])  # failures of an earlier run
+    assert capsys.readouterr().err == ""
+    print_reports([IndexReport(library="corpus", indexed=1, failed=1, errors=[("/c/bad.pdf", "not a PDF")])])
+    assert capsys.readouterr().err.splitlines() == [
+        "linkly: failed: /c/bad.pdf: not a PDF",
+        "linkly: corpus: 1 indexed, 0 unchanged, 1 failed, 0 removed in 0.0 s",
+    ]

@@ -12,6 +12,11 @@ DOC_ID_PATTERN = re.compile(r"^[0-9a-f]{12}$")
 _DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
+def counted(count: int, noun: str) -> str:
+    """`1 document`, `3 documents`: a count with its noun in the number it needs."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def utc_now() -> str:
     return iso_utc(datetime.now(UTC).timestamp())
 

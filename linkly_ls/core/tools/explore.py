@@ -10,7 +10,7 @@ from typing import Any
 
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.indexing.skips import describe, reasons_in_order
-from linkly_ls.core.tools.common import resolve_library
+from linkly_ls.core.tools.common import counted, resolve_library
 from linkly_ls.core.tools.schema import validate
 
 MAX_TREE_DEPTH = 3
@@ -66,7 +66,7 @@ class ExploreResult:
         }
 
     def to_markdown(self) -> str:
-        out = [f"## Explore: {self.scope} ({self.document_count} documents)", "", "### Types"]
+        out = [f"## Explore: {self.scope} ({counted(self.document_count, 'document')})", "", "### Types"]
         out.extend(f"- {kind}: {count}" for kind, count in self.doc_types)
         out += ["", "### Folders (files · median words)"]
 
@@ -74,7 +74,7 @@ class ExploreResult:
             for node in nodes:
                 more = f" (+{node['more_directories']} more folders)" if node.get("more_directories") else ""
                 out.append(
-                    f"{'  ' * depth}- {node['path']} · {node['file_count']} files · "
+                    f"{'  ' * depth}- {node['path']} · {counted(node['file_count'], 'file')} · "
                     f"{node['median_word_count']} words{more}"
                 )
                 tree(node["children"], depth + 1)
@@ -85,9 +85,9 @@ class ExploreResult:
             titles = "; ".join(source["title"] for source in keyword["documents"])
             out.append(f"- **{keyword['keyword']}** ({keyword['count']}): {titles}")
         if self.skipped_folders:
-            out += ["", f"### Skipped ({self.skipped_count} files not indexed; top folders)"]
+            out += ["", f"### Skipped ({counted(self.skipped_count, 'file')} not indexed; top folders)"]
             for folder in self.skipped_folders:
-                out.append(f"- {folder['path']} · {folder['skipped_count']} files · {describe(folder['reasons'])}")
+                out.append(f"- {folder['path']} · {counted(folder['skipped_count'], 'file')} · {describe(folder['reasons'])}")
         return "\n".join(out)
 
 

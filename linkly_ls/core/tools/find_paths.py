@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.tools.common import escape_path_glob, resolve_library
+from linkly_ls.core.tools.common import counted, escape_path_glob, resolve_library
 from linkly_ls.core.tools.schema import validate
 
 
@@ -47,7 +47,7 @@ class FindPathsResult:
             )
         out = [f"## Folders matching {', '.join(self.patterns)}", f"{self.total_files} file(s)", ""]
         for directory in self.directories:
-            out.append(f"- {directory.path} ({directory.file_count} files) · path_glob: `{escape_path_glob(directory.path)}`")
+            out.append(f"- {directory.path} ({counted(directory.file_count, 'file')}) · path_glob: `{escape_path_glob(directory.path)}`")
         if self.truncated:
             out.append("\n(more folders matched; raise `limit` to see them)")
         return "\n".join(out)

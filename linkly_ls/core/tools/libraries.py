@@ -7,6 +7,7 @@ from typing import Any
 
 from linkly_ls.core.store.catalog import LibraryRecord
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.tools.common import counted
 from linkly_ls.core.indexing.skips import describe, reasons_in_order
 from linkly_ls.core.tools.schema import validate
 
@@ -68,7 +69,7 @@ class LibrariesResult:
                 vectors += f", first-pass vectors {library.first_pass_coverage:.0%}"
             pending = f", {library.ocr_pending_count} awaiting OCR" if library.ocr_pending_count else ""
             skipped = f", {library.skipped_count} skipped ({describe(library.skipped)})" if library.skipped else ""
-            out.append(f"- **{record.name}**: {library.document_count} documents{failed}{pending}{skipped}{vectors}")
+            out.append(f"- **{record.name}**: {counted(library.document_count, 'document')}{failed}{pending}{skipped}{vectors}")
             if record.description:
                 out.append(f"  {record.description}")
             out.append(f"  paths: {', '.join(record.paths)}")

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.tools.common import counted
 from linkly_ls.core.errors import ArgumentError, ToolError
 from linkly_ls.core.remote import RemoteAnswer, RemoteStatus
 from linkly_ls.core.remote.names import is_cloud, parse_scope, remote_doc_id, remote_library, remote_path, split_doc_id
@@ -54,7 +55,7 @@ class AllLibraries:
                 if not entry["reachable"]:
                     out.append(f"- **{entry['name']}**: not reachable: {entry['error']}")
                     continue
-                out.append(f"- **{entry['name']}**: {entry['document_count']} documents")
+                out.append(f"- **{entry['name']}**: {counted(entry['document_count'], 'document')}")
                 if entry["description"]:
                     out.append(f"  {entry['description']}")
         if self.not_asked:

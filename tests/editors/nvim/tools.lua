@@ -11,7 +11,7 @@ H.run(function()
 
   vim.cmd("LinklyLibraries")
   local text = shown()
-  H.check(text:find("**notes**: 3 documents", 1, true) and text:find("**papers**: 1 documents", 1, true),
+  H.check(text:find("**notes**: 3 documents", 1, true) and text:find("**papers**: 1 document", 1, true),
     ":LinklyLibraries", text)
   H.eq(vim.bo.modifiable, false, "the output buffer is read-only")
   local output = vim.api.nvim_get_current_buf()
@@ -25,7 +25,7 @@ H.run(function()
 
   vim.cmd("LinklyFindPaths papers")
   text = shown()
-  H.check(text:find(library .. "/papers (1 files)", 1, true), ":LinklyFindPaths papers", text)
+  H.check(text:find(library .. "/papers (1 file)", 1, true), ":LinklyFindPaths papers", text)
 
   local before = #H.notifications
   vim.cmd("LinklyReindex notes")

@@ -10,6 +10,11 @@ local SNIPPET_CHARS = 100
 local GREP_PAGE = 100
 local GREP_MAX = 1000
 
+--- "1 document", "3 documents".
+function M.plural(count, one, many)
+  return ("%d %s"):format(count, count == 1 and one or many)
+end
+
 local function plain_snippet(snippet)
   local text = (snippet or ""):gsub("%*%*", ""):gsub("%s+", " ")
   text = vim.trim(text)
@@ -380,7 +385,7 @@ function M.libraries()
     local failed = (library.failed_count or 0) > 0 and (", %d failed"):format(library.failed_count) or ""
     local vectors = library.vector_coverage and (", vectors %d%%"):format(math.floor(library.vector_coverage * 100 + 0.5))
       or ""
-    table.insert(out, ("- **%s**: %d documents%s%s"):format(library.name, library.document_count or 0, failed, vectors))
+    table.insert(out, ("- **%s**: %s%s%s"):format(library.name, M.plural(library.document_count or 0, "document", "documents"), failed, vectors))
     if library.description and library.description ~= "" then
       table.insert(out, "  " .. library.description)
     end
@@ -395,7 +400,7 @@ end
 local function tree(nodes, depth, out)
   for _, node in ipairs(nodes or {}) do
     local more = node.more_directories and (" (+%d more folders)"):format(node.more_directories) or ""
-    table.insert(out, ("%s- %s · %d files · %d words%s"):format(("  "):rep(depth), node.path, node.file_count or 0,
+    table.insert(out, ("%s- %s · %s · %d words%s"):format(("  "):rep(depth), node.path, M.plural(node.file_count or 0, "file", "files"),
       node.median_word_count or 0, more))
     tree(node.children, depth + 1, out)
   end
@@ -412,7 +417,7 @@ function M.explore(library)
     linkly.error(err)
     return
   end
-  local out = { ("# Explore: %s (%d documents)"):format(result.scope or "all", result.document_count or 0), "",
+  local out = { ("# Explore: %s (%s)"):format(result.scope or "all", M.plural(result.document_count or 0, "document", "documents")), "",
     "## Types" }
   for _, kind in ipairs(result.doc_types or {}) do
     table.insert(out, ("- %s: %d"):format(kind.type, kind.count))
@@ -443,7 +448,7 @@ function M.find_paths(patterns)
   local out = { ("# Folders matching %s"):format(table.concat(patterns, ", ")),
     ("%d file(s)"):format(result.total_files or 0), "" }
   for _, directory in ipairs(result.directories or {}) do
-    table.insert(out, ("- %s (%d files) · path_glob: `%s`"):format(directory.path, directory.file_count or 0,
+    table.insert(out, ("- %s (%s) · path_glob: `%s`"):format(directory.path, M.plural(directory.file_count or 0, "file", "files"),
       directory.path_glob or directory.path))
   end
   if #(result.directories or {}) == 0 then

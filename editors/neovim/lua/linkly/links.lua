@@ -58,9 +58,7 @@ local function mention_entry(mention)
   return M.entry(mention, ("%s │ %s"):format(mention.title or mention.path, plain(mention.snippet)))
 end
 
-local function plural(count, one, many)
-  return ("%d %s"):format(count, count == 1 and one or many)
-end
+local plural = commands.plural
 
 local function show(title, items, empty)
   vim.fn.setqflist({}, " ", { title = title, items = items, quickfixtextfunc = commands.qftext })

@@ -189,7 +189,8 @@ class Engine:
         """Register folders (or files) as a library, or add them to an existing one.
 
         A folder or file that another library already holds is refused: its documents stay that
-        library's, so the new one would stay empty. `respect_gitignore`: None keeps an existing library's setting (a new one honours ignore files).
+        library's, so the new one would stay empty. `respect_gitignore`: None keeps an existing
+        library's setting (a new one honours ignore files).
         """
         resolved = [path.expanduser().resolve() for path in paths]
         for path in resolved:

@@ -22,8 +22,9 @@ the fusion, make the numbers agree with the order:
    below 0.3 12 % (14 %): the bands keep their meaning, a little sharper.
 2. Absent words. When no word of the query occurs in any indexed document (a
    typo, an identifier that is not there, a word too long for the index to
-   hold), the keyword index's document frequencies say so for certain, and nothing the vectors find is a match: a
-   random token sits close to short notes in embedding space. The evidence of
+   hold), the keyword index's document frequencies say so for certain, and
+   nothing the vectors find is a match: a random token sits close to short
+   notes in embedding space. The evidence of
    every hit is then scaled into the weak band (at most ABSENT_WORDS_CEILING,
    below every mode's miss threshold), keeping the order, and the search is a miss.
 """

@@ -10,7 +10,7 @@ from typing import Any
 
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.indexing.skips import describe, reasons_in_order
-from linkly_ls.core.tools.common import counted, resolve_library
+from linkly_ls.core.tools.common import counted, empty_index_notice, resolve_library
 from linkly_ls.core.tools.schema import validate
 
 MAX_TREE_DEPTH = 3
@@ -53,9 +53,12 @@ class ExploreResult:
     #: the folders whose files the walks left out most: {path, skipped_count, reasons}
     skipped_folders: list[dict[str, Any]] = field(default_factory=list)
     skipped_count: int = 0
+    #: without documents: why (as `search` says it), and what to do
+    notice: str | None = None
+    guidance: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "scope": self.scope,
             "document_count": self.document_count,
             "doc_types": [{"type": kind, "count": count} for kind, count in self.doc_types],
@@ -64,9 +67,18 @@ class ExploreResult:
             "skipped_count": self.skipped_count,
             "skipped_folders": self.skipped_folders,
         }
+        if self.notice:
+            data["notice"], data["guidance"] = self.notice, self.guidance
+        return data
 
     def to_markdown(self) -> str:
-        out = [f"## Explore: {self.scope} ({counted(self.document_count, 'document')})", "", "### Types"]
+        out = [f"## Explore: {self.scope} ({counted(self.document_count, 'document')})", ""]
+        if self.notice:
+            out.append(f"**{self.notice}** {self.guidance}")
+            if not self.skipped_folders:
+                return "\n".join(out)
+            out.append("")
+        out.append("### Types")
         out.extend(f"- {kind}: {count}" for kind, count in self.doc_types)
         out += ["", "### Folders (files · median words)"]
 
@@ -123,6 +135,7 @@ def explore(engine: Engine, **arguments: Any) -> ExploreResult:
             keyword_docs[key].append((record.doc_id, record.title))
     ranked = sorted(keyword_docs.items(), key=lambda item: (-len(item[1]), item[0]))[:TOP_KEYWORDS]
     skipped_count, skipped_folders = _skipped_folders(engine, library.name if library else None)
+    notice, guidance = empty_index_notice([lib.name for lib in libraries], "explore") if not records else (None, None)
     return ExploreResult(
         scope=f"library {library.name}" if library else "all libraries",
         document_count=len(records),
@@ -138,6 +151,8 @@ def explore(engine: Engine, **arguments: Any) -> ExploreResult:
         ],
         skipped_folders=skipped_folders,
         skipped_count=skipped_count,
+        notice=notice,
+        guidance=guidance,
     )
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.tools.common import compile_path_glob, iso_utc, parse_time, resolve_library
+from linkly_ls.core.tools.common import compile_path_glob, empty_index_notice, iso_utc, parse_time, resolve_library
 from linkly_ls.core.errors import ArgumentError
 from linkly_ls.core.provenance import Place, Provenance, provenance_of
 from linkly_ls.core.search.calibration import absent_words, calibrate
@@ -348,21 +348,9 @@ def _is_stale(record: DocumentSummary) -> bool:
 
 def empty_index_result(engine: Engine, query: str) -> SearchResult:
     """A search of an index without documents: say why, and how to add some, rather than "no strong match"."""
-    libraries = engine.libraries()
     result = SearchResult(query=query, results=[], mode="keyword", mode_reason="the index holds no documents", miss=True)
-    if not libraries:
-        result.notice = "No libraries yet: nothing is indexed."
-        result.guidance = [
-            "Add a folder as a library: `linkly index ~/notes --library notes` (or a [[library]] table in the "
-            "config file, or open the folder in an editor with the linkly extension), then search again."
-        ]
-        return result
-    names = ", ".join(library.name for library in libraries)
-    result.notice = "No documents indexed yet."
-    result.guidance = [
-        f"The libraries ({names}) hold no documents yet: indexing may still be running, or every file was skipped. "
-        "`linkly status` (or `list_libraries`, with `skipped_count` and the reasons) says which."
-    ]
+    result.notice, advice = empty_index_notice([library.name for library in engine.libraries()], "search")
+    result.guidance = [advice]
     return result
 
 

@@ -14,3 +14,29 @@ def test_explore_and_list_libraries(engine):
     assert any(k["keyword"].lower().startswith("shopping") for k in overview["keywords"])
     (library,) = call_tool(engine, "list_libraries", {}).to_json()["libraries"]
     assert library["name"] == "docs" and library["document_count"] == 9 and library["paths"] == [str(engine.root)]
+
+
+def test_explore_of_an_empty_index_or_library_says_why_as_search_does(tmp_path):
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+
+    nothing = Engine(Config(data_dir=tmp_path / "none"))
+    try:
+        answer = call_tool(nothing, "explore", {})
+        assert answer.to_json()["notice"] == "No libraries yet: nothing is indexed."
+        assert "then explore again" in answer.to_json()["guidance"]
+        assert "### Types" not in answer.to_markdown()
+    finally:
+        nothing.close()
+    (tmp_path / "empty").mkdir()
+    empty = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="empty", paths=[tmp_path / "empty"])]))
+    try:
+        empty.index()
+        answer = call_tool(empty, "explore", {"library": "empty"}).to_json()
+        assert answer["notice"] == "No documents indexed yet." and "(empty)" in answer["guidance"]
+    finally:
+        empty.close()
+
+
+def test_explore_of_a_library_with_documents_has_no_notice(engine):
+    assert "notice" not in call_tool(engine, "explore", {}).to_json()

@@ -158,6 +158,7 @@ def _parse_limits(section: object, path: Path) -> ExtractLimits:
     if not isinstance(section, dict):
         raise ConfigError(f"{path}: [limits] must be a table")
     defaults = ExtractLimits()
+    ocr = _boolean(section.get("ocr", defaults.ocr), "[limits] ocr", path)  # bool("no") would be True
     try:
         limits = ExtractLimits(
             max_file_bytes=int(float(section.get("max_file_mb", defaults.max_file_bytes / 2**20)) * 2**20),
@@ -166,7 +167,7 @@ def _parse_limits(section: object, path: Path) -> ExtractLimits:
             max_unzipped_bytes=int(
                 float(section.get("max_unzipped_mb", defaults.max_unzipped_bytes / 2**20)) * 2**20
             ),
-            ocr=bool(section.get("ocr", defaults.ocr)),
+            ocr=ocr,
             ocr_languages=str(section.get("ocr_languages", defaults.ocr_languages)),
             extract_timeout_s=float(section.get("extract_timeout_s", defaults.extract_timeout_s)),
             extract_memory_mb=int(section.get("extract_memory_mb", defaults.extract_memory_mb)),

@@ -58,6 +58,7 @@ exclude = ["**/drafts/**"]
         ("[[library]]\nname='a'\npaths=['/tmp']\n[[library]]\nname='a'\npaths=['/tmp']\n", "defined twice"),
         ("this is not toml = = =", "cannot parse"),
         ("[limits]\nmax_file_mb = 'big'\n", "not a number"),
+        ("[limits]\nocr = 'no'\n", r"\[limits\] ocr must be true or false"),
     ],
 )
 def test_bad_config_gives_a_clear_error(tmp_path, body, message):

@@ -8,8 +8,7 @@ from datetime import UTC, datetime, timedelta
 from linkly_ls.core.store.catalog import Catalog, DocumentRecord, LibraryRecord
 from linkly_ls.core.errors import ArgumentError, ToolError
 
-#: as search hands ids out (lower case), or in upper case, as a person may copy one
-DOC_ID_PATTERN = re.compile(r"^[0-9a-fA-F]{12}$")
+DOC_ID_PATTERN = re.compile(r"^[0-9a-f]{12}$")
 _DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
@@ -47,7 +46,7 @@ def check_doc_id(value: str, argument: str = "doc_id") -> str:
             f"`{argument}` must be a document id from search results (12 hexadecimal characters, "
             f"e.g. 3f2a9c01b7de), got {value!r}"
         )
-    return value.lower()
+    return value
 
 
 def get_document(

@@ -23,8 +23,10 @@ from linkly_ls.core.search.keyword import IndexedChunks, KeywordIndex
 from linkly_ls.core.store.catalog import Catalog, DocumentRecord, ErrorRecord, LinkRecord, make_doc_id
 from linkly_ls.core.store.vector_rows import cut_again
 
-#: called after each flush with the document ids it added to the keyword index and those it removed
+#: called after each commit of a flush with the document ids it added to the keyword index and those it removed
 FlushCallback = Callable[[list[str], list[str]], None]
+#: chunks the keyword index gets per commit of a flush (see `DocumentStore.flush`)
+FLUSH_BATCH_CHUNKS = 50_000
 
 
 class DocumentStore:
@@ -111,28 +113,43 @@ class DocumentStore:
             raise
 
     def flush(self, wait_s: float = 30.0) -> None:
-        """Make the keyword index match the catalog: add pending documents, drop tombstones."""
+        """Make the keyword index match the catalog: add pending documents, drop tombstones.
+
+        Pending documents go to the keyword index in commits of about FLUSH_BATCH_CHUNKS chunks: an
+        index rebuilt for a new schema re-adds every document of the catalog, and one commit of them
+        all would hold every chunk's text in memory at once (about a gigabyte at a million chunks).
+        Each commit is marked done in the catalog as it lands, so a stop in between leaves the rest
+        pending for the next flush.
+        """
         self.save_read_documents()
         pending, tombstones = self.catalog.pending_keyword_work()
         if not pending and not tombstones:
             return
-        documents: list[IndexedChunks] = []
         records = self.catalog.get_many([doc_id for doc_id in pending if doc_id not in self._chunk_cache])
+        batch: list[IndexedChunks] = []
+        batch_ids: list[str] = []
+        chunk_count = 0
+        removed = tombstones  # with the first commit
         for doc_id in pending:
             chunks = self._chunk_cache.pop(doc_id, None)
-            if chunks is None:
-                record = records.get(doc_id)
-                if record is None:
-                    continue
+            record = records.get(doc_id)
+            if chunks is None and record is not None:
                 chunks = IndexedChunks(
-                    doc_id=doc_id,
-                    title=record.title,
-                    path=record.path,
-                    language=record.language,
-                    chunks=chunk_document(self.catalog.lines(doc_id), record.outline, record.page_starts),
+                    doc_id, record.title, record.path, record.language,
+                    chunk_document(self.catalog.lines(doc_id), record.outline, record.page_starts),
                 )
-            documents.append(chunks)
-        self.keyword.replace(documents, tombstones, wait_s=wait_s)
-        self.catalog.mark_keyword_done(pending, tombstones)
+            batch_ids.append(doc_id)
+            if chunks is not None:
+                batch.append(chunks)
+                chunk_count += len(chunks.chunks)
+            if chunk_count >= FLUSH_BATCH_CHUNKS:
+                self._commit(batch, batch_ids, removed, wait_s)
+                batch, batch_ids, chunk_count, removed = [], [], 0, []
+        if batch_ids or removed:
+            self._commit(batch, batch_ids, removed, wait_s)
+
+    def _commit(self, documents: list[IndexedChunks], doc_ids: list[str], removed: list[str], wait_s: float) -> None:
+        self.keyword.replace(documents, removed, wait_s=wait_s)
+        self.catalog.mark_keyword_done(doc_ids, removed)
         for callback in self.after_flush:
-            callback(pending, tombstones)
+            callback(doc_ids, removed)

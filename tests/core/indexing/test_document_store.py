@@ -102,3 +102,22 @@ def test_a_failed_ocr_of_a_file_gone_from_the_catalog_changes_nothing(engine, li
     store = DocumentStore(engine.catalog, engine.keyword)
     store.record_ocr_failure(str(library_dir / "gone.png"), "tesseract exited with 1")
     assert engine.catalog.errors("lib") == []
+
+
+def test_a_flush_of_many_documents_commits_them_in_batches_the_removals_with_the_first(engine, library_dir, monkeypatch):
+    from linkly_ls.core.indexing import document_store
+
+    store = DocumentStore(engine.catalog, engine.keyword)
+    gone = library_dir / "gone.md"
+    store.store(read(gone, "# Gone\n\nA note about to go.\n"), "lib")
+    store.flush()
+    engine.catalog.remove_document(make_doc_id(str(gone)))
+    for name in ("zebra", "okapi", "quagga"):
+        store.store(read(library_dir / f"{name}.md", f"# {name.title()}\n\nThe {name} of the savanna.\n"), "lib")
+    commits: list[tuple[int, int]] = []
+    store.after_flush.append(lambda added, removed: commits.append((len(added), len(removed))))
+    monkeypatch.setattr(document_store, "FLUSH_BATCH_CHUNKS", 1)
+    store.flush()
+    assert commits == [(1, 1), (1, 0), (1, 0)], "a commit a document; the removal goes with the first"
+    assert sorted(titles(engine, "savanna")) == ["Okapi", "Quagga", "Zebra"] and titles(engine, "about") == []
+    assert engine.catalog.pending_keyword_work() == ([], [])

@@ -42,6 +42,17 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # exit 2 with one line, as argparse does, minus the usage dump
         self.exit(2, f"{PROGRAM}: {message} (see `{self.prog} --help`)\n")
 
+    def parse_args(self, args: Any = None, namespace: Any = None) -> argparse.Namespace:  # type: ignore[override]
+        """As argparse's, but a flag a subcommand does not know is refused by that subcommand's parser,
+        so the message points to `linkly grep --help` rather than to the main parser's help."""
+        parsed, unknown = self.parse_known_args(args, namespace)
+        if unknown:
+            commands = next((action for action in self._actions if isinstance(action, _Commands)), None)
+            command = getattr(parsed, "command", None)
+            owner = commands.choices.get(command, self) if commands is not None and command else self
+            owner.error(f"unrecognized arguments: {' '.join(unknown)}")
+        return parsed
+
 
 class _Commands(argparse._SubParsersAction):
     def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:

@@ -163,6 +163,9 @@ def test_usage_errors_name_the_program_once(env):
     assert "linkly linkly" not in unknown.stderr
     missing = run(env, "grep", "x")
     assert missing.returncode == 2 and missing.stderr.endswith("(see `linkly grep --help`)\n"), missing.stderr
+    unknown_flag = run(env, "search", "x", "--frobnicate")
+    assert unknown_flag.returncode == 2, unknown_flag.stderr
+    assert unknown_flag.stderr == "linkly: unrecognized arguments: --frobnicate (see `linkly search --help`)\n"
 
 
 def test_help_is_generated_from_the_tool_registry(env):

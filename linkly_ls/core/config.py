@@ -26,9 +26,11 @@ The config file is TOML (`LINKLY_CONFIG`, default `$XDG_CONFIG_HOME/linkly-ls/co
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +41,13 @@ from linkly_ls.core.extract.base import ExtractLimits
 
 APP_NAME = "linkly-ls"
 LIBRARY_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._ -]{0,63}$")
+#: the file's tables; each checks its own keys where it is read ([mcp] and [[remote]] by their faces)
+TABLES = frozenset({"index", "limits", "library", "embedding", "mcp", "remote"})
+_INDEX_KEYS = frozenset({"data_dir"})
+_LIBRARY_KEYS = frozenset({"name", "description", "paths", "path", "include", "exclude", "respect_gitignore"})
+_LIMITS_KEYS = frozenset(
+    {"max_file_mb", "max_line_chars", "max_lines", "max_unzipped_mb", "extract_timeout_s", "extract_memory_mb", "ocr", "ocr_languages"}
+)
 
 
 class ConfigError(UsageError):
@@ -91,6 +100,18 @@ def validate_library_name(name: str) -> str:
     return name
 
 
+def refuse_unknown_keys(table: dict, known: Iterable[str], where: str, what: str = "key") -> None:
+    """A key the file's table does not have is an error naming it (with the closest known one): a typo
+    such as `[limits] orc = false` must not run on the default it meant to change."""
+    known = sorted(known)
+    unknown = sorted(str(key) for key in table if key not in known)
+    if not unknown:
+        return
+    guesses = [match for key in unknown for match in difflib.get_close_matches(key, known, n=1)]
+    hint = f" (did you mean {', '.join(guesses)}?)" if guesses else ""
+    raise ConfigError(f"{where}: unknown {what}(s) {', '.join(unknown)}{hint}; known: {', '.join(known)}")
+
+
 def load_config(path: Path | None = None) -> Config:
     """Read the config file (a missing file means defaults) and apply environment overrides."""
     path = path or default_config_path()
@@ -102,7 +123,11 @@ def load_config(path: Path | None = None) -> Config:
             raise ConfigError(f"cannot parse config file {path}: {error}") from error
         except OSError as error:
             raise ConfigError(f"cannot read config file {path}: {error.strerror}") from error
-    index_section = raw.get("index", {}) if isinstance(raw.get("index"), dict) else {}
+    refuse_unknown_keys(raw, TABLES, str(path), "table")
+    index_section = raw.get("index", {})
+    if not isinstance(index_section, dict):
+        raise ConfigError(f"{path}: [index] must be a table")
+    refuse_unknown_keys(index_section, _INDEX_KEYS, f"{path}: [index]")
     data_dir_value = os.environ.get("LINKLY_DATA_DIR") or index_section.get("data_dir")
     data_dir = Path(data_dir_value).expanduser() if data_dir_value else default_data_dir()
     return Config(
@@ -123,6 +148,7 @@ def _parse_libraries(entries: object, path: Path) -> list[LibraryConfig]:
         if not isinstance(entry, dict):
             raise ConfigError(f"{path}: each [[library]] must be a table")
         name = validate_library_name(str(entry.get("name", "")))
+        refuse_unknown_keys(entry, _LIBRARY_KEYS, f"{path}: library {name!r}")
         if name in seen:
             raise ConfigError(f"{path}: library {name!r} is defined twice")
         seen.add(name)
@@ -157,6 +183,7 @@ def _string_list(value: object, what: str, path: Path) -> list[str]:
 def _parse_limits(section: object, path: Path) -> ExtractLimits:
     if not isinstance(section, dict):
         raise ConfigError(f"{path}: [limits] must be a table")
+    refuse_unknown_keys(section, _LIMITS_KEYS, f"{path}: [limits]")
     defaults = ExtractLimits()
     ocr = _boolean(section.get("ocr", defaults.ocr), "[limits] ocr", path)  # bool("no") would be True
     try:

@@ -18,7 +18,7 @@ import ipaddress
 import os
 from dataclasses import dataclass, field, replace
 
-from linkly_ls.core.config import Config, ConfigError
+from linkly_ls.core.config import Config, ConfigError, refuse_unknown_keys
 from linkly_ls.core.tools.registry import REGISTRY, ToolRegistry
 
 DEFAULT_HOST = "127.0.0.1"
@@ -85,11 +85,7 @@ def load_mcp_settings(config: Config) -> McpSettings:
     """Read and check `[mcp]`; a wrong value raises ConfigError naming the key."""
     section = config.section("mcp")
     where = f"{config.source}: [mcp]" if config.source else "[mcp]"
-    unknown = set(section) - _KNOWN_KEYS
-    if unknown:
-        raise ConfigError(
-            f"{where}: unknown key(s) {', '.join(sorted(unknown))}; known: {', '.join(sorted(_KNOWN_KEYS))}"
-        )
+    refuse_unknown_keys(section, _KNOWN_KEYS, where)
     tools = _string_list(section.get("tools", list(REGISTRY.names())), "tools", where)
     unknown_tools = [name for name in tools if name not in REGISTRY]
     if unknown_tools:

@@ -59,6 +59,11 @@ exclude = ["**/drafts/**"]
         ("this is not toml = = =", "cannot parse"),
         ("[limits]\nmax_file_mb = 'big'\n", "not a number"),
         ("[limits]\nocr = 'no'\n", r"\[limits\] ocr must be true or false"),
+        ("[limit]\nocr = false\n", r"unknown table\(s\) limit \(did you mean limits\?\)"),
+        ("[limits]\norc = false\n", r"\[limits\]: unknown key\(s\) orc \(did you mean ocr\?\); known: extract_memory_mb"),
+        ("[index]\ndatadir = '/tmp'\n", r"\[index\]: unknown key\(s\) datadir \(did you mean data_dir\?\)"),
+        ("index = 3\n", r"\[index\] must be a table"),
+        ("[[library]]\nname = 'a'\npaths = ['/tmp']\nexclued = ['x']\n", r"library 'a': unknown key\(s\) exclued \(did you mean exclude\?\)"),
     ],
 )
 def test_bad_config_gives_a_clear_error(tmp_path, body, message):
@@ -73,3 +78,15 @@ def test_library_path_list_expands_user(tmp_path, monkeypatch):
     path = tmp_path / "c.toml"
     path.write_text("[[library]]\nname='home'\npaths=['~/notes']\n", encoding="utf-8")
     assert load_config(path).libraries[0].paths == [Path(tmp_path / "notes").resolve()]
+
+
+def test_every_table_and_key_the_readme_shows_is_accepted(tmp_path, monkeypatch):
+    """The README's example config file is read as is (a key it shows must never be refused)."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    start = readme.index("[index]\n")
+    block = readme[start : readme.index("```", start)]
+    path = tmp_path / "config.toml"
+    path.write_text(block, encoding="utf-8")
+    config = load_config(path)
+    assert config.libraries and config.limits.max_file_bytes > 0

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING, Any, Protocol
 
-from linkly_ls.core.config import ConfigError
+from linkly_ls.core.config import ConfigError, refuse_unknown_keys
 
 if TYPE_CHECKING:
     import numpy as np
@@ -42,6 +42,7 @@ class EmbeddingSettings:
 
     @classmethod
     def from_section(cls, section: dict[str, Any]) -> EmbeddingSettings:
+        refuse_unknown_keys(section, ("model", "batch_size", "threads", "batch_tokens", "first_pass"), "[embedding]")
         model = str(section.get("model", BUNDLED)).strip() or BUNDLED
         if model.lower() in {"bundled", "default", "minilm"}:
             model = BUNDLED

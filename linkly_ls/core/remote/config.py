@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from linkly_ls.core.config import Config, ConfigError
+from linkly_ls.core.config import Config, ConfigError, refuse_unknown_keys
 
 log = logging.getLogger("linkly_ls.remote")
 
@@ -89,9 +89,7 @@ def validate_remote_name(name: object, where: str = "config") -> str:
 def _parse_remote(entry: dict, where: str, source: Path | None) -> RemoteConfig:
     name = validate_remote_name(entry.get("name"), where)
     here = f"{where}: remote {name!r}"
-    unknown = set(entry) - _KNOWN_KEYS
-    if unknown:
-        raise ConfigError(f"{here}: unknown key(s) {', '.join(sorted(unknown))}; known: {', '.join(sorted(_KNOWN_KEYS))}")
+    refuse_unknown_keys(entry, _KNOWN_KEYS, here)
     allow_insecure = entry.get("allow_insecure", False)
     if not isinstance(allow_insecure, bool):
         raise ConfigError(f"{here}: allow_insecure must be true or false")

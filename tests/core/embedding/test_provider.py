@@ -93,6 +93,8 @@ def test_settings_from_the_config_section():
     assert EmbeddingSettings.from_section({}).model == BUNDLED
     assert EmbeddingSettings.from_section({"model": "none"}).model == DISABLED
     assert EmbeddingSettings.from_section({"model": "BAAI/bge-small-en-v1.5", "batch_size": 8}).batch_size == 8
+    with pytest.raises(ConfigError, match=r"\[embedding\]: unknown key\(s\) modle \(did you mean model\?\)"):
+        EmbeddingSettings.from_section({"modle": "none"})
 
 
 def test_disabled_model_gives_no_embedder_and_says_why(tmp_path: Path):

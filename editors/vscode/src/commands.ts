@@ -20,6 +20,7 @@ import {
 import { placeLabel } from "./provenance";
 import { LinklyService } from "./service";
 import { SCHEME } from "./uris";
+import { counted } from "./plural";
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -170,7 +171,7 @@ function libraryItem(library: Library): LibraryItem {
   const failed = library.failed_count ? `, ${library.failed_count} failed` : "";
   return {
     label: `$(library) ${library.name}`,
-    description: `${library.document_count} documents${failed}${library.description ? ` · ${library.description}` : ""}`,
+    description: `${counted(library.document_count, "document")}${failed}${library.description ? ` · ${library.description}` : ""}`,
     detail: library.paths.join("   "),
     library,
   };
@@ -207,7 +208,7 @@ function directoryLines(directories: ExploreDirectory[], depth: number, out: str
   for (const directory of directories) {
     const name = depth === 0 ? directory.path : path.basename(directory.path);
     out.push(
-      `${"  ".repeat(depth)}- \`${name}\`: ${directory.file_count} files, median ${directory.median_word_count} words`,
+      `${"  ".repeat(depth)}- \`${name}\`: ${counted(directory.file_count, "file")}, median ${counted(directory.median_word_count, "word")}`,
     );
     directoryLines(directory.children || [], depth + 1, out);
   }
@@ -216,7 +217,7 @@ function directoryLines(directories: ExploreDirectory[], depth: number, out: str
 export function exploreMarkdown(title: string, result: ExploreResult): string {
   const out: string[] = [`# ${title}`, ""];
   if (result.document_count !== undefined) {
-    out.push(`${result.document_count} documents${result.scope ? ` in ${result.scope}` : ""}.`, "");
+    out.push(`${counted(result.document_count, "document")}${result.scope ? ` in ${result.scope}` : ""}.`, "");
   }
   out.push("## Types", "", "| type | documents |", "| --- | ---: |");
   for (const type of result.doc_types) {

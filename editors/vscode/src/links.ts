@@ -18,6 +18,7 @@ import {
 import { placeLabel } from "./provenance";
 import { docIcon } from "./search";
 import { LinklyService } from "./service";
+import { counted } from "./plural";
 
 export type NeighbourKind = "related" | "backlinks" | "mentions";
 
@@ -98,7 +99,7 @@ function cursorLine(editor: vscode.TextEditor): number | null {
 }
 
 function count(total: number, shown: number, one: string, many: string): string {
-  return `${total} ${total === 1 ? one : many}${total > shown ? ` (first ${shown})` : ""}`;
+  return `${counted(total, one, many)}${total > shown ? ` (first ${shown})` : ""}`;
 }
 
 async function find(

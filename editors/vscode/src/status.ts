@@ -5,6 +5,7 @@
 import * as vscode from "vscode";
 import { STATUS_REQUEST, ServerStatus } from "./protocol";
 import { LinklyService, ProgressEvent } from "./service";
+import { counted } from "./plural";
 
 const BUSY_POLL_MS = 1500;
 const IDLE_POLL_MS = 15000;
@@ -122,7 +123,7 @@ export class StatusBar implements vscode.Disposable {
         [this.progress?.title, this.progress?.message].filter(Boolean).join(": ") || "Indexing your libraries",
       );
       if (status) {
-        tooltip.appendMarkdown(`\n\n${status.documents} documents indexed so far`);
+        tooltip.appendMarkdown(`\n\n${counted(status.documents, "document")} indexed so far`);
       }
       item.tooltip = tooltip;
       return;
@@ -134,11 +135,9 @@ export class StatusBar implements vscode.Disposable {
     }
     const mcp = status.mcp_url ? ` · MCP ${new URL(status.mcp_url).host}` : "";
     const embedding = status.state === "embedding" && status.embedding ? ` · vectors ${vectorProgress(status)}` : "";
-    item.text = `$(library) Linkly: ${status.documents} docs${embedding}${mcp}`;
+    item.text = `$(library) Linkly: ${counted(status.documents, "doc")}${embedding}${mcp}`;
     tooltip.appendMarkdown(
-      `**linkly-ls ${status.version}**: ${status.documents} documents in ${status.libraries} ${
-        status.libraries === 1 ? "library" : "libraries"
-      }\n\n`,
+      `**linkly-ls ${status.version}**: ${counted(status.documents, "document")} in ${counted(status.libraries, "library", "libraries")}\n\n`,
     );
     tooltip.appendMarkdown(`Index: \`${status.data_dir ?? "?"}\`\n\n`);
     if (status.library_details?.length) {

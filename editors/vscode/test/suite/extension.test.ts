@@ -6,8 +6,9 @@
 
 import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
-import { matchItem } from "../../src/commands";
+import { exploreMarkdown, matchItem } from "../../src/commands";
 import type { LinklyApi } from "../../src/extension";
+import { counted } from "../../src/plural";
 import type { Neighbours } from "../../src/links";
 import type { GrepResult, LinksResult, Library, ReadResult, ReindexResult, RelatedResult, SearchResult } from "../../src/protocol";
 
@@ -78,6 +79,20 @@ export function registerTests(): void {
       assert.ok(status.documents >= 4, `indexed documents: ${JSON.stringify(status)}`);
       assert.equal(status.error, null);
       assert.equal(status.indexing, false);
+    });
+
+    test("counts read as a person writes them: one document, two documents", () => {
+      assert.equal(counted(1, "document"), "1 document");
+      assert.equal(counted(0, "document"), "0 documents");
+      assert.equal(counted(2, "library", "libraries"), "2 libraries");
+      const explore = exploreMarkdown("Explore", {
+        document_count: 1,
+        scope: "notes",
+        doc_types: [],
+        directories: [],
+        keywords: [],
+      } as unknown as Parameters<typeof exploreMarkdown>[1]);
+      assert.ok(explore.includes("1 document in notes."), explore);
     });
 
     test("the status bar shows the document count and the MCP address", async () => {

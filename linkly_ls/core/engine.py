@@ -40,6 +40,7 @@ class EngineError(LinklyError):
 class Engine:
     def __init__(self, config: Config | None = None) -> None:
         self.config = config or load_config()
+        embedding = EmbeddingSettings.from_section(self.config.section("embedding"))  # a wrong key: before opening
         self.data_dir = self.config.data_dir
         try:
             self.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)  # it holds the text of every document
@@ -55,7 +56,7 @@ class Engine:
         self.vectors = VectorSync(
             self.catalog,
             self.data_dir,
-            EmbeddingSettings.from_section(self.config.section("embedding")),
+            embedding,
             self.writer_lock,
         )
         #: how `search` ranks: "auto" (hybrid when vectors exist), or "keyword" / "vector" / "hybrid" for evaluation

@@ -27,14 +27,18 @@ def close_engine(engine: Engine) -> None:
             engine.write_lock.release()
 
 
-def open_engine(settings: ServerSettings, folders: list[Path], log: Callable[[str], None]) -> Engine:
-    """Open the index with the editor's libraries and workspace folders."""
+def open_engine(
+    settings: ServerSettings, folders: list[Path], log: Callable[[str], None], warn: Callable[[str], None]
+) -> Engine:
+    """Open the index with the editor's libraries and workspace folders.
+
+    A config file with a wrong value is ignored (the editor's settings and the defaults still
+    serve), and `warn` tells the user so: a log line alone would go unseen."""
     try:
-        config = load_config()
+        engine = Engine(apply_to_config(settings, load_config()))
     except ConfigError as error:
-        log(f"linkly-ls: ignoring the config file: {error}")
-        config = Config(data_dir=load_data_dir_only())
-    engine = Engine(apply_to_config(settings, config))
+        warn(f"linkly-ls: ignoring the config file: {error}")
+        engine = Engine(apply_to_config(settings, Config(data_dir=load_data_dir_only())))
     add_workspace_folders(engine, folders, log)
     return engine
 

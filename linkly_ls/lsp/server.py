@@ -129,7 +129,9 @@ class LinklyLanguageServer(LanguageServer):
         for warning in self.settings.warnings:
             self.show(warning)
         try:
-            self.engine = await asyncio.to_thread(open_engine, self.settings, self.workspace_folder_paths(), self.log)
+            self.engine = await asyncio.to_thread(
+                open_engine, self.settings, self.workspace_folder_paths(), self.log, self.show
+            )
         except LinklyError as error:  # a wrong setting or an index that cannot be opened: said, not raised
             self.startup_error = str(error)
             self.show(f"linkly-ls: {error}", types.MessageType.Error)

@@ -16,6 +16,9 @@ BUNDLED = "bundled"
 DISABLED = "none"
 BUNDLED_MODEL_ID = "linkly/all-MiniLM-L6-v2-int8"
 BUNDLED_DIM = 384
+#: models trained on English text only: a query written in another script gets no meaning from them (the
+#: bundled model's card; its first-pass table is distilled from it)
+ENGLISH_ONLY_MODELS = frozenset({BUNDLED_MODEL_ID})
 #: default token budget of one model call; peak RSS of the embedding grows with it
 DEFAULT_BATCH_TOKENS = 1024
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")

@@ -153,6 +153,16 @@ def cjk_query_terms(text: str) -> list[str]:
     return cjk_terms(text)
 
 
+#: letters of the Latin script: Basic Latin, Latin-1, Latin Extended A and B, Latin Extended Additional
+_LATIN_LETTER = re.compile(r"[A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff]")
+_LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
+
+
+def written_outside_latin(text: str) -> bool:
+    """Whether the text has letters and none of them Latin (a query in Chinese, Russian, Greek, ...)."""
+    return _LATIN_LETTER.search(text) is None and _LETTER.search(text) is not None
+
+
 def has_cjk(text: str) -> bool:
     return CJK_RUN.search(text) is not None
 

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from linkly_ls.core.embedding.settings import ENGLISH_ONLY_MODELS
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.search import feedback, first_pass_side, query_views, smoothing
+from linkly_ls.core.search.analysis import written_outside_latin
 from linkly_ls.core.search.fusion import fused, keyword_weight_for
 from linkly_ls.core.search.keyword import ChunkHit
 from linkly_ls.core.search.query_views import embed_query, embed_queries
@@ -70,6 +72,10 @@ def rank_documents(
     if index is None and first is None:
         documents = _keyword_feedback(engine, query, documents, keyword_chunks, allowed_doc_ids)
         return keyword_only(documents, why + "; keyword search only", sync.building(None))
+    if mode == "auto" and written_outside_latin(query) and (embedder is None or embedder.model_id in ENGLISH_ONLY_MODELS):
+        documents = _keyword_feedback(engine, query, documents, keyword_chunks, allowed_doc_ids)
+        why = "the query is not in the Latin script and the embedding model reads English only; keyword search only"
+        return keyword_only(documents, why)  # vectors still to come would not change this answer
     building = sync.building(index)
     query_vector = embed_query(embedder, query) if embedder is not None else None
     views = None

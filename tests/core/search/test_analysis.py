@@ -163,3 +163,10 @@ def test_page_and_slide_markers_are_no_words_of_a_document():
     chunk = "--- page 2 ---\nBorrowing rules\n--- slide 3 ---"
     assert analysis.without_bare_markers(chunk) == "Borrowing rules"
     assert analysis.without_bare_markers("no marker here") == "no marker here"
+
+
+def test_a_text_is_outside_latin_when_it_has_letters_and_none_latin():
+    assert analysis.written_outside_latin("虚拟主机") and analysis.written_outside_latin("управление 2024")
+    assert analysis.written_outside_latin("Ελληνικά")
+    for text in ("ownership 所有权", "Ærø", "café", "2024", "", "?!"):
+        assert not analysis.written_outside_latin(text), text

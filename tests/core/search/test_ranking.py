@@ -281,6 +281,16 @@ def test_the_mode_argument_chooses_the_ranking(embedded):
     assert "ls.1.txt" in names(search(embedded, query, mode="vector", limit=3))
 
 
+def test_a_query_outside_the_latin_script_ranks_by_keywords_with_the_english_model(embedded):
+    """The bundled model reads English: its neighbours of a Chinese or Russian query are noise."""
+    for query in ("软件包管理", "управление пакетами"):
+        result = search(embedded, query)
+        assert result.mode == "keyword" and "reads English only" in result.mode_reason
+        assert search(embedded, query, mode="hybrid").mode == "hybrid", "an explicit mode is obeyed"
+    assert search(embedded, "ownership 所有权").mode == "hybrid", "a Latin word gives the model something to read"
+    assert search(embedded, "2024").mode == "hybrid", "no letters: nothing to judge"
+
+
 def test_an_unknown_mode_is_an_argument_error(embedded):
     from linkly_ls.core.errors import ArgumentError
 

@@ -68,6 +68,15 @@ class SourceFiles:
         return source
 
 
+_SOURCES = SourceFiles()
+
+
+def read_source(path: str) -> list[str] | None:
+    """A file's own lines as read from disk now (recently read ones cached), None when unreadable or huge."""
+    source = _SOURCES.get(path)
+    return source.lines if source is not None else None
+
+
 def same_lines(canonical: list[str], buffer_lines: list[str]) -> bool:
     """True when the buffer is the indexed text line for line (the usual case for Markdown and text)."""
     trimmed = [line.rstrip() for line in buffer_lines]

@@ -4,13 +4,16 @@ completion, broken-link diagnostics) share.
 A Markdown or MDX buffer is read as it stands (unsaved edits included), so
 columns are the buffer's; any other document (a `linkly:` view of a PDF or
 EPUB, an HTML file) uses the links stored at index time, which have a line but
-no columns. Positions are converted between the client's units (UTF-16 by
-default) and Python's characters here.
+no columns. Those lines are the indexed text's: in an HTML file as an editor
+shows it (its source, open or read from disk) each link is placed on the source
+line that holds its text (`linemap.source_line`), at its text's columns.
+Positions are converted between the client's units (UTF-16 by default) and
+Python's characters here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,6 +26,7 @@ from linkly_ls.core.links.resolver import LinkResolver, ResolvedLink
 from linkly_ls.core.links.targets import link_records
 from linkly_ls.core.store.catalog import DocumentRecord
 from linkly_ls.core.store.records import make_doc_id
+from linkly_ls.lsp.linemap import normalise, read_source, source_line
 from linkly_ls.lsp.uris import TEXT_DOC_TYPES, UnknownDocumentUri, doc_id_from_uri, doc_uri, file_uri, is_linkly_uri, path_from_uri
 
 if TYPE_CHECKING:
@@ -43,10 +47,23 @@ class BufferLinks:
 
 
 def buffer_lines(ls: LinklyLanguageServer, uri: str, engine: Engine, record: DocumentRecord | None) -> list[str]:
+    """The lines the client shows: the open buffer, else a file's own lines where they are not the
+    indexed ones (an HTML file's source), else the indexed lines."""
     document = ls.workspace.text_documents.get(uri)
     if document is not None:
         return document.source.split("\n")
-    return engine.catalog.lines(record.doc_id) if record is not None else []
+    if record is None:
+        return []
+    if _shows_source(uri, record):
+        source = read_source(record.path)
+        if source is not None:
+            return source
+    return engine.catalog.lines(record.doc_id)
+
+
+def _shows_source(uri: str, record: DocumentRecord) -> bool:
+    """Whether the URI shows a file whose lines are not its indexed lines (HTML, or HTML named .txt)."""
+    return not is_linkly_uri(uri) and record.doc_type not in FILE_LINE_TYPES
 
 
 def source_record(engine: Engine, uri: str) -> tuple[DocumentRecord | None, str | None]:
@@ -82,11 +99,38 @@ def links_in(
         links = [resolver.resolve_from(source_id, path, link, record) for link in found]
         if broken_only:
             links = [link for link in links if link.broken]
+    elif record is not None and _shows_source(uri, record):
+        links = resolver.broken_links(record) if broken_only else resolver.links_of(record, None)
+        links = placed_in_source(links, engine.catalog.lines(record.doc_id), lines)
+        links = [link for link in links if line is None or link.line == line]
     elif record is not None:
         links = resolver.broken_links(record) if broken_only else resolver.links_of(record, line)
     else:
         links = []
     return BufferLinks(uri, record, lines, links, resolver)
+
+
+def placed_in_source(links: list[ResolvedLink], indexed: list[str], source: list[str]) -> list[ResolvedLink]:
+    """The links of indexed lines moved to the source lines that hold their text (`_source_columns`)."""
+    normalised = [normalise(text) for text in source]
+    placed: list[ResolvedLink] = []
+    for link in links:
+        line = source_line(indexed, normalised, link.line)
+        start, end = _source_columns(source[line - 1] if 0 < line <= len(source) else "", link)
+        placed.append(replace(link, line=line, start=start, end=end))
+    return placed
+
+
+def _source_columns(text: str, link: ResolvedLink) -> tuple[int, int]:
+    """Where the link stands in a source line: from its `<a` to the end of its text when the line holds
+    its target (its text alone otherwise); (0, 0), the whole line, when neither is found."""
+    target = text.find(f'"{link.target}"') if link.target else -1
+    if target < 0:
+        found = text.find(link.text) if link.text else -1
+        return (found, found + len(link.text)) if found >= 0 else (0, 0)
+    start = text.rfind("<", 0, target)
+    end = text.find(link.text, target) if link.text else -1
+    return (max(start, 0), end + len(link.text) if end >= 0 else target + len(link.target) + 2)
 
 
 def link_at(context: BufferLinks, position: types.Position, units) -> ResolvedLink | None:

@@ -50,6 +50,7 @@ def build_library(root: Path) -> dict[str, Path]:
     if has_extractor("docx"):
         shutil.copy2(FIXTURES / "documents" / "dpkg cheat sheet.docx", folders["books"])
     shutil.copy2(DATA / "report-truncated.docx", folders["books"])
+    shutil.copy2(FIXTURES / "web" / "sect.backup.html", folders["books"])  # an HTML page with four broken links
     return folders
 
 

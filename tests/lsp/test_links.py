@@ -88,6 +88,42 @@ async def test_broken_links_are_warnings_at_their_range(session: Session) -> Non
     assert warnings[0].message == "link target not found: ch03-02-data-types.html#the-tuple-type"
 
 
+async def test_an_html_files_broken_links_are_warnings_on_its_source_lines(session: Session) -> None:
+    """An HTML file's indexed lines are its visible text; the editor shows its source."""
+    path = session.path("sect.backup.html")
+    text = path.read_text(encoding="utf-8")
+    source = text.split("\n")
+    session.client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=path.as_uri(), language_id="html", version=1, text=text)
+        )
+    )
+    deadline = time.monotonic() + 60
+    while not session.client.diagnostics.get(path.as_uri()) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    warnings = [d for d in session.client.diagnostics[path.as_uri()] if d.code == "link-missing"]
+    targets = [
+        "advanced-administration.html#sect.raid-soft",
+        "sect.remote-login.html#sect.ssh-key-based-auth",
+        "sect.automated-installation.html#sect.simple-cdd",
+        "sect.graphical-desktops.html#sect.gnome-desktop",
+    ]
+    assert [warning.message for warning in warnings] == [f"link target not found: {target}" for target in targets]
+    encoding = session.initialize_result.capabilities.position_encoding or "utf-16"
+    width = {"utf-8": 1, "utf-16": 2, "utf-32": 4}[str(encoding)]
+    for warning, target in zip(warnings, targets, strict=True):
+        line = source[warning.range.start.line].encode(f"{encoding}-le" if width > 1 else encoding)
+        start, end = warning.range.start.character * width, warning.range.end.character * width
+        shown = line[start:end].decode(f"{encoding}-le" if width > 1 else encoding)
+        assert shown.startswith("<a ") and f'href="{target}"' in shown, (warning.range, line)
+    document = types.TextDocumentIdentifier(uri=path.as_uri())
+    on_link = position_of(text, 'href="sect.remote-login.html', offset=8)
+    hover = await session.client.text_document_hover_async(types.HoverParams(text_document=document, position=on_link))
+    assert hover is not None and "sect.remote-login.html#sect.ssh-key-based-auth" in hover.contents.value
+    off_link = types.Position(line=on_link.line, character=0)
+    assert await session.client.text_document_hover_async(types.HoverParams(text_document=document, position=off_link)) is None
+
+
 async def test_completion_after_wikilink_and_inline_link_openers(session: Session) -> None:
     uri = (session.folders["notes"] / "draft.md").as_uri()
     open_text(session, uri, "See [[ch04\nand [x](ch05\nand [[ch04-01-what-is-ownership#owner\n")

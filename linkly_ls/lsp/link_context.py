@@ -13,6 +13,7 @@ Python's characters here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,6 +22,7 @@ from lsprotocol import types
 
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.extract.front_matter import parse_front_matter
+from linkly_ls.core.extract.markdown import outline_of
 from linkly_ls.core.extract.markdown_links import find_links
 from linkly_ls.core.links.resolver import LinkResolver, ResolvedLink
 from linkly_ls.core.links.targets import link_records
@@ -44,6 +46,20 @@ class BufferLinks:
     lines: list[str]
     links: list[ResolvedLink]
     resolver: LinkResolver
+    #: a note as its buffer stands (`as_typed`): what its links to itself lead into
+    typed: DocumentRecord | None = None
+
+    def target(self, link: ResolvedLink) -> DocumentRecord | None:
+        """The record a resolved link leads to: the buffer's own as typed for a link to itself."""
+        if self.typed is not None and link.doc_id == self.typed.doc_id:
+            return self.typed
+        return self.resolver.record(link.doc_id) if link.doc_id else None
+
+    def target_lines(self, link: ResolvedLink, first: int, count: int, read: Callable[[str, int, int], list[str]]) -> list[str]:
+        """`count` lines of the link's target from line `first`: the buffer's own for a link to itself."""
+        if self.typed is not None and link.doc_id == self.typed.doc_id:
+            return self.lines[first - 1 : first - 1 + count]
+        return read(link.doc_id or "", first, count)
 
 
 def buffer_lines(ls: LinklyLanguageServer, uri: str, engine: Engine, record: DocumentRecord | None) -> list[str]:
@@ -59,6 +75,21 @@ def buffer_lines(ls: LinklyLanguageServer, uri: str, engine: Engine, record: Doc
         if source is not None:
             return source
     return engine.catalog.lines(record.doc_id)
+
+
+def as_typed(ls: LinklyLanguageServer, uri: str, path: str, record: DocumentRecord | None, lines: list[str]) -> DocumentRecord:
+    """The note as its buffer stands: an open buffer's headings are its own (unsaved ones included), so a
+    link to `#a-heading` of the same note finds the heading just typed, at its line now."""
+    if record is not None and ls.workspace.text_documents.get(uri) is None:
+        return record
+    outline = outline_of(lines, is_mdx=path.lower().endswith(".mdx"))
+    if record is not None:
+        return replace(record, outline=outline, has_outline=bool(outline), total_lines=len(lines))
+    return DocumentRecord(
+        doc_id=make_doc_id(path), library="", path=path, doc_type="md", title=Path(path).stem, size=0, mtime_ns=0,
+        content_hash="", word_count=0, total_lines=len(lines), has_outline=bool(outline), language=None, keywords=[],
+        outline=outline, page_starts=[], warnings=[], text_missing_reason=None, indexed_at=0.0,
+    )
 
 
 def _shows_source(uri: str, record: DocumentRecord) -> bool:
@@ -95,10 +126,11 @@ def links_in(
         _, body_start = parse_front_matter(lines)
         found = link_records(find_links(lines[body_start:], first_line=body_start + 1), path)
         found = [link for link in found if line is None or link.line == line]
-        source_id = record.doc_id if record else make_doc_id(path)
-        links = [resolver.resolve_from(source_id, path, link, record) for link in found]
+        typed = as_typed(ls, uri, path, record, lines)
+        links = [resolver.resolve_from(typed.doc_id, path, link, typed) for link in found]
         if broken_only:
             links = [link for link in links if link.broken]
+        return BufferLinks(uri, record, lines, links, resolver, typed)
     elif record is not None and _shows_source(uri, record):
         links = resolver.broken_links(record) if broken_only else resolver.links_of(record, None)
         links = placed_in_source(links, engine.catalog.lines(record.doc_id), lines)

@@ -140,6 +140,35 @@ async def test_completion_after_wikilink_and_inline_link_openers(session: Sessio
     assert "Ownership Rules" in await labels(2, 41)
 
 
+async def test_links_to_the_notes_own_headings_follow_its_unsaved_edits(session: Session) -> None:
+    """A heading just typed (not saved) is a link target at once, at the line where it stands now."""
+    path = session.path(STRUCTS)
+    saved = path.read_text(encoding="utf-8")
+    typed = "[new](#brand-new-heading) and [old](#defining-and-instantiating-structs)\n\n" + saved + "\n## Brand New Heading\n\nText.\n"
+    uri = path.as_uri()
+    open_text(session, uri, typed, version=50)  # (again, if an earlier test opened it: the server takes the new text)
+    document = types.TextDocumentIdentifier(uri=uri)
+    lines = typed.split("\n")
+    new_heading = lines.index("## Brand New Heading")
+    for character, expected in ((3, new_heading), (32, heading_line(typed, "Defining and Instantiating Structs"))):
+        locations = await session.client.text_document_definition_async(
+            types.DefinitionParams(text_document=document, position=types.Position(line=0, character=character))
+        )
+        assert [(location.uri, location.range.start.line) for location in locations] == [(uri, expected)]
+    hover = await session.client.text_document_hover_async(types.HoverParams(text_document=document, position=types.Position(line=0, character=3)))
+    assert hover.contents.value.startswith("**") and "> ## Brand New Heading" in hover.contents.value
+    session.client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=51),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=typed + "See [x](#brand")],
+        )
+    )
+    answer = await session.client.text_document_completion_async(
+        types.CompletionParams(text_document=document, position=types.Position(line=len(lines) - 1, character=len("See [x](#brand")))
+    )
+    assert answer.items and answer.items[0].label == "brand-new-heading"
+
+
 async def test_links_and_related_commands(session: Session) -> None:
     doc_id = await session.doc_id(OWNERSHIP)
     links = await session.command("linkly.links", {"doc_id": doc_id, "direction": "in"})

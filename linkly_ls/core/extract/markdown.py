@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pyromark
 
-from linkly_ls.core.document import ExtractedDocument, Heading, build_outline
+from linkly_ls.core.document import ExtractedDocument, Heading, OutlineNode, build_outline
 from linkly_ls.core.extract.base import ExtractLimits, decode_text, read_bytes, title_from_path
 from linkly_ls.core.extract.front_matter import front_matter_text, parse_front_matter
 from linkly_ls.core.extract.markdown_links import find_links
@@ -53,10 +53,7 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
         headings = {}
         warnings.append(f"headings could not be read, so the document has no outline ({error})")
     lines = [line.rstrip() for line in front + body]
-    outline = build_outline(
-        [Heading(level=level, title=title, line=body_start + start + 1) for start, (level, title, _) in sorted(headings.items())],
-        len(lines),
-    )
+    outline = _outline(headings, body_start, len(lines))
 
     title = fields.get("title", "").strip()
     if not title:
@@ -65,6 +62,23 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
         title = first_h1 or (ordered[0][1] if ordered else "") or title_from_path(path)
     links = find_links(source[body_start:], first_line=body_start + 1)
     return ExtractedDocument(lines=lines, title=title, doc_type="md", outline=outline, links=links, warnings=warnings)
+
+
+def outline_of(source: list[str], is_mdx: bool = False) -> list[OutlineNode]:
+    """The outline `extract` finds, of Markdown lines that are not on disk (an editor's unsaved buffer)."""
+    _, body_start = parse_front_matter(source)
+    try:
+        headings = find_headings(clean_mdx_lines(source[body_start:], is_mdx))
+    except HeadingsUnreadable:
+        return []
+    return _outline(headings, body_start, len(source))
+
+
+def _outline(headings: dict[int, tuple[int, str, int]], body_start: int, line_count: int) -> list[OutlineNode]:
+    return build_outline(
+        [Heading(level=level, title=title, line=body_start + start + 1) for start, (level, title, _) in sorted(headings.items())],
+        line_count,
+    )
 
 
 def clean_mdx_lines(lines: list[str], is_mdx: bool) -> list[str]:

@@ -20,8 +20,8 @@ from linkly_ls.core.engine import Engine
 from linkly_ls.core.links.headings import heading_anchors
 from linkly_ls.core.links.resolver import LinkResolver
 from linkly_ls.core.links.targets import wikilink_key
-from linkly_ls.core.store.records import name_key
-from linkly_ls.lsp.link_context import python_column, source_record
+from linkly_ls.core.store.records import DocumentRecord, name_key
+from linkly_ls.lsp.link_context import as_typed, is_note, python_column, source_record
 
 if TYPE_CHECKING:
     from linkly_ls.lsp.server import LinklyLanguageServer
@@ -67,14 +67,16 @@ def completions(ls: LinklyLanguageServer, engine: Engine, uri: str, position: ty
     if wiki:
         typed, heading = wiki.group(1), wiki.group(2)
         if heading is not None:
-            return _heading_items(engine, _named(engine, typed), heading, position, len(heading), wiki=True, units=ls)
+            target = _target_record(ls, engine, uri, source_path, _named(engine, typed))
+            return _heading_items(target, heading, position, wiki=True, units=ls)
         return _note_items(engine, source_path, typed, position, ls, wiki=True)
     inline = _INLINE.search(before)
     if inline:
         typed, heading = inline.group(1), inline.group(2)
         if heading is not None:
-            target = posixpath.normpath(posixpath.join(posixpath.dirname(source_path), typed)) if typed else source_path
-            return _heading_items(engine, target, heading, position, len(heading), wiki=False, units=ls)
+            target_path = posixpath.normpath(posixpath.join(posixpath.dirname(source_path), typed)) if typed else source_path
+            target = _target_record(ls, engine, uri, source_path, target_path)
+            return _heading_items(target, heading, position, wiki=False, units=ls)
         return _note_items(engine, source_path, typed, position, ls, wiki=False)
     return empty
 
@@ -86,17 +88,14 @@ def _edit_range(position: types.Position, typed: str, ls) -> types.Range:
 
 def _note_items(engine: Engine, source_path: str, typed: str, position: types.Position, ls, wiki: bool) -> types.CompletionList:
     documents = engine.catalog.document_names()
-    counts: dict[str, int] = {}
-    for _, path, _, _ in documents:
-        counts[name_key(path)] = counts.get(name_key(path), 0) + 1
+    names = wiki_names([path for _, path, _, _ in documents]) if wiki else {}
     scored: list[tuple[int, str, types.CompletionItem]] = []
     folder = posixpath.dirname(source_path)
     for doc_id, path, title, doc_type in documents:
         if path == source_path:
             continue
         if wiki:
-            stem = posixpath.splitext(posixpath.basename(path))[0]
-            insert = stem if counts[name_key(path)] == 1 else posixpath.join(posixpath.basename(posixpath.dirname(path)), stem)
+            insert = names[path]
         else:
             insert = posixpath.relpath(path, folder).replace(" ", "%20")
         score = min(
@@ -120,13 +119,44 @@ def _note_items(engine: Engine, source_path: str, typed: str, position: types.Po
     return types.CompletionList(is_incomplete=len(scored) > MAX_ITEMS, items=items)
 
 
+def wiki_names(paths: list[str]) -> dict[str, str]:
+    """path -> what a wikilink writes to name it alone: the file's stem, or with as many of its folders
+    before it as tell it from the other files of that name (`en/basics/intro` beside `zh-cn/basics/intro`)."""
+    groups: dict[str, list[str]] = {}
+    for path in paths:
+        groups.setdefault(name_key(path), []).append(path)
+    names: dict[str, str] = {}
+    for group in groups.values():
+        for path in group:
+            parts = path.split("/")
+            stem = posixpath.splitext(parts[-1])[0]
+            depth = 0
+            if len(group) > 1:
+                others = [other.split("/")[:-1] for other in group if other != path]
+                depth = next(  # 1 when even the whole path does not tell them apart (x.md beside x.mdx)
+                    (k for k in range(1, len(parts) - 1) if all(folders[-k:] != parts[-1 - k : -1] for folders in others)),
+                    1,
+                )
+            names[path] = "/".join(part for part in [*parts[-1 - depth : -1], stem] if part) if depth else stem
+    return names
+
+
 def _named(engine: Engine, name: str) -> str | None:
     rows = engine.catalog.documents_named(wikilink_key(name)) if name.strip() else []
     return rows[0][1] if len(rows) == 1 else None
 
 
-def _heading_items(engine: Engine, target_path: str | None, typed: str, position: types.Position, width: int, wiki: bool, units) -> types.CompletionList:
-    record = LinkResolver(engine.catalog).document_at(target_path) if target_path else None
+def _target_record(ls: LinklyLanguageServer, engine: Engine, uri: str, source_path: str, target_path: str | None) -> DocumentRecord | None:
+    """The document whose headings to offer: the note being edited as typed when it links to itself."""
+    if target_path is None:
+        return None
+    document = ls.workspace.text_documents.get(uri)
+    if target_path == source_path and document is not None and is_note(source_path):
+        return as_typed(ls, uri, source_path, engine.catalog.by_path(source_path), document.source.split("\n"))
+    return LinkResolver(engine.catalog).document_at(target_path)
+
+
+def _heading_items(record: DocumentRecord | None, typed: str, position: types.Position, wiki: bool, units) -> types.CompletionList:
     if record is None:
         return types.CompletionList(is_incomplete=False, items=[])
     items = []

@@ -44,7 +44,7 @@ def definition(ls: LinklyLanguageServer, engine: Engine, uri: str, position: typ
     link = link_at(context, position, units) if context else None
     if context is None or link is None or link.doc_id is None:
         return []
-    record = context.resolver.record(link.doc_id)
+    record = context.target(link)
     return [target_location(link, record.doc_type if record else "", context)]
 
 
@@ -62,9 +62,9 @@ def _hover_text(engine: Engine, context: BufferLinks, link: ResolvedLink) -> str
         return f"**Broken link**: {link.problem()}"
     if link.status != "ok" or link.doc_id is None:
         return f"`{link.target}` ({link.status})"
-    record = context.resolver.record(link.doc_id)
+    record = context.target(link)
     first = link.target_line or 1
-    shown = [line for line in engine.catalog.line_range(link.doc_id, first, HOVER_LINES * 3) if line.strip()]
+    shown = [line for line in context.target_lines(link, first, HOVER_LINES * 3, engine.catalog.line_range) if line.strip()]
     header = f"**{link.title}**" + (f" › {link.heading}" if link.heading else "")
     where = f"{link.path} · line {first}" + (f" · {record.doc_type}" if record else "")
     quoted = "\n".join(f"> {line}" for line in shown[:HOVER_LINES])

@@ -178,3 +178,14 @@ def test_a_lone_surrogate_does_not_stop_the_headings(tmp_path: Path):
     from linkly_ls.core.extract.markdown import find_headings
 
     assert find_headings(["# Caf\udce9", "", "text", "## Next"]) == {0: (1, "Caf?", 1), 3: (2, "Next", 4)}
+
+
+def test_the_outline_of_unsaved_lines_is_the_outline_extract_finds():
+    from linkly_ls.core.extract.markdown import outline_of
+
+    for path in sorted((Path(__file__).resolve().parents[3] / "fixtures" / "notes" / "rust").glob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        extracted = extract_file(path)
+        assert outline_of(text.removesuffix("\n").split("\n")) == extracted.outline, path.name
+    typed = outline_of(["---", "title: x", "---", "# One", "", "## Two"])
+    assert [(node.title, node.start_line) for node in typed] == [("One", 4)] and typed[0].children[0].start_line == 6

@@ -124,7 +124,7 @@ class Engine:
                 paths=[str(path) for path in library.paths],
                 include=library.include,
                 exclude=library.exclude,
-                origin="config",
+                origin=library.origin,  # "config" (the file) or "editor" (a language server's settings)
                 respect_gitignore=library.respect_gitignore,
             )
             if self.catalog.library(library.name) != record:  # no write when nothing changed: reading works on a full disk

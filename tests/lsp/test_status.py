@@ -40,6 +40,16 @@ async def wait_for_state(session: Session, state: str, timeout: float = INDEX_TI
         await asyncio.sleep(0.1)
 
 
+async def wait_for_libraries(session: Session, done, timeout: float = INDEX_TIMEOUT_S) -> dict[str, dict]:
+    """`linkly.listLibraries` by name once `done(libraries)` holds (the last answer when time runs out)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        libraries = {library["name"]: library for library in (await session.command("linkly.listLibraries"))["libraries"]}
+        if done(libraries) or time.monotonic() > deadline:
+            return libraries
+        await asyncio.sleep(0.1)
+
+
 async def test_status_answers_while_the_server_starts_then_says_ready_with_the_numbers(started) -> None:
     session, first = started
     assert first["state"] == "starting" and first["writer"] is False
@@ -74,6 +84,21 @@ async def test_a_settings_library_is_refused_and_a_removed_workspace_folder_is_f
     await wait_for_state(session, "ready")
     with pytest.raises(JsonRpcException, match="linkly.libraries"):
         await session.command("linkly.removeLibrary", {"name": "papers"})
+    papers = {"name": "papers", "paths": [str(session.folders["papers"])], "description": "PDF papers"}
+    late_folder = session.root / "late"
+    late_folder.mkdir()
+    (late_folder / "late.md").write_text("# Late\n\nA glimmerwort note.\n", encoding="utf-8")
+    late = {"name": "late", "paths": [str(late_folder)]}
+    session.client.set_configuration([papers, late], section="linkly.libraries")
+    session.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    listed = await wait_for_libraries(session, lambda libraries: libraries.get("late", {}).get("document_count") == 1)
+    assert listed["late"]["source"] == "editor" and listed["late"]["document_count"] == 1
+    with pytest.raises(JsonRpcException, match="linkly.libraries"):
+        await session.command("linkly.removeLibrary", {"name": "late"})
+    session.client.set_configuration([papers], section="linkly.libraries")
+    session.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    assert "late" not in await wait_for_libraries(session, lambda libraries: "late" not in libraries)
+    assert (late_folder / "late.md").exists()
     books = session.folders["books"]
     session.client.workspace_did_change_workspace_folders(
         types.DidChangeWorkspaceFoldersParams(

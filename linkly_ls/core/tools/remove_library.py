@@ -53,10 +53,12 @@ def remove_library(engine: Engine, name: str) -> RemovedLibrary:
         raise ArgumentError("give the name of a library to remove; `linkly list-libraries` shows them")
     origin = defined_in(engine, record.name)
     if origin is not None:
-        raise UsageError(
-            f"library {record.name!r} is defined in {origin}: remove it there (its [[library]] entry), "
-            "then it leaves the index at the next start"
+        then = (
+            "it then leaves the index"
+            if origin.startswith("the editor")
+            else "remove its [[library]] table first (or it comes back at the next start), then remove it here"
         )
+        raise UsageError(f"library {record.name!r} is defined in {origin}: {then}")
     if not engine.writer_lock.held:
         raise IndexHeldError.naming(
             holder_text(engine.writer_lock),

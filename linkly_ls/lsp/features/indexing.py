@@ -239,10 +239,17 @@ class IndexingService:
             await self.remove_library(library.name)
 
     async def apply_settings(self, old: ServerSettings, new: ServerSettings) -> None:
-        """Settings changed while running: new or changed libraries are indexed at once."""
+        """Settings changed while running: new or changed libraries are indexed at once, and a library the
+        `libraries` setting no longer names leaves the index, as a closed workspace folder's does (unless
+        the config file defines it too)."""
         before = {library.name: library for library in old.libraries}
         changed = [library for library in new.libraries if before.get(library.name) != library]
         engine = self._engine()
+        named = {library.name for library in new.libraries}
+        dropped = [name for name in before if name not in named]
+        engine.config.libraries = [
+            library for library in engine.config.libraries if library.origin != "editor" and library.name not in named
+        ] + new.libraries
         for library in changed:
             record = LibraryRecord(
                 name=library.name,
@@ -250,13 +257,25 @@ class IndexingService:
                 description=library.description,
                 include=library.include,
                 exclude=library.exclude,
-                origin="config",
+                origin=library.origin,
                 respect_gitignore=library.respect_gitignore,
             )
             await asyncio.to_thread(engine.catalog.upsert_library, record)
+        for name in dropped:
+            await self._forget_dropped(name)
         if new.data_dir != old.data_dir or new.embedding_model != old.embedding_model:
             self.ls.show("linkly-ls: restart the language server to apply the new dataDir or embeddingModel")
         await self._index_new_libraries([library.name for library in changed], "Indexing changed libraries")
+
+    async def _forget_dropped(self, name: str) -> None:
+        engine = self._engine()
+        record = engine.catalog.library(name)
+        if record is None or record.origin != "editor" or any(library.name == name for library in engine.config.libraries):
+            return
+        if not self.is_writer:
+            self.ls.log(f"linkly-ls: library {name} stays: another linkly process keeps this index")
+            return
+        await self.remove_library(name)
 
     async def _index_new_libraries(self, names: list[str], title: str) -> None:
         if names and self.is_writer:
@@ -295,7 +314,7 @@ def workspace_library(libraries: list[LibraryRecord], folder: Path) -> LibraryRe
     """The library made for this workspace folder (indexes before origins existed marked it only by its
     description), unless that library is the config file's or the settings' own."""
     for library in libraries:
-        if library.paths != [str(folder)] or library.origin == "config":
+        if library.paths != [str(folder)] or library.origin in ("config", "editor"):
             continue
         if library.origin == "workspace" or library.description == f"workspace folder {folder}":
             return library

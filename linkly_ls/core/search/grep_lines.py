@@ -1,8 +1,10 @@
 """Which lines of a document a `grep` pattern matches: the first match of each line, in order.
 
-The pattern runs over the document's lines joined by newlines turned into
-spaces (offsets unchanged), so a phrase that a PDF broke across two lines
-still matches; patterns with `^` or `$` match line by line instead (in one
+The pattern runs over the document's lines joined by newlines, each of its
+spaces also matching a newline (`grep_patterns.across_line_breaks`), so a
+phrase that a PDF broke across two lines still matches while `.` stays within
+its line; a pattern whose spaces cannot be read that way runs over the lines
+joined by spaces (offsets unchanged). Patterns with `^` or `$` match line by line instead (in one
 multiline pass over the text when the pattern provably cannot reach past a
 line's end, see `grep_patterns`). A plain literal needs no regex engine. A
 pattern that can match neither a space nor a newline (`is_confined`) runs on
@@ -26,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from linkly_ls.core.store.line_cache import DocumentText
 from linkly_ls.core.errors import ArgumentError, ToolError
-from linkly_ls.core.search.grep_patterns import is_confined, is_literal, line_local_pattern, literal_suffix
+from linkly_ls.core.search.grep_patterns import across_line_breaks, is_confined, is_literal, line_local_pattern, literal_suffix
 
 if TYPE_CHECKING:
     import regex
@@ -182,8 +184,9 @@ def _regex_lines(document: DocumentText, pattern: regex.Pattern) -> LineMatches:
     source = pattern.pattern
     if not any(token in source for token in ("^", "$", "\\A", "\\Z")):
         if not is_confined(source):
-            spaced = document.spaced
-            return _numbered(document, *_first_spans(document, spaced, pattern, MatchBudget()), one_line=False)
+            across = across_line_breaks(source)
+            text, pattern = (document.spaced, pattern) if across is None else (document.text, regex.compile(across, pattern.flags))
+            return _numbered(document, *_first_spans(document, text, pattern, MatchBudget(), empty=True), one_line=False)
         budget = MatchBudget()
         suffix = literal_suffix(source)
         if suffix is not None:
@@ -191,7 +194,7 @@ def _regex_lines(document: DocumentText, pattern: regex.Pattern) -> LineMatches:
             if found is not None:
                 return found
         # a confined pattern finds the same matches whether lines are joined by newlines or spaces
-        return _numbered(document, *_first_spans(document, document.text, pattern, budget), one_line=True)
+        return _numbered(document, *_first_spans(document, document.text, pattern, budget, empty=True), one_line=True)
     per_line = line_local_pattern(source)
     if per_line is None:
         return _matching_lines_one_by_one(document, pattern)

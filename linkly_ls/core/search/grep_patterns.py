@@ -10,7 +10,11 @@ over the whole text gives the same lines. `line_local_pattern` decides that
 conservatively from the pattern's syntax: anything it does not know to be
 safe sends the pattern back to the line-by-line search.
 
-Unanchored patterns run over the lines joined by spaces. `is_confined`
+Unanchored patterns run over the lines joined by newlines, with each space
+of the pattern allowed to match a newline too (`across_line_breaks`), so that
+a phrase a PDF broke across two lines still matches while `.` stays within a
+line, as in grep (`the.*file` ran from the first line's "the" to the last
+"file" of the document). `is_confined`
 tells when a pattern can match neither a space nor a newline and looks at
 nothing around its match but word boundaries: its matches are then the same
 in the newline-joined text, each inside one line. Such a pattern that starts
@@ -131,6 +135,55 @@ def _character_set(pattern: str, index: int) -> tuple[int, str | None]:
         return position, None
     head = "[^\\n" if negated else "["
     return position + 1, head + "".join(members) + "]"
+
+
+def across_line_breaks(pattern: str) -> str | None:
+    """The pattern with every space it matches (a space, `\\ `, a space in a set) matching a newline too:
+    run over newline-joined lines, a phrase matches across a line break where its words are spaced.
+
+    None when the pattern's spaces cannot be told from its text: verbose mode (`(?x)`, where a space is
+    no character), nested sets (`[[:space:]]`, set operations) or a set opened with `]`.
+    """
+    if "(?" in pattern and re.search(r"\(\?[a-zA-Z]*x", pattern):
+        return None
+    out: list[str] = []
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\" and index + 1 < len(pattern):
+            out.append("[ \\n]" if pattern[index + 1] == " " else pattern[index : index + 2])
+            index += 2
+        elif char == "[":
+            end = _set_end(pattern, index)
+            if end is None:
+                return None
+            members = pattern[index:end]
+            out.append(members + "\\n]" if " " in members else members + "]")
+            index = end + 1
+        else:
+            out.append("[ \\n]" if char == " " else char)
+            index += 1
+    return "".join(out)
+
+
+def _set_end(pattern: str, index: int) -> int | None:
+    """The index of the `]` that closes the set opened at `index`; None for sets this cannot read."""
+    position = index + 1
+    if pattern.startswith("^", position):
+        position += 1
+    if pattern.startswith("]", position):
+        return None
+    while position < len(pattern):
+        char = pattern[position]
+        if char == "\\":
+            position += 2
+        elif char == "[":
+            return None
+        elif char == "]":
+            return position
+        else:
+            position += 1
+    return None
 
 
 @dataclass(frozen=True)

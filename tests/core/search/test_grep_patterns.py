@@ -13,7 +13,7 @@ from linkly_ls.core.store.line_cache import DocumentText
 from linkly_ls.core.search import grep_lines
 from linkly_ls.core.errors import ToolError
 from linkly_ls.core.search.grep_lines import find_matching_lines
-from linkly_ls.core.search.grep_patterns import is_confined, is_literal, line_local_pattern, literal_suffix
+from linkly_ls.core.search.grep_patterns import across_line_breaks, is_confined, is_literal, line_local_pattern, literal_suffix
 
 LINES = [
     "Usage",
@@ -35,23 +35,25 @@ LINES = [
 
 
 def reference(lines: list[str], pattern: regex.Pattern) -> list[tuple[int, int, int, int]]:
-    """The matcher these paths replace: per line when anchored, else over the space-joined text.
+    """The matcher these paths replace: per line when anchored, else over the newline-joined text with
+    the pattern's spaces matching newlines too (over the space-joined text where they cannot be read).
 
     Each matching line as (first line, last line, offset of the first and of the last character
-    of its first match); the offsets are -1 for anchored patterns, matched line by line.
+    of its first match, which may be empty); the offsets are -1 for anchored patterns, matched line by line.
     """
     source = pattern.pattern
     if any(token in source for token in ("^", "$", "\\A", "\\Z")):
         return [(n, n, -1, -1) for n, line in enumerate(lines, start=1) if pattern.search(line)]
-    text = " ".join(lines)
+    across = across_line_breaks(source)
+    text = " ".join(lines) if across is None else "\n".join(lines)
+    if across is not None:
+        pattern = regex.compile(across, pattern.flags)
     starts, position = [], 0
     for line in lines:
         starts.append(position)
         position += len(line) + 1
     matched: dict[int, tuple[int, int, int, int]] = {}
     for found in pattern.finditer(text):
-        if found.end() == found.start():
-            continue
         first = bisect.bisect_right(starts, found.start())
         last_char = max(found.end() - 1, found.start())
         matched.setdefault(first, (first, bisect.bisect_right(starts, last_char), found.start(), last_char))
@@ -233,3 +235,27 @@ def test_line_local_patterns(pattern, rewritten):
 )
 def test_patterns_that_could_reach_past_a_line_are_refused(pattern):
     assert line_local_pattern(pattern) is None
+
+
+def test_dot_stays_within_a_line_spaces_cross_line_breaks_and_empty_matches_count():
+    """As grep reads a pattern line by line, but a phrase a PDF broke across lines still matches."""
+    document = DocumentText("\n".join(["the cat", "a file", "the file", "", "zzz"]), (1.0, "h"))
+
+    def lines(source: str) -> list[tuple[int, int]]:
+        found = find_matching_lines(document, source, False)
+        return [(match.first, match.last) for match in found.page(0, len(found))]
+
+    assert lines("the.*file") == [(3, 3)], "not from line 1's `the` to line 3's `file`"
+    assert lines("cat a") == [(1, 2)] and lines(r"cat\s+a") == [(1, 2)] and lines("cat[ ,]a") == [(1, 2)]
+    assert lines("[^ ]+ file") == [(2, 2), (3, 3)], "a set without the space does not take the newline either"
+    assert [first for first, _ in lines(r"\b")] == [1, 2, 3, 5]
+    assert [first for first, _ in lines("z*")] == [1, 2, 3, 4, 5]
+
+
+def test_spaces_of_a_pattern_match_a_newline_too_where_they_can_be_read():
+    assert across_line_breaks("the.*file") == "the.*file"
+    assert across_line_breaks(r"quick brown\ fox") == "quick[ \\n]brown[ \\n]fox"
+    assert across_line_breaks("[^ ]+ [ ,]x") == "[^ \\n]+[ \\n][ ,\\n]x"
+    assert across_line_breaks(r"[\]] x") == "[\\]][ \\n]x"
+    for unreadable in ("(?x) a b", "(?ix)a", "[[:space:]]a", "[]] a", "[a"):
+        assert across_line_breaks(unreadable) is None, unreadable

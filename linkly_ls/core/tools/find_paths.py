@@ -59,16 +59,19 @@ def _fold(text: str) -> str:
 
 
 def bucket_for(path: str, patterns: list[str]) -> str | None:
+    """The folder a path is counted under: the one whose name holds the end of the earliest match (a
+    pattern may span folders, `lib/notes`), the file's own folder when the match runs into its name."""
     folded = _fold(path)
     file_start = path.rfind("/") + 1
-    best: int | None = None
+    best: tuple[int, int] | None = None
     for pattern in patterns:
         position = folded.find(pattern)
-        if position != -1 and position < file_start and (best is None or position < best):
-            best = position
+        if position != -1 and position < file_start and (best is None or (position, -len(pattern)) < (best[0], -best[1])):
+            best = (position, len(pattern))
     if best is None:
         return None
-    end = path.find("/", best + 1)
+    position, length = best
+    end = path.find("/", min(max(position + 1, position + length - 1), file_start - 1))
     return path[:end] if end != -1 else None
 
 

@@ -18,3 +18,10 @@ def test_find_paths_buckets_folders_and_drops_filename_only_matches(engine):
     truncated = call_tool(engine, "find_paths", {"patterns": ["papers", "Notion"], "limit": 1}).to_json()
     assert truncated["truncated"] is True and len(truncated["directories"]) == 1
     assert truncated["total_files"] == 5
+
+
+def test_a_pattern_that_spans_folders_buckets_under_the_folder_where_it_ends(engine):
+    spanning = call_tool(engine, "find_paths", {"patterns": ["papers/[draft"]}).to_json()["directories"]
+    assert [folder["path"] for folder in spanning] == [str(engine.root / "papers" / "[draft]*")]
+    trailing = call_tool(engine, "find_paths", {"patterns": ["papers/"]}).to_json()["directories"]
+    assert [folder["path"] for folder in trailing] == [str(engine.root / "papers")]

@@ -29,6 +29,9 @@ QUERY_TERMS = 12
 CHUNKS_PER_RESULT = 12
 #: lines either side of `line` when no section of the outline holds it
 AROUND_LINE = 30
+#: results the candidates are gathered for whatever `limit` asks below it, so that a smaller limit gives the
+#: first results of a larger one (keyword candidates are scored again, and fewer gave another order)
+CANDIDATE_RESULTS = 20
 
 
 @dataclass
@@ -71,6 +74,7 @@ def section_range(record: DocumentRecord, line: int | None) -> tuple[int, int]:
 def find_related(
     engine: Engine, record: DocumentRecord, line: int | None, limit: int, allowed: list[str] | None
 ) -> Related:
+    wanted = max(limit, CANDIDATE_RESULTS)
     start, end = section_range(record, line)
     lines = engine.catalog.lines(record.doc_id)
     section = lines[start - 1 : end]
@@ -96,14 +100,14 @@ def find_related(
     else:
         reason = f"{why}; ranked by shared key terms"
     if query_vector is not None:
-        for hit in index.search(query_vector, limit * CHUNKS_PER_RESULT + len(excluded) * 4 + 20, allowed):
+        for hit in index.search(query_vector, wanted * CHUNKS_PER_RESULT + len(excluded) * 4 + 20, allowed):
             if hit.doc_id in excluded or hit.doc_id in scores:
                 continue
             semantic = RelevanceScorer.semantic(hit.score)
             scores[hit.doc_id] = RelatedDocument(
                 hit.doc_id, hit.score, round(semantic, 4), hit.start_line, hit.end_line, "", cosine=round(hit.score, 4)
             )
-    keyword_hits = engine.keyword.search(" ".join(terms), (limit + len(excluded)) * 8, allowed) if terms else []
+    keyword_hits = engine.keyword.search(" ".join(terms), (wanted + len(excluded)) * 8, allowed) if terms else []
     with_vectors = index.documents_with_vectors([hit.doc_id for hit in keyword_hits]) if query_vector is not None else set()
     scorer = RelevanceScorer(" ".join(terms))
     seen_keyword: set[str] = set()

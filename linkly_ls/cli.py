@@ -21,6 +21,7 @@ from linkly_ls.core.config import Config, load_config
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.errors import ErrorKind, LinklyError, ToolError, UsageError
 from linkly_ls.core.indexing.writer import IndexWriter
+from linkly_ls.core.tools.common import resolve_library
 from linkly_ls.core.tools.remote_collections import call_on_remote
 from linkly_ls.core.tools.registry import FORMAT_PROPERTY, REGISTRY, Tool, ToolRegistry
 from linkly_ls.core.tools.render import render, render_error
@@ -207,6 +208,10 @@ def _progress_printer():
 
 
 def run_index(engine: Engine, args: argparse.Namespace) -> int:
+    if args.library is not None and not args.library.strip():
+        raise UsageError("--library needs a name; leave it out to name the library after the folder")
+    if not args.paths and args.library:
+        resolve_library(engine.catalog, args.library)  # an unknown name is said before the writer role is asked
     writer = IndexWriter(engine)
     writer.claim()
     if args.paths:

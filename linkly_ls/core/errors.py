@@ -53,15 +53,22 @@ class IndexHeldError(LinklyError):
     """Another linkly process is the index's writer: it indexes, embeds and watches, this one reads."""
 
     REINDEX_ADVICE: ClassVar[str] = (
-        "to re-index now, ask it (the index_library MCP tool, the linkly.reindex editor command)"
+        "to re-index now, ask that process (the index_library tool of its own MCP server, the linkly.reindex "
+        "command of its editor) or stop it"
     )
 
     @classmethod
-    def naming(cls, holder: str = "", advice: str = REINDEX_ADVICE) -> IndexHeldError:
-        """The one message every face shows; `holder` is " (pid N)" when the holder wrote its pid."""
+    def naming(cls, holder: str = "", advice: str = REINDEX_ADVICE, watching: bool = True) -> IndexHeldError:
+        """The one message every face shows; `holder` is " (pid N)" when the holder wrote its pid, and
+        `watching` False when it published that it does not watch the folders (`serve --no-watch`)."""
+        if watching:
+            return cls(
+                f"another linkly process{holder} (serve, watch or an editor) keeps this index current and "
+                f"re-indexes changed files itself; {advice}"
+            )
         return cls(
-            f"another linkly process{holder} (serve, watch or an editor) keeps this index current and "
-            f"re-indexes changed files itself; {advice}"
+            f"another linkly process{holder} (serve, mcp or an editor) is this index's writer and does not "
+            f"watch its folders; {advice}"
         )
 
 

@@ -204,6 +204,8 @@ class LocalBackend:
         status = self.writer.status
         tool = self.registry.get(name)
         if tool.writes:
+            if tool.check is not None:
+                tool.check(self.engine, arguments)
             with self.writer.exclusive():
                 result = tool.call(self.engine, arguments)
         else:

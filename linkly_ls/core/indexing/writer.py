@@ -40,6 +40,7 @@ from linkly_ls.core.indexing.writer_status import (
     WATCHING,
     EmbeddingEta,
     WriterActivity,
+    read_activity,
     remove_activity,
     write_activity,
 )
@@ -93,6 +94,13 @@ def holder_text(lock: WriterLock) -> str:
     """" (pid N)" naming the process that holds the writer lock, when it wrote its pid."""
     pid = lock.holder_pid()
     return f" (pid {pid})" if pid else ""
+
+
+def held_error(lock: WriterLock, advice: str = IndexHeldError.REINDEX_ADVICE) -> IndexHeldError:
+    """The error for a process that is not the writer: naming the writer, and whether it watches (from the
+    activity it publishes: a writer that does not watch is idle between runs)."""
+    activity = read_activity(lock.path.parent, lock.holder_pid())
+    return IndexHeldError.naming(holder_text(lock), advice, watching=activity is None or activity.activity != IDLE)
 
 
 def print_reports(reports: list[IndexReport]) -> None:
@@ -197,12 +205,12 @@ class IndexWriter:
     def claim(self) -> None:
         """Become the writer now, or raise IndexHeldError naming the process that is."""
         if not self.try_claim():
-            raise IndexHeldError.naming(holder_text(self.lock))
+            raise held_error(self.lock)
 
     def check_held(self) -> None:
         """Raise IndexHeldError unless this process is the writer."""
         if not self.held:
-            raise IndexHeldError.naming(holder_text(self.lock))
+            raise held_error(self.lock)
 
     @contextmanager
     def exclusive(self) -> Iterator[None]:

@@ -17,6 +17,7 @@ from linkly_ls.core.tools.schema import SCHEMAS
 
 if TYPE_CHECKING:  # the indexer loads extraction code: only a run of this tool needs it
     from linkly_ls.core.indexing.indexer import IndexReport
+    from linkly_ls.core.store.records import LibraryRecord
 
 #: how many failed files a result lists per library (the counts are always complete)
 MAX_LISTED_ERRORS = 20
@@ -70,14 +71,19 @@ class ReindexResult:
         return "\n".join(out)
 
 
-def index_library(engine: Engine, **arguments: Any) -> ReindexResult:
-    """Re-index the named library, or every library when none is named (incremental)."""
+def check_arguments(engine: Engine, arguments: dict[str, Any]) -> LibraryRecord | None:
+    """The library to index (None: every one); an ArgumentError for a bad call, before any writing starts."""
     unknown = set(arguments) - set(INDEX_LIBRARY_SCHEMA["properties"])
     if unknown:
         raise ArgumentError(f"unknown argument `{sorted(unknown)[0]}` for index_library; accepted: library")
     name = arguments.get("library")
     if name is not None and not isinstance(name, str):
         raise ArgumentError(f"`library` must be a string, got {name!r}")
-    record = resolve_library(engine.catalog, name)
+    return resolve_library(engine.catalog, name)
+
+
+def index_library(engine: Engine, **arguments: Any) -> ReindexResult:
+    """Re-index the named library, or every library when none is named (incremental)."""
+    record = check_arguments(engine, arguments)
     reports = engine.index([record.name] if record else None)
     return ReindexResult(reports=reports, document_counts=engine.catalog.document_counts())

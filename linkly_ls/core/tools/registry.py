@@ -21,6 +21,7 @@ from linkly_ls.core.errors import ArgumentError, IndexDamagedError
 from linkly_ls.core.store.schema import StoreError
 from linkly_ls.core.tools import descriptions
 from linkly_ls.core.tools.grep import grep
+from linkly_ls.core.tools.index_library import check_arguments as check_index_library
 from linkly_ls.core.tools.index_library import index_library
 from linkly_ls.core.tools.links import links
 from linkly_ls.core.tools.outline import outline
@@ -73,6 +74,9 @@ class Tool:
     result_keys: tuple[str, ...]
     #: changes the index: only the index's writer runs it, and read-only servers hide it
     writes: bool = False
+    #: checks a writing tool's arguments before it takes the writer role (a bad call is told so, not that
+    #: another process writes the index)
+    check: Callable[[Any, dict[str, Any]], Any] | None = None
     cli: CliShape | None = None
     lsp_command: str | None = None
 
@@ -345,6 +349,7 @@ REGISTRY = ToolRegistry(
             description=descriptions.INDEX_LIBRARY,
             result_keys=("libraries",),
             writes=True,
+            check=check_index_library,
         ),
     ]
 )

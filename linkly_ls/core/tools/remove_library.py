@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.errors import ArgumentError, IndexHeldError, UsageError
-from linkly_ls.core.indexing.writer import holder_text
+from linkly_ls.core.errors import ArgumentError, UsageError
+from linkly_ls.core.indexing.writer import held_error
 from linkly_ls.core.store.catalog import LibraryRecord
 from linkly_ls.core.tools.common import resolve_library
 
@@ -60,8 +60,8 @@ def remove_library(engine: Engine, name: str) -> RemovedLibrary:
         )
         raise UsageError(f"library {record.name!r} is defined in {origin}: {then}")
     if not engine.writer_lock.held:
-        raise IndexHeldError.naming(
-            holder_text(engine.writer_lock),
+        raise held_error(
+            engine.writer_lock,
             "stop it to remove a library, or remove it from that editor (the linkly.removeLibrary command)",
         )
     errors = len(engine.catalog.errors(record.name))

@@ -236,6 +236,9 @@ def test_status_shows_each_library_and_the_writer_that_holds_the_index(env):
     assert rust["name"] == "rust" and rust["document_count"] == 3 and rust["failed_count"] == 1
     assert {"skipped_count", "skipped", "ocr_pending_count", "vector_coverage"} <= set(rust)
     assert data["writer"]["pid"] is None and data["mcp_url"] is None
+    broken = str(Path(env["_library"]) / "broken.md")
+    assert data["failed_files"] == [{"library": "rust", "path": broken, "message": "empty file (0 bytes)"}]
+    assert f"### Failed files\n\n- {broken}: empty file (0 bytes)" in run(env, "status").stdout, "named after the run that found it"
     with holding_the_writer_lock(env) as holder:
         held = run(env, "status")
         assert held.returncode == 0 and f"- writer: pid {holder.pid}, activity not published" in held.stdout

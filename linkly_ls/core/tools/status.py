@@ -19,6 +19,7 @@ from linkly_ls.core.tools.libraries import LibraryInfo, list_libraries
 
 if TYPE_CHECKING:
     from linkly_ls.core.indexing.writer import IndexWriter
+    from linkly_ls.core.store.records import ErrorRecord
 
 
 @dataclass
@@ -41,6 +42,11 @@ class WriterInfo:
         }
 
 
+#: failed files the text lists (the JSON lists up to MAX_FAILED_FILES; `failed` counts them all)
+SHOWN_FAILED_FILES = 20
+MAX_FAILED_FILES = 1000
+
+
 @dataclass
 class StatusResult:
     data_dir: str
@@ -48,6 +54,8 @@ class StatusResult:
     writer: WriterInfo
     mcp_url: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: the files that could not be indexed, with why (the first MAX_FAILED_FILES, by library and path)
+    failed_files: list[ErrorRecord] = field(default_factory=list)
 
     @property
     def embedding(self) -> dict[str, Any] | None:
@@ -62,6 +70,9 @@ class StatusResult:
             "skipped": sum(library.skipped_count for library in self.libraries),
             "failed": sum(library.failed_count for library in self.libraries),
             "ocr_pending": sum(library.ocr_pending_count for library in self.libraries),
+            "failed_files": [
+                {"library": failure.library, "path": failure.path, "message": failure.message} for failure in self.failed_files
+            ],
             "vector_coverage": self.vector_coverage(),
             "embedding": self.embedding,
             "writer": self.writer.to_json(),
@@ -117,6 +128,12 @@ class StatusResult:
                 f"| {library.record.name} | {library.document_count} | {skipped} | {library.failed_count} | "
                 f"{library.ocr_pending_count} | {vectors} |"
             )
+        if self.failed_files:
+            out += ["", "### Failed files", ""]
+            out += [f"- {failure.path}: {failure.message}" for failure in self.failed_files[:SHOWN_FAILED_FILES]]
+            more = data["failed"] - SHOWN_FAILED_FILES
+            if more > 0:
+                out.append(f"- … and {more} more (`linkly status --json` lists up to {MAX_FAILED_FILES:,})")
         return "\n".join(out)
 
     def _writer_line(self) -> str:
@@ -139,4 +156,7 @@ def status(engine: Engine, writer: IndexWriter | None = None, mcp_url: str | Non
         info = WriterInfo(pid=pid, this_process=False, activity=read_activity(engine.data_dir, pid) if pid else None)
     else:
         info = WriterInfo(pid=None, this_process=False, activity=None)
-    return StatusResult(data_dir=str(engine.data_dir), libraries=libraries, writer=info, mcp_url=mcp_url)
+    failed = [failure for library in libraries if library.failed_count for failure in engine.catalog.errors(library.record.name)]
+    return StatusResult(
+        data_dir=str(engine.data_dir), libraries=libraries, writer=info, mcp_url=mcp_url, failed_files=failed[:MAX_FAILED_FILES]
+    )

@@ -27,7 +27,7 @@ from linkly_ls.core.search.keyword import KeywordIndex
 from linkly_ls.core.indexing.document_store import DocumentStore, FlushCallback
 from linkly_ls.core.indexing.pdf_split import PdfSplitter, run_task
 from linkly_ls.core.indexing.preparation import PreparedFile, hash_file, one_line, prepare_file, prepare_here
-from linkly_ls.core.indexing.skips import TOO_LARGE, SkipTally, describe
+from linkly_ls.core.indexing.skips import OTHER_LIBRARY, TOO_LARGE, SkipTally, describe
 from linkly_ls.core.indexing.reachability import is_under, keep_message, root_problem, unreadable_problem
 from linkly_ls.core.indexing.walker import WalkRules, is_indexable, walk_library
 from linkly_ls.core.indexing.work_plan import plan, quick_files, slowest_first, worker_preload
@@ -197,6 +197,7 @@ class Indexer:
                 continue
             owner = self.catalog.by_path(key) if state is None else None
             if owner is not None and owner.library != library.name:
+                tally.add(str(path.parent), OTHER_LIBRARY)
                 continue
             work.append((key, (key, state[3] if state else None, first_pass)))
             sizes.append((path, stat.st_size))

@@ -2,7 +2,8 @@
 
 A full walk counts, per folder, the files it leaves out: kept out by a `.gitignore` or `.ignore`
 file, by the library's `exclude` globs or outside its `include` globs, of a type linkly does not
-read, or over `[limits] max_file_mb`. The counts are stored per library (the catalog's `skipped`
+read, over `[limits] max_file_mb`, or a document of another library (whose folder lies inside this
+one's: a document belongs to one library). The counts are stored per library (the catalog's `skipped`
 table), so `list_libraries`, `explore` and `linkly status` can say what is missing and why.
 """
 
@@ -15,6 +16,7 @@ EXCLUDE = "exclude"
 NOT_INCLUDED = "not_included"
 UNSUPPORTED = "unsupported"
 TOO_LARGE = "too_large"
+OTHER_LIBRARY = "other_library"
 
 #: each reason as a person reads it, in the order reports list them
 REASON_LABELS = {
@@ -23,6 +25,7 @@ REASON_LABELS = {
     NOT_INCLUDED: "not in include",
     UNSUPPORTED: "unsupported type",
     TOO_LARGE: "too large",
+    OTHER_LIBRARY: "in another library",
 }
 
 

@@ -88,3 +88,19 @@ def test_a_library_that_ignores_gitignore_indexes_those_files_and_the_counts_fol
         assert "old.md" not in {Path(path).name for path in engine.catalog.paths()}
     finally:
         engine.close()
+
+
+def test_a_document_of_a_library_inside_this_ones_folder_is_counted_as_in_another_library(tmp_path):
+    outer = tmp_path / "extra dir"
+    write(outer / "top.md", "# Top\n\ntop note\n")
+    write(outer / "sub folder" / "cafe.md", "# Café\n\ncrème brûlée\n")
+    engine = Engine(Config(data_dir=tmp_path / "data", limits=ExtractLimits(ocr=False)))
+    try:
+        engine.add_library([outer / "sub folder"], "inner")
+        engine.index(["inner"])
+        engine.add_library([outer], "outer")
+        [report] = engine.index(["outer"])
+        assert report.indexed == 1 and report.skipped == {"other_library": 1}
+        assert report.summary().endswith("; 1 skipped (in another library 1)")
+    finally:
+        engine.close()

@@ -115,7 +115,45 @@ def read_document(engine: Engine, params: dict[str, Any]) -> dict[str, Any]:
     return answer
 
 
+class ViewRefresher:
+    """Asks the client to fetch a `linkly:` view again (`workspace/textDocumentContent/refresh`) once an
+    index run has changed or removed its document: a client otherwise keeps showing the old text, whose
+    lines no longer match the outline, grep or definitions. Only views this server served are asked for."""
+
+    def __init__(self, ls: LinklyLanguageServer) -> None:
+        self.ls = ls
+        #: view URI -> the content hash of the document it was served from
+        self.served: dict[str, str] = {}
+
+    def served_view(self, uri: str, record: DocumentRecord) -> None:
+        self.served[uri] = record.content_hash
+
+    def after_index(self, reports: list) -> None:
+        if self.served and self.ls.client_supports("workspace.text_document_content"):
+            self.ls.background(self._refresh())
+
+    async def _refresh(self) -> None:
+        engine = self.ls.engine
+        if engine is None:
+            return
+
+        def changed() -> list[str]:
+            stale = []
+            for uri, content_hash in list(self.served.items()):
+                record = engine.catalog.get(doc_id_from_uri(uri))
+                if record is None or record.content_hash != content_hash:
+                    stale.append(uri)
+                    del self.served[uri]
+            return stale
+
+        for uri in await asyncio.to_thread(changed):
+            await self.ls.workspace_text_document_content_refresh_async(types.TextDocumentContentRefreshParams(uri=uri))
+
+
 def register(server: LinklyLanguageServer) -> None:
+    refresher = ViewRefresher(server)
+    server.on_indexed.append(refresher.after_index)
+
     @server.feature(READ)
     async def on_read(ls: LinklyLanguageServer, params: Any) -> dict[str, Any]:
         engine = await ls.ready_engine()
@@ -152,6 +190,7 @@ def register(server: LinklyLanguageServer) -> None:
 
         def text() -> str:
             record = document_for_uri(engine, params.uri)
+            refresher.served_view(params.uri, record)
             return "\n".join(engine.catalog.lines(record.doc_id))
 
         return types.TextDocumentContentResult(text=await asyncio.to_thread(text))

@@ -69,6 +69,19 @@ def to_document_symbols(nodes: list[OutlineNode], lines: list[str], units: UnitC
     return [convert(node, 0, last, 0) for node in nodes]
 
 
+def flat_symbols(symbols: list[types.DocumentSymbol], uri: str, container: str | None = None) -> list[types.SymbolInformation]:
+    """The tree as the flat list a client without hierarchical symbols reads, each naming its parent."""
+    flat: list[types.SymbolInformation] = []
+    for symbol in symbols:
+        flat.append(
+            types.SymbolInformation(
+                name=symbol.name, kind=symbol.kind, location=types.Location(uri=uri, range=symbol.range), container_name=container
+            )
+        )
+        flat.extend(flat_symbols(symbol.children or [], uri, symbol.name))
+    return flat
+
+
 def extract_buffer(text: str, suffix: str, engine: Engine) -> tuple[list[OutlineNode], list[str]]:
     """Extract unsaved buffer text with the extractor for its file type; the outline fits the buffer's lines."""
     buffer_lines = text.split("\n")
@@ -120,11 +133,14 @@ def register(server: LinklyLanguageServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     async def on_document_symbol(
         ls: LinklyLanguageServer, params: types.DocumentSymbolParams
-    ) -> list[types.DocumentSymbol]:
+    ) -> list[types.DocumentSymbol] | list[types.SymbolInformation]:
         engine = await ls.ready_engine()
         uri = params.text_document.uri
         buffer_text: str | None = None
         if not is_linkly_uri(uri) and uri in ls.workspace.text_documents:
             buffer_text = ls.workspace.get_text_document(uri).source
         nodes, lines = await asyncio.to_thread(outline_for, engine, uri, buffer_text)
-        return to_document_symbols(nodes, lines, ls.workspace.position_codec.client_num_units)
+        symbols = to_document_symbols(nodes, lines, ls.workspace.position_codec.client_num_units)
+        if ls.client_supports("text_document.document_symbol.hierarchical_document_symbol_support"):
+            return symbols
+        return flat_symbols(symbols, uri)

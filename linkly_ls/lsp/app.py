@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
             server.start_io()
     finally:
         server.stop()
-    return 0
+    return 0 if server.protocol._shutdown else 1  # LSP: exit without a shutdown request first ends with 1
 
 
 if __name__ == "__main__":

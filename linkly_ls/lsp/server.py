@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidRequest, JsonRpcServerNotInitialized
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol.json_rpc import RPCRequest
 
 from linkly_ls import __version__
 from linkly_ls.core.engine import Engine
@@ -39,7 +41,24 @@ BACKGROUND_GRACE_S = 1.0
 
 
 class LinklyProtocol(LanguageServerProtocol):
-    """Adds what pygls does not advertise by itself: `workspace.textDocumentContent` (LSP 3.18)."""
+    """Adds what pygls does not advertise by itself: `workspace.textDocumentContent` (LSP 3.18); and answers
+    the requests pygls leaves unanswered, so a client never waits for ever: one before `initialize` with
+    ServerNotInitialized (-32002), one after `shutdown` with InvalidRequest."""
+
+    initialize_received = False
+
+    def handle_message(self, message: Any) -> None:
+        method = getattr(message, "method", "")
+        if isinstance(message, RPCRequest) and method != types.INITIALIZE:
+            if not self.initialize_received:
+                self._send_response(message.id, error=JsonRpcServerNotInitialized(f"{method} before initialize").to_response_error())
+                return
+            if self._shutdown:
+                self._send_response(message.id, error=JsonRpcInvalidRequest(f"{method} after shutdown").to_response_error())
+                return
+        if method == types.INITIALIZE:
+            self.initialize_received = True
+        super().handle_message(message)
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams):

@@ -4,6 +4,7 @@ completion, broken-link diagnostics, and the links/related commands."""
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 
 import pytest
@@ -122,6 +123,23 @@ async def test_an_html_files_broken_links_are_warnings_on_its_source_lines(sessi
     assert hover is not None and "sect.remote-login.html#sect.ssh-key-based-auth" in hover.contents.value
     off_link = types.Position(line=on_link.line, character=0)
     assert await session.client.text_document_hover_async(types.HoverParams(text_document=document, position=off_link)) is None
+
+
+async def test_a_link_to_a_file_that_exists_unindexed_opens_it_and_says_why(session: Session) -> None:
+    outside = session.root / "outside.md"
+    outside.write_text("# Outside\n", encoding="utf-8")
+    notes = session.folders["notes"]
+    uri = (notes / "unindexed-links.md").as_uri()
+    failed = session.folders["books"] / "report-truncated.docx"
+    text = f"[bad]({os.path.relpath(failed, notes)}) and [out]({os.path.relpath(outside, notes)})\n"
+    open_text(session, uri, text)
+    document = types.TextDocumentIdentifier(uri=uri)
+    for needle, target, said in (("[bad]", failed, "could not be indexed: not a readable DOCX"), ("[out]", outside, "outside every library")):
+        position = position_of(text, needle, offset=2)
+        locations = await session.client.text_document_definition_async(types.DefinitionParams(text_document=document, position=position))
+        assert [location.uri for location in locations] == [target.as_uri()]
+        hover = await session.client.text_document_hover_async(types.HoverParams(text_document=document, position=position))
+        assert said in hover.contents.value, hover.contents.value
 
 
 async def test_completion_after_wikilink_and_inline_link_openers(session: Session) -> None:

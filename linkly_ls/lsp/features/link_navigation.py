@@ -12,12 +12,14 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from linkly_ls.core.document import OutlineNode
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.extract import is_supported
 from linkly_ls.core.links.headings import flatten
 from linkly_ls.core.links.resolver import ResolvedLink
 from linkly_ls.lsp.link_context import (
@@ -42,7 +44,12 @@ def definition(ls: LinklyLanguageServer, engine: Engine, uri: str, position: typ
     units = ls.workspace.position_codec.client_num_units
     context = links_in(ls, engine, uri, position.line + 1)
     link = link_at(context, position, units) if context else None
-    if context is None or link is None or link.doc_id is None:
+    if context is None or link is None:
+        return []
+    if link.doc_id is None:
+        # a file that exists but is not indexed (outside the libraries, failed, not read yet): the editor opens it
+        if link.status == "unindexed" and link.path:
+            return [types.Location(uri=file_uri(link.path), range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)))]
         return []
     record = context.target(link)
     return [target_location(link, record.doc_type if record else "", context)]
@@ -60,6 +67,16 @@ def hover(ls: LinklyLanguageServer, engine: Engine, uri: str, position: types.Po
 def _hover_text(engine: Engine, context: BufferLinks, link: ResolvedLink) -> str:
     if link.broken:
         return f"**Broken link**: {link.problem()}"
+    if link.status == "unindexed" and link.path:
+        failure = engine.catalog.error_for(link.path)
+        if failure is not None:
+            return f"`{link.target}`: could not be indexed: {failure.message}"
+        path = Path(link.path)
+        if engine.library_for_path(path) is None:
+            return f"`{link.target}`: a file outside every library (not indexed)"
+        if not is_supported(path):
+            return f"`{link.target}`: a type linkly does not read (not indexed)"
+        return f"`{link.target}`: not indexed (yet, or left out by the library's ignore files or globs)"
     if link.status != "ok" or link.doc_id is None:
         return f"`{link.target}` ({link.status})"
     record = context.target(link)

@@ -19,6 +19,7 @@ not count.
 
 from __future__ import annotations
 
+import re
 import time
 from bisect import bisect_right
 from collections.abc import Iterator
@@ -28,12 +29,15 @@ from typing import TYPE_CHECKING
 
 from linkly_ls.core.store.line_cache import DocumentText
 from linkly_ls.core.errors import ArgumentError, ToolError
+from linkly_ls.core.search.analysis import CJK_RUN
 from linkly_ls.core.search.grep_patterns import across_line_breaks, is_confined, is_literal, line_local_pattern, literal_suffix
 
 if TYPE_CHECKING:
     import regex
 
 TIME_BUDGET_S = 1.0
+#: two CJK characters side by side: a word a PDF's line break may split
+CJK_PAIR = re.compile(f"{CJK_RUN.pattern[:-1]}{{2}}")
 #: the budget reads this thread's CPU clock (~0.6 us) at most this often in wall time, and counts wall time between
 CPU_CLOCK_INTERVAL_S = 0.01
 #: the least timeout one engine call gets, so that a retried call can make progress
@@ -158,8 +162,9 @@ def compile_pattern(source: str, case_insensitive: bool) -> regex.Pattern:
 
 
 def needs_regex(source: str, case_insensitive: bool) -> bool:
-    """False for a case-sensitive plain literal, which is matched with `str.find` (and is always valid)."""
-    return case_insensitive or not is_literal(source)
+    """False for a case-sensitive plain literal, which is matched with `str.find` (and is always valid),
+    unless it holds a CJK word a line break may split (`across_line_breaks`)."""
+    return case_insensitive or not is_literal(source) or CJK_PAIR.search(source) is not None
 
 
 def find_matching_lines(document: DocumentText, source: str, case_insensitive: bool) -> LineMatches:
@@ -183,8 +188,8 @@ def _regex_lines(document: DocumentText, pattern: regex.Pattern) -> LineMatches:
 
     source = pattern.pattern
     if not any(token in source for token in ("^", "$", "\\A", "\\Z")):
-        if not is_confined(source):
-            across = across_line_breaks(source)
+        across = across_line_breaks(source)
+        if not is_confined(source) or (across is not None and across != source):
             text, pattern = (document.spaced, pattern) if across is None else (document.text, regex.compile(across, pattern.flags))
             return _numbered(document, *_first_spans(document, text, pattern, MatchBudget(), empty=True), one_line=False)
         budget = MatchBudget()

@@ -31,6 +31,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from linkly_ls.core.search.analysis import CJK_RUN
+
 #: characters that make a pattern more than a plain literal (`#` only matters in verbose mode)
 _SPECIAL = frozenset(".^$*+?{}[]\\|()#")
 #: escapes that never match a newline: word boundaries, digits, word characters, non-space
@@ -138,8 +140,10 @@ def _character_set(pattern: str, index: int) -> tuple[int, str | None]:
 
 
 def across_line_breaks(pattern: str) -> str | None:
-    """The pattern with every space it matches (a space, `\\ `, a space in a set) matching a newline too:
-    run over newline-joined lines, a phrase matches across a line break where its words are spaced.
+    """The pattern with every space it matches (a space, `\\ `, a space in a set) matching a newline too,
+    and a newline allowed between two Chinese or Japanese characters that stand side by side in it: run
+    over newline-joined lines, a phrase matches across a line break where its words are spaced, and a
+    CJK word where a PDF broke it (CJK text has no spaces to break at).
 
     None when the pattern's spaces cannot be told from its text: verbose mode (`(?x)`, where a space is
     no character), nested sets (`[[:space:]]`, set operations) or a set opened with `]`.
@@ -160,10 +164,18 @@ def across_line_breaks(pattern: str) -> str | None:
             members = pattern[index:end]
             out.append(members + "\\n]" if " " in members else members + "]")
             index = end + 1
+        elif char == " ":
+            out.append("[ \\n]")
+            index += 1
         else:
-            out.append("[ \\n]" if char == " " else char)
+            joined = _is_cjk(char) and index + 1 < len(pattern) and _is_cjk(pattern[index + 1])
+            out.append(char + "\\n?" if joined else char)
             index += 1
     return "".join(out)
+
+
+def _is_cjk(char: str) -> bool:
+    return CJK_RUN.fullmatch(char) is not None
 
 
 def _set_end(pattern: str, index: int) -> int | None:

@@ -259,3 +259,10 @@ def test_spaces_of_a_pattern_match_a_newline_too_where_they_can_be_read():
     assert across_line_breaks(r"[\]] x") == "[\\]][ \\n]x"
     for unreadable in ("(?x) a b", "(?ix)a", "[[:space:]]a", "[]] a", "[a"):
         assert across_line_breaks(unreadable) is None, unreadable
+
+
+def test_a_cjk_word_a_line_break_split_still_matches():
+    document = DocumentText("\n".join(["Debian 软件", "包管理", "软件包", "软件", "无关"]), (1.0, "h"))
+    found = find_matching_lines(document, "软件包", False)
+    assert [(match.first, match.last) for match in found.page(0, len(found))] == [(1, 2), (3, 3)]
+    assert across_line_breaks("软件+包") == "软\\n?件+包", "a quantified character keeps its quantifier"

@@ -36,6 +36,18 @@ class LinksResult:
     mentions: Mentions | None = None
     #: the listed mentions (at most `limit`) and what they show of their documents
     mention_rows: list[dict[str, Any]] | None = None
+    #: which lists were asked for (`direction`), and where each listing starts
+    outgoing_asked: bool = True
+    incoming_asked: bool = True
+    offset: int = 0
+    limit: int = 100
+
+    @property
+    def next_offset(self) -> int | None:
+        """Where the next page starts while any list has more; None when every list is complete."""
+        end = self.offset + self.limit
+        mentions = len(self.mentions.mentions) if self.mentions is not None else 0
+        return end if max(self.total_links, self.total_backlinks, mentions) > end else None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -58,6 +70,7 @@ class LinksResult:
             data["counts"]["mentioning_documents"] = self.mentions.documents
             if self.mentions.truncated:
                 data["mentions_truncated"] = True
+        data["next_offset"] = self.next_offset
         return data
 
     def _backlink_json(self, link: ResolvedLink) -> dict[str, Any]:
@@ -75,20 +88,22 @@ class LinksResult:
 
     def to_markdown(self) -> str:
         record = self.record
-        out = [
-            f"## Links of {record.title}",
-            f"doc_id `{record.doc_id}` · {record.path} · {self.total_links} link(s)"
-            + (f" ({self.links_within} within the document)" if self.links_within else "")
-            + f", {self.broken} broken · {self.total_backlinks} backlink(s)",
-            "",
-        ]
+        counts = []
+        if self.outgoing_asked:
+            within = f" ({self.links_within} within the document)" if self.links_within else ""
+            counts.append(f"{self.total_links} link(s){within}, {self.broken} broken")
+        if self.incoming_asked:
+            counts.append(f"{self.total_backlinks} backlink(s)")
+        out = [f"## Links of {record.title}", " · ".join([f"doc_id `{record.doc_id}`", record.path, *counts]), ""]
+        more = f"continue with offset={self.next_offset}" if self.next_offset is not None else ""
         if self.links:
             out.append("### Links")
             for link in self.links:
                 out.append(f"- line {link.line}: {_describe(link)}")
             out.append("")
-            if self.total_links > len(self.links):
-                out += [f"[{self.total_links - len(self.links):,} more link(s): raise `limit` (at most 500)]", ""]
+            after = self.total_links - self.offset - len(self.links)
+            if after > 0:
+                out += [f"[{after:,} more link(s): {more}]", ""]
         if self.backlinks:
             out.append("### Backlinks")
             for link in self.backlinks:
@@ -96,12 +111,17 @@ class LinksResult:
                 where = f" → line {link.target_line}" if link.target_line and link.target_line > 1 else ""
                 out.append(f"- {title} (`{link.source_id}`) line {link.line}: {_written(link)}{where}")
             out.append("")
-            if self.total_backlinks > len(self.backlinks):
-                out += [f"[{self.total_backlinks - len(self.backlinks):,} more backlink(s): raise `limit` (at most 500)]", ""]
+            after = self.total_backlinks - self.offset - len(self.backlinks)
+            if after > 0:
+                out += [f"[{after:,} more backlink(s): {more}]", ""]
         if self.mentions is not None:
             out.extend(self._mentions_markdown())
         if not self.links and not self.backlinks and not self.mention_rows:
-            out.append("_No links from or to this document._")
+            out.append(
+                f"_Nothing from offset {self.offset}: the counts above say how many there are._"
+                if self.offset
+                else "_No links from or to this document._"
+            )
         return "\n".join(out).rstrip()
 
     def _mentions_markdown(self) -> list[str]:
@@ -167,13 +187,14 @@ def links(engine: Engine, **arguments: Any) -> LinksResult:
     record = get_document(engine.catalog, params["doc_id"])
     resolver = LinkResolver(engine.catalog)
     direction = params["direction"]
-    limit = params["limit"]
+    limit, offset = params["limit"], params["offset"]
+    end = offset + limit
     outgoing: list[ResolvedLink] = []
     total_links = links_within = broken = 0
     if direction in ("both", "out"):
         # links that leave the document first: a PDF's contents, cross-references and index are
         # thousands of links within it, and would fill `limit` alone
-        found = resolver.outgoing(record, within_shown=limit)
+        found = resolver.outgoing(record, within_shown=end)
         outgoing = found.leaving + found.within
         total_links, links_within, broken = len(found.leaving) + found.within_total, found.within_total, found.broken
         if params["broken_only"]:
@@ -182,15 +203,15 @@ def links(engine: Engine, **arguments: Any) -> LinksResult:
             total_links = broken
     # backlinks come from other documents; the document's links to itself are among its links
     incoming = resolver.backlinks(record, from_itself=False) if direction in ("both", "in") else []
-    sources = engine.catalog.summaries(sorted({link.source_id for link in incoming[:limit]}))
+    sources = engine.catalog.summaries(sorted({link.source_id for link in incoming[offset:end]}))
     mentions: Mentions | None = None
     if params["mentions"]:
         linking = resolver.backlinks(record, from_itself=False) if direction == "out" else incoming
         mentions = find_mentions(engine.catalog, engine.keyword, record, {link.source_id for link in linking})
     return LinksResult(
         record=record,
-        links=outgoing[:limit],
-        backlinks=incoming[:limit],
+        links=outgoing[offset:end],
+        backlinks=incoming[offset:end],
         total_links=total_links,
         links_within=links_within,
         total_backlinks=len(incoming),
@@ -198,5 +219,9 @@ def links(engine: Engine, **arguments: Any) -> LinksResult:
         source_titles={doc_id: summary.title for doc_id, summary in sources.items()},
         source_types={doc_id: summary.doc_type for doc_id, summary in sources.items()},
         mentions=mentions,
-        mention_rows=_mention_rows(engine, mentions.mentions[:limit]) if mentions is not None else None,
+        mention_rows=_mention_rows(engine, mentions.mentions[offset:end]) if mentions is not None else None,
+        outgoing_asked=direction in ("both", "out"),
+        incoming_asked=direction in ("both", "in"),
+        offset=offset,
+        limit=limit,
     )

@@ -309,7 +309,8 @@ REGISTRY = ToolRegistry(
             title="Links and backlinks",
             description=descriptions.LINKS,
             result_keys=(
-                "doc_id", "title", "path", "links", "backlinks", "counts", "mentions", "mention_names", "mentions_truncated"
+                "doc_id", "title", "path", "links", "backlinks", "counts", "mentions", "mention_names", "mentions_truncated",
+                "next_offset",
             ),
             cli=CliShape(
                 "links",
@@ -320,6 +321,7 @@ REGISTRY = ToolRegistry(
                     "broken_only": "only broken links",
                     "mentions": "also the unlinked mentions: other documents naming this one without a link",
                     "limit": "1-500 (default 100)",
+                    "offset": "links, backlinks and mentions to skip in each list (default 0)",
                 },
             ),
             lsp_command="linkly.links",

@@ -123,6 +123,12 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "default": 100,
                 "description": "Maximum links, backlinks and mentions listed (1-500); counts are always complete.",
             },
+            "offset": {
+                "type": "integer",
+                "minimum": 0,
+                "default": 0,
+                "description": "Links, backlinks and mentions to skip in each list, for paging (`next_offset`).",
+            },
             "output_format": OUTPUT_FORMAT,
         },
         "required": ["doc_id"],

@@ -118,8 +118,24 @@ def test_links_leaving_the_document_come_first_and_its_links_to_itself_are_no_ba
 
 def test_a_list_cut_by_the_limit_says_how_many_more_there_are(engine):
     cut = call_tool(engine, "links", {"doc_id": engine.doc("index.md"), "limit": 5}).to_markdown()
-    assert "[4 more link(s): raise `limit` (at most 500)]" in cut
+    assert "[4 more link(s): continue with offset=5]" in cut
     backlinks = call_tool(engine, "links", {"doc_id": engine.doc("guide.md"), "direction": "in", "limit": 1}).to_markdown()
-    assert "[2 more backlink(s): raise `limit` (at most 500)]" in backlinks
+    assert "[2 more backlink(s): continue with offset=1]" in backlinks
     whole = call_tool(engine, "links", {"doc_id": engine.doc("index.md")}).to_markdown()
     assert "more link(s)" not in whole and "more backlink(s)" not in whole
+
+
+def test_every_link_can_be_reached_by_paging_with_offset(engine):
+    whole = call_tool(engine, "links", {"doc_id": engine.doc("index.md"), "direction": "out"}).to_json()
+    paged, offset = [], 0
+    while offset is not None:
+        page = call_tool(engine, "links", {"doc_id": engine.doc("index.md"), "direction": "out", "limit": 4, "offset": offset})
+        paged += page.to_json()["links"]
+        offset = page.to_json()["next_offset"]
+        if offset is not None:
+            assert f"more link(s): continue with offset={offset}]" in page.to_markdown()
+    assert paged == whole["links"] and whole["next_offset"] is None
+    incoming = call_tool(engine, "links", {"doc_id": engine.doc("guide.md"), "direction": "in"}).to_markdown()
+    assert "3 backlink(s)" in incoming and "link(s), " not in incoming.splitlines()[1], "no outgoing count when not asked"
+    past = call_tool(engine, "links", {"doc_id": engine.doc("index.md"), "offset": 50}).to_markdown()
+    assert "_Nothing from offset 50" in past

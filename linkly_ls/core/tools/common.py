@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import UTC, datetime, timedelta
 
@@ -37,6 +38,31 @@ def utc_now() -> str:
 
 def iso_utc(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+#: what `on_disk` says of a document's file, and how the text forms say it
+ON_DISK_NOTES = {
+    "changed": "the file changed on disk since it was indexed: this is the indexed text (a running "
+    "`linkly watch`/`serve` or editor re-indexes it within seconds; else `linkly index`)",
+    "deleted": "the file is gone from disk: this is the text indexed before (the next index run removes it)",
+}
+
+
+def on_disk(path: str, mtime_ns: int, size: int) -> str | None:
+    """"changed" or "deleted" when the file on disk is not what was indexed, else None."""
+    try:
+        stat = os.stat(path)
+    except FileNotFoundError:
+        return "deleted"
+    except OSError:
+        return None  # unreadable for a moment (permissions): nothing to say about its content
+    return "changed" if stat.st_mtime_ns != mtime_ns or stat.st_size != size else None
+
+
+def on_disk_note(data: dict) -> list[str]:
+    """The note a text form ends with when the JSON form says the file is not as indexed."""
+    state = data.get("on_disk")
+    return [f"> Note: {ON_DISK_NOTES[state]}."] if state in ON_DISK_NOTES else []
 
 
 def check_doc_id(value: str, argument: str = "doc_id") -> str:

@@ -14,7 +14,7 @@ from linkly_ls.core.store.catalog import DocumentRecord
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.store.line_cache import DocumentText
 from linkly_ls.core.remote.names import split_doc_id
-from linkly_ls.core.tools.common import get_document
+from linkly_ls.core.tools.common import get_document, on_disk, on_disk_note
 from linkly_ls.core.tools.remote_documents import RemoteResult, ask_remote, sent_arguments
 from linkly_ls.core.errors import ToolError
 from linkly_ls.core.provenance import Place, provenance_of
@@ -63,6 +63,9 @@ class GrepResult:
             "total_matches": self.total_matches,
             "total_lines": self.record.total_lines,
         }
+        state = on_disk(self.record.path, self.record.mtime_ns, self.record.size)
+        if state:
+            data["on_disk"] = state
         if self.output_mode == "content":
             data["offset"] = self.offset
             data["matches"] = [match.to_json() for match in self.matches]
@@ -78,7 +81,7 @@ def grep_markdown(data: dict[str, Any]) -> str:
     """The markdown of a `grep` answer, from its JSON form (a remote's answer renders the same way)."""
     head = f"{data['total_matches']} matching line(s) for `{data['pattern']}` in {data['title']} (`{data['doc_id']}`)"
     if "matches" not in data:  # output_mode=count
-        return head
+        return "\n".join([head, *on_disk_note(data)])
     out = [head, ""]
     previous_end = None
     previous_place = Place()
@@ -110,7 +113,7 @@ def grep_markdown(data: dict[str, Any]) -> str:
         out.append(f"[offset {data['offset']} is past the last match: there are {data['total_matches']}; start below that]")
     if shown_to < data["total_matches"]:
         out.append(f"\n[{data['total_matches'] - shown_to} more match(es); continue with offset={shown_to}]")
-    return "\n".join(out)
+    return "\n".join(out + on_disk_note(data))
 
 
 def _clip(text: str) -> str:

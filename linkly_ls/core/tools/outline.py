@@ -11,7 +11,7 @@ from linkly_ls.core.document import OutlineNode
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.links.resolver import LinkResolver
 from linkly_ls.core.remote.names import split_doc_id
-from linkly_ls.core.tools.common import get_document, iso_utc
+from linkly_ls.core.tools.common import get_document, iso_utc, on_disk, on_disk_note
 from linkly_ls.core.tools.remote_documents import RemoteResult, ask_remote, rewrite_document
 from linkly_ls.core.errors import ArgumentError
 from linkly_ls.core.tools.schema import validate
@@ -25,7 +25,7 @@ class DocumentOutline:
     backlinks: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "doc_id": self.record.doc_id,
             "title": self.record.title,
             "path": self.record.path,
@@ -38,6 +38,10 @@ class DocumentOutline:
             "backlinks": self.backlinks,
             "nodes": self.nodes,
         }
+        state = on_disk(self.record.path, self.record.mtime_ns, self.record.size)
+        if state:
+            data["on_disk"] = state
+        return data
 
 
 @dataclass
@@ -63,6 +67,7 @@ def outline_markdown(data: dict[str, Any]) -> str:
         if not document["nodes"]:
             out.append("_No outline (has_outline: false): use `grep` to find passages or `read` it page by page._")
         _markdown_nodes(document["nodes"], 0, out)
+        out.extend(on_disk_note(document))
         out.append("")
     return "\n".join(out).rstrip()
 

@@ -12,7 +12,7 @@ from typing import Any
 from linkly_ls.core.store.catalog import DocumentRecord
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.remote.names import split_doc_id
-from linkly_ls.core.tools.common import get_document
+from linkly_ls.core.tools.common import get_document, on_disk, on_disk_note
 from linkly_ls.core.tools.remote_documents import RemoteResult, ask_remote, sent_arguments
 from linkly_ls.core.errors import ToolError
 from linkly_ls.core.provenance import Provenance, page_range_label
@@ -48,6 +48,9 @@ class ReadResult:
             data["pages"] = {"first": self.pages[0], "last": self.pages[1]}
         if self.record.text_missing_reason:
             data["text_missing_reason"] = self.record.text_missing_reason
+        state = on_disk(self.record.path, self.record.mtime_ns, self.record.size)
+        if state:
+            data["on_disk"] = state
         return data
 
     def to_markdown(self) -> str:
@@ -70,7 +73,7 @@ def read_markdown(data: dict[str, Any]) -> str:
         )
     else:
         out.append(f"[end of document: {data['total_lines']} lines]")
-    return "\n".join(out)
+    return "\n".join(out + on_disk_note(data))
 
 
 def read(engine: Engine, **arguments: Any) -> ReadResult | RemoteResult:

@@ -228,7 +228,8 @@ REGISTRY = ToolRegistry(
             title="Grep a document",
             description=descriptions.GREP,
             result_keys=(
-                "doc_id", "title", "doc_type", "pattern", "total_matches", "total_lines", "offset", "matches", "next_offset"
+                "doc_id", "title", "doc_type", "pattern", "total_matches", "total_lines", "offset", "matches", "next_offset",
+                "on_disk",
             ),
             cli=CliShape(
                 "grep",
@@ -252,7 +253,8 @@ REGISTRY = ToolRegistry(
             title="Read document lines",
             description=descriptions.READ,
             result_keys=(
-                "doc_id", "title", "path", "offset", "lines", "total_lines", "remaining_lines", "next_offset", "pages"
+                "doc_id", "title", "path", "offset", "lines", "total_lines", "remaining_lines", "next_offset", "pages",
+                "on_disk",
             ),
             cli=CliShape(
                 "read",

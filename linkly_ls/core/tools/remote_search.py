@@ -150,7 +150,7 @@ def hit_from_remote(remote: str, data: dict[str, Any]) -> SearchHit:
         line=int(data.get("line", 1)),
         start_line=int(passage.get("start_line", 1)),
         end_line=int(passage.get("end_line", 1)),
-        stale=bool(data.get("stale", False)),
+        on_disk=data.get("on_disk") or ("changed" if data.get("stale") else None),
         text_missing_reason=data.get("text_missing_reason"),
         explain=data.get("explain"),
         content_hash=data.get("content_hash"),

@@ -9,12 +9,11 @@ and decides when a search is a miss.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.tools.common import compile_path_glob, empty_index_notice, iso_utc, parse_time, resolve_library
+from linkly_ls.core.tools.common import compile_path_glob, empty_index_notice, iso_utc, on_disk, parse_time, resolve_library
 from linkly_ls.core.errors import ArgumentError
 from linkly_ls.core.provenance import Place, Provenance, provenance_of
 from linkly_ls.core.search.calibration import absent_words, calibrate
@@ -52,7 +51,8 @@ class SearchHit:
     line: int
     start_line: int
     end_line: int
-    stale: bool = False
+    #: "changed" or "deleted" when the file on disk is not what was indexed (`common.on_disk`)
+    on_disk: str | None = None
     text_missing_reason: str | None = None
     explain: dict[str, Any] | None = None
     #: what copies share: copies on several servers show once when their answers are merged
@@ -82,7 +82,7 @@ class SearchHit:
             line=snippet.line,
             start_line=start_line,
             end_line=end_line,
-            stale=_is_stale(record),
+            on_disk=on_disk(record.path, record.mtime_ns, record.size),
             text_missing_reason=record.text_missing_reason,
             content_hash=record.content_hash,
             **extra,
@@ -112,8 +112,10 @@ class SearchHit:
             "library": self.library,
             "line": self.line,
             "passage": {"start_line": self.start_line, "end_line": self.end_line},
-            "stale": self.stale,
+            "stale": self.on_disk is not None,
         }
+        if self.on_disk:
+            data["on_disk"] = self.on_disk
         self.place.add_to(data)
         if self.text_missing_reason:
             data["text_missing_reason"] = self.text_missing_reason
@@ -165,7 +167,9 @@ class SearchResult:
             out.append("_The index is still building (vectors are being computed); results may improve._")
         out.append("")
         for rank, hit in enumerate(self.results, start=1):
-            flags = " · **stale** (changed on disk since indexed)" if hit.stale else ""
+            flags = {"changed": " · **stale** (changed on disk since indexed)", "deleted": " · **stale** (deleted from disk)"}.get(
+                hit.on_disk or "", ""
+            )
             out.append(f"### {rank}. {hit.title}")
             out.append(
                 f"- doc_id: `{hit.doc_id}` · {hit.doc_type} · relevance {hit.relevance:.2f} · "
@@ -337,13 +341,6 @@ def _rounded(value: float | None, digits: int = 4) -> float | None:
     return None if value is None else round(float(value), digits)
 
 
-def _is_stale(record: DocumentSummary) -> bool:
-    """True when the file on disk is not what was indexed (changed, or gone)."""
-    try:
-        stat = os.stat(record.path)
-    except OSError:
-        return True
-    return stat.st_mtime_ns != record.mtime_ns or stat.st_size != record.size
 
 
 def empty_index_result(engine: Engine, query: str) -> SearchResult:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+
 import pytest
 
 from linkly_ls.core.tools import ArgumentError, ToolError, call_tool
@@ -36,3 +39,28 @@ def test_read_and_grep_do_not_parse_the_outline(engine, monkeypatch):
     assert call_tool(engine, "read", {"doc_id": doc_id}).to_json()["lines"][0]["text"] == "# Receipts"
     assert call_tool(engine, "grep", {"doc_id": doc_id, "pattern": "grocery"}).to_json()["total_matches"] == 1
     assert engine.catalog.get(doc_id, with_outline=False).title == "Receipts"
+
+
+def test_read_grep_and_outline_say_when_the_file_changed_or_went_from_disk(engine, tmp_path):
+    doc_id = doc(engine, "long.txt")
+    record = engine.catalog.get(doc_id)
+    path = record.path
+    kept = tmp_path / "long.txt"
+    shutil.copy2(path, kept)
+    try:
+        assert "on_disk" not in call_tool(engine, "read", {"doc_id": doc_id, "limit": 1}).to_json()
+        with open(path, "a", encoding="utf-8") as file:
+            file.write("one more line\n")
+        for tool, arguments in (("read", {"limit": 1}), ("grep", {"pattern": "topic"})):
+            result = call_tool(engine, tool, {"doc_id": doc_id, **arguments})
+            assert result.to_json()["on_disk"] == "changed"
+            assert "> Note: the file changed on disk since it was indexed" in result.to_markdown()
+        assert call_tool(engine, "outline", {"doc_ids": [doc_id]}).to_json()["documents"][0]["on_disk"] == "changed"
+        os.remove(path)
+        gone = call_tool(engine, "read", {"doc_id": doc_id, "limit": 1})
+        assert gone.to_json()["on_disk"] == "deleted" and "the file is gone from disk" in gone.to_markdown()
+        found = call_tool(engine, "search", {"query": "quick brown fox", "mode": "keyword"})
+        hit = next(hit for hit in found.to_json()["results"] if hit["doc_id"] == doc_id)
+        assert hit["stale"] is True and hit["on_disk"] == "deleted" and "**stale** (deleted from disk)" in found.to_markdown()
+    finally:
+        shutil.copy2(kept, path)

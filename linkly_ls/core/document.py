@@ -130,6 +130,10 @@ def build_outline(headings: list[Heading], total_lines: int) -> list[OutlineNode
 
 
 def _assign_ranges(nodes: list[OutlineNode], parent_end: int) -> None:
+    """Each node's end line; a child that starts past its parent's end (its bookmark points past the
+    parent's next sibling) is moved to that end, so a section always holds its subsections."""
+    for node in nodes:
+        node.start_line = min(node.start_line, parent_end)
     for index, node in enumerate(nodes):
         if index + 1 < len(nodes):
             node.end_line = max(node.start_line, nodes[index + 1].start_line - 1)

@@ -49,3 +49,15 @@ def test_cap_lines_wraps_long_lines_and_moves_outline_with_them():
     assert document.lines[second.start_line - 1] == "B"
     assert document.outline[0].end_line == second.start_line - 1
     assert any("wrapped" in warning for warning in document.warnings)
+
+
+def test_a_subsection_that_starts_past_its_sections_end_is_kept_inside_it():
+    from linkly_ls.core.document import Heading, build_outline
+
+    outline = build_outline(
+        [Heading(1, "Seventh", 111), Heading(2, "Eighth", 120), Heading(2, "Ninth", 145), Heading(1, "Tenth", 145)], 200
+    )
+    seventh, tenth = outline
+    assert (seventh.start_line, seventh.end_line) == (111, 144) and (tenth.start_line, tenth.end_line) == (145, 200)
+    for child in seventh.children:
+        assert seventh.start_line <= child.start_line <= child.end_line <= seventh.end_line, child

@@ -25,8 +25,9 @@ configured model relevance keeps its order but its thresholds are less exact.
 from __future__ import annotations
 
 import math
+import re
 
-from linkly_ls.core.search.analysis import cjk_query_terms, has_cjk
+from linkly_ls.core.search.analysis import SNOWBALL_ENGLISH_STOPWORDS, cjk_query_terms, has_cjk
 from linkly_ls.core.search.keyword import ANALYZERS, english_query_terms
 
 COSINE_UNRELATED = 0.15
@@ -35,32 +36,52 @@ COSINE_STRONG = 0.65
 SEMANTIC_WEIGHT = 0.5
 
 
+ENGLISH_FUNCTION_WORDS = frozenset(SNOWBALL_ENGLISH_STOPWORDS)
+
+
 class RelevanceScorer:
     def __init__(self, query: str, document_frequency=None, documents: int = 0) -> None:
         """`document_frequency(field, term)`: in how many chunks the keyword index's `field` holds `term`
         (the rarity weights; without it every term weighs the same). Chinese and Japanese text counts by
         its character pairs, as the keyword index reads it (`cjk`), not by runs of characters: a run of
-        the query ("虚拟主机") is found inside a longer run of the passage."""
-        analyzer = ANALYZERS["lk_en"]
-        words = [term for term in dict.fromkeys(english_query_terms(query)) if not has_cjk(term)]
+        the query ("虚拟主机") is found inside a longer run of the passage. The query is read in English,
+        French and German, as the keyword side reads it, and a passage is covered by the reading that
+        finds most of it (`créerons` finds `créer` in a French passage); each word weighs in every
+        reading what its English reading weighs (the field every document has)."""
         self.cjk_terms = list(dict.fromkeys(cjk_query_terms(query)))
-        self.terms = words + self.cjk_terms
-        self.weights = {term: 1.0 for term in self.terms}
+        english = [term for term in dict.fromkeys(english_query_terms(query)) if not has_cjk(term)]
+        self.terms = english + self.cjk_terms
+        weights = {term: 1.0 for term in self.terms}
         if document_frequency is not None and documents:
             for term in self.terms:
                 frequency = document_frequency("cjk" if term in self.cjk_terms else "body", term)
-                self.weights[term] = math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5))
-        self._analyzer = analyzer
+                weights[term] = math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5))
+        self.readings: list[tuple[object, dict[str, float]]] = [(ANALYZERS["lk_en"], weights)]
+        # English function words are no content in the other readings either ("the" is no French stopword)
+        words = [word for word in re.findall(r"\w+", query) if word.lower() not in ENGLISH_FUNCTION_WORDS and not has_cjk(word)]
+        for name in ("lk_fr", "lk_de"):
+            analyzer = ANALYZERS[name]
+            reading: dict[str, float] = {}
+            for word in words:
+                own, in_english = analyzer.analyze(word), ANALYZERS["lk_en"].analyze(word)
+                if own:
+                    reading[own[0]] = max(reading.get(own[0], 0.0), weights.get(in_english[0], 1.0) if in_english else 1.0)
+            if reading:
+                self.readings.append((analyzer, reading | {term: weights[term] for term in self.cjk_terms}))
 
     def lexical(self, lines: list[str], title: str) -> float:
-        """Rarity-weighted share of the query's content words found in the passage or title."""
+        """Rarity-weighted share of the query's content words found in the passage or title, by the
+        reading that finds most."""
         if not self.terms:
             return 0.0
         text = title + "\n" + "\n".join(lines)
-        found = set(self._analyzer.analyze(text))
-        found.update(term for term in self.cjk_terms if term in text)
-        total = sum(self.weights.values()) or 1.0
-        return sum(weight for term, weight in self.weights.items() if term in found) / total
+        cjk_found = {term for term in self.cjk_terms if term in text}
+        best = 0.0
+        for analyzer, weights in self.readings:
+            found = set(analyzer.analyze(text)) | cjk_found
+            total = sum(weights.values()) or 1.0
+            best = max(best, sum(weight for term, weight in weights.items() if term in found) / total)
+        return best
 
     @staticmethod
     def semantic(cosine: float) -> float:

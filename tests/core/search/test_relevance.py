@@ -51,3 +51,12 @@ def test_the_cosine_is_read_between_unrelated_and_strong():
     assert RelevanceScorer.semantic(COSINE_STRONG) == 1.0
     assert RelevanceScorer.semantic((COSINE_UNRELATED + COSINE_STRONG) / 2) == pytest.approx(0.5)
     assert RelevanceScorer.combine(0.4, None) == 0.4
+
+
+def test_a_french_or_german_form_covers_the_passage_that_holds_another_form_of_the_word():
+    assert RelevanceScorer("créerons").lexical(["Nous allons créer un projet Astro."], "") == pytest.approx(1.0)
+    assert RelevanceScorer("Erweiterungen").lexical(["Eine Erweiterung installieren"], "") == pytest.approx(1.0)
+    assert RelevanceScorer("the cat").lexical(["the dog"], "") == 0.0, "English function words count in no reading"
+    frequencies = {("body", "catalogu"): 5, ("body", "map"): 500}
+    rare_first = RelevanceScorer("cataloguing maps", lambda field, term: frequencies[field, term], documents=1000)
+    assert rare_first.lexical(["maps"], "") < 0.3, "each word weighs what its English reading weighs, in every reading"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from datetime import UTC, datetime, timedelta
 
 from linkly_ls.core.store.catalog import Catalog, DocumentRecord, LibraryRecord
@@ -117,7 +118,9 @@ def parse_time(value: str | None, argument: str, end_of_day: bool = False) -> fl
 
 def compile_path_glob(pattern: str) -> re.Pattern[str]:
     """The spec's path_glob: substring match, `*` spans `/`, `?` one character, `[...]` a set,
-    backslash escapes a metacharacter, always case-sensitive."""
+    backslash escapes a metacharacter, always case-sensitive; in Unicode's composed form (NFC), as
+    `allowed_documents` compares paths."""
+    pattern = unicodedata.normalize("NFC", pattern)
     out: list[str] = []
     index = 0
     while index < len(pattern):

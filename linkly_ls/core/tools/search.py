@@ -9,6 +9,7 @@ and decides when a search is a miss.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -212,11 +213,14 @@ def allowed_documents(engine: Engine, params: dict[str, Any]) -> list[str] | Non
     before = parse_time(params.get("modified_before"), "modified_before", end_of_day=True)
     if after is not None and before is not None and after > before:
         raise ArgumentError("`modified_after` is later than `modified_before`; no document can match")
+    if "md" in doc_types and "mdx" not in doc_types:
+        doc_types.append("mdx")  # the contract's Markdown is `.md` and `.mdx`
     glob = compile_path_glob(params["path_glob"]) if params.get("path_glob") else None
     if library is None and not doc_types and after is None and before is None and glob is None:
         return None
     rows = engine.catalog.documents_matching(library.name if library else None, doc_types, after, before)
-    return [doc_id for doc_id, path in rows if glob is None or glob.search(path)]
+    # a name may be stored composed (é) or decomposed (e + ´, as macOS writes names): both read alike
+    return [doc_id for doc_id, path in rows if glob is None or glob.search(unicodedata.normalize("NFC", path))]
 
 
 def search(engine: Engine, **arguments: Any) -> SearchResult:

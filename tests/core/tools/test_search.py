@@ -123,3 +123,28 @@ def test_a_long_query_is_searched_whole_but_not_echoed_whole(engine):
     heading = call_tool(engine, "search", {"query": query}).to_markdown().splitlines()[0]
     assert heading.startswith("## Search: receipts receipts") and heading.endswith(f"… ({len(query):,} characters)")
     assert len(heading) < 250
+
+
+def test_markdown_means_md_and_mdx_and_a_glob_matches_either_unicode_form_of_a_name(tmp_path):
+    import unicodedata
+
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.tools import call_tool
+
+    root = tmp_path / "notes"
+    decomposed = root / unicodedata.normalize("NFD", "Über")
+    decomposed.mkdir(parents=True)
+    (decomposed / "nfd.md").write_text("# Zorblax\n\nzorblax in a folder named with a decomposed U.\n", encoding="utf-8")
+    (root / "page.mdx").write_text("# Zorblax page\n\nzorblax in MDX.\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="n", paths=[root])], raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+
+        def names(**arguments) -> set[str]:
+            return {Path(hit.path).name for hit in call_tool(engine, "search", {"query": "zorblax", **arguments}).results}
+
+        assert names(doc_types=["md"]) == {"nfd.md", "page.mdx"} and names(doc_types=["mdx"]) == {"page.mdx"}
+        assert names(path_glob="Über/") == {"nfd.md"} == names(path_glob=unicodedata.normalize("NFD", "Über/"))
+    finally:
+        engine.close()

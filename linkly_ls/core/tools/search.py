@@ -10,10 +10,13 @@ and decides when a search is a miss.
 from __future__ import annotations
 
 import unicodedata
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any
 
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.extract import doc_type_for
+from linkly_ls.core.store.records import name_key, title_key
 from linkly_ls.core.tools.common import compile_path_glob, empty_index_notice, iso_utc, on_disk, parse_time, resolve_library
 from linkly_ls.core.errors import ArgumentError
 from linkly_ls.core.provenance import Place, Provenance, provenance_of
@@ -234,7 +237,7 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
         return empty_index_result(engine, query)
     allowed = allowed_documents(engine, params)
     ranking = rank_documents(engine, query, allowed, mode=mode)
-    distinct = _distinct_documents(engine, ranking.documents, limit)
+    distinct = _distinct_documents(engine, _named_first(engine, query, ranking.documents), limit)
     records = engine.catalog.summaries([document.doc_id for document in distinct])
     picked = [(document, records[document.doc_id]) for document in distinct if document.doc_id in records]
     cosines = best_cosines(ranking, [document.doc_id for document, _ in picked])
@@ -259,6 +262,21 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     )
     _add_guidance(result, params)
     return result
+
+
+def _named_first(engine: Engine, query: str, documents: list[RankedDocument]) -> list[RankedDocument]:
+    """The candidates that the query names, first: a document whose title is the query, or whose file
+    name is (`rfc2616`, `pdflatex-outline.pdf`). A person who types a name means that document; its
+    words may be rarer in it than in the documents that cite it."""
+    keys = {title_key(query)}
+    if doc_type_for(Path(query)) is not None:
+        keys.add(name_key(query))
+    named = {doc_id for key in keys if key for doc_id, _, _ in engine.catalog.documents_named(key)}
+    if not named:
+        return documents
+    return [document for document in documents if document.doc_id in named] + [
+        document for document in documents if document.doc_id not in named
+    ]
 
 
 def _distinct_documents(engine: Engine, documents: list[RankedDocument], limit: int) -> list[RankedDocument]:
@@ -297,7 +315,8 @@ def _make_hit(
     lines = engine.catalog.lines(record.doc_id)
     passage = _shown_passage(document, cosine[1] if cosine else None)
     snippet = best_snippet(matcher, lines, passage.start_line, passage.end_line, provenance.marker_lines(lines))
-    lexical = scorer.lexical(lines[passage.start_line - 1 : passage.end_line], record.title)
+    # the file's name is evidence as its title is (`rfc2616.txt` answers "rfc2616")
+    lexical = scorer.lexical(lines[passage.start_line - 1 : passage.end_line], f"{record.title}\n{Path(record.path).name}")
     semantic = scorer.semantic(cosine[0]) if cosine else None
     relevance = scorer.combine(lexical, semantic)
     details = None

@@ -313,10 +313,17 @@ def _make_hit(
     provenance: Provenance,
 ) -> SearchHit:
     lines = engine.catalog.lines(record.doc_id)
+    title = f"{record.title}\n{Path(record.path).name}"  # the file's name is evidence as its title is
     passage = _shown_passage(document, cosine[1] if cosine else None)
+    lexical = scorer.lexical(lines[passage.start_line - 1 : passage.end_line], title)
+    keyword_passage = document.keyword_passage
+    if keyword_passage is not None and passage is not keyword_passage:
+        # the closest chunk in meaning, unless the keyword hit holds more of the query's words: a list
+        # whose snippets miss the words the keyword side found them by reads as noise
+        found = scorer.lexical(lines[keyword_passage.start_line - 1 : keyword_passage.end_line], title)
+        if found > lexical:
+            passage, lexical = keyword_passage, found
     snippet = best_snippet(matcher, lines, passage.start_line, passage.end_line, provenance.marker_lines(lines))
-    # the file's name is evidence as its title is (`rfc2616.txt` answers "rfc2616")
-    lexical = scorer.lexical(lines[passage.start_line - 1 : passage.end_line], f"{record.title}\n{Path(record.path).name}")
     semantic = scorer.semantic(cosine[0]) if cosine else None
     relevance = scorer.combine(lexical, semantic)
     details = None
@@ -362,8 +369,6 @@ def _shown_passage(document: RankedDocument, best_vector_passage: Passage | None
 
 def _rounded(value: float | None, digits: int = 4) -> float | None:
     return None if value is None else round(float(value), digits)
-
-
 
 
 def empty_index_result(engine: Engine, query: str) -> SearchResult:

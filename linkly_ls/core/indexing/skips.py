@@ -2,8 +2,9 @@
 
 A full walk counts, per folder, the files it leaves out: kept out by a `.gitignore` or `.ignore`
 file, by the library's `exclude` globs or outside its `include` globs, of a type linkly does not
-read, over `[limits] max_file_mb`, or a document of another library (whose folder lies inside this
-one's: a document belongs to one library). The counts are stored per library (the catalog's `skipped`
+read, over `[limits] max_file_mb`, a document of another library (whose folder lies inside this
+one's: a document belongs to one library), not a regular file (a named pipe, a device: reading one
+would wait for ever), or named in bytes that are not UTF-8 (the index stores text). The counts are stored per library (the catalog's `skipped`
 table), so `list_libraries`, `explore` and `linkly status` can say what is missing and why.
 """
 
@@ -17,6 +18,8 @@ NOT_INCLUDED = "not_included"
 UNSUPPORTED = "unsupported"
 TOO_LARGE = "too_large"
 OTHER_LIBRARY = "other_library"
+SPECIAL = "special"
+BAD_NAME = "bad_name"
 
 #: each reason as a person reads it, in the order reports list them
 REASON_LABELS = {
@@ -26,6 +29,8 @@ REASON_LABELS = {
     UNSUPPORTED: "unsupported type",
     TOO_LARGE: "too large",
     OTHER_LIBRARY: "in another library",
+    SPECIAL: "not a regular file",
+    BAD_NAME: "name not UTF-8",
 }
 
 

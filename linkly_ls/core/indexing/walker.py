@@ -9,6 +9,7 @@ person's documents.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,7 @@ from pathlib import Path
 import pathspec
 
 from linkly_ls.core.extract import is_supported
-from linkly_ls.core.indexing.skips import EXCLUDE, GITIGNORE, NOT_INCLUDED, UNSUPPORTED
+from linkly_ls.core.indexing.skips import BAD_NAME, EXCLUDE, GITIGNORE, NOT_INCLUDED, SPECIAL, UNSUPPORTED
 
 #: (folder, reason, number of files) for files a walk leaves out
 SkipCallback = Callable[[str, str, int], None]
@@ -124,6 +125,11 @@ def _kept_folders(
             continue
         if full.resolve() in skip:
             continue
+        if not utf8_name(name):
+            count = count_documents(full)
+            if count:
+                skipped(str(current), BAD_NAME, count)
+            continue
         reason = GITIGNORE if _ignored(ignore_stack, relative_dir + name, True) else None
         if reason is None and rules._exclude is not None and rules._exclude.match_file(relative_dir + name + "/"):
             reason = EXCLUDE
@@ -153,10 +159,20 @@ def _wanted_files(
             continue
         full = current / name
         relative = relative_dir + name
-        if full.is_symlink():
+        try:
+            mode = full.lstat().st_mode
+        except FileNotFoundError:  # gone since the folder was listed
+            continue
+        if stat.S_ISLNK(mode):
             continue
         if not is_supported(full):
             unsupported += 1
+            continue
+        if not stat.S_ISREG(mode):
+            skipped(directory, SPECIAL, 1)
+            continue
+        if not utf8_name(name):
+            skipped(directory, BAD_NAME, 1)
             continue
         reason = GITIGNORE if _ignored(ignore_stack, relative, False) else rules.unwanted_reason(relative)
         if reason is not None:
@@ -165,6 +181,15 @@ def _wanted_files(
         yield full
     if unsupported:
         skipped(directory, UNSUPPORTED, unsupported)
+
+
+def utf8_name(name: str) -> bool:
+    """Whether a name the file system gave is text (bytes that are not UTF-8 come as surrogates)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def count_documents(folder: Path) -> int:
@@ -204,7 +229,12 @@ def is_indexable(path: Path, root: Path, rules: WalkRules) -> bool:
     except ValueError:
         return False
     parts = relative.parts
-    if not parts or not is_supported(path) or path.is_symlink():
+    if not parts or not is_supported(path) or not all(utf8_name(part) for part in parts):
+        return False
+    try:
+        if not stat.S_ISREG(path.lstat().st_mode):  # a symlink, a pipe, a device
+            return False
+    except OSError:
         return False
     if any(part.startswith(".") or part in ALWAYS_SKIPPED_DIRS for part in parts):
         return False

@@ -7,17 +7,24 @@ saved file is searchable within about a second and nothing is re-indexed whole.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from linkly_ls.core.errors import LinklyError
 from linkly_ls.core.engine import Engine
 
 if TYPE_CHECKING:
     from linkly_ls.core.indexing.indexer import IndexReport
 
 DEBOUNCE_MS = 150
+_UNDECODABLE = re.compile(r'decode path "(.*)" to string')
+
+
+class WatchError(LinklyError):
+    """The watcher cannot go on, for a reason the user can fix."""
 
 
 def paths_by_library(engine: Engine, changed: set[Path]) -> dict[str, list[Path]]:
@@ -71,12 +78,34 @@ def watch_libraries(
     place, so such a change is picked up then instead of at the next restart.
     `names`: watch only these libraries (None: all).
     """
-    from watchfiles import watch  # imported here: a language server answers its first requests without it
-
     libraries = [library for library in engine.libraries() if names is None or library.name in names]
     roots = sorted({root for library in libraries for root in library.paths if _is(Path(root), Path.exists)})
     if not roots:
         return
+    try:
+        _watch(engine, roots, on_batch, stop, debounce_ms, catch_up, names)
+    except Exception as error:
+        # watchfiles reads every name under a root as text, and stops at one that is not UTF-8
+        named = _UNDECODABLE.search(str(error))
+        if named is None:
+            raise
+        raise WatchError(
+            f"the file watcher stopped: the name of {named.group(1)} is not UTF-8, which it cannot read; "
+            "rename it (indexing leaves it out, counted as 'name not UTF-8') and start watching again"
+        ) from None
+
+
+def _watch(
+    engine: Engine,
+    roots: list[str],
+    on_batch: Callable[[list[IndexReport]], None] | None,
+    stop: threading.Event | None,
+    debounce_ms: int,
+    catch_up: bool,
+    names: list[str] | None,
+) -> None:
+    from watchfiles import watch  # imported here: a language server answers its first requests without it
+
     for changes in watch(
         *roots,
         debounce=debounce_ms,

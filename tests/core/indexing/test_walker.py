@@ -1,4 +1,5 @@
 import os
+import threading
 from pathlib import Path
 
 from linkly_ls.core.indexing.walker import WalkRules, is_indexable, walk_library
@@ -127,3 +128,41 @@ def test_a_folder_whose_entries_cannot_be_looked_at_is_reported_and_left(tmp_pat
     found = sorted(p.relative_to(tmp_path).as_posix() for p in walk_library(tmp_path, WalkRules([], [], []), on_unreadable=unreadable.append))
     assert found == ["a.md", "open/d.md"]
     assert [(type(error), error.filename) for error in unreadable] == [(PermissionError, str(locked))]
+
+
+def test_pipes_and_names_that_are_not_utf8_are_counted_not_read(tmp_path):
+    """A named pipe would block its reader for ever; a name in bytes that are not UTF-8 cannot be stored."""
+    root = tmp_path / "lib"
+    root.mkdir()
+    (root / "ok.md").write_text("# ok\n", encoding="utf-8")
+    os.mkfifo(root / "pipe.md")
+    bad_name = os.fsdecode(b"b\xff.md")
+    (root / bad_name).write_text("# b\n", encoding="utf-8")
+    bad_folder = root / os.fsdecode(b"d\xfe")
+    bad_folder.mkdir()
+    (bad_folder / "c.md").write_text("# c\n", encoding="utf-8")
+    counted: list[tuple[str, str, int]] = []
+    found = list(walk_library(root, WalkRules([], [], []), on_skipped=lambda folder, reason, count: counted.append((folder, reason, count))))
+    assert found == [root / "ok.md"]
+    assert sorted(counted) == sorted([(str(root), "special", 1), (str(root), "bad_name", 1), (str(root), "bad_name", 1)])
+    assert not is_indexable(root / "pipe.md", root, WalkRules([], [], [])) and not is_indexable(root / bad_name, root, WalkRules([], [], []))
+
+
+def test_the_watcher_stops_with_a_clear_error_at_a_name_it_cannot_read(tmp_path):
+    import pytest
+
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.indexing.watcher import WatchError, watch_libraries
+
+    root = tmp_path / "lib"
+    (root / os.fsdecode(b"d\xfe")).mkdir(parents=True)
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="l", paths=[root])], raw={"embedding": {"model": "none"}}))
+    try:
+        stop = threading.Event()
+        threading.Timer(10, stop.set).start()  # a watcher that did start is stopped: the test fails, it does not hang
+        with pytest.raises(WatchError, match=r"the name of .*d\\xFE is not UTF-8"):
+            watch_libraries(engine, stop=stop, catch_up=False)
+        stop.set()
+    finally:
+        engine.close()

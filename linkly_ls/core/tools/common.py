@@ -116,38 +116,57 @@ def parse_time(value: str | None, argument: str, end_of_day: bool = False) -> fl
         ) from None
 
 
-def compile_path_glob(pattern: str) -> re.Pattern[str]:
+class PathGlob:
+    """A compiled `path_glob`: its pieces between `*`s, each a regex of fixed length (`?` and sets), found
+    in order, each at its leftmost place after the one before. Leftmost is always right, since a `*`
+    takes whatever lies between: a match costs a pass over the path, where one regex of `.*`s
+    backtracked for minutes on `*L*L*L*L*X` against a long name (the whole server waited)."""
+
+    def __init__(self, pieces: list[re.Pattern[str]]) -> None:
+        self.pieces = pieces
+
+    def search(self, path: str) -> bool:
+        position = 0
+        for piece in self.pieces:
+            found = piece.search(path, position)
+            if found is None:
+                return False
+            position = found.end()
+        return True
+
+
+def compile_path_glob(pattern: str) -> PathGlob:
     """The spec's path_glob: substring match, `*` spans `/`, `?` one character, `[...]` a set,
     backslash escapes a metacharacter, always case-sensitive; in Unicode's composed form (NFC), as
     `allowed_documents` compares paths."""
     pattern = unicodedata.normalize("NFC", pattern)
-    out: list[str] = []
+    pieces: list[list[str]] = [[]]
     index = 0
     while index < len(pattern):
         char = pattern[index]
         if char == "\\" and index + 1 < len(pattern):
-            out.append(re.escape(pattern[index + 1]))
+            pieces[-1].append(re.escape(pattern[index + 1]))
             index += 2
             continue
         if char == "*":
-            out.append(".*")
+            pieces.append([])
         elif char == "?":
-            out.append(".")
+            pieces[-1].append(".")
         elif char == "[":
             end = pattern.find("]", index + 2)
             if end == -1:
-                out.append(re.escape(char))
+                pieces[-1].append(re.escape(char))
             else:
                 body = pattern[index + 1 : end]
                 if body.startswith("!"):
                     body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
+                pieces[-1].append("[" + body.replace("\\", "\\\\") + "]")
                 index = end
         else:
-            out.append(re.escape(char))
+            pieces[-1].append(re.escape(char))
         index += 1
     try:
-        return re.compile("".join(out))
+        return PathGlob([re.compile("".join(piece), re.DOTALL) for piece in pieces if piece])
     except re.error as error:
         raise ArgumentError(f"`path_glob` {pattern!r} is not a valid pattern: {error}") from None
 

@@ -170,3 +170,16 @@ def test_a_query_that_names_a_file_or_a_title_puts_that_document_first(tmp_path)
             assert Path(first.path).name == expected and first.relevance > 0.5, (query, first.path, first.relevance)
     finally:
         engine.close()
+
+
+def test_a_path_glob_of_many_stars_matches_in_one_pass():
+    """`*L*L*L*L*X` as one regex of `.*`s backtracked for minutes against a long name."""
+    import time
+
+    from linkly_ls.core.tools.common import compile_path_glob
+
+    glob = compile_path_glob("*L*L*L*L*L*L*X")
+    started = time.thread_time()
+    assert not glob.search("/notes/" + "L" * 5000 + ".md")
+    assert glob.search("/notes/" + "L" * 5000 + "X.md")
+    assert time.thread_time() - started < 0.5

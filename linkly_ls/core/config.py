@@ -153,7 +153,9 @@ def _parse_libraries(entries: object, path: Path) -> list[LibraryConfig]:
             raise ConfigError(f"{path}: library {name!r} is defined twice")
         seen.add(name)
         paths = entry.get("paths") or ([entry["path"]] if "path" in entry else [])
-        if not paths or not all(isinstance(p, str) for p in paths):
+        if isinstance(paths, str):  # a string is a list of its characters: "/tmp" would add "/" itself
+            raise ConfigError(f'{path}: library {name!r}: paths must be a list: paths = ["{paths}"]')
+        if not paths or not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
             raise ConfigError(f"{path}: library {name!r} needs paths = [\"/some/folder\", ...]")
         libraries.append(
             LibraryConfig(
@@ -184,6 +186,9 @@ def _parse_limits(section: object, path: Path) -> ExtractLimits:
     if not isinstance(section, dict):
         raise ConfigError(f"{path}: [limits] must be a table")
     refuse_unknown_keys(section, _LIMITS_KEYS, f"{path}: [limits]")
+    for key, value in section.items():
+        if key not in ("ocr", "ocr_languages") and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise ConfigError(f"{path}: [limits] {key} is not a number: {value!r}")  # true would read as 1
     defaults = ExtractLimits()
     ocr = _boolean(section.get("ocr", defaults.ocr), "[limits] ocr", path)  # bool("no") would be True
     try:
@@ -199,7 +204,7 @@ def _parse_limits(section: object, path: Path) -> ExtractLimits:
             extract_timeout_s=float(section.get("extract_timeout_s", defaults.extract_timeout_s)),
             extract_memory_mb=int(section.get("extract_memory_mb", defaults.extract_memory_mb)),
         )
-    except (TypeError, ValueError) as error:
+    except (TypeError, ValueError, OverflowError) as error:
         raise ConfigError(f"{path}: a value in [limits] is not a number: {error}") from error
     for key, value in (
         ("max_file_mb", limits.max_file_bytes),

@@ -197,6 +197,8 @@ class Engine:
         for path in resolved:
             if not path.exists():
                 raise ConfigError(f"{path} does not exist")
+            if path == Path(path.anchor):
+                raise ConfigError(f"{path} is the whole file system: give the folders that hold your documents")
         name = validate_library_name(name or _library_name_for(resolved[0]))
         for path in resolved:
             holder = self.library_for_path(path)

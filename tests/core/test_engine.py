@@ -206,5 +206,7 @@ def test_a_folder_another_library_holds_is_refused_with_the_library_to_search(tm
         outside = tmp_path / "elsewhere"
         outside.mkdir()
         assert engine.add_library([outside], "other").paths == [str(outside)]
+        with pytest.raises(ConfigError, match="is the whole file system"):
+            engine.add_library([Path("/")], "everything")
     finally:
         engine.close()

@@ -265,9 +265,8 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
 
 
 def _named_first(engine: Engine, query: str, documents: list[RankedDocument]) -> list[RankedDocument]:
-    """The candidates that the query names, first: a document whose title is the query, or whose file
-    name is (`rfc2616`, `pdflatex-outline.pdf`). A person who types a name means that document; its
-    words may be rarer in it than in the documents that cite it."""
+    """The candidates the query names first: whose title or file name it is (`rfc2616`, `notes.pdf`). A
+    person who types a name means that document, whose words may be rarer in it than in those citing it."""
     keys = {title_key(query)}
     if doc_type_for(Path(query)) is not None:
         keys.add(name_key(query))

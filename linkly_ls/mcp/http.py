@@ -57,11 +57,12 @@ class PortUnavailableError(OSError, LinklyError):
 
 
 class BearerTokenMiddleware:
-    """401 unless `Authorization: Bearer <token>`; compared in constant time."""
+    """401 unless `Authorization: Bearer <token>` (the scheme in any case, RFC 6750 and 9110: `bearer`
+    is the same scheme); the token compared in constant time."""
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode()
+        self.expected = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -70,7 +71,8 @@ class BearerTokenMiddleware:
         supplied = b""
         for name, value in scope.get("headers", []):
             if name == b"authorization":
-                supplied = value
+                scheme, _, credentials = value.partition(b" ")
+                supplied = credentials.strip() if scheme.lower() == b"bearer" else b""
                 break
         if hmac.compare_digest(supplied, self.expected):
             await self.app(scope, receive, send)

@@ -23,8 +23,11 @@ def test_requests_without_the_token_get_401(guarded) -> None:
     with httpx.Client(timeout=10) as client:
         missing = client.post(guarded.url, json=body, headers=headers)
         wrong = client.post(guarded.url, json=body, headers={**headers, "Authorization": f"Bearer {TOKEN[:-1]}x"})
+        other_scheme = client.post(guarded.url, json=body, headers={**headers, "Authorization": f"Basic {TOKEN}"})
         get = client.get(guarded.url)
-    for response in (missing, wrong, get):
+        lower_case = client.post(guarded.url, json=body, headers={**headers, "Authorization": f"bearer {TOKEN}"})
+    assert lower_case.status_code != 401, "the scheme is case-insensitive (RFC 6750)"
+    for response in (missing, wrong, other_scheme, get):
         assert response.status_code == 401
         assert response.headers["www-authenticate"].startswith("Bearer")
         assert "Authorization: Bearer" in response.json()["error"]

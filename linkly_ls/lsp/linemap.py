@@ -68,12 +68,13 @@ class SourceFiles:
         return source
 
 
-_SOURCES = SourceFiles()
+#: the server's one cache of files' own lines (workspace symbols and link positions both place lines there)
+SOURCES = SourceFiles()
 
 
 def read_source(path: str) -> list[str] | None:
     """A file's own lines as read from disk now (recently read ones cached), None when unreadable or huge."""
-    source = _SOURCES.get(path)
+    source = SOURCES.get(path)
     return source.lines if source is not None else None
 
 

@@ -82,8 +82,29 @@ def watch_libraries(
     roots = sorted({root for library in libraries for root in library.paths if _is(Path(root), Path.exists)})
     if not roots:
         return
+    from watchfiles import watch  # imported here: a language server answers its first requests without it
+
     try:
-        _watch(engine, roots, on_batch, stop, debounce_ms, catch_up, names)
+        for changes in watch(
+            *roots,
+            debounce=debounce_ms,
+            step=50,
+            stop_event=stop,
+            rust_timeout=1000,
+            yield_on_timeout=catch_up,
+            recursive=True,
+            ignore_permission_denied=True,
+        ):
+            if catch_up:  # the first yield: the watches were set up when the generator started
+                catch_up = False
+                reports = engine.index(names)
+                if on_batch and reports:
+                    on_batch(reports)
+            if not changes:
+                continue
+            reports = apply_changes(engine, {Path(path) for _, path in changes}, names)
+            if on_batch and reports:
+                on_batch(reports)
     except Exception as error:
         # watchfiles reads every name under a root as text, and stops at one that is not UTF-8
         named = _UNDECODABLE.search(str(error))
@@ -93,37 +114,3 @@ def watch_libraries(
             f"the file watcher stopped: the name of {named.group(1)} is not UTF-8, which it cannot read; "
             "rename it (indexing leaves it out, counted as 'name not UTF-8') and start watching again"
         ) from None
-
-
-def _watch(
-    engine: Engine,
-    roots: list[str],
-    on_batch: Callable[[list[IndexReport]], None] | None,
-    stop: threading.Event | None,
-    debounce_ms: int,
-    catch_up: bool,
-    names: list[str] | None,
-) -> None:
-    from watchfiles import watch  # imported here: a language server answers its first requests without it
-
-    for changes in watch(
-        *roots,
-        debounce=debounce_ms,
-        step=50,
-        stop_event=stop,
-        rust_timeout=1000,
-        yield_on_timeout=catch_up,
-        recursive=True,
-        ignore_permission_denied=True,
-    ):
-        if catch_up:  # the first yield: the watches were set up when the generator started
-            catch_up = False
-            reports = engine.index(names)
-            if on_batch and reports:
-                on_batch(reports)
-        if not changes:
-            continue
-        changed = {Path(path) for _, path in changes}
-        reports = apply_changes(engine, changed, names)
-        if on_batch and reports:
-            on_batch(reports)

@@ -7,7 +7,7 @@ import re
 import unicodedata
 from datetime import UTC, datetime, timedelta
 
-from linkly_ls.core.store.catalog import Catalog, DocumentRecord, LibraryRecord
+from linkly_ls.core.store.catalog import Catalog, DocumentRecord, DocumentSummary, LibraryRecord
 from linkly_ls.core.errors import ArgumentError, ToolError
 
 DOC_ID_PATTERN = re.compile(r"^[0-9a-f]{12}$")
@@ -49,15 +49,23 @@ ON_DISK_NOTES = {
 }
 
 
-def on_disk(path: str, mtime_ns: int, size: int) -> str | None:
+def on_disk(record: DocumentRecord | DocumentSummary) -> str | None:
     """"changed" or "deleted" when the file on disk is not what was indexed, else None."""
     try:
-        stat = os.stat(path)
+        stat = os.stat(record.path)
     except FileNotFoundError:
         return "deleted"
     except OSError:
         return None  # unreadable for a moment (permissions): nothing to say about its content
-    return "changed" if stat.st_mtime_ns != mtime_ns or stat.st_size != size else None
+    return "changed" if stat.st_mtime_ns != record.mtime_ns or stat.st_size != record.size else None
+
+
+def add_on_disk(data: dict, record: DocumentRecord) -> dict:
+    """`data` (a JSON form) with `on_disk` when the document's file is not as indexed."""
+    state = on_disk(record)
+    if state:
+        data["on_disk"] = state
+    return data
 
 
 def on_disk_note(data: dict) -> list[str]:

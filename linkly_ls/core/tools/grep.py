@@ -14,7 +14,7 @@ from linkly_ls.core.store.catalog import DocumentRecord
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.store.line_cache import DocumentText
 from linkly_ls.core.remote.names import split_doc_id
-from linkly_ls.core.tools.common import get_document, on_disk, on_disk_note
+from linkly_ls.core.tools.common import get_document, add_on_disk, on_disk_note
 from linkly_ls.core.tools.remote_documents import RemoteResult, ask_remote, sent_arguments
 from linkly_ls.core.errors import ToolError
 from linkly_ls.core.provenance import Place, provenance_of
@@ -63,9 +63,7 @@ class GrepResult:
             "total_matches": self.total_matches,
             "total_lines": self.record.total_lines,
         }
-        state = on_disk(self.record.path, self.record.mtime_ns, self.record.size)
-        if state:
-            data["on_disk"] = state
+        add_on_disk(data, self.record)
         if self.output_mode == "content":
             data["offset"] = self.offset
             data["matches"] = [match.to_json() for match in self.matches]

@@ -11,7 +11,7 @@ from linkly_ls.core.document import OutlineNode
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.links.resolver import LinkResolver
 from linkly_ls.core.remote.names import split_doc_id
-from linkly_ls.core.tools.common import get_document, iso_utc, on_disk, on_disk_note
+from linkly_ls.core.tools.common import get_document, iso_utc, add_on_disk, on_disk_note
 from linkly_ls.core.tools.remote_documents import RemoteResult, ask_remote, rewrite_document
 from linkly_ls.core.errors import ArgumentError
 from linkly_ls.core.tools.schema import validate
@@ -25,7 +25,7 @@ class DocumentOutline:
     backlinks: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        data = {
+        return add_on_disk({
             "doc_id": self.record.doc_id,
             "title": self.record.title,
             "path": self.record.path,
@@ -37,11 +37,7 @@ class DocumentOutline:
             "links": self.links,
             "backlinks": self.backlinks,
             "nodes": self.nodes,
-        }
-        state = on_disk(self.record.path, self.record.mtime_ns, self.record.size)
-        if state:
-            data["on_disk"] = state
-        return data
+        }, self.record)
 
 
 @dataclass

@@ -12,7 +12,7 @@ from typing import Any
 from linkly_ls.core.store.catalog import DocumentRecord
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.remote.names import split_doc_id
-from linkly_ls.core.tools.common import get_document, on_disk, on_disk_note
+from linkly_ls.core.tools.common import get_document, add_on_disk, on_disk_note
 from linkly_ls.core.tools.remote_documents import RemoteResult, ask_remote, sent_arguments
 from linkly_ls.core.errors import ToolError
 from linkly_ls.core.provenance import Provenance, page_range_label
@@ -48,9 +48,7 @@ class ReadResult:
             data["pages"] = {"first": self.pages[0], "last": self.pages[1]}
         if self.record.text_missing_reason:
             data["text_missing_reason"] = self.record.text_missing_reason
-        state = on_disk(self.record.path, self.record.mtime_ns, self.record.size)
-        if state:
-            data["on_disk"] = state
+        add_on_disk(data, self.record)
         return data
 
     def to_markdown(self) -> str:

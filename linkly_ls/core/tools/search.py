@@ -86,7 +86,7 @@ class SearchHit:
             line=snippet.line,
             start_line=start_line,
             end_line=end_line,
-            on_disk=on_disk(record.path, record.mtime_ns, record.size),
+            on_disk=on_disk(record),
             text_missing_reason=record.text_missing_reason,
             content_hash=record.content_hash,
             **extra,

@@ -138,12 +138,11 @@ class ViewRefresher:
             return
 
         def changed() -> list[str]:
-            stale = []
-            for uri, content_hash in list(self.served.items()):
-                record = engine.catalog.get(doc_id_from_uri(uri))
-                if record is None or record.content_hash != content_hash:
-                    stale.append(uri)
-                    del self.served[uri]
+            served = list(self.served.items())
+            now = engine.catalog.content_hashes([doc_id_from_uri(uri) for uri, _ in served])
+            stale = [uri for uri, content_hash in served if now.get(doc_id_from_uri(uri)) != content_hash]
+            for uri in stale:
+                del self.served[uri]
             return stale
 
         for uri in await asyncio.to_thread(changed):

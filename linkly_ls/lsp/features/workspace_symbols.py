@@ -28,7 +28,7 @@ from linkly_ls.core.engine import Engine
 from linkly_ls.core.search.snippets import excerpt
 from linkly_ls.core.tools import ToolError, call_tool
 from linkly_ls.lsp.features.symbols import UnitCounter
-from linkly_ls.lsp.linemap import SourceFiles, source_line
+from linkly_ls.lsp.linemap import SOURCES, SourceFiles, source_line
 from linkly_ls.lsp.uris import TEXT_DOC_TYPES, location_uri
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ class WorkspaceSymbolSearch:
 
     def __init__(self) -> None:
         self.latest = 0
-        self.sources = SourceFiles()
+        self.sources = SOURCES
         self._last_query_at = float("-inf")
 
     async def answer(self, ls: LinklyLanguageServer, query: str) -> list[types.SymbolInformation]:

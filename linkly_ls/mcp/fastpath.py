@@ -11,12 +11,15 @@ with the SDK's checks, the one dispatch (the backend's tool list;
 serialisation (the per-version result surface, the JSON-RPC envelope as its
 `JSONRPCResponse` dumps it): the bytes on the wire are the SDK's.
 
-Everything else goes to the SDK unchanged: GET streams, DELETE, initialize,
-notifications, other methods, a request without `mcp-session-id` or
-`mcp-protocol-version`, a session the SDK does not hold (or whose initialize
-failed), a bad Host or Origin, another media type, a missing or too large
-Content-Length, and any body or params the SDK's validators refuse: it then
-answers with its own status and error. The SDK's per-message OpenTelemetry
+Two refusals come first, for every request: a Host or Origin outside the allowed
+ones (the SDK's rule, but `*` stands for a port of digits only), and a body that
+is no JSON-RPC message (-32700 or -32600, as stdio answers it, where the SDK
+would open a session and dump pydantic's errors). Everything else goes to the SDK
+unchanged: GET streams, DELETE, initialize, notifications, other methods, a
+request without `mcp-session-id` or `mcp-protocol-version`, a session the SDK
+does not hold (or whose initialize failed), another media type, a missing or too
+large Content-Length, and params the SDK's validators refuse: it then answers
+with its own status and error. The SDK's per-message OpenTelemetry
 span is not opened for fast-path calls (linkly configures no tracer).
 """
 
@@ -25,6 +28,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import re
 from typing import Any
 
 import anyio
@@ -49,11 +53,19 @@ _HEADERS = frozenset(
     {b"host", b"origin", b"content-type", b"content-length", b"accept", b"mcp-session-id", b"mcp-protocol-version"}
 )
 _ENVELOPE_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
+_PORT = re.compile(r"[0-9]{1,5}")
 
 
 def header_allowed(value: str, allowed: list[str]) -> bool:
-    """The SDK's Host/Origin rule: an exact entry, or `name:*` for `name:<any port>`."""
-    return value in allowed or any(entry.endswith(":*") and value.startswith(entry[:-1]) for entry in allowed)
+    """The SDK's Host/Origin rule, with a port of digits: an exact entry, or `name:*` for `name:<port>`.
+
+    The SDK's own rule takes any text after `name:`, so `Host: 127.0.0.1:1@evil.example` passed
+    `127.0.0.1:*`; every request is checked here first (`JsonRpcFastPath.__call__`).
+    """
+    return value in allowed or any(
+        entry.endswith(":*") and value.startswith(entry[:-1]) and _PORT.fullmatch(value, len(entry) - 1) is not None
+        for entry in allowed
+    )
 
 
 def accepts_json(accept: str) -> bool:
@@ -93,44 +105,61 @@ class JsonRpcFastPath:
         return self.server.session_manager
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self.path:
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         headers: dict[bytes, str] = {}
         for name, value in scope["headers"]:
             if name in _HEADERS and name not in headers:  # the first of repeated headers, as Starlette reads them
                 headers[name] = value.decode("latin-1")
-        session_id = headers.get(b"mcp-session-id")
-        transport = None if session_id is None else self._transport(scope, headers, session_id)
-        if transport is None or session_id is None:
+        refusal = self._refusal(headers)
+        if refusal is not None:
+            await _send_whole(send, refusal[0], b"text/plain; charset=utf-8", refusal[1])
+            return
+        if scope["method"] != "POST" or scope["path"] != self.path:
+            await self.app(scope, receive, send)
+            return
+        if not self._readable(headers):
             await self.app(scope, receive, self._watch_initialize(send))
             return
         body = await self._read_body(receive)
         if body is None:  # the client went away while sending
             return
-        request = self._parse(body, self.sessions[session_id])
+        session_id = headers.get(b"mcp-session-id")
+        transport = None if session_id is None else self._transport(scope, headers, session_id)
+        request = None if transport is None or session_id is None else self._parse(body, self.sessions[session_id])
         if request is None:
+            not_a_message = invalid_request_answer(body)
+            if not_a_message is not None:
+                await _send_whole(send, 400, b"application/json", not_a_message)
+                return
             await self.app(scope, _replay(body, receive), self._watch_initialize(send))
             return
         await self._answer(transport, session_id, request, send)
+
+    def _readable(self, headers: dict[bytes, str]) -> bool:
+        """Whether the SDK would read this POST's body (its media types, a length within the limit)."""
+        if headers.get(b"content-type", "").split(";")[0].strip().lower() != "application/json":
+            return False
+        if not accepts_json(headers.get(b"accept", "")):
+            return False
+        length = headers.get(b"content-length", "")
+        return length.isdigit() and int(length) <= self.max_body_bytes
+
+    def _refusal(self, headers: dict[bytes, str]) -> tuple[int, bytes] | None:
+        """(status, text) refusing a Host or Origin outside the allowed ones, as the SDK words it; None if allowed."""
+        host, origin = headers.get(b"host"), headers.get(b"origin")
+        if not host or not header_allowed(host, self.security.allowed_hosts):
+            return 421, b"Invalid Host header"
+        if origin and not header_allowed(origin, self.security.allowed_origins):
+            return 403, b"Invalid Origin header"
+        return None
 
     def _transport(self, scope: Scope, headers: dict[bytes, str], session_id: str) -> Any:
         """The SDK's transport of this session when the request qualifies for the fast path, else None."""
         if not self.enabled or "user" in scope or session_id not in self.sessions:
             return None
         if headers.get(b"mcp-protocol-version") not in HANDSHAKE_PROTOCOL_VERSIONS:
-            return None
-        host, origin = headers.get(b"host"), headers.get(b"origin")
-        if not host or not header_allowed(host, self.security.allowed_hosts):
-            return None
-        if origin and not header_allowed(origin, self.security.allowed_origins):
-            return None
-        if headers.get(b"content-type", "").split(";")[0].strip() != "application/json":
-            return None
-        if not accepts_json(headers.get(b"accept", "")):
-            return None
-        length = headers.get(b"content-length", "")
-        if not length.isdigit() or int(length) > self.max_body_bytes:
             return None
         transport = self._live_transports().get(session_id)
         if transport is None:
@@ -259,6 +288,28 @@ class JsonRpcFastPath:
             self.sessions[session_id] = version
 
 
+def invalid_request_answer(body: bytes) -> bytes | None:
+    """JSON-RPC's answer (id null) for a body that is no JSON-RPC 2.0 message, as stdio answers such a
+    line: -32700 when it is not JSON, -32600 when it is JSON (a batch included); None for a message.
+    Answered here, the SDK opens no session for it."""
+    try:
+        message = pydantic_core.from_json(body)
+    except ValueError as error:
+        code, text = types.PARSE_ERROR, f"Parse error: {error}"
+    else:
+        if isinstance(message, list):
+            text = "Invalid Request: a JSON array (a batch) is not a message: send one JSON-RPC message per request"
+        else:
+            try:
+                types.jsonrpc_message_adapter.validate_python(message, by_name=False)
+                return None
+            except ValueError:  # pydantic's ValidationError
+                text = "Invalid Request: the body is JSON but no JSON-RPC 2.0 request, notification or response"
+        code = types.INVALID_REQUEST
+    error = types.ErrorData(code=code, message=text)
+    return types.JSONRPCError(jsonrpc="2.0", id=None, error=error).model_dump_json(by_alias=True, exclude_unset=True).encode()
+
+
 def _result_json(method: str, version: str, result: BaseModel) -> bytes | None:
     """The SDK runner's wire form of a result: dumped, then sieved by the version's surface; None if invalid."""
     dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
@@ -306,3 +357,10 @@ def _replay(body: bytes, receive: Receive) -> Receive:
         return pending.pop() if pending else await receive()
 
     return replayed
+
+
+
+async def _send_whole(send: Send, status: int, content_type: bytes, body: bytes) -> None:
+    headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

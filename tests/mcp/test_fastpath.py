@@ -165,6 +165,8 @@ def test_header_rules() -> None:
     assert header_allowed("127.0.0.1:60606", allowed) and header_allowed("example.org:8080", allowed)
     assert not header_allowed("127.0.0.10:1", allowed) and not header_allowed("example.org:8081", allowed)
     assert not header_allowed("127.0.0.1", allowed)
+    assert not header_allowed("127.0.0.1:1@evil.example", allowed) and not header_allowed("localhost:80/x", allowed)
+    assert not header_allowed("127.0.0.1:", allowed) and not header_allowed("127.0.0.1:１", allowed)
     assert accepts_json("application/json, text/event-stream") and accepts_json("*/*") and accepts_json("application/*;q=1")
     assert not accepts_json("text/event-stream") and not accepts_json("")
 

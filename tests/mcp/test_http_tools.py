@@ -169,6 +169,29 @@ def test_foreign_origin_and_host_are_refused(served) -> None:
         assert rebound.status_code == 421
         same = client.post(served.url, json=_initialize_body(), headers={**HEADERS, "Origin": f"http://127.0.0.1:{port}"})
         assert same.status_code == 200
+        for method in ("POST", "GET", "DELETE"):
+            smuggled = client.request(method, served.url, headers={**HEADERS, "Host": "127.0.0.1:1@evil.example"})
+            assert (smuggled.status_code, smuggled.text) == (421, "Invalid Host header")
+        odd_origin = {**HEADERS, "Origin": f"http://127.0.0.1:{port}.evil.example"}
+        assert client.post(served.url, json=_initialize_body(), headers=odd_origin).status_code == 403
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        (b'[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]', -32600),
+        (b'{"id": 1, "method": "ping"}', -32600),
+        (b"7", -32600),
+        (b'{"jsonrpc": "2.0", "id": 1, "meth', -32700),
+    ],
+)
+def test_a_body_that_is_no_json_rpc_message_is_answered_as_on_stdio(served, body: bytes, code: int) -> None:
+    with httpx.Client(timeout=10) as client:
+        response = client.post(served.url, content=body, headers=HEADERS)
+    assert response.status_code == 400 and "mcp-session-id" not in response.headers
+    answer = response.json()
+    assert answer["id"] is None and answer["error"]["code"] == code
+    assert "pydantic" not in answer["error"]["message"] and len(answer["error"]["message"]) < 200
 
 
 def test_oversized_request_body_is_refused(served) -> None:

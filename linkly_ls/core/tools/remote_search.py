@@ -27,7 +27,8 @@ from linkly_ls.core.remote.names import (
     remote_path,
 )
 from linkly_ls.core.tools.schema import validate
-from linkly_ls.core.tools.search import WEAK_RELEVANCE, SearchHit, SearchResult, search
+from linkly_ls.core.tools.search import WEAK_RELEVANCE, search
+from linkly_ls.core.tools.search_results import SearchHit, SearchResult
 
 LOCAL_SERVER = "local"
 

@@ -37,7 +37,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "search": {
         "type": "object",
         "properties": {
-            "query": {"type": "string", "minLength": 1, "description": "Search keywords or a phrase."},
+            "query": {"type": "string", "minLength": 1, "description": "Search keywords or a phrase; words in double quotes must appear side by side."},
             "limit": {
                 "type": "integer",
                 "minimum": 1,

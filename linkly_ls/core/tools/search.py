@@ -11,198 +11,32 @@ from __future__ import annotations
 
 import unicodedata
 from pathlib import Path
-from dataclasses import dataclass, field
 from typing import Any
 
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.extract import doc_type_for
 from linkly_ls.core.store.records import name_key, title_key
-from linkly_ls.core.tools.common import compile_path_glob, empty_index_notice, iso_utc, on_disk, parse_time, resolve_library
+from linkly_ls.core.tools.common import compile_path_glob, empty_index_notice, parse_time, resolve_library
 from linkly_ls.core.errors import ArgumentError
-from linkly_ls.core.provenance import Place, Provenance, provenance_of
+from linkly_ls.core.provenance import Provenance, provenance_of
 from linkly_ls.core.search.calibration import absent_words, calibrate
 from linkly_ls.core.search.ranked import Passage, RankedDocument
+from linkly_ls.core.search.phrases import MAX_CANDIDATE_CHUNKS, PhraseMatches, documents_holding, split_phrases
 from linkly_ls.core.search.ranking import best_cosines, rank_documents
 from linkly_ls.core.search.relevance import RelevanceScorer
 from linkly_ls.core.tools.schema import validate
-from linkly_ls.core.search.snippets import QueryMatcher, Snippet, best_snippet
+from linkly_ls.core.search.snippets import QueryMatcher, best_snippet
 from linkly_ls.core.store.records import DocumentSummary
+from linkly_ls.core.tools.search_results import SearchHit, SearchResult
+
+__all__ = ["WEAK_RELEVANCE", "SearchHit", "SearchResult", "allowed_documents", "search"]
 
 #: below this best relevance a search is a miss. Hybrid relevance includes the cosine; measured on the
 #: IR collections, 0.30 flags about 5% of on-topic queries and every off-topic one (queries of another
 #: collection). Keyword-only relevance is word coverage alone, lower for long questions, hence 0.20.
 WEAK_RELEVANCE = {"hybrid": 0.30, "vector": 0.30, "keyword": 0.20}
-#: most characters of the query the markdown answer's heading repeats
-QUERY_SHOWN_CHARS = 200
 KNOWN_TYPES = ("md", "mdx", "txt", "html", "pdf", "docx", "epub", "pptx", "image")
 TYPE_ALIASES = {"markdown": "md", "htm": "html", "text": "txt", "png": "image", "jpg": "image", "jpeg": "image"}
-
-
-@dataclass
-class SearchHit:
-    doc_id: str
-    title: str
-    path: str
-    relevance: float
-    word_count: int
-    total_lines: int
-    has_outline: bool
-    modified_at: str
-    keywords: list[str]
-    snippet: str
-    doc_type: str
-    library: str
-    line: int
-    start_line: int
-    end_line: int
-    #: "changed" or "deleted" when the file on disk is not what was indexed (`common.on_disk`)
-    on_disk: str | None = None
-    text_missing_reason: str | None = None
-    explain: dict[str, Any] | None = None
-    #: what copies share: copies on several servers show once when their answers are merged
-    content_hash: str | None = None
-    #: the server that answered ("local" or a remote's name), set when several servers were searched
-    server: str | None = None
-    place: Place = field(default_factory=Place)
-
-    @classmethod
-    def from_summary(
-        cls, record: DocumentSummary, relevance: float, snippet: Snippet, start_line: int, end_line: int, **extra: Any
-    ) -> SearchHit:
-        """A local document's hit: its catalog facts, the shown passage and snippet, and `extra` fields."""
-        return cls(
-            doc_id=record.doc_id,
-            title=record.title,
-            path=record.path,
-            relevance=relevance,
-            word_count=record.word_count,
-            total_lines=record.total_lines,
-            has_outline=record.has_outline,
-            modified_at=iso_utc(record.modified_at),
-            keywords=record.keywords,
-            snippet=snippet.text,
-            doc_type=record.doc_type,
-            library=record.library,
-            line=snippet.line,
-            start_line=start_line,
-            end_line=end_line,
-            on_disk=on_disk(record),
-            text_missing_reason=record.text_missing_reason,
-            content_hash=record.content_hash,
-            **extra,
-        )
-
-    @property
-    def page(self) -> int | None:
-        return self.place.page
-
-    @property
-    def section(self) -> str | None:
-        return self.place.section
-
-    def to_json(self) -> dict[str, Any]:
-        data = {
-            "doc_id": self.doc_id,
-            "title": self.title,
-            "path": self.path,
-            "relevance": self.relevance,
-            "word_count": self.word_count,
-            "total_lines": self.total_lines,
-            "has_outline": self.has_outline,
-            "modified_at": self.modified_at,
-            "keywords": self.keywords,
-            "snippet": self.snippet,
-            "doc_type": self.doc_type,
-            "library": self.library,
-            "line": self.line,
-            "passage": {"start_line": self.start_line, "end_line": self.end_line},
-            "stale": self.on_disk is not None,
-        }
-        if self.on_disk:
-            data["on_disk"] = self.on_disk
-        self.place.add_to(data)
-        if self.text_missing_reason:
-            data["text_missing_reason"] = self.text_missing_reason
-        if self.explain is not None:
-            data["explain"] = self.explain
-        if self.content_hash:
-            data["content_hash"] = self.content_hash
-        if self.server is not None:
-            data["server"] = self.server
-        return data
-
-
-@dataclass
-class SearchResult:
-    query: str
-    results: list[SearchHit]
-    mode: str = "keyword"
-    mode_reason: str = "no embedding model is configured; keyword search only"
-    #: vectors are still being computed (or the model downloaded): results may improve
-    indexing: bool = False
-    miss: bool = False
-    guidance: list[str] = field(default_factory=list)
-    #: why nothing can match at all (an empty index), said instead of "No strong match."
-    notice: str | None = None
-    #: the query's words, when not one of them occurs in any indexed document
-    absent_words: list[str] | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "results": [hit.to_json() for hit in self.results],
-            "total": len(self.results),
-            "mode": self.mode,
-            "mode_reason": self.mode_reason,
-            "indexing": self.indexing,
-            "miss": self.miss,
-        }
-        if self.guidance:
-            data["guidance"] = self.guidance
-        if self.notice:
-            data["notice"] = self.notice
-        return data
-
-    def to_markdown(self) -> str:
-        shown = " ".join(self.query.split())
-        if len(shown) > QUERY_SHOWN_CHARS:  # a pasted page of text is searched whole, not echoed whole
-            shown = shown[: QUERY_SHOWN_CHARS - 1] + f"… ({len(self.query):,} characters)"
-        out = [f"## Search: {shown}", f"_{len(self.results)} result(s) · mode: {self.mode} ({self.mode_reason})_"]
-        if self.indexing:
-            out.append("_The index is still building (vectors are being computed); results may improve._")
-        out.append("")
-        for rank, hit in enumerate(self.results, start=1):
-            flags = {"changed": " · **stale** (changed on disk since indexed)", "deleted": " · **stale** (deleted from disk)"}.get(
-                hit.on_disk or "", ""
-            )
-            out.append(f"### {rank}. {hit.title}")
-            out.append(
-                f"- doc_id: `{hit.doc_id}` · {hit.doc_type} · relevance {hit.relevance:.2f} · "
-                f"{hit.word_count} words · {hit.total_lines} lines · outline: {'yes' if hit.has_outline else 'no'}{flags}"
-            )
-            out.append(f"- path: {hit.path}")
-            where = hit.place.label(hit.doc_type)
-            out.append(
-                f"- modified: {hit.modified_at} · best passage: lines {hit.start_line}-{hit.end_line}"
-                + (f" ({where})" if where else "")
-            )
-            if hit.keywords:
-                out.append(f"- keywords: {', '.join(hit.keywords)}")
-            if hit.text_missing_reason:
-                out.append(f"- text missing: {hit.text_missing_reason}")
-            if hit.snippet:
-                out.append(f"> {hit.snippet}")
-            if hit.explain:
-                out.append("- explain: " + " · ".join(f"{key} {'—' if value is None else value}" for key, value in hit.explain.items()))
-            out.append("")
-        if self.miss:
-            if self.notice:
-                head = f"**{self.notice}**"
-            elif self.absent_words:
-                head = "**No document contains these words.**"
-            else:
-                head = "**No strong match.**"
-            out.append(head + " " + " ".join(self.guidance))
-        return "\n".join(out).rstrip()
 
 
 def allowed_documents(engine: Engine, params: dict[str, Any]) -> list[str] | None:
@@ -236,32 +70,50 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     if engine.catalog.count() == 0:
         return empty_index_result(engine, query)
     allowed = allowed_documents(engine, params)
-    ranking = rank_documents(engine, query, allowed, mode=mode)
-    distinct = _distinct_documents(engine, _named_first(engine, query, ranking.documents), limit)
+    quoted = split_phrases(query)
+    words = quoted.text or query
+    phrases = documents_holding(engine.catalog, engine.keyword, quoted.phrases, allowed)
+    holding = sorted(phrases.passages) if phrases.passages else None
+    ranking = rank_documents(engine, words, holding or allowed, mode=mode)
+    distinct = _distinct_documents(engine, _named_first(engine, words, ranking.documents), limit)
     records = engine.catalog.summaries([document.doc_id for document in distinct])
     picked = [(document, records[document.doc_id]) for document in distinct if document.doc_id in records]
     cosines = best_cosines(ranking, [document.doc_id for document, _ in picked])
     searcher = engine.keyword.index.searcher()
-    scorer = RelevanceScorer(query, searcher.doc_freq, searcher.num_docs)
-    matcher = QueryMatcher(query)
+    scorer = RelevanceScorer(words, searcher.doc_freq, searcher.num_docs)
+    matcher = QueryMatcher(words)
     places = provenance_of(engine.catalog, [document.doc_id for document, _ in picked])
     results = [
         _make_hit(
             engine, document, record, cosines.get(document.doc_id), scorer, matcher, params["explain"],
-            places[document.doc_id],
+            places[document.doc_id], phrases.passages.get(document.doc_id),
         )
         for document, record in picked
     ]
-    missing_words = absent_words(searcher, query)
+    missing_words = absent_words(searcher, words)
     _calibrate_relevance(results, missing_words is not None)
     if params["time_sort"] != "default":
         results.sort(key=lambda h: h.modified_at, reverse=params["time_sort"] == "newest")
     result = SearchResult(
         query=query, results=results, mode=ranking.mode, mode_reason=ranking.reason, indexing=ranking.building,
-        absent_words=missing_words,
+        absent_words=missing_words, notes=_phrase_notes(phrases),
     )
-    _add_guidance(result, params)
+    _add_guidance(result, params, quoted.phrases if phrases.searched and not holding else [])
     return result
+
+
+def _phrase_notes(phrases: PhraseMatches) -> list[str]:
+    """What the answer must say about quoted phrases it could not search exactly."""
+    notes = [
+        f'"{phrase}" has only common words, which the index leaves out: it was searched as plain words.'
+        for phrase in phrases.unsearchable
+    ]
+    notes += [
+        f'The words of "{phrase}" are in more than {MAX_CANDIDATE_CHUNKS:,} passages; the documents of the '
+        f"{MAX_CANDIDATE_CHUNKS:,} best by keywords were read, so a document holding it may be missing."
+        for phrase in phrases.truncated
+    ]
+    return notes
 
 
 def _named_first(engine: Engine, query: str, documents: list[RankedDocument]) -> list[RankedDocument]:
@@ -310,13 +162,14 @@ def _make_hit(
     matcher: QueryMatcher,
     explain: bool,
     provenance: Provenance,
+    phrase_span: tuple[int, int] | None,
 ) -> SearchHit:
     lines = engine.catalog.lines(record.doc_id)
     title = f"{record.title}\n{Path(record.path).name}"  # the file's name is evidence as its title is
-    passage = _shown_passage(document, cosine[1] if cosine else None)
+    passage = Passage(*phrase_span) if phrase_span else _shown_passage(document, cosine[1] if cosine else None)
     lexical = scorer.lexical(lines[passage.start_line - 1 : passage.end_line], title)
     keyword_passage = document.keyword_passage
-    if keyword_passage is not None and passage is not keyword_passage:
+    if keyword_passage is not None and passage is not keyword_passage and not phrase_span:
         # the closest chunk in meaning, unless the keyword hit holds more of the query's words: a list
         # whose snippets miss the words the keyword side found them by reads as noise
         found = scorer.lexical(lines[keyword_passage.start_line - 1 : keyword_passage.end_line], title)
@@ -378,12 +231,19 @@ def empty_index_result(engine: Engine, query: str) -> SearchResult:
     return result
 
 
-def _add_guidance(result: SearchResult, params: dict[str, Any]) -> None:
+def _add_guidance(result: SearchResult, params: dict[str, Any], phrases_missing: list[str]) -> None:
     strong = result.results and max(hit.relevance for hit in result.results) >= WEAK_RELEVANCE[result.mode]
-    if strong and not result.absent_words:
+    if strong and not result.absent_words and not phrases_missing:
         return
     result.miss = True
     advice = ["Try other words or synonyms (e.g. 'auth login sign-in'), or fewer words."]
+    if phrases_missing:
+        quoted = " and ".join(f'"{phrase}"' for phrase in phrases_missing)
+        advice.insert(
+            0,
+            f"No document holds {quoted} word for word (case and punctuation aside); the results hold its words "
+            "apart or are near in meaning. Drop the quotes to search the words.",
+        )
     if result.absent_words:
         words = ", ".join(f"'{word}'" for word in result.absent_words)
         nearby = "; the results are only near in meaning" if result.results else ""

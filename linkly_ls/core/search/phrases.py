@@ -1,0 +1,120 @@
+"""Quoted phrases in a search query: the documents that hold each one word for word.
+
+`"heap allocation" rust` asks for documents holding the two words side by side; the rest of
+the query ranks them as any query does. A phrase matches its words in order, whole and
+case-insensitive, with only spaces, line breaks or punctuation between them (so `"sources
+list"` finds `sources.list`, and a phrase a PDF wrapped across two lines is found); words are
+not stemmed (`"running shoes"` does not find "run shoes"). CJK text has no spaces, so a CJK
+phrase matches inside longer runs of CJK characters.
+
+The keyword index keeps no word positions, so the candidates are the chunks holding every
+indexed term of a phrase (`KeywordIndex.all_terms_query`), best first, whose lines are then
+read and matched exactly. A phrase of common words only (`"to be or not to be"`) has no indexed
+term: it is searched as plain words, and the answer says so.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from linkly_ls.core.search.analysis import has_cjk
+
+if TYPE_CHECKING:
+    from linkly_ls.core.search.keyword import ChunkHit, KeywordIndex
+    from linkly_ls.core.store.catalog import Catalog
+
+#: opening quote -> its closing quote (straight, English, German, French, CJK corner brackets)
+QUOTES = {'"': '"', "\u201c": "\u201d", "\u201e": "\u201c", "\u00ab": "\u00bb", "\u300c": "\u300d", "\u300e": "\u300f"}
+#: candidate chunks read per phrase; beyond them the answer says the list may be incomplete
+MAX_CANDIDATE_CHUNKS = 5000
+#: candidate chunks of one document beyond which its lines are read at once (one decompression)
+WHOLE_DOCUMENT_CHUNKS = 8
+_WORDS = re.compile(r"[^\W_]+")
+_BETWEEN_WORDS = r"[\W_]+"
+
+
+@dataclass(frozen=True)
+class QuotedQuery:
+    #: each quoted phrase, as written (quotes removed); only phrases with a letter or digit
+    phrases: list[str]
+    #: the query without its quote marks: what ranks the documents
+    text: str
+
+
+def split_phrases(query: str) -> QuotedQuery:
+    """The quoted phrases of `query` and its text without quote marks. A quote left open is text."""
+    phrases: list[str] = []
+    pieces: list[str] = []
+    position = 0
+    while position < len(query):
+        closing = QUOTES.get(query[position])
+        end = query.find(closing, position + 1) if closing else -1
+        if end < 0:
+            pieces.append(query[position])
+            position += 1
+            continue
+        inner = query[position + 1 : end]
+        if _WORDS.search(inner):
+            phrases.append(" ".join(inner.split()))
+        pieces.append(f" {inner} ")
+        position = end + 1
+    return QuotedQuery(phrases, " ".join("".join(pieces).split()))
+
+
+def phrase_pattern(phrase: str) -> re.Pattern[str]:
+    """The exact pattern of a phrase: its words in order, anything but letters and digits between."""
+    body = _BETWEEN_WORDS.join(re.escape(word) for word in _WORDS.findall(phrase))
+    return re.compile(body if has_cjk(phrase) else rf"(?<![^\W_]){body}(?![^\W_])", re.IGNORECASE)
+
+
+@dataclass
+class PhraseMatches:
+    #: doc_id -> (start_line, end_line) of a chunk holding the first searchable phrase, for each
+    #: document holding every searchable phrase
+    passages: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: whether any phrase had an indexed word; if none had, no document was ruled out
+    searched: bool = False
+    #: phrases with no indexed word (common words only): searched as plain words
+    unsearchable: list[str] = field(default_factory=list)
+    #: phrases found in more candidate chunks than were read: documents may be missing
+    truncated: list[str] = field(default_factory=list)
+
+
+def documents_holding(
+    catalog: Catalog, keyword: KeywordIndex, phrases: list[str], allowed_doc_ids: list[str] | None
+) -> PhraseMatches:
+    """The documents within `allowed_doc_ids` (None: all) holding every phrase that has an indexed word."""
+    matches = PhraseMatches()
+    allowed = allowed_doc_ids
+    for phrase in phrases:
+        query = keyword.all_terms_query(phrase)
+        if query is None:
+            matches.unsearchable.append(phrase)
+            continue
+        hits = keyword.search_query(query, MAX_CANDIDATE_CHUNKS, allowed) if allowed != [] else []
+        if len(hits) >= MAX_CANDIDATE_CHUNKS:
+            matches.truncated.append(phrase)
+        found = _confirmed(catalog, hits, phrase_pattern(phrase))
+        matches.passages = found if not matches.searched else {d: matches.passages[d] for d in found}
+        matches.searched = True
+        allowed = sorted(found)
+    return matches
+
+
+def _confirmed(catalog: Catalog, hits: list[ChunkHit], pattern: re.Pattern[str]) -> dict[str, tuple[int, int]]:
+    """doc_id -> the first candidate chunk (best keyword score first) whose lines hold `pattern`."""
+    by_document: dict[str, list[ChunkHit]] = {}
+    for hit in hits:
+        by_document.setdefault(hit.doc_id, []).append(hit)
+    found: dict[str, tuple[int, int]] = {}
+    for doc_id, chunks in by_document.items():
+        every = catalog.lines(doc_id) if len(chunks) > WHOLE_DOCUMENT_CHUNKS else None
+        for chunk in chunks:
+            count = chunk.end_line - chunk.start_line + 1
+            lines = every[chunk.start_line - 1 : chunk.end_line] if every is not None else catalog.line_range(doc_id, chunk.start_line, count)
+            if pattern.search("\n".join(lines)):
+                found[doc_id] = (chunk.start_line, chunk.end_line)
+                break
+    return found

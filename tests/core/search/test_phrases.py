@@ -1,0 +1,105 @@
+"""Quoted phrases: how a query is split, what a phrase matches, and `search` keeping the documents that hold it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from linkly_ls.core.config import Config, LibraryConfig
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.search.phrases import phrase_pattern, split_phrases
+from linkly_ls.core.tools import call_tool
+
+
+@pytest.mark.parametrize(
+    ("query", "phrases", "text"),
+    [
+        ('"heap allocation" rust', ["heap allocation"], "heap allocation rust"),
+        ("“stack frames” and „Speicher“ or «mémoire vive»", ["stack frames", "Speicher", "mémoire vive"],
+         "stack frames and Speicher or mémoire vive"),
+        ('two "quoted  words" and "more"', ["quoted words", "more"], "two quoted words and more"),
+        ('he said "hi', [], 'he said "hi'),
+        ('empty "" and "--" quotes', [], "empty and -- quotes"),
+        ("「软件包」管理", ["软件包"], "软件包 管理"),
+    ],
+)
+def test_quoted_phrases_are_split_from_the_words(query: str, phrases: list[str], text: str) -> None:
+    quoted = split_phrases(query)
+    assert quoted.phrases == phrases and quoted.text == text
+
+
+@pytest.mark.parametrize(
+    ("phrase", "text", "found"),
+    [
+        ("sources list", "edit /etc/apt/sources.list first", True),
+        ("sources list", "Sources\n  List of mirrors", True),
+        ("heap allocation", "a heap-allocated buffer", False),
+        ("heap allocation", "heap-allocation", True),
+        ("sources list", "resources list", False),
+        ("sources list", "sources listing", False),
+        ("is_dir", "call is_dir() on it", True),
+        ("is_dir", "it is dir", True),
+        ("2.6.32", "Linux 2.6.32-5", True),
+        ("2.6.32", "Linux 2.6.321", False),
+        ("Élan vital", "son élan vital", True),
+        ("软件包", "使用软件包管理器", True),
+    ],
+)
+def test_a_phrase_matches_its_words_in_order_whole_and_with_anything_but_words_between(
+    phrase: str, text: str, found: bool
+) -> None:
+    assert bool(phrase_pattern(phrase).search(text)) is found
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    root = tmp_path_factory.mktemp("phrases") / "notes"
+    (root / "deep").mkdir(parents=True)
+    files = {
+        "together.md": "# Memory\n\nEvery heap allocation costs a call into the allocator.\n",
+        "apart.md": "# Apart\n\nAllocation, allocation: the heap grows. Heap after heap, then allocation after allocation.\n",
+        "wrapped.txt": "Notes on memory\n\nThe cost of a heap\nallocation is measured here, with the zebra.\n",
+        "deep/hyphen.md": "# Hyphen\n\nA heap-allocation is slower than a stack one.\n",
+    }
+    for name, text in files.items():
+        (root / name).write_text(text, encoding="utf-8")
+    engine = Engine(
+        Config(data_dir=root.parent / "data", libraries=[LibraryConfig(name="n", paths=[root])], raw={"embedding": {"model": "none"}})
+    )
+    engine.index()
+    yield engine
+    engine.close()
+
+
+def _search(engine: Engine, query: str, **arguments: object):
+    return call_tool(engine, "search", {"query": query, **arguments})
+
+
+def _names(result) -> set[str]:
+    return {Path(hit.path).name for hit in result.results}
+
+
+def test_a_quoted_phrase_keeps_only_the_documents_that_hold_it(engine: Engine) -> None:
+    assert "apart.md" in _names(_search(engine, "heap allocation"))
+    result = _search(engine, '"heap allocation"')
+    assert _names(result) == {"together.md", "wrapped.txt", "hyphen.md"} and not result.miss
+    wrapped = next(hit for hit in result.results if hit.path.endswith("wrapped.txt"))
+    assert wrapped.start_line <= 3 <= wrapped.end_line and "heap" in wrapped.snippet.lower()
+    assert _names(_search(engine, '"heap allocation"', path_glob="deep/")) == {"hyphen.md"}
+    assert _names(_search(engine, 'cost "heap allocation" "the zebra"')) == {"wrapped.txt"}
+
+
+def test_a_phrase_no_document_holds_is_a_miss_that_still_shows_the_nearest(engine: Engine) -> None:
+    result = _search(engine, '"allocation heap zebra"')
+    assert result.miss and result.results
+    assert "word for word" in result.guidance[0] and '"allocation heap zebra"' in result.guidance[0]
+    assert "word for word" in result.to_markdown()
+
+
+def test_a_phrase_of_common_words_only_is_searched_as_words_and_says_so(engine: Engine) -> None:
+    result = _search(engine, '"to be or not"  memory')
+    assert result.results and "common words" in result.notes[0]
+    assert result.to_json()["notes"] == result.notes and f"_{result.notes[0]}_" in result.to_markdown()
+    assert "notes" not in _search(engine, "memory").to_json()

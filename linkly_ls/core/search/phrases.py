@@ -11,6 +11,9 @@ The keyword index keeps no word positions, so the candidates are the chunks hold
 indexed term of a phrase (`KeywordIndex.all_terms_query`), best first, whose lines are then
 read and matched exactly. A phrase of common words only (`"to be or not to be"`) has no indexed
 term: it is searched as plain words, and the answer says so.
+
+A query that is one identifier and nothing else (`is_dir`, `sources.list`, `2.6.32`) is read as if
+quoted: its parts alone (`is`, `dir`) would rank every mention of `dir` above it.
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ MAX_CANDIDATE_CHUNKS = 5000
 #: candidate chunks of one document beyond which its lines are read at once (one decompression)
 WHOLE_DOCUMENT_CHUNKS = 8
 _WORDS = re.compile(r"[^\W_]+")
+#: a name, number or identifier written with `_`, `.` or `:` inside it (`is_dir`, `sources.list`, `2.6.32`,
+#: `std::vec`): the tokenizer cuts it into its parts, each far more common than the whole
+_IDENTIFIER = re.compile(r"[^\W_]+(?:(?:_+|\.|::?)[^\W_]+)+")
 _BETWEEN_WORDS = r"[\W_]+"
 
 
@@ -63,17 +69,31 @@ def split_phrases(query: str) -> QuotedQuery:
     return QuotedQuery(phrases, " ".join("".join(pieces).split()))
 
 
+def lone_identifier(text: str) -> bool:
+    """Whether `text` is one identifier and nothing else: a query of it is read as if quoted."""
+    return _IDENTIFIER.fullmatch(text) is not None
+
+
 def phrase_pattern(phrase: str) -> re.Pattern[str]:
     """The exact pattern of a phrase: its words in order, anything but letters and digits between."""
     body = _BETWEEN_WORDS.join(re.escape(word) for word in _WORDS.findall(phrase))
     return re.compile(body if has_cjk(phrase) else rf"(?<![^\W_]){body}(?![^\W_])", re.IGNORECASE)
 
 
+@dataclass(frozen=True)
+class PhraseSpan:
+    """Where a document holds a phrase: the chunk (its passage), and the lines of the match in it."""
+
+    start_line: int
+    end_line: int
+    first_match_line: int
+    last_match_line: int
+
+
 @dataclass
 class PhraseMatches:
-    #: doc_id -> (start_line, end_line) of a chunk holding the first searchable phrase, for each
-    #: document holding every searchable phrase
-    passages: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: doc_id -> where it holds the first searchable phrase, for each document holding every one
+    passages: dict[str, PhraseSpan] = field(default_factory=dict)
     #: whether any phrase had an indexed word; if none had, no document was ruled out
     searched: bool = False
     #: phrases with no indexed word (common words only): searched as plain words
@@ -103,18 +123,21 @@ def documents_holding(
     return matches
 
 
-def _confirmed(catalog: Catalog, hits: list[ChunkHit], pattern: re.Pattern[str]) -> dict[str, tuple[int, int]]:
+def _confirmed(catalog: Catalog, hits: list[ChunkHit], pattern: re.Pattern[str]) -> dict[str, PhraseSpan]:
     """doc_id -> the first candidate chunk (best keyword score first) whose lines hold `pattern`."""
     by_document: dict[str, list[ChunkHit]] = {}
     for hit in hits:
         by_document.setdefault(hit.doc_id, []).append(hit)
-    found: dict[str, tuple[int, int]] = {}
+    found: dict[str, PhraseSpan] = {}
     for doc_id, chunks in by_document.items():
         every = catalog.lines(doc_id) if len(chunks) > WHOLE_DOCUMENT_CHUNKS else None
         for chunk in chunks:
             count = chunk.end_line - chunk.start_line + 1
             lines = every[chunk.start_line - 1 : chunk.end_line] if every is not None else catalog.line_range(doc_id, chunk.start_line, count)
-            if pattern.search("\n".join(lines)):
-                found[doc_id] = (chunk.start_line, chunk.end_line)
+            text = "\n".join(lines)
+            match = pattern.search(text)
+            if match is not None:
+                first = chunk.start_line + text.count("\n", 0, match.start())
+                found[doc_id] = PhraseSpan(chunk.start_line, chunk.end_line, first, first + match.group().count("\n"))
                 break
     return found

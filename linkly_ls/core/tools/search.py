@@ -21,7 +21,14 @@ from linkly_ls.core.errors import ArgumentError
 from linkly_ls.core.provenance import Provenance, provenance_of
 from linkly_ls.core.search.calibration import absent_words, calibrate
 from linkly_ls.core.search.ranked import Passage, RankedDocument
-from linkly_ls.core.search.phrases import MAX_CANDIDATE_CHUNKS, PhraseMatches, documents_holding, split_phrases
+from linkly_ls.core.search.phrases import (
+    MAX_CANDIDATE_CHUNKS,
+    PhraseMatches,
+    PhraseSpan,
+    documents_holding,
+    lone_identifier,
+    split_phrases,
+)
 from linkly_ls.core.search.ranking import best_cosines, rank_documents
 from linkly_ls.core.search.relevance import RelevanceScorer
 from linkly_ls.core.tools.schema import validate
@@ -72,10 +79,15 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     allowed = allowed_documents(engine, params)
     quoted = split_phrases(query)
     words = quoted.text or query
-    phrases = documents_holding(engine.catalog, engine.keyword, quoted.phrases, allowed)
-    holding = sorted(phrases.passages) if phrases.passages else None
+    named = _named(engine, words)
+    if allowed is not None:
+        named &= set(allowed)
+    exact = quoted.phrases or ([words] if lone_identifier(words) else [])
+    phrases = documents_holding(engine.catalog, engine.keyword, exact, allowed)
+    # a lone identifier that names a file (`sources.list`) keeps that file too
+    holding = sorted(set(phrases.passages) | (set() if quoted.phrases or not phrases.passages else named))
     ranking = rank_documents(engine, words, holding or allowed, mode=mode)
-    distinct = _distinct_documents(engine, _named_first(engine, words, ranking.documents), limit)
+    distinct = _distinct_documents(engine, _named_first(named, ranking.documents), limit)
     records = engine.catalog.summaries([document.doc_id for document in distinct])
     picked = [(document, records[document.doc_id]) for document in distinct if document.doc_id in records]
     cosines = best_cosines(ranking, [document.doc_id for document, _ in picked])
@@ -98,7 +110,7 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
         query=query, results=results, mode=ranking.mode, mode_reason=ranking.reason, indexing=ranking.building,
         absent_words=missing_words, notes=_phrase_notes(phrases),
     )
-    _add_guidance(result, params, quoted.phrases if phrases.searched and not holding else [])
+    _add_guidance(result, params, exact if phrases.searched and not holding and not (named and not quoted.phrases) else [])
     return result
 
 
@@ -116,13 +128,17 @@ def _phrase_notes(phrases: PhraseMatches) -> list[str]:
     return notes
 
 
-def _named_first(engine: Engine, query: str, documents: list[RankedDocument]) -> list[RankedDocument]:
-    """The candidates the query names first: whose title or file name it is (`rfc2616`, `notes.pdf`). A
-    person who types a name means that document, whose words may be rarer in it than in those citing it."""
+def _named(engine: Engine, query: str) -> set[str]:
+    """The documents whose title or file name the query is (`rfc2616`, `notes.pdf`)."""
     keys = {title_key(query)}
     if doc_type_for(Path(query)) is not None:
         keys.add(name_key(query))
-    named = {doc_id for key in keys if key for doc_id, _, _ in engine.catalog.documents_named(key)}
+    return {doc_id for key in keys if key for doc_id, _, _ in engine.catalog.documents_named(key)}
+
+
+def _named_first(named: set[str], documents: list[RankedDocument]) -> list[RankedDocument]:
+    """The candidates the query names first (`_named`). A person who types a name means that document,
+    whose words may be rarer in it than in those citing it."""
     if not named:
         return documents
     return [document for document in documents if document.doc_id in named] + [
@@ -162,20 +178,24 @@ def _make_hit(
     matcher: QueryMatcher,
     explain: bool,
     provenance: Provenance,
-    phrase_span: tuple[int, int] | None,
+    phrase: PhraseSpan | None,
 ) -> SearchHit:
     lines = engine.catalog.lines(record.doc_id)
     title = f"{record.title}\n{Path(record.path).name}"  # the file's name is evidence as its title is
-    passage = Passage(*phrase_span) if phrase_span else _shown_passage(document, cosine[1] if cosine else None)
+    if phrase is not None:
+        passage = Passage(phrase.start_line, phrase.end_line)
+    else:
+        passage = _shown_passage(document, cosine[1] if cosine else None)
     lexical = scorer.lexical(lines[passage.start_line - 1 : passage.end_line], title)
     keyword_passage = document.keyword_passage
-    if keyword_passage is not None and passage is not keyword_passage and not phrase_span:
+    if keyword_passage is not None and passage is not keyword_passage and phrase is None:
         # the closest chunk in meaning, unless the keyword hit holds more of the query's words: a list
         # whose snippets miss the words the keyword side found them by reads as noise
         found = scorer.lexical(lines[keyword_passage.start_line - 1 : keyword_passage.end_line], title)
         if found > lexical:
             passage, lexical = keyword_passage, found
-    snippet = best_snippet(matcher, lines, passage.start_line, passage.end_line, provenance.marker_lines(lines))
+    shown = (phrase.first_match_line, phrase.last_match_line) if phrase else (passage.start_line, passage.end_line)
+    snippet = best_snippet(matcher, lines, *shown, provenance.marker_lines(lines))
     semantic = scorer.semantic(cosine[0]) if cosine else None
     relevance = scorer.combine(lexical, semantic)
     details = None

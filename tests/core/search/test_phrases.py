@@ -9,7 +9,7 @@ import pytest
 
 from linkly_ls.core.config import Config, LibraryConfig
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.search.phrases import phrase_pattern, split_phrases
+from linkly_ls.core.search.phrases import lone_identifier, phrase_pattern, split_phrases
 from linkly_ls.core.tools import call_tool
 
 
@@ -62,6 +62,9 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
         "apart.md": "# Apart\n\nAllocation, allocation: the heap grows. Heap after heap, then allocation after allocation.\n",
         "wrapped.txt": "Notes on memory\n\nThe cost of a heap\nallocation is measured here, with the zebra.\n",
         "deep/hyphen.md": "# Hyphen\n\nA heap-allocation is slower than a stack one.\n",
+        "apt.md": "# Mirrors\n\nA list of sources.\n\nEdit /etc/apt/sources.list as root.\n\nThen update.\n",
+        "lists.md": "# Lists\n\nSources, sources and sources: a list, a list, a list of lists.\n",
+        "sources.list.md": "# Mirror file\n\nWhat the mirror file holds.\n",
     }
     for name, text in files.items():
         (root / name).write_text(text, encoding="utf-8")
@@ -103,3 +106,24 @@ def test_a_phrase_of_common_words_only_is_searched_as_words_and_says_so(engine: 
     assert result.results and "common words" in result.notes[0]
     assert result.to_json()["notes"] == result.notes and f"_{result.notes[0]}_" in result.to_markdown()
     assert "notes" not in _search(engine, "memory").to_json()
+
+
+@pytest.mark.parametrize(
+    ("query", "identifier"),
+    [("is_dir", True), ("sources.list", True), ("2.6.32", True), ("std::vec", True), ("__init__", False),
+     ("U.S.", False), ("sign-in", False), ("heap allocation", False), ("sources.list tips", False)],
+)
+def test_a_lone_identifier_is_one_name_with_underscores_dots_or_colons_inside(query: str, identifier: bool) -> None:
+    assert lone_identifier(query) is identifier
+
+
+def test_a_query_that_is_one_identifier_reads_as_quoted_and_shows_the_line_that_holds_it(engine: Engine) -> None:
+    result = _search(engine, "sources.list")
+    # the file so named first (`_named`), then the one holding the name; not the one holding its parts
+    assert [Path(hit.path).name for hit in result.results] == ["sources.list.md", "apt.md"] and not result.miss
+    hit = result.results[1]
+    assert hit.line == 5 and "**sources**.**list**" in hit.snippet
+    assert [Path(hit.path).name for hit in _search(engine, "sources.list", path_glob="apt").results] == ["apt.md"]
+    missing = _search(engine, "sources.lists")
+    assert missing.miss and "word for word" in missing.guidance[0] and missing.results
+    assert "lists.md" in _names(_search(engine, "sources.list tips"))

@@ -29,7 +29,16 @@ from linkly_ls.core.links.targets import link_records
 from linkly_ls.core.store.catalog import DocumentRecord
 from linkly_ls.core.store.records import make_doc_id
 from linkly_ls.lsp.linemap import normalise, read_source, source_line
-from linkly_ls.lsp.uris import TEXT_DOC_TYPES, UnknownDocumentUri, doc_id_from_uri, doc_uri, file_uri, is_linkly_uri, path_from_uri
+from linkly_ls.lsp.uris import (
+    TEXT_DOC_TYPES,
+    UnknownDocumentUri,
+    doc_id_from_uri,
+    doc_uri,
+    file_uri,
+    is_linkly_uri,
+    open_buffer,
+    path_from_uri,
+)
 
 if TYPE_CHECKING:
     from linkly_ls.lsp.server import LinklyLanguageServer
@@ -65,7 +74,7 @@ class BufferLinks:
 def buffer_lines(ls: LinklyLanguageServer, uri: str, engine: Engine, record: DocumentRecord | None) -> list[str]:
     """The lines the client shows: the open buffer, else a file's own lines where they are not the
     indexed ones (an HTML file's source), else the indexed lines."""
-    document = ls.workspace.text_documents.get(uri)
+    document = open_buffer(ls.workspace, uri)
     if document is not None:
         return document.source.split("\n")
     if record is None:
@@ -80,7 +89,7 @@ def buffer_lines(ls: LinklyLanguageServer, uri: str, engine: Engine, record: Doc
 def as_typed(ls: LinklyLanguageServer, uri: str, path: str, record: DocumentRecord | None, lines: list[str]) -> DocumentRecord:
     """The note as its buffer stands: an open buffer's headings are its own (unsaved ones included), so a
     link to `#a-heading` of the same note finds the heading just typed, at its line now."""
-    if record is not None and ls.workspace.text_documents.get(uri) is None:
+    if record is not None and open_buffer(ls.workspace, uri) is None:
         return record
     outline = outline_of(lines, is_mdx=path.lower().endswith(".mdx"))
     if record is not None:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import unquote, urlparse
 
 from pygls.uris import from_fs_path, to_fs_path
+from pygls.workspace import TextDocument, Workspace
 
 SCHEME = "linkly"
 _DOC_PATH = re.compile(r"^/([0-9a-f]{12})(?:/[^/]*)?$")
@@ -61,3 +62,14 @@ def file_uri(path: str | Path) -> str:
 def location_uri(doc_id: str, doc_type: str, path: str) -> str:
     """Where an editor should open a document: the file for text formats, else the text view."""
     return file_uri(path) if doc_type in TEXT_DOC_TYPES else doc_uri(doc_id)
+
+
+def open_buffer(workspace: Workspace, uri: str) -> TextDocument | None:
+    """The client's open buffer at `uri`, if any. pygls keys open documents by the unquoted URI, while
+    clients send names with a space, `é` or `#` quoted (`space%20name.md`)."""
+    return workspace.text_documents.get(unquote(uri))
+
+
+def open_buffer_uris(workspace: Workspace) -> list[str]:
+    """The URIs of the open buffers as their client wrote them (diagnostics are published under those)."""
+    return [document.uri for document in workspace.text_documents.values()]

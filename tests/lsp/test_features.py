@@ -108,8 +108,10 @@ async def test_document_symbols_of_an_open_markdown_file(session: Session) -> No
             assert symbol.range.start.line <= child.range.start.line <= child.range.end.line <= symbol.range.end.line
 
 
-async def test_document_symbols_of_an_unsaved_buffer(session: Session) -> None:
-    uri = (session.root / "scratch" / "draft.md").as_uri()
+@pytest.mark.parametrize("name", ["draft.md", "my draft #1 (é).md"])
+async def test_document_symbols_of_an_unsaved_buffer(session: Session, name: str) -> None:
+    """A name the client quotes in the URI (`my%20draft%20%231%20%28%C3%A9%29.md`) is the same buffer."""
+    uri = (session.root / "scratch" / name).as_uri()
     text = "---\ntitle: draft\n---\n# Plan\n\nintro\n\n## Step one\n\ntext\n\n## Step two\nmore"
     session.client.text_document_did_open(
         types.DidOpenTextDocumentParams(

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from linkly_ls.core.engine import Engine
-from linkly_ls.lsp.uris import path_from_uri
+from linkly_ls.lsp.uris import open_buffer_uris, path_from_uri
 
 if TYPE_CHECKING:
     from linkly_ls.core.indexing.indexer import IndexReport
@@ -90,7 +90,7 @@ class DiagnosticsPublisher:
         self.ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
 
     def refresh_open_documents(self, reports: list[IndexReport]) -> None:
-        uris = [uri for uri in self.ls.workspace.text_documents if uri.startswith("file:")]
+        uris = [uri for uri in open_buffer_uris(self.ls.workspace) if uri.startswith("file:")]
         if uris:
             self.ls.background(self.refresh(uris))
 

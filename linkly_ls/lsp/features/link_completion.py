@@ -22,6 +22,7 @@ from linkly_ls.core.links.resolver import LinkResolver
 from linkly_ls.core.links.targets import wikilink_key
 from linkly_ls.core.store.records import DocumentRecord, name_key
 from linkly_ls.lsp.link_context import as_typed, is_note, python_column, source_record
+from linkly_ls.lsp.uris import open_buffer
 
 if TYPE_CHECKING:
     from linkly_ls.lsp.server import LinklyLanguageServer
@@ -53,7 +54,7 @@ def fuzzy_score(typed: str, candidate: str) -> int | None:
 
 
 def completions(ls: LinklyLanguageServer, engine: Engine, uri: str, position: types.Position) -> types.CompletionList:
-    document = ls.workspace.text_documents.get(uri)
+    document = open_buffer(ls.workspace, uri)
     empty = types.CompletionList(is_incomplete=False, items=[])
     if document is None or position.line >= len(document.lines):
         return empty
@@ -150,7 +151,7 @@ def _target_record(ls: LinklyLanguageServer, engine: Engine, uri: str, source_pa
     """The document whose headings to offer: the note being edited as typed when it links to itself."""
     if target_path is None:
         return None
-    document = ls.workspace.text_documents.get(uri)
+    document = open_buffer(ls.workspace, uri)
     if target_path == source_path and document is not None and is_note(source_path):
         return as_typed(ls, uri, source_path, engine.catalog.by_path(source_path), document.source.split("\n"))
     return LinkResolver(engine.catalog).document_at(target_path)

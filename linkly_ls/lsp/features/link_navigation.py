@@ -31,7 +31,7 @@ from linkly_ls.lsp.link_context import (
     source_record,
     target_location,
 )
-from linkly_ls.lsp.uris import file_uri, is_linkly_uri
+from linkly_ls.lsp.uris import file_uri, is_linkly_uri, open_buffer
 
 if TYPE_CHECKING:
     from linkly_ls.lsp.server import LinklyLanguageServer
@@ -142,7 +142,7 @@ def _section_starting_at(record, line: int) -> OutlineNode | None:
 
 
 def _source_lines(ls: LinklyLanguageServer, engine: Engine, link: ResolvedLink) -> list[str]:
-    document = ls.workspace.text_documents.get(file_uri(link.source_path))
+    document = open_buffer(ls.workspace, file_uri(link.source_path))
     return document.source.split("\n") if document is not None else engine.catalog.lines(link.source_id)
 
 

@@ -32,7 +32,7 @@ from linkly_ls.core.extract import doc_type_for, extract_file
 from linkly_ls.core.extract.base import decode_text
 from linkly_ls.lsp.features.virtual_documents import document_for_uri
 from linkly_ls.lsp.linemap import anchor_outline, same_lines
-from linkly_ls.lsp.uris import TEXT_DOC_TYPES, is_linkly_uri, path_from_uri
+from linkly_ls.lsp.uris import TEXT_DOC_TYPES, is_linkly_uri, open_buffer, path_from_uri
 
 if TYPE_CHECKING:
     from linkly_ls.lsp.server import LinklyLanguageServer
@@ -136,9 +136,8 @@ def register(server: LinklyLanguageServer) -> None:
     ) -> list[types.DocumentSymbol] | list[types.SymbolInformation]:
         engine = await ls.ready_engine()
         uri = params.text_document.uri
-        buffer_text: str | None = None
-        if not is_linkly_uri(uri) and uri in ls.workspace.text_documents:
-            buffer_text = ls.workspace.get_text_document(uri).source
+        buffer = None if is_linkly_uri(uri) else open_buffer(ls.workspace, uri)
+        buffer_text = buffer.source if buffer is not None else None
         nodes, lines = await asyncio.to_thread(outline_for, engine, uri, buffer_text)
         symbols = to_document_symbols(nodes, lines, ls.workspace.position_codec.client_num_units)
         if ls.client_supports("text_document.document_symbol.hierarchical_document_symbol_support"):

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidRequest, JsonRpcServerNotInitialized
+from cattrs import transform_error
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest, JsonRpcServerNotInitialized
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import RPCRequest
@@ -40,14 +41,39 @@ CONFIGURATION_TIMEOUT_S = 2.0
 BACKGROUND_GRACE_S = 1.0
 
 
+#: what a message pygls could not read becomes once it has been answered: nothing more is done with it
+_ANSWERED = object()
+
+
 class LinklyProtocol(LanguageServerProtocol):
     """Adds what pygls does not advertise by itself: `workspace.textDocumentContent` (LSP 3.18); and answers
     the requests pygls leaves unanswered, so a client never waits for ever: one before `initialize` with
-    ServerNotInitialized (-32002), one after `shutdown` with InvalidRequest."""
+    ServerNotInitialized (-32002), one after `shutdown` with InvalidRequest, one whose params do not fit
+    the method (`position.line: -1`, params left out) with InvalidParams naming the field."""
 
     initialize_received = False
 
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as error:
+            if "params" not in data and "method" in data:  # JSON-RPC lets a request leave out empty params
+                try:
+                    return super().structure_message({**data, "params": None})
+                except JsonRpcException:
+                    pass
+            request_id, method = data.get("id"), data.get("method")
+            if not isinstance(request_id, int | str) or isinstance(request_id, bool) or not isinstance(method, str):
+                raise  # a notification or a response: there is no one to answer
+            cause = error.__cause__
+            detail = "; ".join(transform_error(cause)) if isinstance(cause, Exception) and hasattr(cause, "exceptions") else ""
+            message = f"{method}: the params do not fit the method" + (f" ({detail})" if detail else "")
+            self._send_response(request_id, error=JsonRpcInvalidParams(message).to_response_error())
+            return _ANSWERED
+
     def handle_message(self, message: Any) -> None:
+        if message is _ANSWERED:
+            return
         method = getattr(message, "method", "")
         if isinstance(message, RPCRequest) and method != types.INITIALIZE:
             if not self.initialize_received:

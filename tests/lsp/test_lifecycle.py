@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +34,18 @@ class RawClient:
         self.process.stdin.flush()
         return message.get("id")
 
-    def answer(self, request_id: int) -> dict[str, Any]:
-        """The response to `request_id` (notifications and server requests before it are passed over)."""
+    def answer(self, request_id: int, timeout_s: float = 60.0) -> dict[str, Any]:
+        """The response to `request_id` (notifications and server requests before it are passed over); a
+        request left unanswered fails the test after `timeout_s` instead of hanging it."""
+        with ThreadPoolExecutor(max_workers=1) as reader:
+            waiting = reader.submit(self._read_until, request_id)
+            try:
+                return waiting.result(timeout=timeout_s)
+            except TimeoutError:
+                self.process.kill()  # ends the blocked read
+                raise AssertionError(f"request {request_id} was not answered within {timeout_s:.0f} s") from None
+
+    def _read_until(self, request_id: int) -> dict[str, Any]:
         while True:
             length = 0
             while (line := self.process.stdout.readline().strip()) != b"":
@@ -65,3 +76,24 @@ def test_requests_before_initialize_and_after_shutdown_are_answered_and_exit_say
     abrupt.initialize(tmp_path)
     abrupt.send("exit", request=False)
     assert abrupt.process.wait(30) == 1, "exit without shutdown"
+
+
+def test_a_request_whose_params_do_not_fit_is_answered_with_invalid_params(tmp_path: Path):
+    """pygls logged such a request and sent nothing: the client waited for ever."""
+    client = RawClient(tmp_path)
+    client.initialize(tmp_path)
+    document = {"uri": (tmp_path / "note.md").as_uri()}
+    for method, params in (
+        ("textDocument/hover", {"textDocument": document, "position": {"line": -1, "character": 0}}),
+        ("textDocument/hover", {"textDocument": document}),
+        ("textDocument/documentSymbol", {}),
+        ("workspace/executeCommand", {}),
+        ("workspace/symbol", None),
+    ):
+        answer = client.answer(client.send(method, params))
+        assert answer["error"]["code"] == -32602 and answer["error"]["message"].startswith(method), answer
+    status = client.answer(client.send("linkly/status"))  # JSON-RPC lets a request leave its params out
+    assert "result" in status and status["result"]["version"]
+    assert "result" in client.answer(client.send("shutdown"))
+    client.send("exit", request=False)
+    assert client.process.wait(30) == 0

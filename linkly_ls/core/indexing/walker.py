@@ -245,6 +245,8 @@ def is_indexable(path: Path, root: Path, rules: WalkRules) -> bool:
         return False
     directory = root
     for depth, part in enumerate(parts):
+        if depth and directory.is_symlink():  # a linked folder on the way: the walk never enters it
+            return False
         spec = rules.ignore_spec(directory)
         if spec is not None:
             inner = "/".join(parts[depth:])

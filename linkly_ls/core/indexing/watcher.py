@@ -38,7 +38,7 @@ def paths_by_library(engine: Engine, changed: set[Path]) -> dict[str, list[Path]
         if not _is(path, Path.is_file):
             prefix = str(path).rstrip("/") + "/"
             targets += [Path(p) for p in engine.catalog.file_states(library.name) if p.startswith(prefix)]
-            if _is(path, Path.is_dir):
+            if _is(path, Path.is_dir) and not path.is_symlink():  # a linked folder is never walked
                 targets = [p for p in path.rglob("*") if _is(p, Path.is_file)] + targets[1:]
         grouped.setdefault(library.name, []).extend(targets)
     return grouped

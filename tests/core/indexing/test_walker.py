@@ -50,6 +50,16 @@ def test_symlinks_are_not_followed_and_data_dir_is_skipped(tmp_path):
     assert relative_found(tmp_path / "lib", rules) == ["a.md"]
 
 
+def test_a_file_under_a_linked_folder_is_not_indexable(tmp_path):
+    make_tree(tmp_path, {"lib/a.md": "x", "outside/sub/secret.md": "x"})
+    os.symlink(tmp_path / "outside", tmp_path / "lib" / "link")
+    os.symlink(tmp_path / "lib", tmp_path / "lib" / "loop")
+    rules = WalkRules([], [], [])
+    assert is_indexable(tmp_path / "lib" / "a.md", tmp_path / "lib", rules)
+    for linked in ("link/sub/secret.md", "loop/a.md", "loop/loop/a.md"):
+        assert not is_indexable(tmp_path / "lib" / linked, tmp_path / "lib", rules), linked
+
+
 def test_is_indexable_agrees_with_walk(tmp_path):
     make_tree(tmp_path, {".gitignore": "ignored/\n", "ignored/a.md": "x", "kept/b.md": "x", "c.pdf": "x"})
     rules = WalkRules([], [], [])

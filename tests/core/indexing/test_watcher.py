@@ -93,3 +93,25 @@ def test_watching_some_libraries_leaves_the_others_alone(tmp_path):
         stop.set()
         thread.join(10)
         engine.close()
+
+
+def test_a_linked_folder_that_appears_brings_nothing_from_outside_the_library(tmp_path):
+    """The walk never follows a symlink; a watcher's batch naming one (or a file seen through it) must not either."""
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.indexing.watcher import apply_changes
+
+    library, outside = tmp_path / "notes", tmp_path / "outside"
+    (outside / "sub").mkdir(parents=True)
+    library.mkdir()
+    (library / "note.md").write_text("# Note\n\nkoala\n", encoding="utf-8")
+    (outside / "sub" / "secret.md").write_text("# Secret\n\nkoala outside\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="notes", paths=[library])], raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+        os.symlink(outside, library / "link")
+        os.symlink(library, library / "loop")
+        apply_changes(engine, {library / "link", library / "loop", library / "link" / "sub" / "secret.md", library / "loop" / "note.md"})
+        assert sorted(engine.catalog.file_states("notes")) == [str(library / "note.md")]
+    finally:
+        engine.close()

@@ -108,6 +108,23 @@ def sniff(path: Path) -> str | None:
     return None
 
 
+#: formats whose files are never text: one that holds UTF-8 text is read as text
+BINARY_TYPES = frozenset({"pdf", "docx", "epub", "pptx", "image"})
+
+
+def holds_text(path: Path) -> bool:
+    """Whether the file's first bytes are UTF-8 text (no NUL; a character cut at the end of them is fine)."""
+    with path.open("rb") as handle:
+        head = handle.read(2048)
+    if not head or b"\x00" in head:
+        return False
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return error.start >= len(head) - 3 and len(head) == 2048
+    return True
+
+
 def _sniff_zip(path: Path) -> str | None:
     try:
         with zipfile.ZipFile(path) as archive:
@@ -149,6 +166,8 @@ def extract_file(
         real_type = sniff(path)
     except OSError as error:
         raise ExtractionError(f"cannot read file: {error.strerror or error}") from error
+    if real_type is None and named_type in BINARY_TYPES and holds_text(path):
+        real_type = "txt"  # a note or a page saved under a binary format's name: read its text
     doc_type = named_type
     notes: list[str] = []
     if real_type and real_type != named_type and not (

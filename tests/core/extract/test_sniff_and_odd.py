@@ -68,3 +68,21 @@ def test_unsupported_suffix_is_refused(tmp_path):
     other.write_text("hello", encoding="utf-8")
     with pytest.raises(ExtractionError, match="unsupported file type"):
         extract_file(other)
+
+
+@pytest.mark.parametrize("name", ["notes.pdf", "notes.docx", "notes.epub"])
+def test_text_saved_under_a_binary_formats_name_is_read_as_text(tmp_path, name):
+    """MuPDF opened a Markdown note named `.pdf` as a document of its own and the outline step failed with
+    `TypeError: bad operand type for unary ~`; a text file's name cannot make it a PDF."""
+    path = tmp_path / name
+    path.write_text("# Title\n\nSome *markdown* text, café.\n" + "more words " * 300, encoding="utf-8")
+    document = extract_file(path)
+    assert document.doc_type == "txt" and document.lines[0] == "# Title"
+    assert any("content is TXT" in warning for warning in document.warnings)
+
+
+def test_binary_bytes_under_a_pdf_name_stay_an_error(tmp_path):
+    path = tmp_path / "noise.pdf"
+    path.write_bytes(bytes(range(256)) * 8)
+    with pytest.raises(ExtractionError, match="not a readable PDF"):
+        extract_file(path)

@@ -212,7 +212,7 @@ def run_index(engine: Engine, args: argparse.Namespace) -> int:
         raise UsageError("--library needs a name; leave it out to name the library after the folder")
     if not args.paths and args.library:
         resolve_library(engine.catalog, args.library)  # an unknown name is said before the writer role is asked
-    writer = IndexWriter(engine)
+    writer = IndexWriter(engine, one_run=True)
     writer.claim()
     if args.paths:
         library = engine.add_library(args.paths, args.library, args.description, respect_gitignore=args.gitignore)

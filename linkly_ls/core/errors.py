@@ -58,17 +58,23 @@ class IndexHeldError(LinklyError):
     )
 
     @classmethod
-    def naming(cls, holder: str = "", advice: str = REINDEX_ADVICE, watching: bool = True) -> IndexHeldError:
-        """The one message every face shows; `holder` is " (pid N)" when the holder wrote its pid, and
-        `watching` False when it published that it does not watch the folders (`serve --no-watch`)."""
-        if watching:
+    def naming(cls, holder: str = "", advice: str = REINDEX_ADVICE, role: str = "keeps_current") -> IndexHeldError:
+        """The one message every face shows; `holder` is " (pid N)" when the holder wrote its pid, and `role`
+        the kind of writer it published (`writer_status`): one that keeps the index current, one that
+        serves without watching (`serve --no-watch`), or one command's run (`linkly index`)."""
+        if role == "one_run":
             return cls(
-                f"another linkly process{holder} (serve, watch or an editor) keeps this index current and "
-                f"re-indexes changed files itself; {advice}"
+                f"another linkly process{holder} is indexing now (a `linkly index` or `remove-library` run, "
+                "which ends by itself); try again once it has finished"
+            )
+        if role == "serves_unwatched":
+            return cls(
+                f"another linkly process{holder} (serve, mcp or an editor) is this index's writer and does not "
+                f"watch its folders; {advice}"
             )
         return cls(
-            f"another linkly process{holder} (serve, mcp or an editor) is this index's writer and does not "
-            f"watch its folders; {advice}"
+            f"another linkly process{holder} (serve, watch or an editor) keeps this index current and "
+            f"re-indexes changed files itself; {advice}"
         )
 
 

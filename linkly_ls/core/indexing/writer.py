@@ -35,6 +35,9 @@ from linkly_ls.core.errors import IndexHeldError
 from linkly_ls.core.indexing.writer_status import (
     EMBEDDING,
     IDLE,
+    KEEPS_CURRENT,
+    ONE_RUN,
+    SERVES_UNWATCHED,
     INDEXING,
     STARTING,
     WATCHING,
@@ -100,7 +103,13 @@ def held_error(lock: WriterLock, advice: str = IndexHeldError.REINDEX_ADVICE) ->
     """The error for a process that is not the writer: naming the writer, and whether it watches (from the
     activity it publishes: a writer that does not watch is idle between runs)."""
     activity = read_activity(lock.path.parent, lock.holder_pid())
-    return IndexHeldError.naming(holder_text(lock), advice, watching=activity is None or activity.activity != IDLE)
+    if activity is None:
+        role = KEEPS_CURRENT
+    elif activity.role == KEEPS_CURRENT and activity.activity == IDLE:  # published before roles were
+        role = SERVES_UNWATCHED
+    else:
+        role = activity.role
+    return IndexHeldError.naming(holder_text(lock), advice, role)
 
 
 def print_reports(reports: list[IndexReport]) -> None:
@@ -117,9 +126,13 @@ def print_reports(reports: list[IndexReport]) -> None:
 class IndexWriter:
     """This process's claim on writing one engine's index, and the work done with it."""
 
-    def __init__(self, engine: Engine, watch: bool = True, on_reports: ReportsCallback = print_reports) -> None:
+    def __init__(
+        self, engine: Engine, watch: bool = True, on_reports: ReportsCallback = print_reports, one_run: bool = False
+    ) -> None:
         self.engine = engine
         self.watch = watch
+        #: the role is held for one command's run (`linkly index`), not by a process that serves
+        self.one_run = one_run
         self.on_reports = on_reports
         self.status = IndexStatus()
         self._stop = threading.Event()
@@ -153,6 +166,14 @@ class IndexWriter:
 
     def activity(self) -> WriterActivity:
         """What this writer does now (for `linkly status` and the editors' status)."""
+        activity = self._activity()
+        if self.one_run:
+            activity.role = ONE_RUN
+        elif not self.watch:
+            activity.role = SERVES_UNWATCHED
+        return activity
+
+    def _activity(self) -> WriterActivity:
         status = self.status
         if self._runs:
             return WriterActivity(os.getpid(), INDEXING, status.library, status.done, status.total)

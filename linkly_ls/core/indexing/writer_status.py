@@ -22,6 +22,9 @@ ETA_SAMPLE_S = 5.0
 
 #: what a writer does: its first run has not begun, an index run, embedding passages, watching folders
 STARTING, INDEXING, EMBEDDING, WATCHING, IDLE = "starting", "indexing", "embedding", "watching", "idle"
+#: what kind of writer it is: one that keeps the index current (serve, watch, an editor), one that serves
+#: without watching (`serve --no-watch`), or one command's run (`linkly index`, `remove-library`)
+KEEPS_CURRENT, SERVES_UNWATCHED, ONE_RUN = "keeps_current", "serves_unwatched", "one_run"
 
 
 @dataclass
@@ -34,6 +37,7 @@ class WriterActivity:
     total: int = 0
     #: while embedding: {"documents_done", "documents_total", "words_done", "words_total", "eta_seconds"}
     embedding: dict[str, Any] | None = None
+    role: str = KEEPS_CURRENT
     updated_at: float = field(default_factory=time.time)
 
     def same_as(self, other: WriterActivity | None) -> bool:

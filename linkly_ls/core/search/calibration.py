@@ -36,7 +36,13 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from linkly_ls.core.search.analysis import cjk_query_terms
-from linkly_ls.core.search.keyword import ANALYZERS, FIELD_ANALYZERS, QUERY_READINGS, WORD_BYTES_LIMIT
+from linkly_ls.core.search.keyword import (
+    QUERY_READINGS,
+    WORD_BYTES_LIMIT,
+    is_function_word,
+    path_query_terms,
+    reading_terms,
+)
 
 #: the highest relevance of a hit when no word of the query occurs in any document
 ABSENT_WORDS_CEILING = 0.15
@@ -66,9 +72,9 @@ def query_words(query: str) -> list[tuple[str, str]]:
     German stems in their fields, the plain words in paths, CJK bigrams."""
     pairs: list[tuple[str, str]] = []
     for analyzer_name, fields in QUERY_READINGS.items():
-        terms = dict.fromkeys(ANALYZERS[analyzer_name].analyze(query))
+        terms = dict.fromkeys(reading_terms(query, analyzer_name))
         pairs += [(field, term) for field in fields for term in terms]
-    pairs += [("path", term) for term in dict.fromkeys(ANALYZERS[FIELD_ANALYZERS["path"]].analyze(query))]
+    pairs += [("path", term) for term in dict.fromkeys(path_query_terms(query))]
     pairs += [("cjk", term) for term in dict.fromkeys(cjk_query_terms(query))]
     return pairs
 
@@ -86,7 +92,8 @@ def absent_words(index: DocumentFrequencies, query: str) -> list[str] | None:
         return list(dict.fromkeys(too_long)) or None
     if any(index.doc_freq(field, term) > 0 for field, term in pairs):
         return None
-    return list(dict.fromkeys(query.split()))
+    words = list(dict.fromkeys(query.split()))
+    return [word for word in words if not is_function_word(word)] or words
 
 
 #: a word as the index's tokenizer cuts it (Tantivy's simple tokenizer: runs of letters and digits)

@@ -83,7 +83,13 @@ ANALYZERS = {
     "lk_de": _analyzer("german"),
     "lk_plain": _analyzer(None),
 }
-_ENGLISH_CONTENT = _analyzer("english", SNOWBALL_ENGLISH_STOPWORDS)
+#: each language's reading of a query without English function words: an English query is read as French
+#: and German too, where "and", "the" or "of" are no stop words and matched German documents by "and" alone
+_CONTENT_READINGS = {
+    "lk_en": _analyzer("english", SNOWBALL_ENGLISH_STOPWORDS),
+    "lk_fr": _analyzer("french", SNOWBALL_ENGLISH_STOPWORDS),
+    "lk_de": _analyzer("german", SNOWBALL_ENGLISH_STOPWORDS),
+}
 _PATH_CONTENT = _analyzer("english", SNOWBALL_ENGLISH_STOPWORDS, stem=False)
 #: whether a query's English and path readings leave out English stopwords (see `english_query_terms`)
 QUERY_WITHOUT_FUNCTION_WORDS = True
@@ -100,7 +106,19 @@ def english_query_terms(query: str) -> list[str]:
     ("the who") is searched by all of them. They are dropped before stemming ("does" goes, "Doe"
     stays).
     """
-    return _content_terms(query, _ENGLISH_CONTENT, "lk_en")
+    return reading_terms(query, "lk_en")
+
+
+def is_function_word(word: str) -> bool:
+    """Whether `word` is an English function word ("the", "and", "of"), which no reading searches by
+    while the query has other words."""
+    return not _CONTENT_READINGS["lk_en"].analyze(word) and bool(ANALYZERS["lk_plain"].analyze(word))
+
+
+def reading_terms(query: str, analyzer_name: str) -> list[str]:
+    """One reading's terms of a query (English, French or German: an analyzer of `QUERY_READINGS`): its
+    words without the language's stop words and English function words, while other words remain."""
+    return _content_terms(query, _CONTENT_READINGS[analyzer_name], analyzer_name)
 
 
 def path_query_terms(query: str) -> list[str]:
@@ -357,7 +375,7 @@ class KeywordIndex:
         readings: list[Query] = []
         for analyzer_name, fields in QUERY_READINGS.items():
             english = analyzer_name == "lk_en"
-            weights = query_term_counts(english_query_terms(query) if english else ANALYZERS[analyzer_name].analyze(query))
+            weights = query_term_counts(reading_terms(query, analyzer_name))
             if english and extra_english:
                 for term, weight in extra_english.items():
                     weights[term] = weights.get(term, 0.0) + weight

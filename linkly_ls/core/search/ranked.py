@@ -132,18 +132,23 @@ def complete_keyword_side(engine: Engine, query: str, documents: dict[str, Ranke
     lowest candidate's cosine, about what such a document would score; for the keyword side it says
     "no query word", while such a document often holds several and only ranked below the first
     KEYWORD_CANDIDATE_CHUNKS chunks (a request of many words matches most documents). Its rank stays
-    unknown (None). A document whose best chunk is not among COMPLETION_CHUNKS_PER_DOCUMENT times as
-    many chunks as there are such documents (the others hold that many better chunks) keeps 0.
+    unknown (None). Each search reads COMPLETION_CHUNKS_PER_DOCUMENT chunks per document still
+    missing; documents crowded out by others' better chunks are searched again among themselves, so
+    each gets its own best chunk whatever the others are (the places of a search while the model
+    refines must not depend on which documents its refined side adds), and one with no query word
+    keeps 0.
     """
     if not COMPLETE_KEYWORD_SIDE:
         return
     missing = [doc_id for doc_id, document in documents.items() if document.keyword_score is None]
-    if not missing:
-        return
-    hits = engine.keyword.search(query, COMPLETION_CHUNKS_PER_DOCUMENT * len(missing), missing)
-    for doc_id, found in keyword_documents(hits).items():
-        document = documents[doc_id]
-        document.keyword_score, document.keyword_passage = found.keyword_score, found.keyword_passage
+    while missing:
+        hits = engine.keyword.search(query, COMPLETION_CHUNKS_PER_DOCUMENT * len(missing), missing)
+        for doc_id, found in keyword_documents(hits).items():
+            document = documents[doc_id]
+            document.keyword_score, document.keyword_passage = found.keyword_score, found.keyword_passage
+        if len(hits) < COMPLETION_CHUNKS_PER_DOCUMENT * len(missing):
+            return  # every matching chunk was read: the documents left hold no query word
+        missing = [doc_id for doc_id in missing if documents[doc_id].keyword_score is None]
 
 
 def add_vector_side(documents: dict[str, RankedDocument], vector_hits: list[VectorHit], kind: str = REFINED) -> None:

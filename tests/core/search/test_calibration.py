@@ -53,6 +53,28 @@ def test_absent_words_scale_the_evidence_into_the_weak_band():
     assert max(calibrate([1.0], words_absent=True)) < min(WEAK_RELEVANCE.values())
 
 
+def test_english_function_words_are_no_evidence_in_any_reading(tmp_path):
+    """A German document matched "ownrship and borowing" by "and" in its German reading: it ranked first
+    and the misspelt query was no miss."""
+    library = tmp_path / "library"
+    library.mkdir()
+    german = "Die Erweiterung baut das Paket mit bzr und prüft and die Abhängigkeiten der Quellen. " * 6
+    (library / "paket.md").write_text(f"# Paket bauen\n\n{german}\n", encoding="utf-8")
+    (library / "lunch and learn.md").write_text("# Ownership\n\nRules of ownership and borrowing.\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="n", paths=[library])],
+                           raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+        assert engine.catalog.by_path(str(library / "paket.md")).language == "de"
+        searcher = engine.keyword.index.searcher()
+        assert absent_words(searcher, "the ownrship of borowing and") == ["ownrship", "borowing"]
+        result = call_tool(engine, "search", {"query": "ownrship and borowing"})
+        assert result.miss and "'ownrship', 'borowing'" in result.guidance[0]
+        assert absent_words(searcher, "ownership and borrowing") is None
+    finally:
+        engine.close()
+
+
 def write_collection(collection: ir_eval.Collection, root: Path) -> Engine:
     ir_eval.write_library(collection, root / "library")
     engine = Engine(Config(

@@ -64,16 +64,17 @@ def every_ranked_id(engine, query: str, mode: str = "auto") -> list[str]:
     return [document.doc_id for document in rank_documents(engine, query, None, mode).documents]
 
 
-def placing_kinds(monkeypatch) -> list[tuple[str, list[str]]]:
-    """Records, for each search while the model refines, which kind of vector placed the documents and
-    the order the others were given in (`mixed_state.slotted` still does the work)."""
+def placing_kinds(monkeypatch) -> list[tuple[str, list[str], list[str]]]:
+    """Records, for each search while the model refines, which kind of vector placed the documents, the
+    order the others were given in, and the placing order (`mixed_state.slotted` still does the work)."""
     from linkly_ls.core.search import mixed_state
 
-    seen: list[tuple[str, list[str]]] = []
+    seen: list[tuple[str, list[str], list[str]]] = []
     real = mixed_state.slotted
 
     def recording(placing, reordered):
-        seen.append((placing[0].vector_kind if placing else "", [document.doc_id for document in reordered]))
+        kind = placing[0].vector_kind if placing else ""
+        seen.append((kind, [document.doc_id for document in reordered], [document.doc_id for document in placing]))
         return real(placing, reordered)
 
     monkeypatch.setattr(mixed_state, "slotted", recording)
@@ -87,7 +88,8 @@ QUERIES = (QUERY, "ownership and borrowing", "http status codes")
 def test_while_the_model_refines_first_pass_vectors_place_every_document(tmp_path, monkeypatch):
     """Refined documents keep their first-pass vectors until every document is refined; every document
     is placed as with first-pass vectors alone and the refined ones take those places in the order of
-    their own ranking."""
+    their own ranking. Once the model is loaded the first-pass side reads the query with it too
+    (`first_pass_readings`), so the places are those of that placing, not of the search before."""
     library = copy_fixtures(tmp_path / "library")
     with after_first_pass(tmp_path / "data", library) as engine:
         before = {query: every_ranked_id(engine, query) for query in QUERIES}
@@ -99,10 +101,10 @@ def test_while_the_model_refines_first_pass_vectors_place_every_document(tmp_pat
         moved = 0
         for query in QUERIES:
             during = every_ranked_id(engine, query)
-            kind, reordered = seen[-1]
-            assert kind == "first_pass"
-            assert [d for d in during if d not in refined] == [d for d in before[query] if d not in refined]
-            places = [place for place, doc_id in enumerate(before[query]) if doc_id in refined]
+            kind, reordered, placing = seen[-1]
+            assert kind == "first_pass" and sorted(placing) == sorted(before[query]) == sorted(during)
+            assert [d for d in during if d not in refined] == [d for d in placing if d not in refined]
+            places = [place for place, doc_id in enumerate(placing) if doc_id in refined]
             assert [place for place, doc_id in enumerate(during) if doc_id in refined] == places
             assert [d for d in during if d in refined] == reordered, "the refined side's own order"
             moved += reordered != [d for d in before[query] if d in refined]
@@ -134,7 +136,7 @@ def test_a_document_refined_before_the_first_pass_caught_up_leaves_first_pass_ve
         seen = placing_kinds(monkeypatch)
         for query in QUERIES:
             assert edited in every_ranked_id(engine, query)
-        assert [kind for kind, _ in seen] == ["first_pass"] * len(QUERIES)
+        assert [kind for kind, *_ in seen] == ["first_pass"] * len(QUERIES)
 
 
 @pytest.mark.slow
@@ -165,6 +167,6 @@ def test_a_document_added_to_a_refined_library_ranks_as_without_a_first_pass(tmp
                     assert ranked[-1] == tide
                     ranked = ranked[:-1]
                 assert ranked == without
-            assert {kind for kind, _ in seen} == {"refined"}
+            assert {kind for kind, *_ in seen} == {"refined"}
     finally:
         plain.close()

@@ -112,7 +112,7 @@ async def test_list_libraries_explore_and_find_paths(served, kit) -> None:
 
         found = kit.assert_success(await session.call_tool("find_paths", {"patterns": ["Notion", "notion"]}))
         folder = found["directories"][0]
-        assert folder["path"].endswith("/Notion-Export-c58e430f") and folder["file_count"] == 1
+        assert folder["path"].endswith("/Notion-Export-c58e430f/") and folder["file_count"] == 1
 
         scoped = kit.assert_success(
             await session.call_tool("search", {"query": "integer floating point", "path_glob": folder["path_glob"]})

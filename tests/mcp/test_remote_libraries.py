@@ -154,7 +154,7 @@ def test_every_tool_reaches_the_remote_through_the_cli(world):
     assert all(node["path"].startswith("cloud:///desk/") for node in explore["directories"])
     folders = cli_json(world, "find-paths", "--patterns", "notion", "--library", "cloud:///desk")
     folder = folders["directories"][0]
-    assert folder["path"].startswith("cloud:///desk/") and folder["path"].endswith("Notion-Export-c58e430f")
+    assert folder["path"].startswith("cloud:///desk/") and folder["path"].endswith("Notion-Export-c58e430f/")
     scoped = cli_json(world, "search", "data types", "--library", "cloud:///desk", "--path-glob", folder["path_glob"])
     assert scoped["results"] and all("Notion-Export" in result["path"] for result in scoped["results"])
     on_remote = cli_json(world, "--remote", "desk", "read", doc_id.split(":")[1], "--limit", "1")

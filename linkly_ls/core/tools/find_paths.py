@@ -18,6 +18,8 @@ from linkly_ls.core.tools.schema import validate
 
 @dataclass
 class FolderCandidate:
+    #: the folder's full path with its trailing `/`: `path_glob` is a substring match, and without the
+    #: slash the path of `projects` scoped a search to `projects-old` too
     path: str
     file_count: int
 
@@ -90,5 +92,5 @@ def find_paths(engine: Engine, **arguments: Any) -> FindPathsResult:
         patterns=params["patterns"],
         total_files=sum(buckets.values()),
         truncated=len(ranked) > limit,
-        directories=[FolderCandidate(path=path, file_count=count) for path, count in ranked[:limit]],
+        directories=[FolderCandidate(path=path + "/", file_count=count) for path, count in ranked[:limit]],
     )

@@ -138,5 +138,5 @@ def test_explore_and_find_paths_on_the_corpus(corpus_engine, corpus_copy):
     types = {entry["type"]: entry["count"] for entry in overview["doc_types"]}
     assert {"pdf", "md", "mdx", "docx", "epub", "pptx", "html", "txt", "image"} <= set(types)
     folders = call_tool(corpus_engine, "find_paths", {"patterns": ["astro"]}).to_json()
-    assert folders["directories"][0]["path"] == str(corpus_copy / "notes/web-dev/astro-docs")
+    assert folders["directories"][0]["path"] == str(corpus_copy / "notes/web-dev/astro-docs") + "/"
     assert folders["directories"][0]["file_count"] == 22

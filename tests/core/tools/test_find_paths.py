@@ -9,10 +9,10 @@ from support.tool_library import rel, search
 def test_find_paths_buckets_folders_and_drops_filename_only_matches(engine):
     result = call_tool(engine, "find_paths", {"patterns": ["notion", "NOTION-export"]}).to_json()
     (folder,) = result["directories"]
-    assert folder["path"] == str(engine.root / "Notion-Export-c58e")
+    assert folder["path"] == str(engine.root / "Notion-Export-c58e") + "/"
     assert folder["file_count"] == 2 and result["total_files"] == 2 and result["truncated"] is False
     escaped = call_tool(engine, "find_paths", {"patterns": ["draft"]}).to_json()["directories"][0]
-    assert escaped["path_glob"] == str(engine.root) + r"/papers/\[draft]\*"
+    assert escaped["path_glob"] == str(engine.root) + r"/papers/\[draft]\*/"
     hits = search(engine, path_glob=escaped["path_glob"]).results
     assert rel(engine, hits) == ["papers/[draft]*/notes.txt"]
     truncated = call_tool(engine, "find_paths", {"patterns": ["papers", "Notion"], "limit": 1}).to_json()
@@ -22,6 +22,27 @@ def test_find_paths_buckets_folders_and_drops_filename_only_matches(engine):
 
 def test_a_pattern_that_spans_folders_buckets_under_the_folder_where_it_ends(engine):
     spanning = call_tool(engine, "find_paths", {"patterns": ["papers/[draft"]}).to_json()["directories"]
-    assert [folder["path"] for folder in spanning] == [str(engine.root / "papers" / "[draft]*")]
+    assert [folder["path"] for folder in spanning] == [str(engine.root / "papers" / "[draft]*") + "/"]
     trailing = call_tool(engine, "find_paths", {"patterns": ["papers/"]}).to_json()["directories"]
-    assert [folder["path"] for folder in trailing] == [str(engine.root / "papers")]
+    assert [folder["path"] for folder in trailing] == [str(engine.root / "papers") + "/"]
+
+
+def test_a_folders_path_glob_scopes_a_search_to_that_folder_not_its_namesakes(tmp_path):
+    """`projects` as a substring scoped a search to `projects-old` too."""
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+
+    root = tmp_path / "lib"
+    for folder in ("projects", "projects-old"):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "plan.md").write_text("# Plan\n\nbilling roadmap\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="p", paths=[root])], raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+        folders = call_tool(engine, "find_paths", {"patterns": ["projects"]}).to_json()["directories"]
+        current = next(folder for folder in folders if folder["path"] == f"{root}/projects/")
+        assert current["path_glob"] == current["path"]
+        hits = call_tool(engine, "search", {"query": "billing roadmap", "path_glob": current["path_glob"]}).results
+        assert [hit.path for hit in hits] == [f"{root}/projects/plan.md"]
+    finally:
+        engine.close()

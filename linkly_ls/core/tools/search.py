@@ -105,7 +105,7 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     missing_words = absent_words(searcher, words)
     _calibrate_relevance(results, missing_words is not None)
     if params["time_sort"] != "default":
-        results.sort(key=lambda h: h.modified_at, reverse=params["time_sort"] == "newest")
+        results = _by_date(results, params["time_sort"] == "newest", WEAK_RELEVANCE[ranking.mode])
     result = SearchResult(
         query=query, results=results, mode=ranking.mode, mode_reason=ranking.reason, indexing=ranking.building,
         absent_words=missing_words, notes=_phrase_notes(phrases),
@@ -126,6 +126,13 @@ def _phrase_notes(phrases: PhraseMatches) -> list[str]:
         for phrase in phrases.truncated
     ]
     return notes
+
+
+def _by_date(hits: list[SearchHit], newest: bool, weak: float) -> list[SearchHit]:
+    """The hits newest or oldest first; weak ones are left out when any hit matches well: the earliest
+    *matching* document is meant, not a passage near in meaning that happens to be old."""
+    strong = [hit for hit in hits if hit.relevance >= weak]
+    return sorted(strong or hits, key=lambda hit: hit.modified_at, reverse=newest)
 
 
 def _named(engine: Engine, query: str) -> set[str]:

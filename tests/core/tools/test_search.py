@@ -81,6 +81,32 @@ def test_time_sort_reorders_after_selection(engine):
     assert set(limited) <= set(rel(engine, search(engine, limit=2).results))
 
 
+def test_time_sort_leaves_out_weak_hits_when_some_match_well(tmp_path):
+    """The oldest *matching* document: a passage sharing one word of six, older than all, came first."""
+    import os
+
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+
+    root = tmp_path / "notes"
+    root.mkdir()
+    words = "alpine glacier moraine crevasse serac icefall"
+    files = {"old-alpine.md": ("# Skiing\n\nalpine skiing for beginners\n", 1_000_000_000),
+             "glaciers-2019.md": (f"# Ice\n\n{words}\n", 1_560_000_000), "glaciers-2023.md": (f"# Ice again\n\n{words} {words}\n", 1_690_000_000)}
+    for name, (text, mtime) in files.items():
+        (root / name).write_text(text, encoding="utf-8")
+        os.utime(root / name, (mtime, mtime))
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="n", paths=[root])], raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+        ranked = call_tool(engine, "search", {"query": words}).results
+        assert {Path(hit.path).name for hit in ranked} == set(files) and min(hit.relevance for hit in ranked) < 0.2
+        oldest = call_tool(engine, "search", {"query": words, "time_sort": "oldest"}).results
+        assert [Path(hit.path).name for hit in oldest] == ["glaciers-2019.md", "glaciers-2023.md"]
+    finally:
+        engine.close()
+
+
 def test_filters_by_type_and_library(engine):
     assert rel(engine, search(engine, doc_types=["txt"]).results) == ["papers/[draft]*/notes.txt"]
     assert search(engine, library="docs").results

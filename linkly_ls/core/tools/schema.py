@@ -179,7 +179,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "grep": {
         "type": "object",
         "properties": {
-            "pattern": {"type": "string", "minLength": 1, "maxLength": 1000, "description": "Regular expression."},
+            "pattern": {"type": "string", "format": "regex", "minLength": 1, "maxLength": 1000, "description": "Regular expression."},
             "doc_id": {"type": "string", "description": DOC_ID},
             "context": {
                 "type": "integer",
@@ -345,7 +345,8 @@ def _check(name: str, value: Any, spec: dict) -> Any:
     if kind == "string":
         if not isinstance(value, str):
             raise ArgumentError(f"`{name}` must be a string, got {value!r}")
-        if len(value) < spec.get("minLength", 0) or not value.strip() and spec.get("minLength"):
+        # blank text is no query or name, but a space is a pattern like any other
+        if len(value) < spec.get("minLength", 0) or not value.strip() and spec.get("minLength") and spec.get("format") != "regex":
             raise ArgumentError(f"`{name}` must not be empty")
         if "maxLength" in spec and len(value) > spec["maxLength"]:
             raise ArgumentError(f"`{name}` is too long ({len(value)} characters; at most {spec['maxLength']})")

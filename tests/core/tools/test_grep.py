@@ -32,6 +32,11 @@ def test_grep_bad_and_catastrophic_patterns_fail_cleanly(engine):
         call_tool(engine, "grep", {"pattern": "(unclosed", "doc_id": doc_id})
     with pytest.raises(ArgumentError, match="`limit` must be an integer from 1 to 100"):
         call_tool(engine, "grep", {"pattern": "x", "doc_id": doc_id, "limit": 101})
+    with pytest.raises(ArgumentError, match="`pattern` must not be empty"):
+        call_tool(engine, "grep", {"pattern": "", "doc_id": doc_id})
+    assert call_tool(engine, "grep", {"pattern": " ", "doc_id": doc_id}).total_matches > 0  # a space is a pattern
+    with pytest.raises(ArgumentError, match="`query` must not be empty"):
+        call_tool(engine, "search", {"query": "   "})
 
 
 def test_context_shared_by_neighbouring_matches_is_shown_once_in_line_order(engine):

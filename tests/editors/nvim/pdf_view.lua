@@ -4,6 +4,12 @@ local H = dofile(vim.fs.joinpath(vim.fs.dirname(arg[0]), "helpers.lua"))
 
 H.run(function()
   local library = H.setup()
+  -- the zip plugin (loaded before setup() here, as with lazy loading) no longer reads DOCX, EPUB or PPTX
+  for _, ext in ipairs({ "docx", "epub", "pptx" }) do
+    local ok, left = pcall(vim.api.nvim_get_autocmds, { group = "zip", event = "BufReadCmd", pattern = "*." .. ext })
+    H.check(not ok or #left == 0, "the zip plugin still reads *." .. ext, left)
+  end
+  H.check(vim.g.loaded_zipPlugin ~= nil, "the zip plugin was not loaded: the check above proves nothing")
   local pdf = library .. "/papers/pdflatex-outline.pdf"
   vim.cmd.edit(vim.fn.fnameescape(pdf))
   local bufnr = vim.api.nvim_get_current_buf()

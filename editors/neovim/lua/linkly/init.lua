@@ -295,7 +295,8 @@ local function release_from_zip_plugin(extensions)
   end
   for _, autocmd in ipairs(autocmds) do
     if ours[autocmd.pattern] then
-      pcall(vim.api.nvim_del_autocmd, autocmd.id)
+      -- the zip plugin's autocommands are Vimscript ones, which have no id to delete by
+      pcall(vim.api.nvim_clear_autocmds, { group = "zip", event = "BufReadCmd", pattern = autocmd.pattern })
     end
   end
 end

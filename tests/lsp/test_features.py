@@ -297,6 +297,12 @@ async def test_dynamic_watcher_registration_follows_the_client(session: Session)
     offers = client_capabilities(session.name).workspace.did_change_watched_files.dynamic_registration
     registered = [r for r in session.registrations if r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES]
     assert bool(registered) == bool(offers)
+    for registration in registered:  # documents, and the ignore files that decide which are indexed
+        options = registration.register_options
+        watchers = options["watchers"] if isinstance(options, dict) else options.watchers
+        patterns = [w["globPattern"] if isinstance(w, dict) else w.glob_pattern for w in watchers]
+        globs = {(p["pattern"] if isinstance(p, dict) else getattr(p, "pattern", p)).rsplit("/", 1)[-1] for p in patterns}
+        assert ".{gitignore,ignore}" in globs and any(glob.startswith("*.{") for glob in globs), globs
 
 
 async def test_a_broken_file_shows_why_it_failed(session: Session) -> None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from linkly_ls.core.errors import LinklyError
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.indexing.walker import IGNORE_FILES
 
 if TYPE_CHECKING:
     from linkly_ls.core.indexing.indexer import IndexReport
@@ -28,12 +29,15 @@ class WatchError(LinklyError):
 
 
 def paths_by_library(engine: Engine, changed: set[Path]) -> dict[str, list[Path]]:
-    """Group changed paths under their library; a vanished folder expands to its documents."""
+    """Group changed paths under their library; a folder expands to its files and a vanished one to its
+    documents; a changed `.gitignore` or `.ignore` stands for its folder."""
     grouped: dict[str, list[Path]] = {}
     for path in changed:
         library = engine.library_for_path(path)
         if library is None:
             continue
+        if path.name in IGNORE_FILES:  # what it leaves out changed: its whole folder is looked at again
+            path = path.parent
         targets = [path]
         if not _is(path, Path.is_file):
             prefix = str(path).rstrip("/") + "/"

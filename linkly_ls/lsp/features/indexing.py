@@ -46,6 +46,8 @@ CLIENT_EVENTS_PAUSE_S = 0.1
 WRITER_RETRY_S = 2.0
 WATCHERS_REGISTRATION_ID = "linkly-watched-files"
 WATCHED_GLOB = "**/*.{" + ",".join(sorted(suffix.lstrip(".") for suffix in DOC_TYPES)) + "}"
+#: an edited `.gitignore` or `.ignore` changes which documents of its folder are indexed
+IGNORE_FILES_GLOB = "**/.{gitignore,ignore}"
 
 
 class IndexingService:
@@ -181,12 +183,13 @@ class IndexingService:
             for root in library.paths:
                 if not Path(root).is_dir():
                     continue
-                pattern: Any = (
-                    types.RelativePattern(base_uri=file_uri(root), pattern=WATCHED_GLOB)
-                    if relative
-                    else f"{Path(root).as_posix().rstrip('/')}/{WATCHED_GLOB}"
-                )
-                watchers.append(types.FileSystemWatcher(glob_pattern=pattern))
+                for glob in (WATCHED_GLOB, IGNORE_FILES_GLOB):
+                    pattern: Any = (
+                        types.RelativePattern(base_uri=file_uri(root), pattern=glob)
+                        if relative
+                        else f"{Path(root).as_posix().rstrip('/')}/{glob}"
+                    )
+                    watchers.append(types.FileSystemWatcher(glob_pattern=pattern))
         if not watchers:
             return
         registration = types.Registration(

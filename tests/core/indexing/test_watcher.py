@@ -115,3 +115,24 @@ def test_a_linked_folder_that_appears_brings_nothing_from_outside_the_library(tm
         assert sorted(engine.catalog.file_states("notes")) == [str(library / "note.md")]
     finally:
         engine.close()
+
+
+def test_an_edited_gitignore_brings_in_what_it_no_longer_ignores_and_drops_what_it_now_does(tmp_path):
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.indexing.watcher import apply_changes
+
+    library = tmp_path / "notes"
+    (library / "sub").mkdir(parents=True)
+    (library / ".gitignore").write_text("ignored.md\n", encoding="utf-8")
+    for name in ("ignored.md", "sub/kept.md"):
+        (library / name).write_text(f"# {name}\n\nkoala\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="notes", paths=[library])], raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+        assert sorted(engine.catalog.file_states("notes")) == [str(library / "sub" / "kept.md")]
+        (library / ".gitignore").write_text("sub/kept.md\n", encoding="utf-8")
+        apply_changes(engine, {library / ".gitignore"})
+        assert sorted(engine.catalog.file_states("notes")) == [str(library / "ignored.md")]
+    finally:
+        engine.close()

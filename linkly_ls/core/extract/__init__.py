@@ -108,6 +108,8 @@ def sniff(path: Path) -> str | None:
     return None
 
 
+#: ends the error of a file over `[limits] max_file_mb`: a failure the configuration, not the file, decides
+SIZE_LIMIT_MARK = "([limits] max_file_mb)"
 #: formats whose files are never text: one that holds UTF-8 text is read as text
 BINARY_TYPES = frozenset({"pdf", "docx", "epub", "pptx", "image"})
 
@@ -159,9 +161,7 @@ def extract_file(
     if size == 0:
         raise ExtractionError("empty file (0 bytes)")
     if size > limits.max_file_bytes:
-        raise ExtractionError(
-            f"file is {size:,} bytes, over the {limits.max_file_bytes:,}-byte limit ([limits] max_file_mb)"
-        )
+        raise ExtractionError(f"file is {size:,} bytes, over the {limits.max_file_bytes:,}-byte limit {SIZE_LIMIT_MARK}")
     try:
         real_type = sniff(path)
     except OSError as error:

@@ -20,7 +20,7 @@ from itertools import chain
 from pathlib import Path
 
 from linkly_ls.core.store.catalog import Catalog, LibraryRecord, SkippedCount
-from linkly_ls.core.extract import EXTRACTOR_VERSIONS, extractor_version
+from linkly_ls.core.extract import EXTRACTOR_VERSIONS, SIZE_LIMIT_MARK, extractor_version
 from linkly_ls.core.extract.base import ExtractLimits
 from linkly_ls.core.extract.ocr import ocr_pending, ocr_unavailable_reason
 from linkly_ls.core.search.keyword import KeywordIndex
@@ -173,9 +173,10 @@ class Indexer:
                 stat = path.stat()
             except OSError:
                 continue
-            if stat.st_size > self.limits.max_file_bytes:  # still read by a worker, for its error line
+            too_large = stat.st_size > self.limits.max_file_bytes
+            if too_large:  # still sent to a worker, for its error line (and to leave the index if it was in)
                 tally.add(str(path.parent), TOO_LARGE)
-            state = states.get(key)
+            state = None if too_large else states.get(key)
             if state and state[1] == stat.st_size and state[2] == stat.st_mtime_ns:
                 report.unchanged += 1
                 continue
@@ -192,6 +193,7 @@ class Indexer:
                 and failed_before.mtime_ns == stat.st_mtime_ns
                 and failed_before.extractor >= extractor_version(path)
                 and not marked_after_one_death(failed_before.message)
+                and SIZE_LIMIT_MARK not in failed_before.message  # the limit may have changed since
             ):
                 report.failed += 1
                 continue

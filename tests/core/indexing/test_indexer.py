@@ -291,3 +291,31 @@ def test_a_type_the_first_run_did_not_preload_is_read_by_the_workers_of_a_later_
     assert report.indexed == 12 and report.failed == 0, report.errors
     assert engine.catalog.get(make_doc_id(str(library_dir / "cheat.docx"))).doc_type == "docx"
     assert engine.catalog.get(make_doc_id(str(library_dir / "slides.pptx"))).doc_type == "pptx"
+
+
+def test_a_size_limit_lowered_then_raised_takes_files_out_and_back_in(tmp_path):
+    """Lowered, an indexed file over the limit stayed searchable while counted as skipped; raised again,
+    the file that had failed under it stayed out with an error quoting a limit no longer set."""
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.extract.base import ExtractLimits
+
+    library = tmp_path / "notes"
+    write(library / "big.md", "# Big\n\n" + "walrus tusk " * 200)
+    write(library / "small.md", "# Small\n\nwalrus\n")
+
+    def run(max_file_bytes: int) -> tuple[list[str], list[str]]:
+        engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="n", paths=[library])],
+                               limits=ExtractLimits(ocr=False, max_file_bytes=max_file_bytes), raw={"embedding": {"model": "none"}}))
+        try:
+            (report,) = engine.index()
+            indexed = sorted(Path(path).name for path in engine.catalog.file_states("n"))
+            return indexed, [message for _, message in report.errors]
+        finally:
+            engine.close()
+
+    assert run(10_000_000) == (["big.md", "small.md"], [])
+    indexed, errors = run(1_000)
+    assert indexed == ["small.md"] and len(errors) == 1 and "1,000-byte limit" in errors[0]
+    assert run(2_000)[1][0].endswith("over the 2,000-byte limit ([limits] max_file_mb)"), "the limit it quotes is the one set"
+    assert run(10_000_000) == (["big.md", "small.md"], [])

@@ -8,18 +8,21 @@ what only they know, such as the address of a running MCP server.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linkly_ls import __version__
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.indexing.reachability import root_problem
 from linkly_ls.core.indexing.skips import describe
 from linkly_ls.core.indexing.writer_status import EMBEDDING, WriterActivity, format_duration, read_activity
 from linkly_ls.core.tools.libraries import LibraryInfo, list_libraries
 
 if TYPE_CHECKING:
     from linkly_ls.core.indexing.writer import IndexWriter
-    from linkly_ls.core.store.records import ErrorRecord
+    from linkly_ls.core.store.records import ErrorRecord, LibraryRecord
 
 
 @dataclass
@@ -56,6 +59,8 @@ class StatusResult:
     extra: dict[str, Any] = field(default_factory=dict)
     #: the files that could not be indexed, with why (the first MAX_FAILED_FILES, by library and path)
     failed_files: list[ErrorRecord] = field(default_factory=list)
+    #: (library, folder, why) for each library folder that cannot be walked now (missing, unreadable)
+    folder_problems: list[tuple[str, str, str]] = field(default_factory=list)
 
     @property
     def embedding(self) -> dict[str, Any] | None:
@@ -72,6 +77,9 @@ class StatusResult:
             "ocr_pending": sum(library.ocr_pending_count for library in self.libraries),
             "failed_files": [
                 {"library": failure.library, "path": failure.path, "message": failure.message} for failure in self.failed_files
+            ],
+            "folder_problems": [
+                {"library": library, "path": folder, "problem": problem} for library, folder, problem in self.folder_problems
             ],
             "vector_coverage": self.vector_coverage(),
             "embedding": self.embedding,
@@ -128,6 +136,9 @@ class StatusResult:
                 f"| {library.record.name} | {library.document_count} | {skipped} | {library.failed_count} | "
                 f"{library.ocr_pending_count} | {vectors} |"
             )
+        if self.folder_problems:
+            out += ["", "### Library folders that cannot be read now", ""]
+            out += [f"- {library}: {folder}: {problem}" for library, folder, problem in self.folder_problems]
         if self.failed_files:
             out += ["", "### Failed files", ""]
             out += [f"- {failure.path}: {failure.message}" for failure in self.failed_files[:SHOWN_FAILED_FILES]]
@@ -158,5 +169,23 @@ def status(engine: Engine, writer: IndexWriter | None = None, mcp_url: str | Non
         info = WriterInfo(pid=None, this_process=False, activity=None)
     failed = [failure for library in libraries if library.failed_count for failure in engine.catalog.errors(library.record.name)]
     return StatusResult(
-        data_dir=str(engine.data_dir), libraries=libraries, writer=info, mcp_url=mcp_url, failed_files=failed[:MAX_FAILED_FILES]
+        data_dir=str(engine.data_dir), libraries=libraries, writer=info, mcp_url=mcp_url, failed_files=failed[:MAX_FAILED_FILES],
+        folder_problems=_folder_problems(engine, [library.record for library in libraries]),
     )
+
+
+def _folder_problems(engine: Engine, libraries: list[LibraryRecord]) -> list[tuple[str, str, str]]:
+    """Each library folder that cannot be walked now: the documents indexed from it are kept, and the run
+    that found it said so only in its own output."""
+    problems = []
+    for library in libraries:
+        for root in library.paths:
+            problem = root_problem(Path(root), _indexed_paths(engine, library.name))
+            if problem:
+                problems.append((library.name, root, problem))
+    return problems
+
+
+def _indexed_paths(engine: Engine, library: str) -> Iterator[str]:
+    """The library's indexed paths, read from the catalog only if iterated (for an empty folder)."""
+    yield from engine.catalog.file_states(library)

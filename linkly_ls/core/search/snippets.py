@@ -135,7 +135,9 @@ def best_snippet(
     if len(text) > SNIPPET_CHARS:
         text = text[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
     marked, seen = matcher.mark(text)
-    focus = next((number for number, seen_here in scored if seen_here and number >= best_line), best_line)
+    focus = next((number for number, seen_here in scored if seen_here and number >= best_line), None)
+    if focus is None:  # no query word in the passage: its first line of text, never a blank one
+        focus = next((number for number in shown if lines[number - 1].strip()), best_line)
     return Snippet(text=marked, line=focus, matched_terms=len(seen | best_seen), total_terms=matcher.total_terms)
 
 

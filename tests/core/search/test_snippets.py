@@ -9,3 +9,12 @@ def test_an_excerpt_starts_at_the_sentence_of_the_first_marked_term():
     assert short.startswith("… Here the **watcher**") and len(short) <= 82
     assert excerpt("The **watcher** restarts.", 80) == "The **watcher** restarts."
     assert excerpt("word " * 40, 30).endswith(" …") and len(excerpt("word " * 40, 30)) <= 32
+
+
+def test_a_snippet_without_a_query_word_sits_on_a_line_of_text_not_a_blank_one():
+    from linkly_ls.core.search.snippets import QueryMatcher, best_snippet
+
+    lines = ["", "Chapter 2: More Content", "", "Some words here."]
+    snippet = best_snippet(QueryMatcher("zeppelin"), lines, 1, 4)
+    assert snippet.line == 2 and snippet.text.startswith("Chapter 2")
+    assert best_snippet(QueryMatcher("words"), lines, 1, 4).line == 4

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from linkly_ls.core.config import Config, ConfigError, LibraryConfig, validate_library_name
+from linkly_ls.core.config import Config, ConfigError, LibraryConfig, refuse_unknown_keys, validate_library_name
 
 SECTION = "linkly"
 
@@ -91,10 +91,15 @@ def _libraries(entries: Any, warnings: list[str]) -> list[LibraryConfig]:
     return libraries
 
 
+#: what a library of the `libraries` setting may hold (`respect_gitignore` as the config file spells it)
+LIBRARY_KEYS = ("name", "paths", "description", "include", "exclude", "respectGitignore", "respect_gitignore")
+
+
 def _library(entry: Any) -> LibraryConfig:
     if not isinstance(entry, dict):
         raise ConfigError(f"each library must be an object, got {entry!r}")
     name = validate_library_name(str(entry.get("name", "")))
+    refuse_unknown_keys(entry, LIBRARY_KEYS, f"library {name!r}")
     paths = entry.get("paths")
     if isinstance(paths, str):
         paths = [paths]

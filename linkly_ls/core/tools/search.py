@@ -43,13 +43,19 @@ __all__ = ["WEAK_RELEVANCE", "SearchHit", "SearchResult", "allowed_documents", "
 #: collection). Keyword-only relevance is word coverage alone, lower for long questions, hence 0.20.
 WEAK_RELEVANCE = {"hybrid": 0.30, "vector": 0.30, "keyword": 0.20}
 KNOWN_TYPES = ("md", "mdx", "txt", "html", "pdf", "docx", "epub", "pptx", "image")
-TYPE_ALIASES = {"markdown": "md", "htm": "html", "text": "txt", "png": "image", "jpg": "image", "jpeg": "image"}
+TYPE_ALIASES = {"markdown": "md", "htm": "html", "text": "txt"}
+#: an image format asked for by name: its images alone (`image` is every image)
+IMAGE_FORMATS = {"png": (".png",), "jpg": (".jpg", ".jpeg"), "jpeg": (".jpg", ".jpeg"), "bmp": (".bmp",),
+                 "webp": (".webp",), "tif": (".tif", ".tiff"), "tiff": (".tif", ".tiff")}
 
 
 def allowed_documents(engine: Engine, params: dict[str, Any]) -> list[str] | None:
     """Doc ids that pass the filters, or None when no filter is set."""
     library = resolve_library(engine.catalog, params.get("library"))
-    doc_types = [TYPE_ALIASES.get(t.lower().lstrip("."), t.lower().lstrip(".")) for t in params.get("doc_types") or []]
+    asked = [TYPE_ALIASES.get(t.lower().lstrip("."), t.lower().lstrip(".")) for t in params.get("doc_types") or []]
+    image_suffixes = {suffix for t in asked if t in IMAGE_FORMATS for suffix in IMAGE_FORMATS[t]}
+    every_image = "image" in asked or not image_suffixes
+    doc_types = list(dict.fromkeys("image" if t in IMAGE_FORMATS else t for t in asked))
     for doc_type in doc_types:
         if doc_type not in KNOWN_TYPES:
             raise ArgumentError(f"`doc_types` has unknown type {doc_type!r}; known: {', '.join(KNOWN_TYPES)}")
@@ -62,7 +68,14 @@ def allowed_documents(engine: Engine, params: dict[str, Any]) -> list[str] | Non
     glob = compile_path_glob(params["path_glob"]) if params.get("path_glob") else None
     if library is None and not doc_types and after is None and before is None and glob is None:
         return None
-    rows = engine.catalog.documents_matching(library.name if library else None, doc_types, after, before)
+    name = library.name if library else None
+    if every_image:
+        rows = engine.catalog.documents_matching(name, doc_types, after, before)
+    else:  # `png` asks for the PNG images, not every image
+        others = [doc_type for doc_type in doc_types if doc_type != "image"]
+        rows = engine.catalog.documents_matching(name, others, after, before) if others else []
+        images = engine.catalog.documents_matching(name, ["image"], after, before)
+        rows += [(doc_id, path) for doc_id, path in images if Path(path).suffix.lower() in image_suffixes]
     # a name may be stored composed (é) or decomposed (e + ´, as macOS writes names): both read alike
     return [doc_id for doc_id, path in rows if glob is None or glob.search(unicodedata.normalize("NFC", path))]
 

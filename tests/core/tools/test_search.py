@@ -209,3 +209,33 @@ def test_a_path_glob_of_many_stars_matches_in_one_pass():
     assert not glob.search("/notes/" + "L" * 5000 + ".md")
     assert glob.search("/notes/" + "L" * 5000 + "X.md")
     assert time.thread_time() - started < 0.5
+
+
+def test_an_image_format_asked_for_by_name_keeps_its_images_alone(tmp_path):
+    """`png` and `jpg` both meant every image."""
+    import shutil
+
+    from PIL import Image
+
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.extract.base import ExtractLimits
+
+    root = tmp_path / "pictures"
+    root.mkdir()
+    shutil.copy2(Path(__file__).parents[3] / "fixtures" / "scans" / "ocr-sample.jpg", root / "receipt scan.jpg")
+    Image.new("RGB", (40, 20), "white").save(root / "receipt chart.png")
+    (root / "receipt notes.md").write_text("# Receipt notes\n\nreceipt\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="p", paths=[root])],
+                           limits=ExtractLimits(ocr=False), raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+
+        def names(*doc_types: str) -> set[str]:
+            return {Path(hit.path).name for hit in call_tool(engine, "search", {"query": "receipt", "doc_types": list(doc_types)}).results}
+
+        assert names("png") == {"receipt chart.png"} and names("jpeg") == names("jpg") == {"receipt scan.jpg"}
+        assert names("image") == {"receipt chart.png", "receipt scan.jpg"} == names("png", "image")
+        assert names("md", "png") == {"receipt notes.md", "receipt chart.png"}
+    finally:
+        engine.close()

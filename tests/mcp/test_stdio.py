@@ -42,7 +42,7 @@ async def test_stdio_serves_every_tool_on_its_own_index(stdio_home, kit) -> None
         explore = kit.assert_success(await session.call_tool("explore", {}))
         assert explore["document_count"] == stdio_home.documents
         paths = kit.assert_success(await session.call_tool("find_paths", {"patterns": ["notion"], "limit": 3}))
-        assert paths["directories"][0]["path"].endswith("Notion-Export-c58e430f")
+        assert paths["directories"][0]["path"].endswith("Notion-Export-c58e430f/")
         reindexed = kit.assert_success(await session.call_tool("index_library", {}))
         assert reindexed["libraries"][0]["unchanged"] == stdio_home.documents
 

@@ -114,11 +114,16 @@ SIZE_LIMIT_MARK = "([limits] max_file_mb)"
 BINARY_TYPES = frozenset({"pdf", "docx", "epub", "pptx", "image"})
 
 
+#: the control bytes text holds: tab, line feed, form feed, carriage return, escape
+_TEXT_CONTROLS = frozenset(b"\t\n\x0c\r\x1b")
+
+
 def holds_text(path: Path) -> bool:
-    """Whether the file's first bytes are UTF-8 text (no NUL; a character cut at the end of them is fine)."""
+    """Whether the file's first bytes are UTF-8 text: no control bytes but tab, line breaks, form feed and
+    escape (a damaged ZIP starts `PK\x03\x04`); a character cut at the end of them is fine."""
     with path.open("rb") as handle:
         head = handle.read(2048)
-    if not head or b"\x00" in head:
+    if not head or any(byte < 32 and byte not in _TEXT_CONTROLS for byte in head):
         return False
     try:
         head.decode("utf-8")

@@ -25,7 +25,7 @@ H.run(function()
 
   vim.cmd("LinklyFindPaths papers")
   text = shown()
-  H.check(text:find(library .. "/papers (1 file)", 1, true), ":LinklyFindPaths papers", text)
+  H.check(text:find(library .. "/papers/ (1 file)", 1, true), ":LinklyFindPaths papers", text)
 
   local before = #H.notifications
   vim.cmd("LinklyReindex notes")

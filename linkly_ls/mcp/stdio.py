@@ -12,6 +12,7 @@ stopped while the agent runs is followed without restarting the agent.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
@@ -90,7 +91,8 @@ class StdioBackend:
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         if name not in self._allowed:
             return tool_error(f"unknown tool {name!r}; tools: {', '.join(sorted(self._allowed))}")
-        result = await self._forward(lambda link: link.call_tool(name, arguments))
+        # JSON has no infinity (`1e400` reads as one): forwarded, it became null and the server's default
+        result = await self._forward(lambda link: link.call_tool(name, arguments)) if _finite(arguments) else None
         if result is None:
             return await (await self._local_backend()).call_tool(name, arguments)
         return result
@@ -144,6 +146,17 @@ class StdioBackend:
             self.writer.stop()
         if self.engine is not None and not (self.writer and self.writer.running):
             self.engine.close()
+
+
+def _finite(value: Any) -> bool:
+    """Whether every number in `value` (arguments as parsed from JSON) can be written back as JSON."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(item) for item in value.values())
+    if isinstance(value, list):
+        return all(_finite(item) for item in value)
+    return True
 
 
 @asynccontextmanager

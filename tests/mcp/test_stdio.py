@@ -113,3 +113,28 @@ def test_a_line_that_is_not_json_rpc_is_answered_and_the_session_goes_on(home_fa
     assert [(reply.get("id"), reply.get("error", {}).get("code")) for reply in replies] == [(None, -32700), (None, -32600), (1, None)]
     assert replies[2]["result"]["serverInfo"]["name"]
     assert "Traceback" not in answered.stderr
+
+
+def test_a_number_json_cannot_write_back_is_checked_here_not_forwarded(home_factory, kit) -> None:
+    """`"limit": 1e400` reads as infinity: forwarded to a running server it became null, and the call
+    quietly read the default 200 lines where answering alone gave the limit's error."""
+    home = home_factory(minimal=True)
+    server = kit.ServerProcess(home, "--port", str(kit.free_port()))
+    client = None
+    try:
+        server.wait_listening()
+        initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                      "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+        call = '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "read", "arguments": {"doc_id": "0123456789ab", "limit": 1e400}}}'
+        client = subprocess.Popen([sys.executable, "-m", "linkly_ls.cli", "mcp"], env=home.env(), cwd=str(home.root),
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        for line in (json.dumps(initialize), json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}), call):
+            client.stdin.write(line + "\n")
+        client.stdin.flush()
+        reply = next(answer for answer in map(json.loads, client.stdout) if answer.get("id") == 2)
+        assert reply["result"]["isError"] and "`limit` must be an integer from 1 to 500" in reply["result"]["content"][0]["text"]
+    finally:
+        if client is not None:
+            client.kill()
+            client.wait()
+        server.stop()

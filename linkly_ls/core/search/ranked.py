@@ -26,6 +26,11 @@ if TYPE_CHECKING:
 KEYWORD_FURTHER_CHUNKS = 0.0
 #: score the documents found only by the vector side on the keyword side too (`complete_keyword_side`)
 COMPLETE_KEYWORD_SIDE = True
+#: give the documents the vector side's candidates missed their exact cosine when above the least candidate's
+COMPLETE_VECTOR_SIDE = True
+#: the keyword side's best documents that may be completed so: reading every chunk vector of fifty
+#: documents (long manuals among them) took 100 ms a search at 50k chunks
+VECTOR_COMPLETION_DOCUMENTS = 10
 COMPLETION_CHUNKS_PER_DOCUMENT = 20
 #: documents the keyword side gathers when the index has them: the most a search shows (50), with room
 #: for copies of one file and for a side's own ranking. A few long documents that match throughout
@@ -149,6 +154,35 @@ def complete_keyword_side(engine: Engine, query: str, documents: dict[str, Ranke
         if len(hits) < COMPLETION_CHUNKS_PER_DOCUMENT * len(missing):
             return  # every matching chunk was read: the documents left hold no query word
         missing = [doc_id for doc_id in missing if documents[doc_id].keyword_score is None]
+
+
+def complete_vector_side(index: VectorIndex, views: np.ndarray, documents: dict[str, RankedDocument]) -> None:
+    """Give each document the vector side's candidates missed, and whose best chunk is closer to the query
+    than the least of theirs, that chunk's cosine (`VectorIndex.best_per_document`, exact).
+
+    The candidates are the VECTOR_CANDIDATE_CHUNKS closest chunks: one long manual can hold most of
+    them, and the approximate search can miss a chunk, so a document the keyword side found first,
+    closer in meaning than the manual, counted 0 on the vector side ("Earth Sciences Division": a
+    slide deck of that name ranked below a 2,400-page R manual that does not hold it). A document
+    farther than every candidate keeps 0, as before: the side's scale starts at its least candidate.
+    """
+    if not COMPLETE_VECTOR_SIDE:
+        return
+    reached = [document.vector_score for document in documents.values() if document.vector_score is not None]
+    unreached = [
+        doc_id
+        for doc_id, document in documents.items()
+        if document.vector_score is None and document.keyword_rank is not None and document.keyword_rank <= VECTOR_COMPLETION_DOCUMENTS
+    ]
+    if not reached or not unreached:
+        return
+    least = min(reached)
+    for doc_id, hit in index.best_per_document(views, unreached).items():
+        if hit.score > least:
+            document = documents[doc_id]
+            document.vector_score = hit.score
+            document.vector_passage = Passage(hit.start_line, hit.end_line)
+            document.vector_kind = REFINED
 
 
 def add_vector_side(documents: dict[str, RankedDocument], vector_hits: list[VectorHit], kind: str = REFINED) -> None:

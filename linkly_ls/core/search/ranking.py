@@ -28,6 +28,7 @@ from linkly_ls.core.search.ranked import (
     RankedDocument,
     add_vector_side,
     complete_keyword_side,
+    complete_vector_side,
     keyword_candidates,
     keyword_documents,
     keyword_only,
@@ -109,6 +110,8 @@ def rank_documents(
             document.fused_score = document.vector_score or 0.0
         return Ranking(ranked, "vector", f"vector mode requested (model {embedder.model_id})", building, query_vector, index)
     complete_keyword_side(engine, query, documents)
+    if views is not None:
+        complete_vector_side(index, views, documents)
     ranked = fused(engine, index, documents, fusion, keyword_weight_for(query), None, views)
     if feedback.RM3_DOCUMENTS or feedback.ROCCHIO_DOCUMENTS:
         if feedback.RM3_DOCUMENTS:

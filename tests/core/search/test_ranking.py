@@ -370,3 +370,44 @@ def test_a_document_only_the_vector_side_found_gets_its_keyword_score(embedded, 
     monkeypatch.setattr(ranked, "COMPLETE_KEYWORD_SIDE", False)
     without = ranking.rank_documents(embedded, query, None, "hybrid", keyword_chunks=1).documents
     assert not [d for d in without if d.keyword_rank is None and d.keyword_score]
+
+
+@pytest.mark.slow
+def test_a_document_the_vector_candidates_missed_gets_its_cosine_when_above_theirs(embedded, monkeypatch):
+    """The candidates are the closest chunks by an approximate search over 8-bit vectors, which can miss
+    one (a slide deck titled "Earth Sciences Division" counted 0 on the vector side below a manual that
+    does not hold the words). Here the second-best document is taken out of the candidates as such a
+    miss would: it gets its exact cosine back, and a document farther than every candidate stays at 0."""
+    from linkly_ls.core.search import ranked, ranking
+    from linkly_ls.core.search.ranked import RankedDocument, complete_vector_side
+
+    query = "how does Rust manage memory with ownership"
+    found = ranking.rank_documents(embedded, query, None, "hybrid")
+    index, views = found.vector_index, found.query_vector
+    by_vector = sorted((d for d in found.documents if d.vector_rank is not None), key=lambda d: d.vector_rank or 0)
+    assert len(by_vector) >= 3
+    missed, farthest = by_vector[1], by_vector[-1]
+
+    def candidates(excluded: set[str]) -> dict[str, RankedDocument]:
+        documents = {}
+        for document in by_vector[:-1]:
+            copy = RankedDocument(doc_id=document.doc_id, keyword_score=document.keyword_score, keyword_rank=1)
+            if document.doc_id not in excluded:
+                copy.vector_rank, copy.vector_score = document.vector_rank, document.vector_score
+            documents[document.doc_id] = copy
+        documents[farthest.doc_id] = RankedDocument(doc_id=farthest.doc_id, keyword_score=1.0, keyword_rank=2)
+        return documents
+
+    documents = candidates({missed.doc_id})
+    complete_vector_side(index, views, documents)
+    assert documents[missed.doc_id].vector_score == pytest.approx(missed.vector_score, abs=1e-6)
+    assert documents[missed.doc_id].vector_passage is not None
+    assert documents[farthest.doc_id].vector_score is None, "farther than every candidate: 0 on that side"
+    documents = candidates({missed.doc_id})
+    documents[missed.doc_id].keyword_rank = ranked.VECTOR_COMPLETION_DOCUMENTS + 1
+    complete_vector_side(index, views, documents)
+    assert documents[missed.doc_id].vector_score is None, "only the keyword side's best documents are read"
+    monkeypatch.setattr(ranked, "COMPLETE_VECTOR_SIDE", False)
+    documents = candidates({missed.doc_id})
+    complete_vector_side(index, views, documents)
+    assert documents[missed.doc_id].vector_score is None

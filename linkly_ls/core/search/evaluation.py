@@ -266,6 +266,7 @@ CANDIDATES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "rrf": ({_FUSION + "FUSION": "rrf"}, ("hybrid",)),
     "no neighbour smoothing": ({_SMOOTHING + "SMOOTHING_DOCUMENTS": 0}, ("hybrid",)),
     "keyword side not completed": ({_RANKED + "COMPLETE_KEYWORD_SIDE": False}, ("hybrid",)),
+    "vector side not completed": ({_RANKED + "COMPLETE_VECTOR_SIDE": False}, ("hybrid",)),
     "neighbour smoothing weight 0.5": ({_SMOOTHING + "SMOOTHING_WEIGHT": 0.5}, ("hybrid",)),
 }
 

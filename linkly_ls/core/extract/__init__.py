@@ -66,7 +66,7 @@ _MODULES: dict[str, str] = {
 #: starts at the line there, and a link to a named destination of another PDF is kept; pdf 5: a link to
 #: another PDF keeps the page or the name it leads to, a `file:` URI without either is kept, and a link
 #: to a named destination keeps the name
-EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 2, "pdf": 5}
+EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 2, "pdf": 5, "pptx": 2}
 
 
 def extractor_version(path: Path) -> int:

@@ -23,6 +23,7 @@ from linkly_ls.core.document import ExtractedDocument, ExtractionError, Heading,
 from linkly_ls.core.extract.base import ExtractLimits, title_from_path
 from linkly_ls.core.extract.zipguard import check_zip
 
+_TITLE_PLACEHOLDERS = frozenset({PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE, PP_PLACEHOLDER.VERTICAL_TITLE})
 _GENERIC_TITLE = re.compile(r"^(untitled|title|slide \d+|powerpoint presentation|presentation\d*)$", re.I)
 _MAX_GROUP_DEPTH = 20
 _FURNITURE = frozenset({PP_PLACEHOLDER.SLIDE_NUMBER, PP_PLACEHOLDER.DATE})
@@ -70,11 +71,17 @@ def _open(path: Path) -> Presentation:
 
 
 def _title_shape(slide: Slide) -> BaseShape | None:
+    """The slide's title placeholder. python-pptx takes the placeholder of index 0 whatever its type, and
+    a bare `<p:ph/>` is index 0 of type "object": a slide's body list was read as its title (601
+    characters, and the deck's title with it)."""
     try:
         shape = slide.shapes.title
-    except (KeyError, ValueError):
+        kind = shape.placeholder_format.type if shape is not None else None
+    except (KeyError, ValueError, AttributeError):
         return None
-    return shape if shape is not None and getattr(shape, "has_text_frame", False) else None
+    if kind not in _TITLE_PLACEHOLDERS:
+        return None
+    return shape if getattr(shape, "has_text_frame", False) else None
 
 
 def _reading_order(shapes: Iterable[BaseShape]) -> list[BaseShape]:

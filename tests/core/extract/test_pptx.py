@@ -57,9 +57,13 @@ def test_tables_groups_and_charts(extracted):
     assert "This is a nested shape with content in 2 shapes" in group and "Sub comment 2" in group
 
 
-def test_generic_core_title_is_ignored(extracted):
+def test_generic_core_title_and_an_untyped_placeholder_are_no_title(extracted):
+    """The deck's core title is generic, and its first slide's index-0 placeholder is a bare `<p:ph/>`
+    (an object placeholder holding a 601-character list), which python-pptx calls the title."""
     document = extracted("slides/GSFC Sciences and Exploration Directorate.pptx")
-    assert document.title.startswith("Code 600: Sciences and Exploration Directorate (SED)")
+    assert document.title == "GSFC Sciences and Exploration Directorate"
+    assert document.outline[0].title == "Slide 1"
+    assert any(line.startswith("Code 600: Sciences and Exploration Directorate (SED)") for line in slide_lines(document, 1))
 
 
 def test_slide_titles_from_a_converted_deck(extracted):

@@ -42,6 +42,8 @@ __all__ = ["WEAK_RELEVANCE", "SearchHit", "SearchResult", "allowed_documents", "
 #: IR collections, 0.30 flags about 5% of on-topic queries and every off-topic one (queries of another
 #: collection). Keyword-only relevance is word coverage alone, lower for long questions, hence 0.20.
 WEAK_RELEVANCE = {"hybrid": 0.30, "vector": 0.30, "keyword": 0.20}
+#: most words of a query read as a file name written with spaces (`RFC 2616` for `rfc2616.txt`)
+NAME_WORDS = 4
 KNOWN_TYPES = ("md", "mdx", "txt", "html", "pdf", "docx", "epub", "pptx", "image")
 TYPE_ALIASES = {"markdown": "md", "htm": "html", "text": "txt"}
 #: an image format asked for by name: its images alone (`image` is every image)
@@ -149,10 +151,15 @@ def _by_date(hits: list[SearchHit], newest: bool, weak: float) -> list[SearchHit
 
 
 def _named(engine: Engine, query: str) -> set[str]:
-    """The documents whose title or file name the query is (`rfc2616`, `notes.pdf`)."""
+    """The documents whose title or file name the query is (`rfc2616`, `notes.pdf`); a name of a few words
+    may be typed with spaces where the file has none, a hyphen or an underscore (`RFC 2616`, `lunch and
+    learn`)."""
     keys = {title_key(query)}
     if doc_type_for(Path(query)) is not None:
         keys.add(name_key(query))
+    words = title_key(query).split()
+    if 1 < len(words) <= NAME_WORDS:
+        keys |= {joint.join(words) for joint in ("", "-", "_")}
     return {doc_id for key in keys if key for doc_id, _, _ in engine.catalog.documents_named(key)}
 
 

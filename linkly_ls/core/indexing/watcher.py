@@ -80,12 +80,34 @@ def watch_libraries(
     went on, or in the moment after it) raises no event. With `catch_up` (the
     default), the libraries are indexed once more as soon as the watches are in
     place, so such a change is picked up then instead of at the next restart.
-    `names`: watch only these libraries (None: all).
+    `names`: watch only these libraries (None: all). A library added or removed
+    meanwhile (`index_library` of a library new to the config file, `remove_library`)
+    changes the folders watched within a second; the new ones are caught up too.
     """
+    stop = stop or threading.Event()
+    roots = _watched_roots(engine, names)
+    while roots and not stop.is_set():
+        changed_roots = _watch(engine, roots, on_batch, stop, debounce_ms, catch_up, names)
+        if changed_roots is None:
+            return
+        roots, catch_up = changed_roots, True
+
+
+def _watched_roots(engine: Engine, names: list[str] | None) -> list[str]:
     libraries = [library for library in engine.libraries() if names is None or library.name in names]
-    roots = sorted({root for library in libraries for root in library.paths if _is(Path(root), Path.exists)})
-    if not roots:
-        return
+    return sorted({root for library in libraries for root in library.paths if _is(Path(root), Path.exists)})
+
+
+def _watch(
+    engine: Engine,
+    roots: list[str],
+    on_batch: Callable[[list[IndexReport]], None] | None,
+    stop: threading.Event,
+    debounce_ms: int,
+    catch_up: bool,
+    names: list[str] | None,
+) -> list[str] | None:
+    """Watch `roots` until `stop` (None) or until the libraries' folders change (the new ones)."""
     from watchfiles import watch  # imported here: a language server answers its first requests without it
 
     try:
@@ -95,7 +117,7 @@ def watch_libraries(
             step=50,
             stop_event=stop,
             rust_timeout=1000,
-            yield_on_timeout=catch_up,
+            yield_on_timeout=True,
             recursive=True,
             ignore_permission_denied=True,
         ):
@@ -104,11 +126,14 @@ def watch_libraries(
                 reports = engine.index(names)
                 if on_batch and reports:
                     on_batch(reports)
-            if not changes:
-                continue
-            reports = apply_changes(engine, {Path(path) for _, path in changes}, names)
-            if on_batch and reports:
-                on_batch(reports)
+            if changes:
+                reports = apply_changes(engine, {Path(path) for _, path in changes}, names)
+                if on_batch and reports:
+                    on_batch(reports)
+            current = _watched_roots(engine, names)
+            if current != roots:
+                return current
+        return None
     except Exception as error:
         # watchfiles reads every name under a root as text, and stops at one that is not UTF-8
         named = _UNDECODABLE.search(str(error))

@@ -136,3 +136,35 @@ def test_an_edited_gitignore_brings_in_what_it_no_longer_ignores_and_drops_what_
         assert sorted(engine.catalog.file_states("notes")) == [str(library / "ignored.md")]
     finally:
         engine.close()
+
+
+def test_a_library_added_while_watching_is_caught_up_and_watched(tmp_path):
+    """The folders watched were fixed when watching began: a library added meanwhile (a config file's new
+    library, which any command's start adds to the catalog) was not watched until a restart."""
+    import threading
+
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.indexing.watcher import watch_libraries
+
+    first, added = tmp_path / "notes", tmp_path / "added"
+    first.mkdir()
+    added.mkdir()
+    (added / "waiting.md").write_text("# Waiting\n\nwombat\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="notes", paths=[first])], raw={"embedding": {"model": "none"}}))
+    batches: list[list[str]] = []
+    stop = threading.Event()
+    thread = threading.Thread(
+        target=watch_libraries, kwargs={"engine": engine, "on_batch": lambda reports: batches.append([r.library for r in reports]), "stop": stop}
+    )
+    thread.start()
+    try:
+        wait_for(lambda: batches != [])  # watching the first library
+        engine.add_library([added], "added")
+        wait_for(lambda: engine.catalog.by_path(str(added / "waiting.md")) is not None)  # caught up
+        (added / "saved.md").write_text("# Saved\n\nwombat again\n", encoding="utf-8")
+        wait_for(lambda: engine.catalog.by_path(str(added / "saved.md")) is not None)  # watched
+    finally:
+        stop.set()
+        thread.join(10)
+        engine.close()

@@ -53,7 +53,7 @@ STOPWORDS = frozenset(
 #: Snowball's English stop list (snowballstem.org, algorithms/english/stop.txt) without its
 #: contractions, which the word tokenizer splits ("don't": "don", "t") before a list is consulted.
 #: The index reads English with Lucene's 33 stopwords; a query is also read without these
-#: (`keyword.english_query_terms`, `keyword.path_query_terms`)
+#: (`query_terms.english_query_terms`, `query_terms.path_query_terms`)
 SNOWBALL_ENGLISH_STOPWORDS = (
     "i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself "
     "it its itself they them their theirs themselves what which who whom this that these those am is are was were be "

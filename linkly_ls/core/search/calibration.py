@@ -36,13 +36,8 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from linkly_ls.core.search.analysis import cjk_query_terms
-from linkly_ls.core.search.keyword import (
-    QUERY_READINGS,
-    WORD_BYTES_LIMIT,
-    is_function_word,
-    path_query_terms,
-    reading_terms,
-)
+from linkly_ls.core.search.keyword import QUERY_READINGS
+from linkly_ls.core.search.query_terms import WORD_BYTES_LIMIT, is_function_word, path_query_terms, reading_terms
 
 #: the highest relevance of a hit when no word of the query occurs in any document
 ABSENT_WORDS_CEILING = 0.15
@@ -82,7 +77,7 @@ def query_words(query: str) -> list[tuple[str, str]]:
 def absent_words(index: DocumentFrequencies, query: str) -> list[str] | None:
     """The query's words when not one of them occurs in any indexed document, else None.
 
-    A query whose only words are too long for the index (`keyword.WORD_BYTES_LIMIT`: a hash, a run of
+    A query whose only words are too long for the index (`query_terms.WORD_BYTES_LIMIT`: a hash, a run of
     base64) names those words. A query with no searchable word at all (only punctuation) is not
     judged: None.
     """

@@ -244,11 +244,11 @@ _FEEDBACK = "linkly_ls.core.search.feedback:"
 _FUSION = "linkly_ls.core.search.fusion:"
 _RANKED = "linkly_ls.core.search.ranked:"
 _VIEWS = "linkly_ls.core.search.query_views:"
-_KEYWORD = "linkly_ls.core.search.keyword:"
+_QUERY_TERMS = "linkly_ls.core.search.query_terms:"
 _SMOOTHING = "linkly_ls.core.search.smoothing:"
 CANDIDATES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "plain": ({}, ("keyword", "hybrid")),
-    "query function words kept": ({_KEYWORD + "QUERY_WITHOUT_FUNCTION_WORDS": False}, ("keyword", "hybrid")),
+    "query function words kept": ({_QUERY_TERMS + "QUERY_WITHOUT_FUNCTION_WORDS": False}, ("keyword", "hybrid")),
     "rm3 5": ({_FEEDBACK + "RM3_DOCUMENTS": 5}, ("keyword", "hybrid")),
     "rm3 10": ({_FEEDBACK + "RM3_DOCUMENTS": 10}, ("keyword", "hybrid")),
     "rm3 10, query 0.7": ({_FEEDBACK + "RM3_DOCUMENTS": 10, _FEEDBACK + "RM3_ORIGINAL_WEIGHT": 0.7}, ("keyword", "hybrid")),

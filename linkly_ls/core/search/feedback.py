@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from linkly_ls.core.search.keyword import ANALYZERS, english_query_terms
+from linkly_ls.core.search.query_terms import ANALYZERS, english_query_terms
 
 if TYPE_CHECKING:
     import numpy as np

@@ -28,7 +28,7 @@ import math
 import re
 
 from linkly_ls.core.search.analysis import SNOWBALL_ENGLISH_STOPWORDS, cjk_query_terms, has_cjk
-from linkly_ls.core.search.keyword import ANALYZERS, english_query_terms
+from linkly_ls.core.search.query_terms import ANALYZERS, english_query_terms
 
 COSINE_UNRELATED = 0.15
 COSINE_STRONG = 0.65

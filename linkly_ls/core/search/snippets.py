@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from linkly_ls.core.search.analysis import CJK_RUN, STOPWORDS
-from linkly_ls.core.search.keyword import ANALYZERS
+from linkly_ls.core.search.query_terms import ANALYZERS
 
 _WORD = re.compile(r"[\w'’-]+", re.UNICODE)
 SNIPPET_LINES = 3

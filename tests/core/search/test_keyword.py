@@ -11,7 +11,8 @@ from linkly_ls.core.config import Config, LibraryConfig
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.search import keyword
 from linkly_ls.core.search.chunking import Chunk
-from linkly_ls.core.search.keyword import IndexedChunks, KeywordIndex, query_term_counts
+from linkly_ls.core.search.keyword import IndexedChunks, KeywordIndex
+from linkly_ls.core.search.query_terms import query_term_counts
 
 
 def one_chunk(doc_id: str, text: str, language: str | None = "en", title: str = "") -> IndexedChunks:
@@ -126,16 +127,6 @@ def test_every_term_query_finds_only_chunks_holding_all_the_terms(index):
     assert index.all_terms_query("The") is None
 
 
-def test_a_query_is_searched_by_its_english_words_without_function_words():
-    assert keyword.english_query_terms("I would like any papers about the cataloguing of maps") == [
-        "like", "paper", "catalogu", "map"
-    ]
-    assert keyword.english_query_terms("maps, maps and more maps") == ["map", "map", "map"]
-    assert keyword.english_query_terms("does John Doe") == ["john", "doe"]
-    assert keyword.english_query_terms("The Who") == ["who"]
-    assert keyword.english_query_terms("to be or not to be") == []
-
-
 def test_a_request_worded_in_full_ranks_its_subject_not_its_wording(index):
     index.replace(
         [one_chunk("wording", "I would say what I would do if I could, and I should"), one_chunk("subject", "cataloguing rare maps")],
@@ -143,11 +134,6 @@ def test_a_request_worded_in_full_ranks_its_subject_not_its_wording(index):
     )
     assert [hit.doc_id for hit in index.search("I would be glad of anything I could read on cataloguing", 10)] == ["subject"]
     assert [hit.doc_id for hit in index.search("what I would do", 10)] == ["wording"]
-
-
-def test_a_query_matches_paths_by_its_words_without_stopwords():
-    assert keyword.path_query_terms("Notes on the Wars of 1914") == ["notes", "wars", "1914"]
-    assert keyword.path_query_terms("the who") == ["the", "who"]
 
 
 def test_a_stopword_of_the_query_does_not_favour_a_file_named_with_it(index):

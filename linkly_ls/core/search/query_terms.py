@@ -1,0 +1,104 @@
+"""How a query is read into index terms: the analyzers of the keyword index's fields, and each
+reading of a query (English, French, German, file paths) without function words.
+
+The keyword index (`keyword.py`) registers these analyzers for its fields and builds its queries
+from these readings; relevance, feedback and the miss check read queries the same way.
+"""
+
+from __future__ import annotations
+
+import tantivy
+from tantivy import Filter, TextAnalyzerBuilder, Tokenizer
+
+from linkly_ls.core.search.analysis import SNOWBALL_ENGLISH_STOPWORDS
+
+#: a word of this many bytes (UTF-8) or more is left out of the index and of queries (a hash, a run of
+#: base64): it can never match
+WORD_BYTES_LIMIT = 60
+
+
+def query_term_counts(terms: list[str]) -> dict[str, float]:
+    """term -> occurrences in the query, first seen first."""
+    counts: dict[str, float] = {}
+    for term in terms:
+        counts[term] = counts.get(term, 0) + 1
+    return counts
+
+
+def _analyzer(language: str | None, more_stopwords: list[str] | None = None, stem: bool = True) -> tantivy.TextAnalyzer:
+    builder = TextAnalyzerBuilder(Tokenizer.simple()).filter(Filter.remove_long(WORD_BYTES_LIMIT)).filter(Filter.lowercase())
+    if language:
+        builder = builder.filter(Filter.stopword(language))
+    if more_stopwords:
+        builder = builder.filter(Filter.custom_stopword(more_stopwords))
+    builder = builder.filter(Filter.ascii_fold())
+    if language and stem:
+        builder = builder.filter(Filter.stemmer(language))
+    return builder.build()
+
+
+ANALYZERS = {
+    "lk_en": _analyzer("english"),
+    "lk_fr": _analyzer("french"),
+    "lk_de": _analyzer("german"),
+    "lk_plain": _analyzer(None),
+}
+#: each language's reading of a query without English function words: an English query is read as French
+#: and German too, where "and", "the" or "of" are no stop words and matched German documents by "and" alone
+_CONTENT_READINGS = {
+    "lk_en": _analyzer("english", SNOWBALL_ENGLISH_STOPWORDS),
+    "lk_fr": _analyzer("french", SNOWBALL_ENGLISH_STOPWORDS),
+    "lk_de": _analyzer("german", SNOWBALL_ENGLISH_STOPWORDS),
+}
+_PATH_CONTENT = _analyzer("english", SNOWBALL_ENGLISH_STOPWORDS, stem=False)
+#: whether a query's English and path readings leave out English stopwords (see `english_query_terms`)
+QUERY_WITHOUT_FUNCTION_WORDS = True
+
+
+def english_query_terms(query: str) -> list[str]:
+    """The English stems a query is searched by, in order, repeated as often as the query repeats them:
+    its words without Snowball's English stopwords (pronouns, auxiliaries, modals, prepositions).
+
+    Tantivy reads French and German with Snowball's lists, English with Lucene's 33 words. A request
+    worded as a person writes it ("I would like any papers about ...") is then searched by its
+    subject, not by "I", "would" and "about", which BM25 counts as often as the request repeats them
+    and which match passages about anything. The index keeps these words: a query with no other word
+    ("the who") is searched by all of them. They are dropped before stemming ("does" goes, "Doe"
+    stays).
+    """
+    return reading_terms(query, "lk_en")
+
+
+def is_function_word(word: str) -> bool:
+    """Whether `word` is an English function word ("the", "and", "of"), which no reading searches by
+    while the query has other words."""
+    return not _CONTENT_READINGS["lk_en"].analyze(word) and bool(ANALYZERS["lk_plain"].analyze(word))
+
+
+def reading_terms(query: str, analyzer_name: str) -> list[str]:
+    """One reading's terms of a query (English, French or German: an analyzer of `QUERY_READINGS`): its
+    words without the language's stop words and English function words, while other words remain."""
+    return _content_terms(query, _CONTENT_READINGS[analyzer_name], analyzer_name)
+
+
+def path_query_terms(query: str) -> list[str]:
+    """The words a query is matched against file paths by: as written (folded to lower case, not
+    stemmed), without English stopwords while others remain, so "notes on the war" does not favour
+    every file with "the" or "on" in its name."""
+    return _content_terms(query, _PATH_CONTENT, FIELD_ANALYZERS["path"])
+
+
+def _content_terms(query: str, without_stopwords: tantivy.TextAnalyzer, every_word: str) -> list[str]:
+    """The query read by `without_stopwords`, or by the analyzer `every_word` names when that leaves nothing."""
+    content = without_stopwords.analyze(query) if QUERY_WITHOUT_FUNCTION_WORDS else []
+    return content or ANALYZERS[every_word].analyze(query)
+
+
+FIELD_ANALYZERS = {
+    "title": "lk_en",
+    "headings": "lk_en",
+    "body": "lk_en",
+    "body_fr": "lk_fr",
+    "body_de": "lk_de",
+    "path": "lk_plain",
+}

@@ -1,0 +1,30 @@
+"""How a query is read into index terms: each reading without function words."""
+
+from __future__ import annotations
+
+from linkly_ls.core.search import query_terms
+
+
+def test_a_query_is_searched_by_its_english_words_without_function_words():
+    assert query_terms.english_query_terms("I would like any papers about the cataloguing of maps") == [
+        "like", "paper", "catalogu", "map"
+    ]
+    assert query_terms.english_query_terms("maps, maps and more maps") == ["map", "map", "map"]
+    assert query_terms.english_query_terms("does John Doe") == ["john", "doe"]
+    assert query_terms.english_query_terms("The Who") == ["who"]
+    assert query_terms.english_query_terms("to be or not to be") == []
+
+
+def test_a_query_matches_paths_by_its_words_without_stopwords():
+    assert query_terms.path_query_terms("Notes on the Wars of 1914") == ["notes", "wars", "1914"]
+    assert query_terms.path_query_terms("the who") == ["the", "who"]
+
+
+def test_the_french_and_german_readings_leave_out_english_function_words_too():
+    """An English query read as German matched a German guide by "and" alone."""
+    assert query_terms.reading_terms("ownership and borrowing", "lk_de") == query_terms.reading_terms("ownership borrowing", "lk_de")
+    assert "and" not in query_terms.reading_terms("the ownership of and", "lk_fr")
+    assert query_terms.reading_terms("die Erweiterungen und das Paket", "lk_de") == ["erweiter", "pak"]
+    assert query_terms.reading_terms("and", "lk_de") == ["and"], "a query of nothing else keeps its words"
+    assert query_terms.is_function_word("The") and not query_terms.is_function_word("ownership")
+    assert not query_terms.is_function_word("—")

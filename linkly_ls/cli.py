@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from linkly_ls import __version__
+from linkly_ls import PRIVATE_UMASK, __version__
 from linkly_ls.core.config import Config, load_config
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.errors import ErrorKind, LinklyError, ToolError, UsageError
@@ -334,6 +334,7 @@ def run_mcp(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None, registry: ToolRegistry = REGISTRY) -> int:
+    os.umask(PRIVATE_UMASK)
     parser = build_parser(registry)
     args = parser.parse_args(argv)
     output_format = "json" if getattr(args, "json", False) else "markdown"

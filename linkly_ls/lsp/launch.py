@@ -14,9 +14,13 @@ long-lived objects created at start-up).
 from __future__ import annotations
 
 import gc
+import os
+
+from linkly_ls import PRIVATE_UMASK
 
 
 def main(argv: list[str] | None = None) -> int:
+    os.umask(PRIVATE_UMASK)
     gc.disable()
     try:
         from linkly_ls.lsp.app import main as serve

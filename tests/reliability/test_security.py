@@ -166,3 +166,24 @@ def test_a_new_index_folder_is_private_to_its_owner(tmp_path: Path) -> None:
     engine = Engine(Config(data_dir=tmp_path / "new" / "index", raw=EMBEDDING_OFF))
     engine.close()
     assert (tmp_path / "new" / "index").stat().st_mode & 0o077 == 0
+
+
+def test_what_linkly_writes_is_private_even_in_a_data_folder_others_can_enter(tmp_path: Path) -> None:
+    """A data folder the user made (mode 0755) held a catalog any user could read (0644)."""
+    import os
+    import subprocess
+    import sys
+
+    data_dir, library = tmp_path / "data", tmp_path / "notes"
+    data_dir.mkdir(mode=0o755)
+    data_dir.chmod(0o755)
+    library.mkdir()
+    (library / "secret.md").write_text("# Secret\n\nthe text of a private note\n", encoding="utf-8")
+    env = {**os.environ, "LINKLY_DATA_DIR": str(data_dir), "LINKLY_CONFIG": str(tmp_path / "none.toml")}
+    run = subprocess.run([sys.executable, "-m", "linkly_ls.cli", "index", str(library), "--library", "notes"],
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    written = [path for path in data_dir.rglob("*") if path.is_file()]
+    assert any(path.name.startswith("catalog") for path in written)
+    assert [path for path in written if path.stat().st_mode & 0o077] == []
+    assert (library / "secret.md").stat().st_mode & 0o077, "the library's own files are not touched"

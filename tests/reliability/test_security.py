@@ -179,6 +179,7 @@ def test_what_linkly_writes_is_private_even_in_a_data_folder_others_can_enter(tm
     data_dir.chmod(0o755)
     library.mkdir()
     (library / "secret.md").write_text("# Secret\n\nthe text of a private note\n", encoding="utf-8")
+    (library / "secret.md").chmod(0o644)  # whatever umask this test process has
     env = {**os.environ, "LINKLY_DATA_DIR": str(data_dir), "LINKLY_CONFIG": str(tmp_path / "none.toml")}
     run = subprocess.run([sys.executable, "-m", "linkly_ls.cli", "index", str(library), "--library", "notes"],
                          env=env, capture_output=True, text=True, timeout=300)

@@ -53,11 +53,14 @@ def split_phrases(query: str) -> QuotedQuery:
     """The quoted phrases of `query` and its text without quote marks. A quote left open is text."""
     phrases: list[str] = []
     pieces: list[str] = []
+    unclosed: set[str] = set()  # closing quotes absent from the rest of the query: never looked for again
     position = 0
     while position < len(query):
         closing = QUOTES.get(query[position])
-        end = query.find(closing, position + 1) if closing else -1
+        end = query.find(closing, position + 1) if closing and closing not in unclosed else -1
         if end < 0:
+            if closing:
+                unclosed.add(closing)
             pieces.append(query[position])
             position += 1
             continue

@@ -127,3 +127,11 @@ def test_a_query_that_is_one_identifier_reads_as_quoted_and_shows_the_line_that_
     missing = _search(engine, "sources.lists")
     assert missing.miss and "word for word" in missing.guidance[0] and missing.results
     assert "lists.md" in _names(_search(engine, "sources.list tips"))
+
+
+def test_a_query_of_many_unclosed_quotes_is_split_in_one_pass():
+    import time
+
+    started = time.thread_time()
+    quoted = split_phrases("\u00ab" * 1_000_000 + ' "a b" ')  # a search for each: 5 s here, quadratic
+    assert quoted.phrases == ["a b"] and time.thread_time() - started < 2.5

@@ -42,6 +42,10 @@ if TYPE_CHECKING:
 
 KEYWORD_CANDIDATE_CHUNKS = 400
 VECTOR_CANDIDATE_CHUNKS = 300
+#: vector mode reads four times as many chunks while its candidates come from fewer documents than a
+#: search shows (one long manual can hold all 300), up to VECTOR_MODE_MAX_CHUNKS
+VECTOR_MODE_DOCUMENTS = 50
+VECTOR_MODE_MAX_CHUNKS = 4800
 MODES = ("auto", "keyword", "vector", "hybrid")
 
 
@@ -84,6 +88,8 @@ def rank_documents(
     if index is not None and query_vector is not None:
         views = query_views.view_vectors(query, query_vector, lambda sentences: embed_queries(embedder, sentences))
         vector_hits = index.search(views, vector_chunks, allowed_doc_ids)
+        if mode == "vector":
+            vector_hits = _widened(index, views, vector_hits, vector_chunks, allowed_doc_ids)
     if first is not None and index is not None and query_vector is not None and views is not None:
         refining = Refining(engine, index, first, views, first_pass_query_vector(first, query, embedder, query_vector))
         if mode == "vector":
@@ -160,6 +166,16 @@ def _vector_feedback(
     chunks = index.best_chunks(query_vector, top)
     moved = feedback.rocchio_vector(query_vector, [vector for _, vector in chunks.values()])
     return index.search(moved, limit, allowed_doc_ids)
+
+
+def _widened(index: VectorIndex, views: np.ndarray, hits: list[VectorHit], chunks: int, allowed: list[str] | None) -> list[VectorHit]:
+    """Vector mode's candidates, read again four times as wide while they came back full from fewer than
+    VECTOR_MODE_DOCUMENTS documents: "Earth Sciences Division" found 4 documents in 300 chunks of a
+    library where one manual holds 16,000 of 20,000 (hybrid has the keyword side's documents)."""
+    while len({hit.doc_id for hit in hits}) < VECTOR_MODE_DOCUMENTS and len(hits) >= chunks and chunks * 4 <= VECTOR_MODE_MAX_CHUNKS:
+        chunks *= 4
+        hits = index.search(views, chunks, allowed)
+    return hits
 
 
 def _coverage_note(coverage: dict[str, float], first_pass: bool = False) -> str:

@@ -411,3 +411,17 @@ def test_a_document_the_vector_candidates_missed_gets_its_cosine_when_above_thei
     documents = candidates({missed.doc_id})
     complete_vector_side(index, views, documents)
     assert documents[missed.doc_id].vector_score is None
+
+
+@pytest.mark.slow
+def test_vector_mode_reads_wider_while_its_candidates_come_from_few_documents(embedded, monkeypatch):
+    """Vector mode ranks only the documents its candidate chunks come from: when a few long documents
+    hold them all it read 4 documents for a limit of 10."""
+    from linkly_ls.core.search import ranking
+
+    query = "how does Rust manage memory with ownership"
+    wide = ranking.rank_documents(embedded, query, None, "vector").documents
+    narrow = ranking.rank_documents(embedded, query, None, "vector", vector_chunks=2).documents
+    assert len(narrow) > 2 and [d.doc_id for d in narrow[:2]] == [d.doc_id for d in wide[:2]]
+    monkeypatch.setattr(ranking, "VECTOR_MODE_DOCUMENTS", 0)
+    assert len(ranking.rank_documents(embedded, query, None, "vector", vector_chunks=2).documents) <= 2

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from linkly_ls.core.search.analysis import has_cjk
+from linkly_ls.core.search.phrases import span_lines, words_of, words_pattern
 from linkly_ls.core.store.catalog import DocumentRecord
 from linkly_ls.core.store.records import name_key
 
@@ -44,11 +45,8 @@ MIN_NAME_CHARS = 3
 MIN_CJK_CHARS = 2
 #: candidate chunks read per name; a name found in more is reported as `truncated`
 MAX_CANDIDATE_CHUNKS = 5000
-#: candidate chunks of one document beyond which its lines are read at once
-WHOLE_DOCUMENT_SPANS = 8
 #: characters of the line shown either side of a mention
 SNIPPET_CONTEXT = 70
-_WORDS = re.compile(r"[^\W_]+")
 _SEPARATOR = r"(?:[^\w\n]|_){1,3}"
 
 
@@ -100,14 +98,12 @@ def mention_names(record: DocumentRecord) -> list[MentionName]:
     names: list[MentionName] = []
     seen: set[tuple[str, ...]] = set()
     for text in candidates:
-        words = tuple(word.casefold() for word in _WORDS.findall(text))
+        words = tuple(word.casefold() for word in words_of(text))
         cjk = has_cjk(text)
         if not words or words in seen or sum(map(len, words)) < (MIN_CJK_CHARS if cjk else MIN_NAME_CHARS):
             continue
         seen.add(words)
-        body = _SEPARATOR.join(re.escape(word) for word in words)
-        pattern = body if cjk else rf"(?<![^\W_]){body}(?![^\W_])"
-        names.append(MentionName(" ".join(text.split()), re.compile(pattern, re.IGNORECASE)))
+        names.append(MentionName(" ".join(text.split()), words_pattern(words, _SEPARATOR, cjk)))
     return names
 
 
@@ -162,15 +158,11 @@ def _confirm(
 
 
 def _candidate_lines(catalog: Catalog, doc_id: str, spans: set[tuple[int, int]]) -> tuple[list[int], list[str]]:
-    """(line numbers, their texts) of the candidate chunks, in order; the lines of a document with many
-    candidate chunks are read at once (one decompression, kept by the line cache), not chunk by chunk."""
-    if len(spans) > WHOLE_DOCUMENT_SPANS:
-        every = catalog.lines(doc_id)
-        numbers = sorted({number for first, last in spans for number in range(first, min(last, len(every)) + 1)})
-        return numbers, [every[number - 1] for number in numbers]
+    """(line numbers, their texts) of the candidate chunks, in order, each line once."""
+    ordered = sorted(spans)
     lines: dict[int, str] = {}
-    for first, last in spans:
-        lines.update(enumerate(catalog.line_range(doc_id, first, last - first + 1), start=first))
+    for (first, _), texts in zip(ordered, span_lines(catalog, doc_id, ordered)):
+        lines.update(enumerate(texts, start=first))
     numbers = sorted(lines)
     return numbers, [lines[number] for number in numbers]
 

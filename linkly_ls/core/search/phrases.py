@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from linkly_ls.core.search.analysis import has_cjk
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 QUOTES = {'"': '"', "\u201c": "\u201d", "\u201e": "\u201c", "\u00ab": "\u00bb", "\u300c": "\u300d", "\u300e": "\u300f"}
 #: candidate chunks read per phrase; beyond them the answer says the list may be incomplete
 MAX_CANDIDATE_CHUNKS = 5000
-#: candidate chunks of one document beyond which its lines are read at once (one decompression)
+#: candidate chunks (spans) of one document beyond which its lines are read at once (one decompression)
 WHOLE_DOCUMENT_CHUNKS = 8
 _WORDS = re.compile(r"[^\W_]+")
 #: a name, number or identifier written with `_`, `.` or `:` inside it (`is_dir`, `sources.list`, `2.6.32`,
@@ -77,10 +78,21 @@ def lone_identifier(text: str) -> bool:
     return _IDENTIFIER.fullmatch(text) is not None
 
 
+def words_of(text: str) -> list[str]:
+    """The words of `text` as the index's tokenizer cuts them: runs of letters and digits."""
+    return _WORDS.findall(text)
+
+
+def words_pattern(words: Sequence[str], separator: str, cjk: bool) -> re.Pattern[str]:
+    """`words` in order with `separator` between them, case-insensitive and whole: no letter or digit
+    just before or after, except in CJK text, which has no spaces between words."""
+    body = separator.join(re.escape(word) for word in words)
+    return re.compile(body if cjk else rf"(?<![^\W_]){body}(?![^\W_])", re.IGNORECASE)
+
+
 def phrase_pattern(phrase: str) -> re.Pattern[str]:
     """The exact pattern of a phrase: its words in order, anything but letters and digits between."""
-    body = _BETWEEN_WORDS.join(re.escape(word) for word in _WORDS.findall(phrase))
-    return re.compile(body if has_cjk(phrase) else rf"(?<![^\W_]){body}(?![^\W_])", re.IGNORECASE)
+    return words_pattern(words_of(phrase), _BETWEEN_WORDS, has_cjk(phrase))
 
 
 @dataclass(frozen=True)
@@ -126,6 +138,15 @@ def documents_holding(
     return matches
 
 
+def span_lines(catalog: Catalog, doc_id: str, spans: list[tuple[int, int]]) -> list[list[str]]:
+    """The lines of each (first, last) span of a document, in the spans' order; a document with many
+    spans is read at once (one decompression, kept by the line cache), not span by span."""
+    if len(spans) > WHOLE_DOCUMENT_CHUNKS:
+        every = catalog.lines(doc_id)
+        return [every[first - 1 : last] for first, last in spans]
+    return [catalog.line_range(doc_id, first, last - first + 1) for first, last in spans]
+
+
 def _confirmed(catalog: Catalog, hits: list[ChunkHit], pattern: re.Pattern[str]) -> dict[str, PhraseSpan]:
     """doc_id -> the first candidate chunk (best keyword score first) whose lines hold `pattern`."""
     by_document: dict[str, list[ChunkHit]] = {}
@@ -133,14 +154,12 @@ def _confirmed(catalog: Catalog, hits: list[ChunkHit], pattern: re.Pattern[str])
         by_document.setdefault(hit.doc_id, []).append(hit)
     found: dict[str, PhraseSpan] = {}
     for doc_id, chunks in by_document.items():
-        every = catalog.lines(doc_id) if len(chunks) > WHOLE_DOCUMENT_CHUNKS else None
-        for chunk in chunks:
-            count = chunk.end_line - chunk.start_line + 1
-            lines = every[chunk.start_line - 1 : chunk.end_line] if every is not None else catalog.line_range(doc_id, chunk.start_line, count)
+        spans = [(chunk.start_line, chunk.end_line) for chunk in chunks]
+        for (first, last), lines in zip(spans, span_lines(catalog, doc_id, spans)):
             text = "\n".join(lines)
             match = pattern.search(text)
             if match is not None:
-                first = chunk.start_line + text.count("\n", 0, match.start())
-                found[doc_id] = PhraseSpan(chunk.start_line, chunk.end_line, first, first + match.group().count("\n"))
+                line = first + text.count("\n", 0, match.start())
+                found[doc_id] = PhraseSpan(first, last, line, line + match.group().count("\n"))
                 break
     return found

@@ -79,6 +79,11 @@ def extractor_module(doc_type: str) -> str:
     return f"{__name__}.{_MODULES[doc_type]}"
 
 
+def extractor_modules() -> list[str]:
+    """Every extractor module, in name order."""
+    return sorted({extractor_module(doc_type) for doc_type in _MODULES})
+
+
 def doc_type_for(path: Path) -> str | None:
     """The document type a file name promises, or None when it is not indexed."""
     return DOC_TYPES.get(path.suffix.lower())

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from linkly_ls.core.extract import doc_type_for, extractor_module, sniff
+from linkly_ls.core.extract import doc_type_for, extractor_module, extractor_modules, sniff
 
 MB = 1024 * 1024
 #: rough extraction cost per MB by document type (measured on the shared corpus, one core)
@@ -112,3 +112,9 @@ def worker_preload(paths: Iterable[str | Path]) -> tuple[str, ...]:
     each worker when it first reads one."""
     types = {doc_type_for(Path(path)) for path in paths}
     return (WORKER_PRELOAD, *sorted({extractor_module(doc_type) for doc_type in types if doc_type}))
+
+
+def every_extractor_preload() -> tuple[str, ...]:
+    """`WORKER_PRELOAD` and every extractor: what a fork server started before the run's files are known
+    imports (`cli_launch`)."""
+    return (WORKER_PRELOAD, *extractor_modules())

@@ -73,6 +73,23 @@ _ONE_DEATH_ERRORS = re.compile(
 )
 
 
+def _start_method() -> str:
+    return "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+
+
+def start_fork_server(preload: tuple[str, ...]) -> bool:
+    """Start the fork server that this process's pools fork their workers from, importing `preload`,
+    and return at once, while it imports (False where workers are spawned instead). A pool created
+    later keeps this server and its preload."""
+    if _start_method() != "forkserver":
+        return False
+    multiprocessing.get_context("forkserver").set_forkserver_preload(list(preload))
+    from multiprocessing import forkserver
+
+    forkserver.ensure_running()
+    return True
+
+
 def _death_reason(signal_number: int | None, twice: bool = False) -> str:
     """How a worker ended (`signal_number`: the signal that killed it, if one did); `twice`: as the
     error of the file on which two workers ended so."""
@@ -178,7 +195,7 @@ class WorkerPool:
         self.size = size or max(1, min(os.cpu_count() or 1, 4))
         self.timeout_s = timeout_s
         self.memory_mb = memory_mb
-        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        method = _start_method()
         self._context = multiprocessing.get_context(method)
         if method == "forkserver" and preload:
             # Takes effect only if this process has not started its fork server yet.

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from linkly_ls.core.store.line_cache import DocumentText
 from linkly_ls.core.errors import ArgumentError, ToolError
 from linkly_ls.core.search.analysis import CJK_RUN
+from linkly_ls.core.search.pattern_size import MAX_COPIES, expanded_size
 from linkly_ls.core.search.grep_patterns import across_line_breaks, is_confined, is_literal, line_local_pattern, literal_suffix
 
 if TYPE_CHECKING:
@@ -154,11 +155,28 @@ def compile_pattern(source: str, case_insensitive: bool) -> regex.Pattern:
     """The pattern as `grep` runs it (regex V0); an invalid one is an ArgumentError."""
     import regex  # loaded by the first grep that needs it, not by every process that opens the tools
 
+    size = expanded_size(source)
+    if size > MAX_COPIES:
+        raise ArgumentError(
+            f"`pattern` is too large once its counted repeats are expanded (about {size:,} copies of its parts; "
+            f"at most {MAX_COPIES:,}): use a smaller count, or `+` / `*`"
+        )
     flags = regex.V0 | (regex.IGNORECASE if case_insensitive else 0)
     try:
         return regex.compile(source, flags)
-    except (regex.error, OverflowError) as error:
+    except (regex.error, OverflowError, ValueError) as error:  # ValueError: flags that exclude each other
         raise ArgumentError(f"`pattern` is not a valid regular expression: {error}") from None
+
+
+def match_column(line: str, source: str, case_insensitive: bool) -> int:
+    """Where the first match of the pattern starts in `line` (0 when it cannot be told in the time budget)."""
+    if not needs_regex(source, case_insensitive):
+        return max(0, line.find(source))
+    try:
+        found = budgeted_search(compile_pattern(source, case_insensitive), line, MatchBudget())
+    except TimeoutError:
+        return 0
+    return found.start() if found else 0
 
 
 def needs_regex(source: str, case_insensitive: bool) -> bool:

@@ -7,7 +7,9 @@ the result.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from linkly_ls.core.store.catalog import DocumentRecord
@@ -18,7 +20,7 @@ from linkly_ls.core.tools.common import get_document, add_on_disk, on_disk_note
 from linkly_ls.core.tools.remote_documents import RemoteResult, ask_remote, sent_arguments
 from linkly_ls.core.errors import ToolError
 from linkly_ls.core.provenance import Place, provenance_of
-from linkly_ls.core.search.grep_lines import LineMatch, compile_pattern, find_matching_lines, needs_regex
+from linkly_ls.core.search.grep_lines import LineMatch, compile_pattern, find_matching_lines, match_column, needs_regex
 from linkly_ls.core.tools.schema import validate
 
 MAX_LINE_CHARS_SHOWN = 1000
@@ -114,16 +116,26 @@ def grep_markdown(data: dict[str, Any]) -> str:
     return "\n".join(out + on_disk_note(data))
 
 
-def _clip(text: str) -> str:
-    return text if len(text) <= MAX_LINE_CHARS_SHOWN else text[:MAX_LINE_CHARS_SHOWN] + " …"
+def _clip(text: str, column: int = 0) -> str:
+    """At most MAX_LINE_CHARS_SHOWN characters of `text`, from a little before `column` (where the match
+    starts) on, with "…" where text is left out."""
+    if len(text) <= MAX_LINE_CHARS_SHOWN:
+        return text
+    start = max(0, min(column - MAX_LINE_CHARS_SHOWN // 4, len(text) - MAX_LINE_CHARS_SHOWN))
+    end = start + MAX_LINE_CHARS_SHOWN
+    return ("… " if start else "") + text[start:end] + (" …" if end < len(text) else "")
 
 
-def _grep_match(document: DocumentText, found: LineMatch, before: int, after: int) -> GrepMatch:
-    """The matched line(s) and their context, found from the match's offsets when known."""
+def _grep_match(
+    document: DocumentText, found: LineMatch, before: int, after: int, locate: Callable[[str], int]
+) -> GrepMatch:
+    """The matched line(s) and their context, found from the match's offsets when known (else by
+    `locate`, which finds the match in the line's text)."""
     if found.start < 0:
+        matched = " ".join(document.line_range(found.first, found.last - found.first + 1))
         return GrepMatch(
             line=found.first,
-            text=_clip(" ".join(document.line_range(found.first, found.last - found.first + 1))),
+            text=_clip(matched, locate(matched) if len(matched) > MAX_LINE_CHARS_SHOWN else 0),
             end_line=found.last,
             before=[(n, _clip(document.line(n))) for n in range(max(1, found.first - before), found.first)],
             after=[(n, _clip(document.line(n))) for n in range(found.last + 1, min(document.line_count, found.last + after) + 1)],
@@ -146,7 +158,7 @@ def _grep_match(document: DocumentText, found: LineMatch, before: int, after: in
         start = end + 1
     return GrepMatch(
         line=found.first,
-        text=_clip(text[first_start:last_end].replace("\n", " ")),
+        text=_clip(text[first_start:last_end].replace("\n", " "), found.start - first_start),
         end_line=found.last,
         before=preceding[::-1],
         after=following,
@@ -171,7 +183,8 @@ def grep(engine: Engine, **arguments: Any) -> GrepResult | RemoteResult:
     offset, limit = params["offset"], params["limit"]
     matches: list[GrepMatch] = []
     if params["output_mode"] == "content":
-        matches = [_grep_match(document, line_match, before, after) for line_match in found.page(offset, limit)]
+        locate = partial(match_column, source=source, case_insensitive=case_insensitive)
+        matches = [_grep_match(document, line_match, before, after, locate) for line_match in found.page(offset, limit)]
         provenance = provenance_of(engine.catalog, [record.doc_id])[record.doc_id] if matches else None
         for match in matches:
             match.place = provenance.place(match.line)

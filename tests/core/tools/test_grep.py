@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from linkly_ls.core.config import Config, LibraryConfig
+from linkly_ls.core.engine import Engine
 from linkly_ls.core.tools import ArgumentError, call_tool
 from support.tool_library import doc
 
@@ -35,6 +37,12 @@ def test_grep_bad_and_catastrophic_patterns_fail_cleanly(engine):
     with pytest.raises(ArgumentError, match="`pattern` must not be empty"):
         call_tool(engine, "grep", {"pattern": "", "doc_id": doc_id})
     assert call_tool(engine, "grep", {"pattern": " ", "doc_id": doc_id}).total_matches > 0  # a space is a pattern
+    for flags in ("(?V1)a", "(?a)(?u)x"):  # flags that exclude each other
+        with pytest.raises(ArgumentError, match="not a valid regular expression: .* incompatible"):
+            call_tool(engine, "grep", {"pattern": flags, "doc_id": doc_id})
+    for huge in ("a{99999999}", "((a{100}){100}){1000}"):  # refused before the engine copies it gigabytes' worth
+        with pytest.raises(ArgumentError, match="too large once its counted repeats are expanded"):
+            call_tool(engine, "grep", {"pattern": huge, "doc_id": doc_id})
     with pytest.raises(ArgumentError, match="`query` must not be empty"):
         call_tool(engine, "search", {"query": "   "})
 
@@ -53,3 +61,18 @@ def test_an_offset_past_the_last_match_says_so(engine):
     result = call_tool(engine, "grep", {"pattern": r"topic 3\b", "doc_id": doc_id, "offset": 100000})
     assert result.to_json()["matches"] == [] and result.total_matches == 171
     assert "[offset 100000 is past the last match: there are 171; start below that]" in result.to_markdown()
+
+
+def test_a_long_line_is_shown_around_its_match(tmp_path):
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "export.txt").write_text("Export\n\n" + "x" * 3000 + "needle" + "y" * 3000 + "\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="docs", paths=[root])]))
+    engine.index()
+    doc_id = engine.catalog.by_path(str(root / "export.txt")).doc_id
+    # a literal (found line by line), a regex (found by offsets), a case-insensitive literal
+    for pattern in ("needle", r"xne+dley", "NEEDLE"):
+        arguments = {"pattern": pattern, "doc_id": doc_id, "context": 0, "case_insensitive": pattern == "NEEDLE"}
+        shown = call_tool(engine, "grep", arguments).to_json()["matches"][0]["text"]
+        assert "xneedley" in shown, pattern
+        assert shown.startswith("… x") and shown.endswith("y …") and len(shown) == 1004

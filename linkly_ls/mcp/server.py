@@ -25,6 +25,7 @@ from linkly_ls.core.errors import LinklyError
 from linkly_ls.core.indexing.writer import IndexWriter
 from linkly_ls.core.tools.common import utc_now
 from linkly_ls.core.tools.descriptions import SERVER_INSTRUCTIONS
+from linkly_ls.core.tools.fitting import Shortenable, fit, shortened_note
 from linkly_ls.core.tools.registry import REGISTRY, Tool, ToolRegistry
 from linkly_ls.core.tools.render import render, render_error
 from linkly_ls.mcp.settings import McpSettings
@@ -102,17 +103,16 @@ def success_result(
     note: str | None = None,
     extra_meta: dict[str, Any] | None = None,
 ) -> types.CallToolResult:
-    """Text (markdown or JSON) plus structured content, both with `_meta.now`, cut to `max_chars`."""
+    """Text (markdown or JSON) plus structured content, both with `_meta.now`, within `max_chars`: a longer
+    answer of whole units (lines, matches, documents) keeps as many as fit (`core/tools/fitting.py`),
+    any other is cut."""
     now = utc_now()
-    payload = result.to_json()
-    payload["_meta"] = {"now": now, **(extra_meta or {})}
-    if output_format == "json":
-        text = json.dumps(payload, ensure_ascii=False, indent=2)
-    else:
-        text = render(_WithNote(result, note) if note else result, "markdown", now)
+    text, payload = _rendered(result, output_format, now, note, extra_meta)
     structured: dict[str, Any] = payload
     if len(text) > max_chars:
-        text, structured = _truncate(text, output_format, max_chars, now)
+        fitted = _fitted(result, output_format, max_chars, now, note, extra_meta)
+        keep = _paging_fields(result.first_units(1).to_json()) if isinstance(result, Shortenable) else {}
+        text, structured = fitted or _truncate(text, output_format, max_chars, now, keep)
     else:
         structured_chars = len(json.dumps(payload, ensure_ascii=False))
         if structured_chars > max_chars:
@@ -128,6 +128,41 @@ def success_result(
         structured_content=structured,
         meta={"now": now},
     )
+
+
+def _rendered(
+    result: Any, output_format: str, now: str, note: str | None, extra_meta: dict[str, Any] | None
+) -> tuple[str, dict[str, Any]]:
+    payload = result.to_json()
+    payload["_meta"] = {"now": now, **(extra_meta or {})}
+    if output_format == "json":
+        return json.dumps(payload, ensure_ascii=False, indent=2), payload
+    return render(_WithNote(result, note) if note else result, "markdown", now), payload
+
+
+def _fitted(
+    result: Any, output_format: str, max_chars: int, now: str, note: str | None, extra_meta: dict[str, Any] | None
+) -> tuple[str, dict[str, Any]] | None:
+    """The answer shortened to the whole units that fit, saying so; None when not even one fits."""
+    if not isinstance(result, Shortenable) or result.unit_count() < 2:
+        return None
+    allowance = len(shortened_note(result, result.unit_count() - 1, max_chars, "max_response_chars")) + 40
+    fitted = fit(result, lambda part: len(_rendered(part, output_format, now, note, extra_meta)[0]) + allowance <= max_chars)
+    if fitted is None:
+        return None
+    part, shown = fitted
+    told = shortened_note(result, shown, max_chars, "max_response_chars")
+    if output_format == "json":
+        _, payload = _rendered(part, output_format, now, note, extra_meta)
+        payload = {"truncated": True, "note": told, **payload}
+        return json.dumps(payload, ensure_ascii=False, indent=2), payload
+    text, payload = _rendered(part, output_format, now, f"{note} {told}" if note else told, extra_meta)
+    return text, {"truncated": True, "note": told, **payload}
+
+
+def _paging_fields(payload: dict[str, Any]) -> dict[str, Any]:
+    """The short top-level fields of an answer (ids, counts, `next_offset`), kept when its text must be cut."""
+    return {key: value for key, value in payload.items() if len(json.dumps(value, ensure_ascii=False)) <= 300}
 
 
 def _truncation_note(total: int, shown: int, max_chars: int) -> str:
@@ -148,16 +183,19 @@ def _truncation_stub(total: int, shown: int, max_chars: int, now: str) -> dict[s
     }
 
 
-def _truncate(text: str, output_format: str, max_chars: int, now: str) -> tuple[str, dict[str, Any]]:
-    """Cut `text` so the whole response text stays within `max_chars`, ending on a line when possible."""
+def _truncate(
+    text: str, output_format: str, max_chars: int, now: str, keep: dict[str, Any]
+) -> tuple[str, dict[str, Any]]:
+    """Cut `text` so the whole response text stays within `max_chars`, ending on a line when possible. In
+    JSON, the fields of `keep` stay whole (the first unit's paging fields: where to go on from)."""
     total = len(text)
-    envelope = _truncation_stub(total, total, max_chars, now)
+    envelope = {**keep, **_truncation_stub(total, total, max_chars, now)}
     if output_format == "json":
         budget = max_chars - len(json.dumps({**envelope, "partial_text": ""}, ensure_ascii=False, indent=2))
-        shown = text[:budget]
+        shown = text[: max(0, budget)]
         while len(json.dumps(shown, ensure_ascii=False)) - 2 > budget:
             shown = shown[: max(0, len(shown) - (len(json.dumps(shown, ensure_ascii=False)) - 2 - budget))]
-        stub = _truncation_stub(total, len(shown), max_chars, now)
+        stub = {**keep, **_truncation_stub(total, len(shown), max_chars, now)}
         return json.dumps({**stub, "partial_text": shown}, ensure_ascii=False, indent=2), stub
     footer = f"\n\n---\n[meta] now={now}"
     budget = max_chars - len(envelope["note"]) - len(footer) - 2

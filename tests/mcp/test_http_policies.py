@@ -43,7 +43,7 @@ async def test_read_only_and_allowlist_shape_the_tool_list(guarded, kit) -> None
         assert outside.is_error and "unknown tool 'explore'" in outside.content[0].text
 
 
-async def test_long_responses_are_cut_with_a_note(guarded, kit) -> None:
+async def test_long_responses_keep_whole_lines_and_say_how_to_go_on(guarded, kit) -> None:
     async with kit.http_session(guarded.url, AUTH) as session:
         found = await session.call_tool("search", {"query": "ownership heap stack", "limit": 1})
         doc_id = found.structured_content["results"][0]["doc_id"]
@@ -51,16 +51,17 @@ async def test_long_responses_are_cut_with_a_note(guarded, kit) -> None:
         assert not long.is_error
         text = long.content[0].text
         assert len(text) <= 4000
-        assert "[truncated: this response has" in text and "max_response_chars" in text
+        next_offset = long.structured_content["next_offset"]
+        assert "shortened to" in text and "max_response_chars" in text and f"continue with offset={next_offset}" in text
         assert text.endswith(f"[meta] now={long.meta['now']}")
         assert long.structured_content["truncated"] is True
-        assert long.structured_content["total_chars"] > 4000
         assert long.structured_content["_meta"]["now"] == long.meta["now"]
         assert text.startswith("## What Is Ownership?") or "What Is Ownership?" in text[:300]
 
         as_json = await session.call_tool("read", {"doc_id": doc_id, "limit": 500, "output_format": "json"})
-        wrapper = json.loads(as_json.content[0].text)
-        assert wrapper["truncated"] is True and wrapper["partial_text"].startswith("{")
+        payload = json.loads(as_json.content[0].text)
+        assert payload["truncated"] is True and 1 < payload["next_offset"] < next_offset  # JSON is wordier
+        assert [entry["line"] for entry in payload["lines"]] == list(range(1, payload["next_offset"]))
         assert len(as_json.content[0].text) <= 4000
 
         short = await session.call_tool("read", {"doc_id": doc_id, "limit": 5})

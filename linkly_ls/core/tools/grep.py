@@ -8,7 +8,7 @@ the result.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -55,6 +55,16 @@ class GrepResult:
     matches: list[GrepMatch]
     offset: int
     output_mode: str
+    units = "matches"
+
+    def unit_count(self) -> int:
+        return len(self.matches)
+
+    def first_units(self, count: int) -> GrepResult:
+        return replace(self, matches=self.matches[:count])
+
+    def continuation(self, count: int) -> str:
+        return f"continue with offset={self.offset + count}"
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {

@@ -43,6 +43,17 @@ class DocumentOutline:
 @dataclass
 class OutlineResult:
     documents: list[DocumentOutline]
+    units = "documents"
+
+    def unit_count(self) -> int:
+        return len(self.documents)
+
+    def first_units(self, count: int) -> OutlineResult:
+        return OutlineResult(documents=self.documents[:count])
+
+    def continuation(self, count: int) -> str:
+        left_out = ", ".join(f'"{document.record.doc_id}"' for document in self.documents[count:])
+        return f"ask for the others in another call: doc_ids [{left_out}]"
 
     def to_json(self) -> dict[str, Any]:
         return {"documents": [document.to_json() for document in self.documents]}

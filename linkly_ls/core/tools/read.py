@@ -6,7 +6,7 @@ the whole document is already in the line cache (after a `grep`, say).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from linkly_ls.core.store.catalog import DocumentRecord
@@ -24,8 +24,24 @@ class ReadResult:
     record: DocumentRecord
     offset: int
     lines: list[tuple[int, str]]
-    #: the first and last page (PDF page, slide, chapter) of the lines shown; None without pages
-    pages: tuple[int, int] | None = None
+    units = "lines"
+
+    @property
+    def pages(self) -> tuple[int, int] | None:
+        """The first and last page (PDF page, slide, chapter) of the lines shown; None without pages."""
+        if not self.lines:
+            return None
+        pages = Provenance.of_pages(self.record.doc_id, self.record.page_starts)
+        return pages.page_range(self.lines[0][0], self.lines[-1][0])
+
+    def unit_count(self) -> int:
+        return len(self.lines)
+
+    def first_units(self, count: int) -> ReadResult:
+        return replace(self, lines=self.lines[:count])
+
+    def continuation(self, count: int) -> str:
+        return f"continue with offset={self.lines[count][0]}"
 
     @property
     def remaining(self) -> int:
@@ -86,8 +102,4 @@ def read(engine: Engine, **arguments: Any) -> ReadResult | RemoteResult:
         raise ToolError(f"`offset` {offset} is past the end; the document has lines 1 to {total}")
     count = max(0, min(offset + limit, total + 1) - offset)
     lines = engine.catalog.line_range(record.doc_id, offset, count)  # only the blocks that hold them
-    selected = list(zip(range(offset, offset + len(lines)), lines))
-    pages = None
-    if selected:
-        pages = Provenance.of_pages(record.doc_id, record.page_starts).page_range(selected[0][0], selected[-1][0])
-    return ReadResult(record=record, offset=offset, lines=selected, pages=pages)
+    return ReadResult(record=record, offset=offset, lines=list(zip(range(offset, offset + len(lines)), lines)))

@@ -122,6 +122,12 @@ class CatalogReads:
     def count(self) -> int:
         return self.connect().execute("SELECT COUNT(*) FROM documents").fetchone()[0]
 
+    def type_counts(self) -> list[tuple[str, int]]:
+        """(doc_type, documents) of every indexed type, by type."""
+        return self.connect().execute(
+            "SELECT doc_type, COUNT(*) FROM documents GROUP BY doc_type ORDER BY doc_type"
+        ).fetchall()
+
     # projections
 
     def file_states(

@@ -126,6 +126,8 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
         absent_words=missing_words, notes=_phrase_notes(phrases),
     )
     _add_guidance(result, params, exact if phrases.searched and not holding and not (named and not quoted.phrases) else [])
+    if allowed == []:
+        _blame_the_filters(engine, result, params)
     return result
 
 
@@ -276,6 +278,34 @@ def empty_index_result(engine: Engine, query: str) -> SearchResult:
     result.notice, advice = empty_index_notice([library.name for library in engine.libraries()], "search")
     result.guidance = [advice]
     return result
+
+
+#: the filters of `search`, each as the arguments that set it alone
+FILTERS = {
+    "library": ("library",),
+    "doc_types": ("doc_types",),
+    "path_glob": ("path_glob",),
+    "modified_after / modified_before": ("modified_after", "modified_before"),
+}
+
+
+def _blame_the_filters(engine: Engine, result: SearchResult, params: dict[str, Any]) -> None:
+    """Guidance for a search whose filters leave no document: which filter does it, not the query's words."""
+    empty = []
+    for name, keys in FILTERS.items():
+        alone = {key: params[key] for key in keys if params.get(key)}
+        if alone and allowed_documents(engine, alone) == []:
+            empty.append(f"`{name}` ({', '.join(repr(value) for value in alone.values())})")
+    if empty:
+        lead = f"No indexed document passes {' nor '.join(empty)}, whatever the query."
+    else:
+        lead = "Each filter alone lets documents through, but no indexed document passes them all together."
+    if any(name.startswith("`doc_types`") for name in empty):
+        kinds = sorted({doc_type for doc_type, _ in engine.catalog.type_counts()})
+        lead += f" Indexed types: {', '.join(kinds)}."
+    if any(name.startswith("`path_glob`") for name in empty):
+        lead += " Call `find_paths` to see the real folder names."
+    result.guidance = [lead, *(advice for advice in result.guidance if not advice.startswith("Try other words"))]
 
 
 def _add_guidance(result: SearchResult, params: dict[str, Any], phrases_missing: list[str]) -> None:

@@ -137,6 +137,24 @@ def test_weak_or_no_match_sets_miss_and_guidance(engine):
     assert any("find_paths" in advice for advice in result.guidance)
 
 
+@pytest.mark.parametrize(
+    ("filters", "lead"),
+    [
+        ({"doc_types": ["epub"]}, "No indexed document passes `doc_types` (['epub']), whatever the query. Indexed types: md, txt."),
+        ({"path_glob": "/Users/me/Notion/"}, "passes `path_glob` ('/Users/me/Notion/'), whatever the query. Call `find_paths`"),
+        (
+            {"path_glob": "Notion-Export-*/", "modified_after": "2024-08-01"},
+            "Each filter alone lets documents through, but no indexed document passes them all together.",
+        ),
+    ],
+)
+def test_a_search_whose_filters_leave_no_document_blames_the_filters_not_the_words(engine, filters, lead):
+    result = call_tool(engine, "search", {"query": "receipts", **filters})
+    assert result.miss and result.results == []
+    assert lead in result.guidance[0]
+    assert not any(advice.startswith("Try other words") for advice in result.guidance)
+
+
 def test_explain_reads_as_text_in_markdown_and_as_numbers_in_json(engine):
     result = call_tool(engine, "search", {"query": "receipts", "explain": True, "mode": "keyword"})
     line = next(line for line in result.to_markdown().splitlines() if line.startswith("- explain: "))

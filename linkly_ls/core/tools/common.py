@@ -44,7 +44,8 @@ def iso_utc(timestamp: float) -> str:
 #: what `on_disk` says of a document's file, and how the text forms say it
 ON_DISK_NOTES = {
     "changed": "the file changed on disk since it was indexed: this is the indexed text (a running "
-    "`linkly watch`/`serve` or editor re-indexes it within seconds; else `linkly index`)",
+    "`linkly watch`, a `linkly serve` that watches or an editor re-indexes it within seconds; otherwise "
+    "`linkly index`, or the `index_library` tool, reads it again)",
     "deleted": "the file is gone from disk: this is the text indexed before (the next index run removes it)",
 }
 

@@ -25,6 +25,9 @@ _STEMMER = TextAnalyzerBuilder(Tokenizer.raw()).filter(Filter.lowercase()).filte
 _WORD_TERMS_CAP = 200_000
 #: characters of a document's text that its keywords are counted in (`keyword_text`)
 KEYWORD_TEXT_BUDGET = 400_000
+#: the longest word taken for a keyword: longer "words" are runs of minified code, base64 or filler
+#: (a 4,000-character keyword filled search answers), while long German compounds stay
+MAX_KEYWORD_CHARS = 48
 #: the marker an extractor writes where a page or slide starts (`--- page 29 ---`): a line of the document,
 #: so that `read` shows page breaks, but no word of it. A chapter's marker names the chapter and stays.
 BARE_MARKER = re.compile(r"--- (?:page|slide) \d+ ---")
@@ -269,7 +272,7 @@ def _word_terms(word: str) -> tuple[tuple[str, str], ...]:
 
 def _token_term(token: str) -> tuple[str, str] | tuple[()]:
     lower = token.lower()
-    if len(lower) < 3 or lower in STOPWORDS or (not lower.isascii() and has_cjk(lower)):
+    if len(lower) < 3 or len(lower) > MAX_KEYWORD_CHARS or lower in STOPWORDS or (not lower.isascii() and has_cjk(lower)):
         return ()
     term = (_STEMMER.analyze(lower) or [lower])[0]
     return term, lower if token.isupper() and len(token) > 5 else token

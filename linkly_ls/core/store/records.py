@@ -8,6 +8,7 @@ import posixpath
 from dataclasses import dataclass, field
 
 from linkly_ls.core.document import OutlineNode
+from linkly_ls.core.search.analysis import MAX_KEYWORD_CHARS
 from linkly_ls.core.store.line_blocks import encode_lines
 
 DOC_COLUMNS = (
@@ -229,7 +230,7 @@ def document_from_row(row: tuple) -> DocumentRecord:
         total_lines=row[9],
         has_outline=bool(row[10]),
         language=row[11],
-        keywords=json.loads(row[12]),
+        keywords=_stored_keywords(row[12]),
         outline=[OutlineNode.from_dict(node) for node in json.loads(row[13])],
         page_starts=json.loads(row[14]),
         warnings=json.loads(row[15]),
@@ -242,8 +243,13 @@ def summary_from_row(row: tuple) -> DocumentSummary:
     """A summary from the values of `SUMMARY_COLUMNS`."""
     summary = DocumentSummary(*row)
     summary.has_outline = bool(summary.has_outline)
-    summary.keywords = json.loads(row[11])
+    summary.keywords = _stored_keywords(row[11])
     return summary
+
+
+def _stored_keywords(stored: str) -> list[str]:
+    """The keywords as stored, without the over-long ones an index written before `MAX_KEYWORD_CHARS` holds."""
+    return [keyword for keyword in json.loads(stored) if len(keyword) <= MAX_KEYWORD_CHARS]
 
 
 def layout_from_row(row: tuple) -> DocumentLayout:

@@ -64,7 +64,7 @@ def _keywords_by_definition(title: str, lines: list[str], headings: list[str], l
     def add(text: str, weight: int) -> None:
         for word, occurrences in Counter(analysis._KEYWORD_TOKEN.findall(text)).items():
             lower = word.lower()
-            if len(lower) < 3 or lower in analysis.STOPWORDS or analysis.has_cjk(lower):
+            if not 3 <= len(lower) <= analysis.MAX_KEYWORD_CHARS or lower in analysis.STOPWORDS or analysis.has_cjk(lower):
                 continue
             key = (analysis._STEMMER.analyze(lower) or [lower])[0]
             counts[key] += weight * occurrences
@@ -170,3 +170,11 @@ def test_a_text_is_outside_latin_when_it_has_letters_and_none_latin():
     assert analysis.written_outside_latin("Ελληνικά")
     for text in ("ownership 所有权", "Ærø", "café", "2024", "", "?!"):
         assert not analysis.written_outside_latin(text), text
+
+
+def test_a_run_of_thousands_of_letters_is_no_keyword_but_a_long_compound_is():
+    filler = "x" * 4000
+    lines = [f"{filler} Donaudampfschifffahrtsgesellschaft {filler}"] * 3 + ["needle in a line"] * 2
+    count, keywords = analysis.words_and_keywords("Export", lines, [])
+    assert count == 17 and filler not in keywords
+    assert "Donaudampfschifffahrtsgesellschaft" in keywords and "needle" in keywords

@@ -38,7 +38,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import methods
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, KNOWN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -115,6 +115,9 @@ class JsonRpcFastPath:
         refusal = self._refusal(headers)
         if refusal is not None:
             await _send_whole(send, refusal[0], b"text/plain; charset=utf-8", refusal[1])
+            return
+        if scope["path"] == self.path and (unsupported := unsupported_version_answer(headers)) is not None:
+            await _send_whole(send, 400, b"application/json", unsupported)
             return
         if scope["method"] != "POST" or scope["path"] != self.path:
             await self.app(scope, receive, send)
@@ -286,6 +289,20 @@ class JsonRpcFastPath:
             for gone in [known for known in self.sessions if known not in live]:
                 del self.sessions[gone]
             self.sessions[session_id] = version
+
+
+def unsupported_version_answer(headers: dict[bytes, str]) -> bytes | None:
+    """The 400 answer's body for an `MCP-Protocol-Version` header naming no version this SDK knows (the SDK
+    read it as a newer protocol's and asked for envelope keys of `params._meta` instead); None otherwise."""
+    version = headers.get(b"mcp-protocol-version")
+    if version is None or version in KNOWN_PROTOCOL_VERSIONS:
+        return None
+    text = (
+        f"Bad Request: unsupported MCP-Protocol-Version header {version!r}; "
+        f"this server speaks {', '.join(KNOWN_PROTOCOL_VERSIONS)}"
+    )
+    error = types.ErrorData(code=types.INVALID_REQUEST, message=text)
+    return types.JSONRPCError(jsonrpc="2.0", id=None, error=error).model_dump_json(by_alias=True, exclude_unset=True).encode()
 
 
 def invalid_request_answer(body: bytes) -> bytes | None:

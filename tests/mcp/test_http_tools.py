@@ -194,6 +194,22 @@ def test_a_body_that_is_no_json_rpc_message_is_answered_as_on_stdio(served, body
     assert "pydantic" not in answer["error"]["message"] and len(answer["error"]["message"]) < 200
 
 
+def test_an_unknown_protocol_version_header_is_named_in_the_refusal(served) -> None:
+    with httpx.Client(timeout=10) as client:
+        opened = client.post(served.url, json=_initialize_body(), headers=HEADERS)
+        session = {"Mcp-Session-Id": opened.headers["mcp-session-id"]}
+        listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+        for method in ("POST", "GET"):
+            refused = client.request(
+                method, served.url, json=listing, headers={**HEADERS, **session, "MCP-Protocol-Version": "1999-01-01"}
+            )
+            assert refused.status_code == 400
+            message = refused.json()["error"]["message"]
+            assert "unsupported MCP-Protocol-Version header '1999-01-01'" in message and "2025-06-18" in message
+        known = client.post(served.url, json=listing, headers={**HEADERS, **session, "MCP-Protocol-Version": "2025-06-18"})
+        assert known.status_code == 200
+
+
 def test_oversized_request_body_is_refused(served) -> None:
     body = _initialize_body()
     body["params"]["padding"] = "x" * (1 << 20)

@@ -363,6 +363,8 @@ def main(argv: list[str] | None = None, registry: ToolRegistry = REGISTRY) -> in
         print(render(result, output_format))
         return 0
     except KeyboardInterrupt:
+        if args.command == "index":
+            print("linkly: interrupted; run `linkly index` again to go on", file=sys.stderr)
         return 130
     except BrokenPipeError:
         # the reader went away (`linkly search ... | head`): not an error; keep exit-time flushes quiet

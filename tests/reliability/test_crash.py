@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -111,3 +113,22 @@ def _reading_the_last_of(data_dir: Path, pid: int, total: int) -> bool:
     if activity is None or activity.activity != INDEXING:
         return False
     return (activity.done, activity.total) == (total - 1, total)
+
+
+def test_ctrl_c_during_index_says_one_line_and_no_worker_prints_a_traceback(tmp_path: Path) -> None:
+    """The terminal sends SIGINT to the whole process group: the command and its extraction workers."""
+    library = tmp_path / "library"
+    paragraph = "Words of a long note, read by the workers in Python. " * 40 + "\n\n"
+    for number in range(1500):  # seconds of work in the workers' Python code, where SIGINT raises at once
+        write(library / f"note-{number}.md", f"# Note {number}\n\n" + paragraph * 25)
+    env = cli_env(write_config(tmp_path / "config.toml", {"lib": library}), tmp_path / "data")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "linkly_ls.cli", "index"], env=env, start_new_session=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    time.sleep(2)
+    assert process.poll() is None
+    os.killpg(process.pid, signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert stderr.strip() == "linkly: interrupted; run `linkly index` again to go on"

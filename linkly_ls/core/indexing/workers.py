@@ -31,6 +31,7 @@ import gc
 import multiprocessing
 import os
 import re
+import signal
 import threading
 import time
 from collections import deque
@@ -129,6 +130,9 @@ class _Deaths:
 
 
 def _worker_main(connection: Connection, function: Callable, memory_mb: int) -> None:
+    # Ctrl-C in a terminal reaches the whole process group: the indexing process stops the run and its
+    # workers, which would otherwise each print a KeyboardInterrupt traceback
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     gc.freeze()
     gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
     try:

@@ -212,6 +212,8 @@ def run_index(engine: Engine, args: argparse.Namespace) -> int:
         raise UsageError("--library needs a name; leave it out to name the library after the folder")
     if not args.paths and args.library:
         resolve_library(engine.catalog, args.library)  # an unknown name is said before the writer role is asked
+    if not args.paths and args.description and not args.library:
+        raise UsageError("--description needs the library it describes: `linkly index --library NAME --description TEXT`")
     writer = IndexWriter(engine, one_run=True)
     writer.claim()
     if args.paths:
@@ -221,6 +223,8 @@ def run_index(engine: Engine, args: argparse.Namespace) -> int:
         if args.gitignore is not None:
             raise UsageError("--gitignore and --no-gitignore apply to the folders given: `linkly index PATH --no-gitignore`")
         names = [args.library] if args.library else None
+        if args.description:
+            engine.describe_library(args.library, args.description)
         if not engine.libraries():
             raise UsageError("no libraries yet: give folders to index, e.g. `linkly index ~/notes`")
     reports = writer.index(names, progress=_progress_printer())

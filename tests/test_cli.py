@@ -344,3 +344,12 @@ def test_index_wait_says_when_the_first_pass_makes_search_hybrid(tmp_path):
     assert "first pass: nothing to do (every document has a first-pass or a refined vector)" in again.stdout
     libraries = json.loads(run(environment, "list-libraries", "--json").stdout)["libraries"]
     assert libraries[0]["first_pass_coverage"] == libraries[0]["vector_coverage"] == 1.0
+
+
+def test_a_description_is_set_without_the_folder_and_refused_without_the_library(env):
+    described = run(env, "index", "--library", "rust", "--description", "The Rust book, chapters 4-5")
+    assert described.returncode == 0, described.stderr
+    libraries = json.loads(run(env, "list-libraries", "--json").stdout)["libraries"]
+    assert next(library for library in libraries if library["name"] == "rust")["description"] == "The Rust book, chapters 4-5"
+    unnamed = run(env, "index", "--description", "which one?")
+    assert unnamed.returncode == 2 and "--description needs the library it describes" in unnamed.stderr

@@ -194,12 +194,24 @@ class Engine:
         library's setting (a new one honours ignore files).
         """
         resolved = [path.expanduser().resolve() for path in paths]
+        data_dir = self.data_dir.resolve()
         for path in resolved:
             if not path.exists():
                 raise ConfigError(f"{path} does not exist")
             if path == Path(path.anchor):
                 raise ConfigError(f"{path} is the whole file system: give the folders that hold your documents")
+            if path.is_relative_to(data_dir):
+                raise ConfigError(f"{path} is in linkly's own data folder ({data_dir}), which holds the index, not documents")
+        implicit = name is None
         name = validate_library_name(name or _library_name_for(resolved[0]))
+        existing = self.catalog.library(name)
+        if implicit and existing is not None:
+            others = [str(path) for path in resolved if not any(path.is_relative_to(root) for root in existing.paths)]
+            if others:
+                raise ConfigError(
+                    f"a library named '{name}' already holds {', '.join(existing.paths)}; to add {', '.join(others)} "
+                    f"to it, pass `--library {name}` (the `library` argument); to make a new library, give another name"
+                )
         for path in resolved:
             holder = self.library_for_path(path)
             if holder is not None and holder.name != name:
@@ -207,7 +219,6 @@ class Engine:
                     f"{path} is already in library '{holder.name}', whose documents it holds: search them with "
                     f"`--library {holder.name}` (or a path_glob), or remove that library first"
                 )
-        existing = self.catalog.library(name)
         if existing is not None:
             added = [str(path) for path in resolved if not any(path.is_relative_to(root) for root in existing.paths)]
             merged = list(dict.fromkeys(existing.paths + added))
@@ -225,6 +236,18 @@ class Engine:
             origin=origin,
             respect_gitignore=True if respect_gitignore is None else respect_gitignore,
         )
+        self.catalog.upsert_library(library)
+        return library
+
+    def describe_library(self, name: str, description: str) -> LibraryRecord:
+        """Set the description of a library added with `linkly index` (one from a config file keeps the file's)."""
+        library = self.catalog.library(name)
+        if library is None:
+            raise ConfigError(f"unknown library: {name}")
+        if library.origin in ("config", "editor"):
+            where = "the config file" if library.origin == "config" else "the editor's settings"
+            raise ConfigError(f"library '{name}' is defined in {where}: set its description there")
+        library.description = description
         self.catalog.upsert_library(library)
         return library
 

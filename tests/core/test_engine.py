@@ -210,3 +210,34 @@ def test_a_folder_another_library_holds_is_refused_with_the_library_to_search(tm
             engine.add_library([Path("/")], "everything")
     finally:
         engine.close()
+
+
+def test_a_folder_named_like_another_library_is_not_merged_into_it_unasked(tmp_path):
+    for folder in ("a/notes", "b/notes"):
+        (tmp_path / folder).mkdir(parents=True)
+    engine = Engine(Config(data_dir=tmp_path / "data"))
+    try:
+        engine.add_library([tmp_path / "a" / "notes"])
+        assert engine.add_library([tmp_path / "a" / "notes"]).paths == [str(tmp_path / "a" / "notes")]  # again: fine
+        with pytest.raises(ConfigError, match="a library named 'notes' already holds .*a/notes; to add .*b/notes to it, pass `--library notes`"):
+            engine.add_library([tmp_path / "b" / "notes"])
+        both = engine.add_library([tmp_path / "b" / "notes"], "notes")  # named: added on purpose
+        assert both.paths == [str(tmp_path / "a" / "notes"), str(tmp_path / "b" / "notes")]
+    finally:
+        engine.close()
+
+
+def test_linklys_own_data_folder_is_no_library_and_a_description_can_be_set_later(tmp_path):
+    (tmp_path / "notes").mkdir()
+    engine = Engine(Config(data_dir=tmp_path / "data"))
+    try:
+        for path in (tmp_path / "data", tmp_path / "data" / "keyword"):
+            with pytest.raises(ConfigError, match="in linkly's own data folder"):
+                engine.add_library([path], "index")
+        engine.add_library([tmp_path / "notes"], "notes")
+        assert engine.describe_library("notes", "My notes").description == "My notes"
+        assert engine.catalog.library("notes").description == "My notes"
+        with pytest.raises(ConfigError, match="unknown library: other"):
+            engine.describe_library("other", "x")
+    finally:
+        engine.close()

@@ -120,7 +120,7 @@ class LinksResult:
             out.append(
                 f"_Nothing from offset {self.offset}: the counts above say how many there are._"
                 if self.offset
-                else "_No links from or to this document._"
+                else _nothing_found(self.outgoing_asked, self.incoming_asked)
             )
         return "\n".join(out).rstrip()
 
@@ -225,3 +225,9 @@ def links(engine: Engine, **arguments: Any) -> LinksResult:
         offset=offset,
         limit=limit,
     )
+
+
+def _nothing_found(outgoing: bool, incoming: bool) -> str:
+    if outgoing and incoming:
+        return "_No links from or to this document._"
+    return "_No links from this document._" if outgoing else "_No links to this document (no backlinks)._"

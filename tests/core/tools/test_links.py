@@ -139,3 +139,14 @@ def test_every_link_can_be_reached_by_paging_with_offset(engine):
     assert "3 backlink(s)" in incoming and "link(s), " not in incoming.splitlines()[1], "no outgoing count when not asked"
     past = call_tool(engine, "links", {"doc_id": engine.doc("index.md"), "offset": 50}).to_markdown()
     assert "_Nothing from offset 50" in past
+
+
+def test_an_empty_direction_says_which_direction_is_empty(engine):
+    for name in ("index.md", "guide.md", "sailing.md", "book.md", "sub/index.md"):
+        outgoing = call_tool(engine, "links", {"doc_id": engine.doc(name), "direction": "out"})
+        if not outgoing.links:
+            assert outgoing.to_markdown().endswith("_No links from this document._")
+        incoming = call_tool(engine, "links", {"doc_id": engine.doc(name), "direction": "in"})
+        if not incoming.backlinks:
+            assert incoming.to_markdown().endswith("_No links to this document (no backlinks)._")
+    assert not call_tool(engine, "links", {"doc_id": engine.doc("sailing.md"), "direction": "out"}).links

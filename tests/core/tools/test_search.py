@@ -167,6 +167,8 @@ def test_a_long_query_is_searched_whole_but_not_echoed_whole(engine):
     heading = call_tool(engine, "search", {"query": query}).to_markdown().splitlines()[0]
     assert heading.startswith("## Search: receipts receipts") and heading.endswith(f"… ({len(query):,} characters)")
     assert len(heading) < 250
+    one_long_word = call_tool(engine, "search", {"query": "x" * 100_000}).to_markdown()
+    assert len(one_long_word) < 2000 and "(100,000 characters)" in one_long_word
 
 
 def test_markdown_means_md_and_mdx_and_a_glob_matches_either_unicode_form_of_a_name(tmp_path):

@@ -118,6 +118,25 @@ def detect_language(lines: list[str]) -> str | None:
     return _RENAMED_LANGUAGES.get(code, code)
 
 
+#: a word a line break hyphenated ("ho-" then "moscedastic" on the next line): a letter after the break
+#: in lower case, so "Smith-\nJones" and a list's "- item" stay as they are
+_BROKEN_WORD = re.compile(r"(\w+)-\n([^\W\d_A-Z]\w*)")
+#: where a run of CJK characters meets a letter or digit of another script ("如fluxbox", "Kubernetes部署")
+_SCRIPT_CHANGE = re.compile(f"(?<=[{_CJK}])(?=[^\\W_{_CJK}])|(?<=[^\\W_{_CJK}])(?=[{_CJK}])")
+
+
+def for_keywords(text: str) -> str:
+    """What the keyword index reads of a text: a word hyphenated at a line break also whole
+    ("ho-\nmoscedastic" adds "homoscedastic"), and a word of another script written against CJK
+    characters apart from them (Chinese and Japanese leave no space there; the word tokenizer took
+    "如fluxbox" for one word, so "fluxbox" was not found)."""
+    if "-\n" in text:
+        text = _BROKEN_WORD.sub(r"\1-\n\2 \1\2", text)
+    if not text.isascii():
+        text = _SCRIPT_CHANGE.sub(" ", text)
+    return text
+
+
 def without_bare_markers(text: str) -> str:
     """A chunk's text without its page and slide marker lines (`BARE_MARKER`), as the keyword index reads it."""
     if "--- " not in text:

@@ -21,7 +21,7 @@ import tantivy
 from tantivy import Occur, Query
 
 from linkly_ls.core.errors import LinklyError
-from linkly_ls.core.search.analysis import cjk_query_terms, cjk_terms, without_bare_markers
+from linkly_ls.core.search.analysis import cjk_query_terms, cjk_terms, for_keywords, without_bare_markers
 from linkly_ls.core.search.chunking import Chunk
 from linkly_ls.core.search.query_terms import ANALYZERS, FIELD_ANALYZERS, path_query_terms, query_term_counts, reading_terms
 
@@ -29,8 +29,9 @@ log = logging.getLogger("linkly_ls.search")
 
 #: what the index holds and how it is analysed; an index written by another version is rebuilt on open
 #: (2: language fields only for documents with enough text to trust their language; 3: page and slide
-#: marker lines are no words of the body)
-SCHEMA_VERSION = 3
+#: marker lines are no words of the body; 4: a word hyphenated at a line break is also read whole, and a
+#: word written against CJK characters apart from them, `analysis.for_keywords`)
+SCHEMA_VERSION = 4
 VERSION_FILE = "linkly-schema.json"
 #: field -> weight of a query term matched there
 #: (title 0.3 and headings 0.2, on top of the body that usually holds them too, chosen by
@@ -166,15 +167,16 @@ class KeywordIndex:
         for document in documents:
             writer.delete_documents_by_term("doc_id", document.doc_id)
             language_field = LANGUAGE_FIELDS.get(document.language or "") if _language_is_sure(document) else None
+            title = for_keywords(document.title)
             for chunk in document.chunks:
-                body = without_bare_markers(chunk.text)
+                body = for_keywords(without_bare_markers(chunk.text))
                 fields: dict[str, object] = {
                     "doc_id": document.doc_id,
                     "chunk": chunk.number,
                     "start_line": chunk.start_line,
                     "end_line": chunk.end_line,
-                    "title": document.title,
-                    "headings": chunk.headings,
+                    "title": title,
+                    "headings": for_keywords(chunk.headings),
                     "body": body,
                     "path": document.path,
                 }

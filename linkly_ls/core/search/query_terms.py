@@ -10,7 +10,7 @@ from __future__ import annotations
 import tantivy
 from tantivy import Filter, TextAnalyzerBuilder, Tokenizer
 
-from linkly_ls.core.search.analysis import SNOWBALL_ENGLISH_STOPWORDS
+from linkly_ls.core.search.analysis import SNOWBALL_ENGLISH_STOPWORDS, for_keywords
 
 #: a word of this many bytes (UTF-8) or more is left out of the index and of queries (a hash, a run of
 #: base64): it can never match
@@ -90,6 +90,7 @@ def path_query_terms(query: str) -> list[str]:
 
 def _content_terms(query: str, without_stopwords: tantivy.TextAnalyzer, every_word: str) -> list[str]:
     """The query read by `without_stopwords`, or by the analyzer `every_word` names when that leaves nothing."""
+    query = for_keywords(query)  # a word written against CJK characters is a word of its own, as indexed
     content = without_stopwords.analyze(query) if QUERY_WITHOUT_FUNCTION_WORDS else []
     return content or ANALYZERS[every_word].analyze(query)
 

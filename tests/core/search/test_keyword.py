@@ -188,3 +188,18 @@ def test_page_markers_are_no_words_of_the_indexed_body(index):
     index.replace([IndexedChunks("geo", "Geometry", "/library/geo.pdf", "en", chunks)], [])
     assert [(hit.chunk, hit.start_line) for hit in index.search("page", 10)] == [(1, 3)], "only the page that says it"
     assert keyword.SCHEMA_VERSION >= 3, "an index written before is rebuilt without its markers"
+
+
+def test_a_word_hyphenated_at_a_line_break_and_a_word_against_cjk_characters_are_found(index):
+    index.replace(
+        [
+            one_chunk("pdf", "a linear regression model with independent, ho-\nmoscedastic errors"),
+            one_chunk("zh", "在其它一些桌面系统（如fluxbox）下面，我们使用Kubernetes部署服务", language="zh"),
+            one_chunk("names", "the Smith-\nJones rule"),
+        ],
+        [],
+    )
+    assert set(scores(index, "homoscedastic")) == {"pdf"}
+    assert set(scores(index, "fluxbox")) == {"zh"} == set(scores(index, "Kubernetes"))
+    assert set(scores(index, "使用Kubernetes")) == {"zh"}  # the query is read the same way
+    assert set(scores(index, "SmithJones")) == set()  # a capital after the break: two names, not one word

@@ -40,6 +40,7 @@ _WORDS = re.compile(r"[^\W_]+")
 #: `std::vec`): the tokenizer cuts it into its parts, each far more common than the whole
 _IDENTIFIER = re.compile(r"[^\W_]+(?:(?:_+|\.|::?)[^\W_]+)+")
 _BETWEEN_WORDS = r"[\W_]+"
+_HYPHENATED = re.compile(r"[^\W_]+(?:-[^\W_]+)+")
 
 
 @dataclass(frozen=True)
@@ -74,8 +75,15 @@ def split_phrases(query: str) -> QuotedQuery:
 
 
 def lone_identifier(text: str) -> bool:
-    """Whether `text` is one identifier and nothing else: a query of it is read as if quoted."""
-    return _IDENTIFIER.fullmatch(text) is not None
+    """Whether `text` is one identifier and nothing else: a query of it is read as if quoted. A word with
+    hyphens is one when a part after the first starts with a digit or holds a capital
+    (`Sec-WebSocket-Key`, `X-Forwarded-For`, `UTF-8`), not when they read as an English compound
+    (`e-mail`, `state-of-the-art`, whose other spellings should be found too)."""
+    if _IDENTIFIER.fullmatch(text) is not None:
+        return True
+    if _HYPHENATED.fullmatch(text) is None:
+        return False
+    return any(part[0].isdigit() or any(char.isupper() for char in part) for part in text.split("-")[1:] if part)
 
 
 def words_of(text: str) -> list[str]:

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 
 from linkly_ls.core.links.headings import flatten
 from linkly_ls.core.links.resolver import LinkResolver
-from linkly_ls.core.search.analysis import extract_keywords
+from linkly_ls.core.search.analysis import BARE_MARKER, extract_keywords
+from linkly_ls.core.search.keyword import ChunkHit
 from linkly_ls.core.search.relevance import RelevanceScorer
 from linkly_ls.core.store.catalog import DocumentRecord
 
@@ -32,6 +33,8 @@ AROUND_LINE = 30
 #: results the candidates are gathered for whatever `limit` asks below it, so that a smaller limit gives the
 #: first results of a larger one (keyword candidates are scored again, and fewer gave another order)
 CANDIDATE_RESULTS = 20
+#: the most chunks read for candidates on either side, however many the source and its links hold
+MAX_CANDIDATE_CHUNKS = 20_000
 
 
 @dataclass
@@ -78,6 +81,9 @@ def find_related(
     start, end = section_range(record, line)
     lines = engine.catalog.lines(record.doc_id)
     section = lines[start - 1 : end]
+    if record.text_missing_reason or not any(text.strip() and not BARE_MARKER.fullmatch(text) for text in section):
+        reason = record.text_missing_reason or "no text"
+        return Related(record, start, end, [], [], "none", f"the document has no text to relate ({reason})", 0)
     headings = [node.title for node in flatten(record.outline) if start <= node.start_line <= end]
     terms = extract_keywords(record.title if line is None else "", section, headings, limit=QUERY_TERMS)
     if not terms:
@@ -100,14 +106,19 @@ def find_related(
     else:
         reason = f"{why}; ranked by shared key terms"
     if query_vector is not None:
-        for hit in index.search(query_vector, wanted * CHUNKS_PER_RESULT + len(excluded) * 4 + 20, allowed):
-            if hit.doc_id in excluded or hit.doc_id in scores:
-                continue
-            semantic = RelevanceScorer.semantic(hit.score)
-            scores[hit.doc_id] = RelatedDocument(
-                hit.doc_id, hit.score, round(semantic, 4), hit.start_line, hit.end_line, "", cosine=round(hit.score, 4)
-            )
-    keyword_hits = engine.keyword.search(" ".join(terms), (wanted + len(excluded)) * 8, allowed) if terms else []
+        count = wanted * CHUNKS_PER_RESULT + len(excluded) * 4 + 20
+        while True:  # a long source (or linked document) can fill the nearest chunks with its own
+            hits = index.search(query_vector, count, allowed)
+            for hit in hits:
+                if hit.doc_id not in excluded and hit.doc_id not in scores:
+                    semantic = RelevanceScorer.semantic(hit.score)
+                    scores[hit.doc_id] = RelatedDocument(
+                        hit.doc_id, hit.score, round(semantic, 4), hit.start_line, hit.end_line, "", cosine=round(hit.score, 4)
+                    )
+            if len(scores) >= wanted or len(hits) < count or count >= MAX_CANDIDATE_CHUNKS:
+                break
+            count = min(count * 4, MAX_CANDIDATE_CHUNKS)
+    keyword_hits = _keyword_candidates(engine, terms, wanted, excluded, allowed)
     with_vectors = index.documents_with_vectors([hit.doc_id for hit in keyword_hits]) if query_vector is not None else set()
     scorer = RelevanceScorer(" ".join(terms))
     seen_keyword: set[str] = set()
@@ -121,9 +132,24 @@ def find_related(
         passage = engine.catalog.line_range(doc_id, hit.start_line, hit.end_line - hit.start_line + 1)
         lexical = scorer.lexical(passage, "")
         scores[doc_id] = RelatedDocument(doc_id, lexical * 0.8, round(lexical * 0.8, 4), hit.start_line, hit.end_line, "")
-    ranked = sorted(scores.values(), key=lambda item: -item.score)[:limit]
+    ranked = sorted(scores.values(), key=lambda item: (-item.relevance, -item.score))[:limit]
     _explain(engine, ranked, terms)
     return Related(record, start, end, terms, ranked, mode, reason, len(linked))
+
+
+def _keyword_candidates(
+    engine: Engine, terms: list[str], wanted: int, excluded: set[str], allowed: list[str] | None
+) -> list[ChunkHit]:
+    """Chunks matching the key terms, read until they come from `wanted` documents outside `excluded`
+    (the source's own chunks match its terms best), or every match is read."""
+    if not terms:
+        return []
+    count = (wanted + len(excluded)) * 8
+    while True:
+        hits = engine.keyword.search(" ".join(terms), count, allowed)
+        if len({hit.doc_id for hit in hits} - excluded) >= wanted or len(hits) < count or count >= MAX_CANDIDATE_CHUNKS:
+            return hits
+        count = min(count * 4, MAX_CANDIDATE_CHUNKS)
 
 
 def _copies(engine: Engine, record: DocumentRecord) -> set[str]:

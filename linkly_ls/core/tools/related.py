@@ -12,6 +12,7 @@ from typing import Any
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.errors import ToolError
 from linkly_ls.core.links.related import Related, find_related
+from linkly_ls.core.provenance import provenance_of
 from linkly_ls.core.search.snippets import QueryMatcher, best_snippet
 from linkly_ls.core.tools.common import get_document, resolve_library
 from linkly_ls.core.tools.schema import validate
@@ -65,7 +66,9 @@ class RelatedResult:
                 out.append(f"> {hit.snippet}")
             out.append("")
         if not self.results:
-            out.append("_Nothing related found outside the documents it already links to._")
+            out.append(f"_Nothing related: {self.related.mode_reason}._" if self.related.mode == "none" else
+                       "_Nothing related found outside the documents it already links to._" if self.related.excluded_links else
+                       "_Nothing related found._")
         return "\n".join(out).rstrip()
 
 
@@ -79,6 +82,7 @@ def related(engine: Engine, **arguments: Any) -> RelatedResult:
     allowed = [doc_id for doc_id, _ in engine.catalog.documents_matching(library.name)] if library else None
     found = find_related(engine, record, params.get("line"), params["limit"], allowed)
     summaries = engine.catalog.summaries([item.doc_id for item in found.documents])
+    places = provenance_of(engine.catalog, [item.doc_id for item in found.documents])
     matcher = QueryMatcher(" ".join(found.terms))
     results: list[RelatedHit] = []
     for item in found.documents:
@@ -86,7 +90,7 @@ def related(engine: Engine, **arguments: Any) -> RelatedResult:
         if summary is None:
             continue
         lines = engine.catalog.lines(item.doc_id)
-        snippet = best_snippet(matcher, lines, item.start_line, item.end_line)
+        snippet = best_snippet(matcher, lines, item.start_line, item.end_line, places[item.doc_id].marker_lines(lines))
         hit = SearchHit.from_summary(summary, item.relevance, snippet, item.start_line, item.end_line)
         results.append(RelatedHit(hit, item.reason, item.shared_terms))
     return RelatedResult(found, results)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from linkly_ls.core.config import Config, LibraryConfig
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.extract.base import ExtractLimits
 from linkly_ls.core.links.related import find_related
 from linkly_ls.core.store.records import make_doc_id
 
@@ -28,5 +29,51 @@ def test_a_smaller_limit_gives_the_first_results_of_a_larger_one(tmp_path: Path)
         ranked = {limit: [document.doc_id for document in find_related(engine, record, None, limit, None).documents] for limit in (1, 3, 10)}
         assert ranked[10][0] == make_doc_id(str(root / "every.md"))
         assert ranked[1] == ranked[10][:1] and ranked[3] == ranked[10][:3]
+    finally:
+        engine.close()
+
+
+def test_a_long_source_does_not_crowd_out_every_other_document(tmp_path: Path):
+    """Its own chunks match its key terms best: read until they come from enough other documents."""
+    root = tmp_path / "notes"
+    root.mkdir()
+    sections = "\n\n".join(f"## Part {number}\n\nHeron osprey kestrel plover, heron and osprey again." for number in range(600))
+    (root / "long.md").write_text(f"# Heron osprey kestrel plover\n\n{sections}\n", encoding="utf-8")
+    for number in range(12):
+        (root / f"note-{number:02d}.md").write_text(f"# Note {number}\n\nA heron and an osprey by the shore.\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="notes", paths=[root])], raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+        record = engine.catalog.get(make_doc_id(str(root / "long.md")))
+        found = find_related(engine, record, None, 10, None).documents
+        assert len(found) == 10
+        relevances = [document.relevance for document in found]
+        assert relevances == sorted(relevances, reverse=True)
+    finally:
+        engine.close()
+
+
+def test_a_document_without_text_has_nothing_related_and_snippets_show_no_page_marker(tmp_path: Path):
+    from linkly_ls.core.tools import call_tool
+
+    fixtures = Path(__file__).resolve().parents[3] / "fixtures"
+    root = tmp_path / "library"
+    root.mkdir()
+    (root / "scan.jpg").write_bytes((fixtures / "scans" / "ocr-sample.jpg").read_bytes())  # OCR off: no text
+    (root / "book.epub").write_bytes((fixtures / "books" / "sample-ebook.epub").read_bytes())
+    (root / "copy.epub").write_bytes((fixtures / "books" / "sample-ebook.epub").read_bytes() + b"\0")
+    config = Config(
+        data_dir=tmp_path / "data", libraries=[LibraryConfig(name="lib", paths=[root])],
+        limits=ExtractLimits(ocr=False), raw={"embedding": {"model": "none"}},
+    )
+    engine = Engine(config)
+    try:
+        engine.index()
+        blank = call_tool(engine, "related", {"doc_id": make_doc_id(str(root / "scan.jpg"))})
+        assert blank.results == [] and blank.related.mode == "none"
+        assert "_Nothing related: the document has no text to relate" in blank.to_markdown()
+        book = call_tool(engine, "related", {"doc_id": make_doc_id(str(root / "book.epub")), "limit": 20})
+        assert book.results and not any(hit.hit.snippet.lstrip("> ").startswith("---") for hit in book.results)
+        assert not any("--- chapter" in hit.hit.snippet or "--- page" in hit.hit.snippet for hit in book.results)
     finally:
         engine.close()

@@ -42,6 +42,9 @@ __all__ = ["WEAK_RELEVANCE", "SearchHit", "SearchResult", "allowed_documents", "
 #: IR collections, 0.30 flags about 5% of on-topic queries and every off-topic one (queries of another
 #: collection). Keyword-only relevance is word coverage alone, lower for long questions, hence 0.20.
 WEAK_RELEVANCE = {"hybrid": 0.30, "vector": 0.30, "keyword": 0.20}
+#: hits whose relevance is calibrated together (`calibration.py`) whatever `limit` asks below it, so that a
+#: hit reads the same relevance, and a search the same `miss`, at `limit` 1 as at the default 20
+CALIBRATION_DEPTH = 20
 #: most words of a query read as a file name written with spaces (`RFC 2616` for `rfc2616.txt`)
 NAME_WORDS = 4
 KNOWN_TYPES = ("md", "mdx", "txt", "html", "pdf", "docx", "epub", "pptx", "image")
@@ -102,7 +105,7 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     # a lone identifier that names a file (`sources.list`) keeps that file too
     holding = sorted(set(phrases.passages) | (set() if quoted.phrases or not phrases.passages else named))
     ranking = rank_documents(engine, words, holding or allowed, mode=mode)
-    distinct = _distinct_documents(engine, _named_first(named, ranking.documents), limit)
+    distinct = _distinct_documents(engine, _named_first(named, ranking.documents), max(limit, CALIBRATION_DEPTH))
     records = engine.catalog.summaries([document.doc_id for document in distinct])
     picked = [(document, records[document.doc_id]) for document in distinct if document.doc_id in records]
     cosines = best_cosines(ranking, [document.doc_id for document, _ in picked])
@@ -119,6 +122,7 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     ]
     missing_words = absent_words(searcher, words)
     _calibrate_relevance(results, missing_words is not None)
+    results = results[:limit]  # chosen by relevance, then ordered by date when asked
     if params["time_sort"] != "default":
         results = _by_date(results, params["time_sort"] == "newest", WEAK_RELEVANCE[ranking.mode])
     result = SearchResult(

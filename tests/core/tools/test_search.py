@@ -260,3 +260,28 @@ def test_an_image_format_asked_for_by_name_keeps_its_images_alone(tmp_path):
         assert names("md", "png") == {"receipt notes.md", "receipt chart.png"}
     finally:
         engine.close()
+
+
+
+def test_a_hit_reads_the_same_relevance_and_the_search_the_same_miss_whatever_the_limit(tmp_path):
+    import shutil
+
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+
+    notes = Path(__file__).resolve().parents[3] / "fixtures" / "notes"
+    shutil.copytree(notes, tmp_path / "notes")
+    library = LibraryConfig(name="notes", paths=[tmp_path / "notes"])
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[library], raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+        # the second hit's passage holds more of these words than the first's: with the list cut at one,
+        # the first read its own evidence (0.24) instead of the list's best (0.29)
+        for query in ("borrowing rules mutable", "ownership borrowing", "memory safety references"):
+            lists = {limit: call_tool(engine, "search", {"query": query, "limit": limit}) for limit in (1, 3, 20)}
+            first = {limit: (found.results[0].doc_id, found.results[0].relevance) for limit, found in lists.items()}
+            assert first[1] == first[3] == first[20], query
+            assert lists[1].miss == lists[3].miss == lists[20].miss, query
+            assert [hit.relevance for hit in lists[3].results] == [hit.relevance for hit in lists[20].results[:3]]
+    finally:
+        engine.close()

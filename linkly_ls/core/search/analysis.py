@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 
 from tantivy import Filter, TextAnalyzerBuilder, Tokenizer
@@ -126,14 +127,15 @@ _SCRIPT_CHANGE = re.compile(f"(?<=[{_CJK}])(?=[^\\W_{_CJK}])|(?<=[^\\W_{_CJK}])(
 
 
 def for_keywords(text: str) -> str:
-    """What the keyword index reads of a text: a word hyphenated at a line break also whole
+    """What the keyword index reads of a text, in NFC (a letter and its combining accent, as macOS writes
+    them, were two words: "re" and "sultats"): a word hyphenated at a line break also whole
     ("ho-\nmoscedastic" adds "homoscedastic"), and a word of another script written against CJK
     characters apart from them (Chinese and Japanese leave no space there; the word tokenizer took
     "如fluxbox" for one word, so "fluxbox" was not found)."""
     if "-\n" in text:
         text = _BROKEN_WORD.sub(r"\1-\n\2 \1\2", text)
     if not text.isascii():
-        text = _SCRIPT_CHANGE.sub(" ", text)
+        text = _SCRIPT_CHANGE.sub(" ", unicodedata.normalize("NFC", text))
     return text
 
 

@@ -7,6 +7,8 @@ matches only in the file name are dropped: this tool finds folders.
 
 from __future__ import annotations
 
+import unicodedata
+
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -56,13 +58,15 @@ class FindPathsResult:
 
 
 def _fold(text: str) -> str:
-    """Case-insensitive for ASCII letters only; other scripts match literally."""
-    return "".join(char.lower() if char.isascii() else char for char in text)
+    """Case-insensitive for ASCII letters only; other scripts match literally, an accent written as a
+    letter and a combining mark (as macOS writes names) as the accented letter."""
+    return "".join(char.lower() if char.isascii() else char for char in unicodedata.normalize("NFC", text))
 
 
 def bucket_for(path: str, patterns: list[str]) -> str | None:
     """The folder a path is counted under: the one whose name holds the end of the earliest match (a
     pattern may span folders, `lib/notes`), the file's own folder when the match runs into its name."""
+    path = unicodedata.normalize("NFC", path)
     folded = _fold(path)
     file_start = path.rfind("/") + 1
     best: tuple[int, int] | None = None

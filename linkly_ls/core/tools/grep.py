@@ -7,6 +7,7 @@ the result.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -177,7 +178,7 @@ def _grep_match(
 
 def grep(engine: Engine, **arguments: Any) -> GrepResult | RemoteResult:
     params = validate("grep", arguments)
-    source, case_insensitive = params["pattern"], params["case_insensitive"]
+    source, case_insensitive = unicodedata.normalize("NFC", params["pattern"]), params["case_insensitive"]
     remote, doc_id = split_doc_id(params["doc_id"])
     record = get_document(engine.catalog, params["doc_id"], with_outline=False) if remote is None else None
     if needs_regex(source, case_insensitive):

@@ -89,7 +89,7 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     """The `search` tool. `mode` ranks by keywords, vectors or both; `auto` follows `engine.search_mode`
     (itself "auto": hybrid when vectors exist)."""
     params = validate("search", arguments)
-    query: str = params["query"].strip()
+    query: str = unicodedata.normalize("NFC", params["query"].strip())  # an accent typed as a combining mark too
     limit: int = params["limit"]
     mode: str = params["mode"] if params["mode"] != "auto" else engine.search_mode
     if engine.catalog.count() == 0:

@@ -285,3 +285,33 @@ def test_a_hit_reads_the_same_relevance_and_the_search_the_same_miss_whatever_th
             assert [hit.relevance for hit in lists[3].results] == [hit.relevance for hit in lists[20].results[:3]]
     finally:
         engine.close()
+
+
+def test_accents_written_as_combining_marks_read_as_the_accented_letters(tmp_path):
+    import unicodedata
+
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+
+    def nfd(text: str) -> str:
+        return unicodedata.normalize("NFD", text)
+
+    root = tmp_path / "notes"
+    (root / "Notes été").mkdir(parents=True)
+    (root / "Notes été" / "bilan.md").write_text("# Bilan de décembre\n\nLes résultats financiers sont bons.\n", encoding="utf-8")
+    (root / "macos.md").write_text(nfd("# Compte rendu\n\nLa réunion a décidé du calendrier.\n"), encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="n", paths=[root])], raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+
+        def first(query: str) -> str:
+            return Path(call_tool(engine, "search", {"query": query, "mode": "keyword"}).results[0].path).name
+
+        assert first(nfd("résultats financiers")) == "bilan.md"
+        assert first("réunion calendrier") == "macos.md" == first(nfd("réunion"))
+        bilan = call_tool(engine, "search", {"query": "bilan"}).results[0].doc_id
+        assert call_tool(engine, "grep", {"pattern": nfd("résultats"), "doc_id": bilan}).total_matches == 1
+        found = call_tool(engine, "find_paths", {"patterns": [nfd("été")]}).to_json()
+        assert found["directories"] and found["directories"][0]["path"].endswith("Notes été/")
+    finally:
+        engine.close()

@@ -19,7 +19,7 @@ from linkly_ls.core.store.records import name_key, title_key
 from linkly_ls.core.tools.common import compile_path_glob, empty_index_notice, parse_time, resolve_library
 from linkly_ls.core.errors import ArgumentError
 from linkly_ls.core.provenance import Provenance, provenance_of
-from linkly_ls.core.search.calibration import absent_words, calibrate
+from linkly_ls.core.search.calibration import absent_words, calibrate, query_words
 from linkly_ls.core.search.ranked import Passage, RankedDocument
 from linkly_ls.core.search.phrases import (
     MAX_CANDIDATE_CHUNKS,
@@ -121,7 +121,8 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
         for document, record in picked
     ]
     missing_words = absent_words(searcher, words)
-    _calibrate_relevance(results, missing_words is not None)
+    no_word = missing_words is None and not query_words(words)  # symbols, emoji or punctuation alone
+    _calibrate_relevance(results, missing_words is not None or no_word)
     results = results[:limit]  # chosen by relevance, then ordered by date when asked
     if params["time_sort"] != "default":
         results = _by_date(results, params["time_sort"] == "newest", WEAK_RELEVANCE[ranking.mode])
@@ -130,6 +131,13 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
         absent_words=missing_words, notes=_phrase_notes(phrases),
     )
     _add_guidance(result, params, exact if phrases.searched and not holding and not (named and not quoted.phrases) else [])
+    if no_word and not exact:
+        result.miss = True
+        lead = (
+            f"The query {query!r} holds no word the index can search (only symbols, emoji or punctuation): the "
+            "results are only near in meaning. Describe it in words, or `grep` a document for the characters."
+        )
+        result.guidance = [lead, *(result.guidance or [])]
     if allowed == []:
         _blame_the_filters(engine, result, params)
     return result

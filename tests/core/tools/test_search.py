@@ -315,3 +315,11 @@ def test_accents_written_as_combining_marks_read_as_the_accented_letters(tmp_pat
         assert found["directories"] and found["directories"][0]["path"].endswith("Notes été/")
     finally:
         engine.close()
+
+
+def test_a_query_of_symbols_alone_is_a_miss_that_says_why(engine):
+    for query in ("🎉", "*** ->", "📝"):
+        result = call_tool(engine, "search", {"query": query})
+        assert result.miss and all(hit.relevance <= 0.15 for hit in result.results), query
+        assert "holds no word the index can search" in result.guidance[0]
+    assert not call_tool(engine, "search", {"query": "receipts 🎉"}).miss

@@ -131,6 +131,12 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
         absent_words=missing_words, notes=_phrase_notes(phrases),
     )
     _add_guidance(result, params, exact if phrases.searched and not holding and not (named and not quoted.phrases) else [])
+    if ranking.mode == "vector" and not ranking.documents:  # nearest neighbours exist wherever vectors do
+        result.guidance = [
+            "No document searched has a vector yet, so `mode=vector` finds nothing: `linkly index --wait` (or a "
+            "running `linkly serve` or `watch`) computes them; meanwhile search with `mode=auto` or `keyword`.",
+            *(advice for advice in result.guidance or [] if not advice.startswith("Try other words")),
+        ]
     if no_word and not exact:
         result.miss = True
         lead = (

@@ -323,3 +323,27 @@ def test_a_query_of_symbols_alone_is_a_miss_that_says_why(engine):
         assert result.miss and all(hit.relevance <= 0.15 for hit in result.results), query
         assert "holds no word the index can search" in result.guidance[0]
     assert not call_tool(engine, "search", {"query": "receipts 🎉"}).miss
+
+
+
+
+def test_vector_mode_in_a_library_without_vectors_yet_says_so(tmp_path):
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+
+    for name, text in (("kitchen", "Soup with leeks and potatoes."), ("garden", "Planted tomatoes and basil.")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "log.md").write_text(f"# {name.title()} log\n\n{text}\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data"))  # the bundled model
+    try:
+        engine.add_library([tmp_path / "kitchen"], "kitchen")
+        engine.index()
+        engine.vectors.run_until_complete(wait_for_model=True)
+        engine.add_library([tmp_path / "garden"], "garden")
+        engine.index(["garden"])  # no vector pass since
+        result = call_tool(engine, "search", {"query": "tomatoes basil", "mode": "vector", "library": "garden"})
+        assert result.results == [] and result.miss
+        assert result.guidance[0].startswith("No document searched has a vector yet")
+        assert call_tool(engine, "search", {"query": "tomatoes basil", "library": "garden"}).results
+    finally:
+        engine.close()

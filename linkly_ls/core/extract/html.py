@@ -32,7 +32,7 @@ _CHROME_SELECTORS = (
 )
 _CONTENT_SELECTORS = ("main", "[role=main]", "article", "#content", "#bodyContent")
 _PARAGRAPH_TAGS = frozenset(
-    {"p", "div", "section", "article", "main", "blockquote", "figure", "ul", "ol", "dl",
+    {"p", "div", "section", "article", "main", "blockquote", "figure", "ul", "ol", "dl", "aside",
      "address", "details", "fieldset", "center", "hr", "form"}
 )
 _LINE_TAGS = frozenset({"li", "dt", "dd", "figcaption", "summary", "caption", "legend", "tr", "body", "html"})
@@ -178,6 +178,21 @@ def _has_ancestor(node: LexborNode, tags: set[str]) -> bool:
     return False
 
 
+#: the marks of an <aside> that holds a note of the text, kept where other asides (sidebars) are left out:
+#: docutils writes every footnote as <aside class="footnote">, EPUB 3 as <aside epub:type="footnote">
+_NOTE_WORDS = ("footnote", "endnote", "rearnote")
+_NOTE_ROLES = frozenset({"note", "doc-footnote", "doc-endnote", "doc-rearnote"})
+
+
+def _skipped(node: LexborNode, tag: str | None) -> bool:
+    """Whether an element's text is left out: scripts, forms, navigation, and asides that hold no note."""
+    if tag == "aside":
+        attributes = node.attributes
+        marks = f"{attributes.get('class') or ''} {attributes.get('epub:type') or ''}".lower()
+        return not (any(word in marks for word in _NOTE_WORDS) or (attributes.get("role") or "") in _NOTE_ROLES)
+    return tag in _SKIP_TAGS or tag == "-comment" or tag is None
+
+
 def node_text(node: LexborNode) -> str:
     """All visible text under `node` on one line; block boundaries and <br> become spaces."""
     parts: list[str] = []
@@ -188,7 +203,7 @@ def node_text(node: LexborNode) -> str:
         if tag == "-text":
             parts.append(current.text_content or "")
             continue
-        if tag in _SKIP_TAGS or tag == "-comment":
+        if _skipped(current, tag):
             continue
         if tag == "br" or tag in _PARAGRAPH_TAGS or tag in _LINE_TAGS or tag in ("td", "th"):
             parts.append(" ")
@@ -230,7 +245,7 @@ class HtmlRenderer:
             if tag == "-text":
                 self._inline.append(node.text_content or "")
                 continue
-            if tag in _SKIP_TAGS or tag == "-comment" or tag is None:
+            if _skipped(node, tag):
                 continue
             if tag in _BLOCK_TAGS:
                 self._flush()  # text before a block is a line of its own, before the block's anchor

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from linkly_ls.core.extract import extract_file
+
 
 def test_docbook_page_without_navigation_chrome(extracted, check):
     document = extracted("web/debian-handbook/en-US/sect.backup.html")
@@ -93,3 +95,18 @@ def test_anchor_links_stand_on_the_line_of_their_text(extracted):
     inside = next(link for link in document.links if link.target == "#re-objects")
     assert document.lines[inside.target_line - 1] == "Regular Expression Objects"
     assert "compiled regular expressions" in document.lines[inside.line - 1]
+
+
+def test_a_footnote_written_as_an_aside_is_kept_and_a_sidebar_is_not(tmp_path):
+    page = tmp_path / "page.html"
+    page.write_text(
+        "<html><body><main><h1>Numbers</h1><p>Since ** binds tighter<a href='#f1'>1</a>.</p>"
+        "<aside class='sidebar'>Related pages: elsewhere</aside>"
+        "<h2>Footnotes</h2><aside class='footnote brackets' id='f1' role='note'>"
+        "<p>Since ** has higher precedence than -, -3**2 is -(3**2).</p></aside>"
+        "<aside epub:type='footnote'><p>An EPUB note.</p></aside></main></body></html>",
+        encoding="utf-8",
+    )
+    text = "\n".join(extract_file(page).lines)
+    assert "higher precedence than" in text and "An EPUB note." in text
+    assert "Related pages" not in text

@@ -65,6 +65,17 @@ class LibraryConfig:
     #: where it is defined, for messages: "config" (the config file) or "editor" (a language server's settings)
     origin: str = "config"
 
+    def __post_init__(self) -> None:
+        """A glob the walker cannot read is refused here, naming it: found while indexing, it stopped every
+        library's run with a traceback."""
+        from linkly_ls.core.indexing.walker import glob_problem
+
+        for which in ("include", "exclude"):
+            for pattern in getattr(self, which):
+                problem = glob_problem(pattern)
+                if problem:
+                    raise ConfigError(f"library {self.name!r}: {which} pattern {pattern!r} is not a valid glob ({problem})")
+
 
 @dataclass
 class Config:
@@ -128,8 +139,15 @@ def load_config(path: Path | None = None) -> Config:
     if not isinstance(index_section, dict):
         raise ConfigError(f"{path}: [index] must be a table")
     refuse_unknown_keys(index_section, _INDEX_KEYS, f"{path}: [index]")
-    data_dir_value = os.environ.get("LINKLY_DATA_DIR") or index_section.get("data_dir")
-    data_dir = Path(data_dir_value).expanduser() if data_dir_value else default_data_dir()
+    from_file = index_section.get("data_dir")
+    if from_file is not None and (not isinstance(from_file, str) or not from_file.strip()):
+        raise ConfigError(f'{path}: [index] data_dir must be a folder path in quotes, e.g. data_dir = "~/linkly-index"')
+    if os.environ.get("LINKLY_DATA_DIR"):
+        data_dir = Path(os.environ["LINKLY_DATA_DIR"]).expanduser()
+    elif from_file:
+        data_dir = _beside(path, from_file)
+    else:
+        data_dir = default_data_dir()
     return Config(
         data_dir=data_dir.resolve(),
         libraries=_parse_libraries(raw.get("library", []), path),
@@ -157,17 +175,25 @@ def _parse_libraries(entries: object, path: Path) -> list[LibraryConfig]:
             raise ConfigError(f'{path}: library {name!r}: paths must be a list: paths = ["{paths}"]')
         if not paths or not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
             raise ConfigError(f"{path}: library {name!r} needs paths = [\"/some/folder\", ...]")
-        libraries.append(
-            LibraryConfig(
+        try:
+            library = LibraryConfig(
                 name=name,
                 description=str(entry.get("description", "")),
-                paths=[Path(p).expanduser().resolve() for p in paths],
+                paths=[_beside(path, p) for p in paths],
                 include=_string_list(entry.get("include", []), f"library {name!r} include", path),
                 exclude=_string_list(entry.get("exclude", []), f"library {name!r} exclude", path),
                 respect_gitignore=_boolean(entry.get("respect_gitignore", True), f"library {name!r} respect_gitignore", path),
             )
-        )
+        except ConfigError as error:
+            raise ConfigError(str(error) if str(error).startswith(f"{path}:") else f"{path}: {error}") from None
+        libraries.append(library)
     return libraries
+
+
+def _beside(config_file: Path, value: str) -> Path:
+    """A path of the config file, `~` expanded: a relative one is read from the file's folder, so the same
+    file means the same folders whichever folder a command runs in."""
+    return (config_file.expanduser().absolute().parent / Path(value).expanduser()).resolve()
 
 
 def _boolean(value: object, what: str, path: Path) -> bool:

@@ -93,3 +93,35 @@ def test_every_table_and_key_the_readme_shows_is_accepted(tmp_path, monkeypatch)
     path.write_text(block, encoding="utf-8")
     config = load_config(path)
     assert config.libraries and config.limits.max_file_bytes > 0
+
+
+def test_relative_paths_are_read_from_the_config_files_folder(tmp_path, monkeypatch):
+    monkeypatch.delenv("LINKLY_DATA_DIR", raising=False)
+    (tmp_path / "conf").mkdir()
+    config_file = tmp_path / "conf" / "config.toml"
+    config_file.write_text('[index]\ndata_dir = "index"\n\n[[library]]\nname = "n"\npaths = ["../notes", "~/x"]\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "conf")
+    here = load_config(config_file)
+    monkeypatch.chdir("/")
+    elsewhere = load_config(config_file)
+    assert here.data_dir == elsewhere.data_dir == tmp_path / "conf" / "index"
+    assert here.libraries[0].paths == elsewhere.libraries[0].paths
+    assert here.libraries[0].paths[0] == tmp_path / "notes"
+    assert here.libraries[0].paths[1] == (Path("~/x").expanduser()).resolve()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[[library]]\nname = "b"\npaths = ["/tmp"]\nexclude = ["[z-a]"]\n',
+         "library 'b': exclude pattern '[z-a]' is not a valid glob (bad character range z-a)"),
+        ("[index]\ndata_dir = 5\n", "[index] data_dir must be a folder path in quotes"),
+    ],
+)
+def test_a_bad_glob_or_data_dir_is_a_clear_config_error(tmp_path, monkeypatch, text, message):
+    monkeypatch.delenv("LINKLY_DATA_DIR", raising=False)
+    config_file = tmp_path / "config.toml"
+    config_file.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as raised:
+        load_config(config_file)
+    assert str(raised.value).startswith(f"{config_file}: ") and message in str(raised.value)

@@ -28,6 +28,15 @@ IGNORE_FILES = (".gitignore", ".ignore")
 ALWAYS_SKIPPED_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".tox"}
 
 
+def glob_problem(pattern: str) -> str | None:
+    """Why `pattern` is no glob an include or exclude list can hold (`[z-a]`), or None."""
+    try:
+        pathspec.GitIgnoreSpec.from_lines([pattern]).match_file("a")
+    except Exception as error:  # pathspec raises re.error, ValueError or its own errors for a bad pattern
+        return str(error).split(" at position")[0] or type(error).__name__  # positions are of pathspec's regex
+    return None
+
+
 @dataclass
 class WalkRules:
     include: list[str]

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from linkly_ls.core.indexing.indexer import IndexReport
 
 DEBOUNCE_MS = 150
+#: how often a watcher with no folder to watch looks for one
+ROOTS_POLL_S = 1.0
 _UNDECODABLE = re.compile(r'decode path "(.*)" to string')
 
 
@@ -83,10 +85,17 @@ def watch_libraries(
     `names`: watch only these libraries (None: all). A library added or removed
     meanwhile (`index_library` of a library new to the config file, `remove_library`)
     changes the folders watched within a second; the new ones are caught up too.
+    With no folder to watch (no library yet, or every folder gone for a while: an
+    unmounted disk), it looks again every `ROOTS_POLL_S` and goes on when one is there.
     """
     stop = stop or threading.Event()
     roots = _watched_roots(engine, names)
-    while roots and not stop.is_set():
+    while not stop.is_set():
+        if not roots:  # no library yet, or every folder gone for now (unmounted, renamed): wait for one
+            if stop.wait(ROOTS_POLL_S):
+                return
+            roots, catch_up = _watched_roots(engine, names), True
+            continue
         changed_roots = _watch(engine, roots, on_batch, stop, debounce_ms, catch_up, names)
         if changed_roots is None:
             return

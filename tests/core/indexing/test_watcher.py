@@ -168,3 +168,36 @@ def test_a_library_added_while_watching_is_caught_up_and_watched(tmp_path):
         stop.set()
         thread.join(10)
         engine.close()
+
+
+def test_watching_goes_on_while_no_folder_is_there_and_resumes_when_one_is(tmp_path):
+    """With no library yet, or its only folder gone for a while (an unmounted disk, a rename and back), the
+    watcher returned and the server watched nothing more until a restart."""
+    import threading
+
+    from linkly_ls.core.config import Config
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.indexing.watcher import watch_libraries
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    engine = Engine(Config(data_dir=tmp_path / "data", raw={"embedding": {"model": "none"}}))  # no library yet
+    stop = threading.Event()
+    thread = threading.Thread(target=watch_libraries, kwargs={"engine": engine, "stop": stop})
+    thread.start()
+    try:
+        time.sleep(0.5)
+        assert thread.is_alive(), "a watcher with nothing to watch waits for a library"
+        engine.add_library([notes], "notes")
+        (notes / "first.md").write_text("# First\n\nkoala\n", encoding="utf-8")
+        wait_for(lambda: engine.catalog.by_path(str(notes / "first.md")) is not None)
+        notes.rename(tmp_path / "away")  # every folder gone
+        time.sleep(2)
+        assert thread.is_alive()
+        (tmp_path / "away").rename(notes)
+        (notes / "back.md").write_text("# Back\n\nkoala again\n", encoding="utf-8")
+        wait_for(lambda: engine.catalog.by_path(str(notes / "back.md")) is not None)
+    finally:
+        stop.set()
+        thread.join(10)
+        engine.close()

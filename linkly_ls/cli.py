@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from linkly_ls import PRIVATE_UMASK, __version__
 from linkly_ls.core.config import Config, load_config
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.errors import ErrorKind, LinklyError, ToolError, UsageError
+from linkly_ls.core.errors import ErrorKind, IndexHeldError, LinklyError, ToolError, UsageError
 from linkly_ls.core.indexing.writer import IndexWriter
 from linkly_ls.core.tools.common import resolve_library
 from linkly_ls.core.tools.remote_collections import call_on_remote
@@ -215,7 +215,16 @@ def run_index(engine: Engine, args: argparse.Namespace) -> int:
     if not args.paths and args.description and not args.library:
         raise UsageError("--description needs the library it describes: `linkly index --library NAME --description TEXT`")
     writer = IndexWriter(engine, one_run=True)
-    writer.claim()
+    try:
+        writer.claim()
+    except IndexHeldError as error:
+        if not args.paths:
+            raise
+        folders = " ".join(str(path) for path in args.paths)
+        raise IndexHeldError(
+            f"{error}; to add {folders} while it runs, give it a [[library]] table in the config file: the "
+            "next `linkly` command records it, and that process indexes and watches it within a second"
+        ) from None
     if args.paths:
         library = engine.add_library(args.paths, args.library, args.description, respect_gitignore=args.gitignore)
         names = [library.name]

@@ -153,6 +153,8 @@ def test_a_second_writer_is_refused_with_the_holder_named(env):
         result = run(env, "index")
         assert result.returncode == 1
         assert f"another linkly process (pid {holder.pid})" in result.stderr
+        folder = run(env, "index", env["_library"])
+        assert folder.returncode == 1 and "give it a [[library]] table in the config file" in folder.stderr
         assert run(env, "search", "ownership").returncode == 0, "readers are never blocked"
     assert WriterLock(Path(env["LINKLY_DATA_DIR"])).try_acquire()
 

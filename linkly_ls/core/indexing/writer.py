@@ -147,6 +147,8 @@ class IndexWriter:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._watcher: threading.Thread | None = None
+        #: `watch_here` runs on a caller's thread (`linkly watch`): watching all the same
+        self._watching_here = False
         self._watcher_stop = threading.Event()
         #: index runs in progress (a run, a watcher batch)
         self._runs = 0
@@ -203,7 +205,9 @@ class IndexWriter:
         self._eta.reset()
         if not status.initial_done and self.running:
             return WriterActivity(os.getpid(), STARTING)
-        watching = (self._watcher is not None and self._watcher.is_alive()) or (self.running and self.watch)
+        watching = (
+            self._watching_here or (self._watcher is not None and self._watcher.is_alive()) or (self.running and self.watch)
+        )
         return WriterActivity(os.getpid(), WATCHING if watching else IDLE)
 
     def _start_publishing(self) -> None:
@@ -337,7 +341,11 @@ class IndexWriter:
         from linkly_ls.core.indexing.watcher import watch_libraries
 
         self.check_held()
-        watch_libraries(self.engine, on_batch=self.on_reports, stop=self._stop, names=names)
+        self._watching_here = True
+        try:
+            watch_libraries(self.engine, on_batch=self.on_reports, stop=self._stop, names=names)
+        finally:
+            self._watching_here = False
 
     def start(self) -> IndexWriter:
         """Take the role in a daemon thread (waiting while another process has it), index, embed, watch."""

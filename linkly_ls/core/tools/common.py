@@ -46,7 +46,8 @@ ON_DISK_NOTES = {
     "changed": "the file changed on disk since it was indexed: this is the indexed text (a running "
     "`linkly watch`, a `linkly serve` that watches or an editor re-indexes it within seconds; otherwise "
     "`linkly index`, or the `index_library` tool, reads it again)",
-    "deleted": "the file is gone from disk: this is the text indexed before (the next index run removes it)",
+    "deleted": "the file is gone from disk: this is the text indexed before (the next index run removes it, "
+    "unless its whole library folder is missing: then it is kept until the folder is back)",
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -171,3 +172,22 @@ def test_a_run_that_changed_nothing_says_nothing(capsys):
         "linkly: failed: /c/bad.pdf: not a PDF",
         "linkly: corpus: 1 indexed, 0 unchanged, 1 failed, 0 removed in 0.0 s",
     ]
+
+
+def test_a_writer_watching_on_its_callers_thread_says_it_watches(engine):
+    """`linkly watch` watches on its main thread: status said idle, and a refused command that the
+    writer did not watch its folders."""
+    from linkly_ls.core.indexing.writer_status import WATCHING
+
+    writer = IndexWriter(engine)
+    writer.claim()
+    watching = threading.Thread(target=writer.watch_here)
+    watching.start()
+    try:
+        deadline = time.monotonic() + 30
+        while writer.activity().activity != WATCHING and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert writer.activity().activity == WATCHING
+    finally:
+        writer.stop()
+        watching.join(10)

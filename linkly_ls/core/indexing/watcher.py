@@ -45,7 +45,8 @@ def paths_by_library(engine: Engine, changed: set[Path]) -> dict[str, list[Path]
             prefix = str(path).rstrip("/") + "/"
             targets += [Path(p) for p in engine.catalog.file_states(library.name) if p.startswith(prefix)]
             if _is(path, Path.is_dir) and not path.is_symlink():  # a linked folder is never walked
-                targets = [p for p in path.rglob("*") if _is(p, Path.is_file)] + targets[1:]
+                # the path itself stays a target: a file replaced by a folder of its name leaves the index
+                targets = [p for p in path.rglob("*") if _is(p, Path.is_file)] + targets
         grouped.setdefault(library.name, []).extend(targets)
     return grouped
 

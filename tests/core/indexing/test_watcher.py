@@ -201,3 +201,25 @@ def test_watching_goes_on_while_no_folder_is_there_and_resumes_when_one_is(tmp_p
         stop.set()
         thread.join(10)
         engine.close()
+
+
+def test_a_file_replaced_by_a_folder_of_its_name_leaves_the_index(tmp_path):
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.indexing.watcher import apply_changes
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    report = notes / "report.md"
+    report.write_text("# Report\n\ncapybara\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="notes", paths=[notes])], raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+        report.unlink()
+        report.mkdir()
+        (report / "inner.md").write_text("# Inner\n\nwombat\n", encoding="utf-8")
+        apply_changes(engine, {report})  # watchfiles names the folder that appeared
+        assert engine.catalog.by_path(str(report)) is None
+        assert engine.catalog.by_path(str(report / "inner.md")) is not None
+    finally:
+        engine.close()

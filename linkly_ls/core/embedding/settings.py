@@ -45,33 +45,37 @@ class EmbeddingSettings:
 
     @classmethod
     def from_section(cls, section: dict[str, Any]) -> EmbeddingSettings:
+        """The `[embedding]` table, each value checked for its TOML type (`first_pass = "yes"` in quotes, as
+        `ocr = "no"`, is an error: a string is no switch)."""
         refuse_unknown_keys(section, ("model", "batch_size", "threads", "batch_tokens", "first_pass"), "[embedding]")
-        model = str(section.get("model", BUNDLED)).strip() or BUNDLED
+        model = section.get("model", BUNDLED)
+        if not isinstance(model, str):
+            raise ConfigError(f'[embedding] model must be a name in quotes ("bundled", "none" or a fastembed model), got {model!r}')
+        model = model.strip() or BUNDLED
         if model.lower() in {"bundled", "default", "minilm"}:
             model = BUNDLED
         elif model.lower() in {"none", "off", "disabled", "false"}:
             model = DISABLED
-        threads = section.get("threads")
-        try:
-            return cls(
-                model=model,
-                batch_size=max(1, int(section.get("batch_size", DEFAULT_BATCH_SIZE))),
-                threads=int(threads) if threads else None,
-                batch_tokens=max(16, int(section.get("batch_tokens", DEFAULT_BATCH_TOKENS))),
-                first_pass=_flag(section.get("first_pass", True)),
-            )
-        except (TypeError, ValueError) as error:
-            raise ConfigError(f"[embedding] batch_size, batch_tokens and threads must be numbers, first_pass true or false: {error}") from error
+        first_pass = section.get("first_pass", True)
+        if not isinstance(first_pass, bool):
+            raise ConfigError(f"[embedding] first_pass must be true or false (a TOML boolean), got {first_pass!r}")
+        threads = _whole_number(section, "threads", None, 1)
+        return cls(
+            model=model,
+            batch_size=_whole_number(section, "batch_size", DEFAULT_BATCH_SIZE, 1),
+            threads=threads,
+            batch_tokens=_whole_number(section, "batch_tokens", DEFAULT_BATCH_TOKENS, 16),
+            first_pass=first_pass,
+        )
 
 
-def _flag(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    if str(value).strip().lower() in {"true", "yes", "on", "1"}:
-        return True
-    if str(value).strip().lower() in {"false", "no", "off", "0"}:
-        return False
-    raise ValueError(f"first_pass must be true or false, not {value!r}")
+def _whole_number(section: dict[str, Any], key: str, default: int | None, least: int) -> Any:
+    value = section.get(key, default)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ConfigError(f"[embedding] {key} must be a whole number of at least {least}, got {value!r}")
+    return value
 
 
 @dataclass(frozen=True)

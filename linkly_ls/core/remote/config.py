@@ -78,6 +78,8 @@ def load_remotes(config: Config) -> list[RemoteConfig]:
 
 
 def validate_remote_name(name: object, where: str = "config") -> str:
+    if name is None:
+        raise ConfigError(f'{where}: a [[remote]] needs a name = "..." (1-32 letters, digits, \'_\' or \'-\')')
     if not isinstance(name, str) or not REMOTE_NAME_PATTERN.match(name) or name.lower() in RESERVED_NAMES:
         raise ConfigError(
             f"{where}: remote name {name!r} is not valid: use 1-32 letters, digits, '_' or '-', starting with a "
@@ -96,7 +98,7 @@ def _parse_remote(entry: dict, where: str, source: Path | None) -> RemoteConfig:
     url = _check_url(entry.get("url"), allow_insecure, here)
     timeout = entry.get("timeout_s", DEFAULT_TIMEOUT_S)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 300:
-        raise ConfigError(f"{here}: timeout_s must be a number of seconds from 0 to 300, got {timeout!r}")
+        raise ConfigError(f"{here}: timeout_s must be a number of seconds above 0, at most 300, got {timeout!r}")
     description = entry.get("description", "")
     if not isinstance(description, str):
         raise ConfigError(f"{here}: description must be a string")

@@ -181,6 +181,9 @@ def test_batch_tokens_and_threads_from_the_config_section():
     assert EmbeddingSettings.from_section({}).batch_tokens == DEFAULT_BATCH_TOKENS
     with pytest.raises(ConfigError):
         EmbeddingSettings.from_section({"batch_tokens": "lots"})
+    for wrong in ({"model": 5}, {"threads": -3}, {"batch_size": 0}, {"threads": True}):
+        with pytest.raises(ConfigError, match=r"\[embedding\] (model|threads|batch_size)"):
+            EmbeddingSettings.from_section(wrong)
 
 
 def test_at_a_first_start_queries_are_read_at_once_and_passages_wait_for_the_rewrite(

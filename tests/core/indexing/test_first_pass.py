@@ -39,7 +39,7 @@ def notes_library(folder, count: int):
 @contextmanager
 def after_first_pass(data_dir, library) -> Iterator[Engine]:
     """An engine over `library`, indexed, every document given a first-pass vector; closed afterwards."""
-    engine = open_engine(data_dir, library, first_pass="true")
+    engine = open_engine(data_dir, library, first_pass=True)
     try:
         engine.index()
         assert engine.vectors.first_pass.run([]) == engine.catalog.count()
@@ -54,16 +54,17 @@ def ranked_ids(engine, query: str) -> list[str]:
 
 def test_first_pass_is_on_by_default_and_a_bad_value_is_a_config_error():
     assert EmbeddingSettings.from_section({}).first_pass is True
-    assert EmbeddingSettings.from_section({"first_pass": "off"}).first_pass is False
-    with pytest.raises(ConfigError):
-        EmbeddingSettings.from_section({"first_pass": "sometimes"})
+    assert EmbeddingSettings.from_section({"first_pass": False}).first_pass is False
+    for quoted in ("off", "yes", "sometimes"):  # a string is no switch, as `ocr = "no"` is none
+        with pytest.raises(ConfigError, match="first_pass must be true or false"):
+            EmbeddingSettings.from_section({"first_pass": quoted})
 
 
 @pytest.mark.slow
 def test_first_pass_vectors_serve_until_the_model_refines_them(tmp_path):
     library = copy_fixtures(tmp_path / "library")
-    engine = open_engine(tmp_path / "data", library, first_pass="true")
-    plain = open_engine(tmp_path / "plain", library, first_pass="false")
+    engine = open_engine(tmp_path / "data", library, first_pass=True)
+    plain = open_engine(tmp_path / "plain", library, first_pass=False)
     try:
         engine.index()
         assert library_json(engine)["first_pass_coverage"] == 0.0
@@ -105,7 +106,7 @@ def test_where_only_first_pass_vectors_answer_a_long_request_leans_on_keywords_a
     from linkly_ls.core.search import fusion, refining, smoothing
 
     library = copy_fixtures(tmp_path / "library")
-    engine = open_engine(tmp_path / "data", library, first_pass="true")
+    engine = open_engine(tmp_path / "data", library, first_pass=True)
     weights = []
     fused = refining.fused
 
@@ -190,7 +191,7 @@ def test_a_catch_up_leaves_to_the_next_round_what_the_model_refines_in_it(tmp_pa
     the model's next round refines all of them: adding a note to a first-pass index of a million
     vectors would read and save the whole index."""
     library = copy_fixtures(tmp_path / "library")
-    engine = open_engine(tmp_path / "data", library, first_pass="true")
+    engine = open_engine(tmp_path / "data", library, first_pass=True)
     try:
         engine.index()
         first_pass = engine.vectors.first_pass
@@ -225,7 +226,7 @@ def test_the_writer_holds_the_first_pass_index_in_memory_only_while_writing_it(t
     clear = VectorIndex.clear
     monkeypatch.setattr(VectorIndex, "clear", lambda index: cleared.append(index.model_id) or clear(index))
     library = copy_fixtures(tmp_path / "library")
-    engine = open_engine(tmp_path / "data", library, first_pass="true")
+    engine = open_engine(tmp_path / "data", library, first_pass=True)
     sync = engine.vectors
     try:
         engine.index()
@@ -255,7 +256,7 @@ def test_the_writer_holds_the_first_pass_index_in_memory_only_while_writing_it(t
 @pytest.mark.slow
 def test_the_first_pass_does_not_wait_for_the_model_which_loads_meanwhile(tmp_path):
     library = copy_fixtures(tmp_path / "library")
-    engine = open_engine(tmp_path / "data", library, first_pass="true")
+    engine = open_engine(tmp_path / "data", library, first_pass=True)
     provider = engine.vectors.provider
     load = provider.current
     loading, loaded = threading.Event(), threading.Event()
@@ -291,7 +292,7 @@ def test_first_pass_search_joins_the_models_query_vector_once_the_model_is_loade
     join = first_pass_side_module.joint_query_vector
     monkeypatch.setattr(first_pass_side_module, "joint_query_vector", lambda *vectors: joined.append(1) or join(*vectors))
     library = copy_fixtures(tmp_path / "library")
-    engine = open_engine(tmp_path / "data", library, first_pass="true")
+    engine = open_engine(tmp_path / "data", library, first_pass=True)
     try:
         engine.index()
         engine.vectors.first_pass.run([])
@@ -301,7 +302,7 @@ def test_first_pass_search_joins_the_models_query_vector_once_the_model_is_loade
         assert not joined and engine.vectors.provider.loaded_bundled() is None, "held back: the table reads the query"
     finally:
         engine.close()
-    engine = open_engine(tmp_path / "data", library, first_pass="true")
+    engine = open_engine(tmp_path / "data", library, first_pass=True)
     try:
         before_load = call_tool(engine, "search", {"query": QUERY})
         assert not joined and engine.vectors.provider.loaded_bundled() is None, "search never loads the model itself"

@@ -146,7 +146,7 @@ def test_a_document_added_to_a_refined_library_ranks_as_without_a_first_pass(tmp
     from tests.core.search.test_ranking import open_engine
 
     library = copy_fixtures(tmp_path / "library")
-    plain = open_engine(tmp_path / "plain", library, first_pass="false")
+    plain = open_engine(tmp_path / "plain", library, first_pass=False)
     try:
         with after_first_pass(tmp_path / "data", library) as engine:
             engine.vectors.run_until_complete()

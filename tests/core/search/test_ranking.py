@@ -28,7 +28,7 @@ def copy_fixtures(target: Path) -> Path:
     return target
 
 
-def open_engine(data_dir: Path, library: Path, **embedding: str) -> Engine:
+def open_engine(data_dir: Path, library: Path, **embedding: object) -> Engine:
     raw = {"embedding": embedding} if embedding else {}
     return Engine(Config(data_dir=data_dir, libraries=[LibraryConfig(name="fixtures", paths=[library])], raw=raw))
 

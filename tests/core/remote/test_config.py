@@ -53,7 +53,7 @@ def test_plain_http_is_refused_off_loopback_unless_insecure_is_allowed(tmp_path)
         ('[[remote]]\nname = "a"\nurl = "ftp://a.example/mcp"\n', "http:// or https://"),
         ('[[remote]]\nname = "a"\nurl = "https://u:p@a.example/mcp"\n', "must not hold a user"),
         ('[[remote]]\nname = "a"\nurl = "https://a.example/mcp"\ntimeout_s = 0\n', "timeout_s must be a number of seconds above 0"),
-        ('[[remote]]\nurl = "https://a.example/mcp"\n', 'a [[remote]] needs a name = "..."'),
+        ('[[remote]]\nurl = "https://a.example/mcp"\n', r'a \[\[remote\]\] needs a name'),
         ('[[remote]]\nname = "a"\nurl = "https://a.example/mcp"\ncolour = 1\n', "unknown key"),
         ('[[remote]]\nname = "a"\nurl = "https://a.example/mcp"\n[[remote]]\nname = "a"\nurl = "https://b.example/mcp"\n', "twice"),
     ],

@@ -76,14 +76,15 @@ def split_phrases(query: str) -> QuotedQuery:
 
 def lone_identifier(text: str) -> bool:
     """Whether `text` is one identifier and nothing else: a query of it is read as if quoted. A word with
-    hyphens is one when a part after the first starts with a digit or holds a capital
-    (`Sec-WebSocket-Key`, `X-Forwarded-For`, `UTF-8`), not when they read as an English compound
-    (`e-mail`, `state-of-the-art`, whose other spellings should be found too)."""
+    hyphens is one when a part after the first starts with a digit, or a part holds a capital after
+    its first letter (`Sec-WebSocket-Key`, `UTF-8`, `IGF-1`), not when it reads as words (`e-mail`,
+    `state-of-the-art`, `African-American`, whose other spellings should be found too)."""
     if _IDENTIFIER.fullmatch(text) is not None:
         return True
     if _HYPHENATED.fullmatch(text) is None:
         return False
-    return any(part[0].isdigit() or any(char.isupper() for char in part) for part in text.split("-")[1:] if part)
+    parts = text.split("-")
+    return any(part[:1].isdigit() for part in parts[1:]) or any(char.isupper() for part in parts for char in part[1:])
 
 
 def words_of(text: str) -> list[str]:

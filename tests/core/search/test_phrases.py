@@ -112,8 +112,8 @@ def test_a_phrase_of_common_words_only_is_searched_as_words_and_says_so(engine: 
     ("query", "identifier"),
     [("is_dir", True), ("sources.list", True), ("2.6.32", True), ("std::vec", True), ("__init__", False),
      ("U.S.", False), ("sign-in", False), ("heap allocation", False), ("sources.list tips", False),
-     ("Sec-WebSocket-Key", True), ("X-Forwarded-For", True), ("UTF-8", True), ("e-mail", False),
-     ("state-of-the-art", False), ("x-y", False)],
+     ("Sec-WebSocket-Key", True), ("UTF-8", True), ("IGF-1", True), ("omega-3", True), ("e-mail", False),
+     ("state-of-the-art", False), ("x-y", False), ("African-American", False), ("Jean-Paul", False)],
 )
 def test_a_lone_identifier_is_one_name_with_underscores_dots_or_colons_inside(query: str, identifier: bool) -> None:
     assert lone_identifier(query) is identifier

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -104,12 +105,18 @@ class QueryMatcher:
 
 
 def best_snippet(
-    matcher: QueryMatcher, lines: list[str], start_line: int, end_line: int, skip_lines: frozenset[int] = frozenset()
+    matcher: QueryMatcher,
+    lines: list[str],
+    start_line: int,
+    end_line: int,
+    skip_lines: frozenset[int] = frozenset(),
+    focus: Sequence[re.Pattern[str]] = (),
 ) -> Snippet:
     """The window of up to three lines in [start_line, end_line] that covers the most query terms.
 
     `skip_lines` (page markers) are never part of a snippet. A window longer than a snippet
-    starts at the sentence that holds the first query term, so the terms are shown.
+    starts at the sentence that holds the first query term, so the terms are shown, or the first
+    match of a `focus` pattern (a quoted phrase) when there is one.
     """
     first = max(start_line, 1)
     last = min(end_line, len(lines))
@@ -131,7 +138,7 @@ def best_snippet(
         text = _page_opening(lines, last, skip_lines) or " ".join(
             _marker_title(lines[n - 1]) for n in sorted(skip_lines) if first <= n <= last
         )
-    text = _around_first_term(matcher, text)
+    text = _around_first_term(matcher, text, focus)
     if len(text) > SNIPPET_CHARS:
         text = text[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
     marked, seen = matcher.mark(text)
@@ -158,12 +165,14 @@ def _marker_title(marker: str) -> str:
     return inner.split(": ", 1)[1] if ": " in inner else ""
 
 
-def _around_first_term(matcher: QueryMatcher, text: str) -> str:
-    """`text` from the start of the sentence holding the first query term, when that term would
-    otherwise fall past the end of the snippet."""
+def _around_first_term(matcher: QueryMatcher, text: str, focus: Sequence[re.Pattern[str]] = ()) -> str:
+    """`text` from the start of the sentence holding the first match of a `focus` pattern, else of the
+    first query term, when that would otherwise fall past the end of the snippet."""
     if len(text) <= SNIPPET_CHARS:
         return text
-    position = next((m.start() for m in _WORD.finditer(text) if matcher.group_of(m.group(0)) is not None), None)
+    position = min((found.start() for pattern in focus if (found := pattern.search(text))), default=None)
+    if position is None:
+        position = next((m.start() for m in _WORD.finditer(text) if matcher.group_of(m.group(0)) is not None), None)
     if position is None:
         position = min((text.find(run) for run in matcher.cjk if run in text), default=None)
     if position is None or position < SNIPPET_CHARS // 2:

@@ -9,6 +9,7 @@ and decides when a search is a miss.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from linkly_ls.core.search.phrases import (
     PhraseSpan,
     documents_holding,
     lone_identifier,
+    phrase_pattern,
     split_phrases,
 )
 from linkly_ls.core.search.ranking import best_cosines, rank_documents
@@ -102,6 +104,7 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
         named &= set(allowed)
     exact = quoted.phrases or ([words] if lone_identifier(words) else [])
     phrases = documents_holding(engine.catalog, engine.keyword, exact, allowed)
+    focus = [phrase_pattern(phrase) for phrase in exact]  # a long line's snippet shows the phrase itself
     # a lone identifier that names a file (`sources.list`) keeps that file too
     holding = sorted(set(phrases.passages) | (set() if quoted.phrases or not phrases.passages else named))
     ranking = rank_documents(engine, words, holding or allowed, mode=mode)
@@ -116,7 +119,7 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     results = [
         _make_hit(
             engine, document, record, cosines.get(document.doc_id), scorer, matcher, params["explain"],
-            places[document.doc_id], phrases.passages.get(document.doc_id),
+            places[document.doc_id], phrases.passages.get(document.doc_id), focus,
         )
         for document, record in picked
     ]
@@ -226,6 +229,7 @@ def _make_hit(
     explain: bool,
     provenance: Provenance,
     phrase: PhraseSpan | None,
+    focus: list[re.Pattern[str]],
 ) -> SearchHit:
     lines = engine.catalog.lines(record.doc_id)
     title = f"{record.title}\n{Path(record.path).name}"  # the file's name is evidence as its title is
@@ -242,7 +246,7 @@ def _make_hit(
         if found > lexical:
             passage, lexical = keyword_passage, found
     shown = (phrase.first_match_line, phrase.last_match_line) if phrase else (passage.start_line, passage.end_line)
-    snippet = best_snippet(matcher, lines, *shown, provenance.marker_lines(lines))
+    snippet = best_snippet(matcher, lines, *shown, provenance.marker_lines(lines), focus if phrase else ())
     semantic = scorer.semantic(cosine[0]) if cosine else None
     relevance = scorer.combine(lexical, semantic)
     details = None

@@ -1,6 +1,6 @@
 """Snippets and short excerpts of them show the query's terms."""
 
-from linkly_ls.core.search.snippets import excerpt
+from linkly_ls.core.search.snippets import QueryMatcher, best_snippet, excerpt
 
 
 def test_an_excerpt_starts_at_the_sentence_of_the_first_marked_term():
@@ -18,3 +18,15 @@ def test_a_snippet_without_a_query_word_sits_on_a_line_of_text_not_a_blank_one()
     snippet = best_snippet(QueryMatcher("zeppelin"), lines, 1, 4)
     assert snippet.line == 2 and snippet.text.startswith("Chapter 2")
     assert best_snippet(QueryMatcher("words"), lines, 1, 4).line == 4
+
+
+def test_a_long_lines_snippet_shows_the_quoted_phrase_not_the_first_of_its_words():
+    from linkly_ls.core.search.phrases import phrase_pattern
+
+    filler = "Agents talk. " * 30
+    line = f"Agents work through tools with plans of each kind. {filler}They solve tasks through conversations with each other."
+    matcher = QueryMatcher("through conversations with each other")
+    focused = best_snippet(matcher, [line], 1, 1, focus=[phrase_pattern("through conversations with each other")])
+    plain = best_snippet(matcher, [line], 1, 1)
+    assert "through **conversations** with each other" in focused.text
+    assert "conversations" not in plain.text  # the first of its words comes long before

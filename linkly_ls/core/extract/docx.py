@@ -46,6 +46,11 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
     builder = LineBuilder()
     walker = _BodyWalker(styles, builder, _external_targets(document))
     walker.walk(document.element.body)
+    for heading, notes in _notes(document):
+        builder.blank()
+        builder.heading(heading, 1)
+        for number, text in notes:
+            builder.text(f"[{number}] {text}")
     lines, outline = builder.finish()
     return ExtractedDocument(
         lines=lines,
@@ -63,6 +68,38 @@ def _external_targets(document: DocxDocument) -> dict[str, str]:
         if rel.is_external and rel.reltype.endswith("/hyperlink"):
             targets[rel_id] = rel.target_ref
     return targets
+
+
+#: the parts of a document's notes, and the heading their text is written under at the end
+_NOTE_PARTS = (("/footnotes", "w:footnote", "Footnotes"), ("/endnotes", "w:endnote", "Endnotes"))
+#: notes that are Word's separator lines, not text
+_NOTE_SEPARATORS = frozenset({"separator", "continuationSeparator", "continuationNotice"})
+_SAFE_XML = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
+
+
+def _notes(document: DocxDocument) -> list[tuple[str, list[tuple[str, str]]]]:
+    """(heading, [(number, text)]) of the footnotes and of the endnotes, each part that has any: their text
+    is no part of the body, and a search for a sentence of a footnote found nothing."""
+    found: list[tuple[str, list[tuple[str, str]]]] = []
+    for reltype_end, tag, heading in _NOTE_PARTS:
+        part = next((rel.target_part for rel in document.part.rels.values()
+                     if not rel.is_external and rel.reltype.endswith(reltype_end)), None)
+        if part is None:
+            continue
+        try:
+            root = etree.fromstring(part.blob, _SAFE_XML)
+        except etree.XMLSyntaxError:
+            continue  # the body is still read; a damaged notes part loses only the notes
+        notes = []
+        for note in root.iterchildren(qn(tag)):
+            if note.get(qn("w:type")) in _NOTE_SEPARATORS:
+                continue
+            text = " ".join(" ".join(paragraph_text(p).split()) for p in note.iter(qn("w:p")))
+            if text.strip():
+                notes.append((note.get(qn("w:id")) or str(len(notes) + 1), text.strip()))
+        if notes:
+            found.append((heading, notes))
+    return found
 
 
 def _open(path: Path) -> DocxDocument:

@@ -24,11 +24,12 @@ def test_heading_levels_from_styles(extracted, check):
 def test_large_handbook_has_its_300_headings(extracted, check):
     document = extracted("documents/work/Chapter 13 Trustee Handbook.docx")
     nodes = check.flatten(document.outline)
-    assert 290 <= len(nodes) <= 300  # 300 heading paragraphs, a few of them empty
+    assert 290 <= len(nodes) <= 301  # 300 heading paragraphs, a few of them empty, and its footnotes
     assert {node.level for node in nodes} == {1, 2, 3}
     top = [node.title for node in document.outline]
     assert top[0] == "CHAPTER 1 – INTRODUCTION"
-    assert len(top) == 14
+    assert len(top) == 15 and top[-1] == "Footnotes"
+    assert any("same meaning as" in line for line in document.lines[document.outline[-1].start_line - 1 :])
     assert document.title == "Chapter 13 Trustee Handbook"  # no core title; first heading comes late
     check.outline_points_at_titles(document)
     check.well_formed(document)
@@ -101,3 +102,26 @@ def test_hyperlinks_keep_their_url_text_and_paragraph_line(extracted):
     first = document.links[0]
     assert (first.target, first.text, first.kind) == ("http://debian-handbook.info/get/", "Download the ebook", "docx")
     assert document.lines[first.line - 1] == "Download the ebook"
+
+
+def test_footnotes_are_read_under_a_heading_of_their_own_at_the_end(tmp_path):
+    import zipfile
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parents[3] / "fixtures" / "documents" / "dpkg cheat sheet.docx"
+    target = tmp_path / "noted.docx"
+    note = (
+        '<w:footnote w:id="1"><w:p><w:r><w:t xml:space="preserve">Continued has the same meaning as </w:t></w:r>'
+        "<w:r><w:t>adjourned here.</w:t></w:r></w:p></w:footnote></w:footnotes>"
+    )
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as copy:
+        for item in original.infolist():
+            data = original.read(item.filename)
+            if item.filename == "word/footnotes.xml":
+                data = data.replace(b"</w:footnotes>", note.encode())
+            copy.writestr(item, data)
+    document = extract_file(target)
+    assert document.lines[-1] == "[1] Continued has the same meaning as adjourned here."
+    assert document.outline[-1].title == "Footnotes"
+    plain = extract_file(source)
+    assert "Footnotes" not in {node.title for node in plain.outline}, "separators alone are no notes"

@@ -31,7 +31,8 @@ from linkly_ls.core.indexing.skips import OTHER_LIBRARY, TOO_LARGE, SkipTally, d
 from linkly_ls.core.indexing.reachability import is_under, keep_message, root_problem, unreadable_problem
 from linkly_ls.core.indexing.walker import WalkRules, is_indexable, walk_library
 from linkly_ls.core.indexing.work_plan import plan, quick_files, slowest_first, worker_preload
-from linkly_ls.core.indexing.workers import TaskOutcome, WorkerPool, marked_after_one_death
+from linkly_ls.core.indexing.worker_deaths import marked_after_one_death
+from linkly_ls.core.indexing.workers import TaskOutcome, WorkerPool
 
 __all__ = ["IndexReport", "Indexer", "PreparedFile", "prepare_file"]
 

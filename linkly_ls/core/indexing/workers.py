@@ -30,19 +30,19 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
-import re
 import signal
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 from linkly_ls.core.errors import WorkersFailedError
 from linkly_ls.core.indexing.handover import AnswerQueue
+from linkly_ls.core.indexing.worker_deaths import Deaths, death_reason
 
 DEFAULT_TIMEOUT_S = 180.0
 DEFAULT_MEMORY_MB = 3072
@@ -68,12 +68,6 @@ DEATHS_BEFORE_GIVING_UP = 8
 _FINISHED = object()
 
 
-#: the errors earlier versions marked a file with after one worker had died on it
-_ONE_DEATH_ERRORS = re.compile(
-    r"the extractor process died while reading this file|the extractor crashed \(signal \d+\); the file is probably malformed"
-)
-
-
 def _start_method() -> str:
     return "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
 
@@ -91,23 +85,6 @@ def start_fork_server(preload: tuple[str, ...]) -> bool:
     return True
 
 
-def _death_reason(signal_number: int | None, twice: bool = False) -> str:
-    """How a worker ended (`signal_number`: the signal that killed it, if one did); `twice`: as the
-    error of the file on which two workers ended so."""
-    if signal_number is None:
-        return "the extractor process died" + (" twice while reading this file" if twice else "")
-    if twice:
-        return f"the extractor crashed (signal {signal_number}) twice on this file; the file is probably malformed"
-    return f"the extractor crashed (signal {signal_number})"
-
-
-def marked_after_one_death(error: str) -> bool:
-    """An error an earlier version recorded after a single worker death, which may not have been the
-    file's doing (the out-of-memory killer, a signal): such a file is read again once, as an
-    unchanged failed file otherwise is not; the error it then gets, if any, is never this one."""
-    return _ONE_DEATH_ERRORS.fullmatch(error) is not None
-
-
 @dataclass
 class TaskOutcome:
     key: Any
@@ -115,18 +92,6 @@ class TaskOutcome:
     error: str | None = None
     #: wall time from handing the task to a worker until its answer, its death or its timeout
     seconds: float = 0.0
-
-
-@dataclass
-class _Deaths:
-    """A run's worker deaths: the tasks that killed one worker (each is read once more by a fresh one),
-    the deaths since the last answer, and the outcomes held back until some worker answers."""
-
-    retried: set[Any] = field(default_factory=set)
-    in_a_row: int = 0
-    answered: bool = False
-    held: list[tuple[TaskOutcome, int]] = field(default_factory=list)
-    last_reason: str = ""
 
 
 def _worker_main(connection: Connection, function: Callable, memory_mb: int) -> None:
@@ -277,7 +242,7 @@ class WorkerPool:
             while len(self._workers) < wanted and not stop.is_set():
                 self._workers.append(self._spawn())
             busy: dict[Connection, _Worker] = {}
-            deaths = _Deaths()
+            deaths = Deaths()
             while (pending or busy) and not stop.is_set():
                 self._dispatch(pending, busy, quick)
                 nearest = min(worker.deadline for worker in busy.values())
@@ -294,7 +259,7 @@ class WorkerPool:
         finally:
             _hand_over(outcomes, _FINISHED, stop)
 
-    def _released(self, finished: list[tuple[TaskOutcome, int]], deaths: _Deaths) -> list[tuple[TaskOutcome, int]]:
+    def _released(self, finished: list[tuple[TaskOutcome, int]], deaths: Deaths) -> list[tuple[TaskOutcome, int]]:
         """The outcomes to hand over now: none while no worker of the run has answered (held back), then
         the held ones first; raises WorkersFailedError once the workers have died too often for that."""
         if deaths.answered:
@@ -310,7 +275,7 @@ class WorkerPool:
         return []
 
     def _collect(
-        self, ready: list[Any], busy: dict[Connection, _Worker], pending: list[tuple[Any, Any]], deaths: _Deaths
+        self, ready: list[Any], busy: dict[Connection, _Worker], pending: list[tuple[Any, Any]], deaths: Deaths
     ) -> list[tuple[TaskOutcome, int]]:
         """Outcomes of the workers that answered or died, and of those past their deadline, each with the
         size of the answer as sent (0 for a death or a timeout). A worker that dies or is stopped fails
@@ -334,9 +299,9 @@ class WorkerPool:
                 self._give_back(worker, pending)
                 self._replace(worker)
                 deaths.in_a_row += 1
-                deaths.last_reason = _death_reason(signal_number)
+                deaths.last_reason = death_reason(signal_number)
                 if key in deaths.retried:
-                    finished.append((TaskOutcome(key=key, error=_death_reason(signal_number, twice=True), seconds=seconds), 0))
+                    finished.append((TaskOutcome(key=key, error=death_reason(signal_number, twice=True), seconds=seconds), 0))
                 else:
                     deaths.retried.add(key)
                     pending.append(task)

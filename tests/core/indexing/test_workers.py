@@ -12,7 +12,8 @@ import pytest
 
 from linkly_ls.core.errors import WorkersFailedError
 from linkly_ls.core.indexing import workers
-from linkly_ls.core.indexing.workers import WorkerPool, marked_after_one_death
+from linkly_ls.core.indexing.worker_deaths import marked_after_one_death
+from linkly_ls.core.indexing.workers import WorkerPool
 
 
 def _wait_until(condition, timeout_s: float = 60.0) -> bool:  # noqa: ANN001 (workers start late on a busy machine)

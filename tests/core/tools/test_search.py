@@ -325,10 +325,8 @@ def test_a_query_of_symbols_alone_is_a_miss_that_says_why(engine):
     assert not call_tool(engine, "search", {"query": "receipts 🎉"}).miss
 
 
-
-
 def test_vector_mode_in_a_library_without_vectors_yet_says_so(tmp_path):
-    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.config import Config
     from linkly_ls.core.engine import Engine
 
     for name, text in (("kitchen", "Soup with leeks and potatoes."), ("garden", "Planted tomatoes and basil.")):

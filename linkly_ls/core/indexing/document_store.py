@@ -53,8 +53,9 @@ class DocumentStore:
             reason = failure
         self.catalog.set_warnings(record.doc_id, warnings, reason)
 
-    def record_error(self, path: str, library: str, message: str) -> None:
-        """A file that could not be read: its error replaces what the catalog held for it."""
+    def record_error(self, path: str, library: str, message: str) -> bool:
+        """A file that could not be read: its error replaces what the catalog held for it. True when that
+        was a document, which has now left the index."""
         try:
             stat = Path(path).stat()
             size, mtime_ns = stat.st_size, stat.st_mtime_ns
@@ -65,6 +66,7 @@ class DocumentStore:
             self.catalog.remove_document(existing.doc_id)
         extractor = extractor_version(Path(path))
         self.catalog.put_error(ErrorRecord(path, library, message, size, mtime_ns, extractor))
+        return existing is not None
 
     def store(self, prepared: PreparedFile, library: str) -> None:
         """Keep a file read in full for the next save; its chunks wait here for the next flush."""

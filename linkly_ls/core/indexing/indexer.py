@@ -332,7 +332,8 @@ class Indexer:
                 since_flush += 1
             elif prepared is None or prepared.error:
                 message = one_line((prepared.error if prepared else outcome.error) or "unknown error")
-                self.documents.record_error(path, library.name, message)
+                if self.documents.record_error(path, library.name, message):
+                    report.removed += 1  # a document that now fails (grown past `max_file_mb`) left the index
                 report.failed += 1
                 report.errors.append((path, message))
             elif prepared.unchanged:

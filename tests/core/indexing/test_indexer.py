@@ -304,11 +304,14 @@ def test_a_size_limit_lowered_then_raised_takes_files_out_and_back_in(tmp_path):
     write(library / "big.md", "# Big\n\n" + "walrus tusk " * 200)
     write(library / "small.md", "# Small\n\nwalrus\n")
 
+    removed: list[int] = []
+
     def run(max_file_bytes: int) -> tuple[list[str], list[str]]:
         engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="n", paths=[library])],
                                limits=ExtractLimits(ocr=False, max_file_bytes=max_file_bytes), raw={"embedding": {"model": "none"}}))
         try:
             (report,) = engine.index()
+            removed.append(report.removed)
             indexed = sorted(Path(path).name for path in engine.catalog.file_states("n"))
             return indexed, [message for _, message in report.errors]
         finally:
@@ -317,5 +320,6 @@ def test_a_size_limit_lowered_then_raised_takes_files_out_and_back_in(tmp_path):
     assert run(10_000_000) == (["big.md", "small.md"], [])
     indexed, errors = run(1_000)
     assert indexed == ["small.md"] and len(errors) == 1 and "1,000-byte limit" in errors[0]
+    assert removed == [0, 1], "the summary counts the document that left the index"
     assert run(2_000)[1][0].endswith("over the 2,000-byte limit ([limits] max_file_mb)"), "the limit it quotes is the one set"
     assert run(10_000_000) == (["big.md", "small.md"], [])

@@ -66,8 +66,9 @@ _MODULES: dict[str, str] = {
 #: starts at the line there, and a link to a named destination of another PDF is kept; pdf 5: a link to
 #: another PDF keeps the page or the name it leads to, a `file:` URI without either is kept, and a link
 #: to a named destination keeps the name; html 2 and epub 2: a footnote written as an <aside> is kept;
-#: docx 2: footnotes and endnotes are read, under headings of their own at the end
-EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 2, "pdf": 5, "pptx": 2, "html": 2, "epub": 2, "docx": 2}
+#: docx 2: footnotes and endnotes are read, under headings of their own at the end, and a picture's
+#: alternative text (`[image: ...]`), as pptx 3 does
+EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 2, "pdf": 5, "pptx": 3, "html": 2, "epub": 2, "docx": 2}
 
 
 def extractor_version(path: Path) -> int:

@@ -19,6 +19,7 @@ from lxml import etree
 
 from linkly_ls.core.document import ExtractedDocument, ExtractionError, LineBuilder, Link
 from linkly_ls.core.extract.base import ExtractLimits, title_from_path
+from linkly_ls.core.extract.pptx import alt_text
 from linkly_ls.core.extract.zipguard import check_zip
 
 _HEADING_NAME = re.compile(r"^heading\s*([1-9])$", re.I)
@@ -32,6 +33,8 @@ _RUN_CONTENT = etree.XPath(
     " or self::w:noBreakHyphen]",
     namespaces={"w": nsmap["w"]},
 )
+#: the alternative text of the pictures a paragraph holds
+_ALT_TEXT = etree.XPath(".//wp:docPr/@descr", namespaces={"wp": nsmap["wp"]})
 _TEXT, _BREAK, _BREAK_TYPE = qn("w:t"), qn("w:br"), qn("w:type")
 _HYPERLINK, _ANCHOR_ATTR, _REL_ID = qn("w:hyperlink"), qn("w:anchor"), qn("r:id")
 _BOOKMARK, _NAME = qn("w:bookmarkStart"), qn("w:name")
@@ -208,6 +211,9 @@ class _BodyWalker:
 
     def _paragraph(self, element) -> None:
         text = paragraph_text(element)
+        described = alt_text(_ALT_TEXT(element))
+        if described:
+            text = f"{text} {described}".strip()
         if not text.strip():
             self.builder.blank()
             return

@@ -120,6 +120,17 @@ def _write_shape(shape: BaseShape, builder: LineBuilder, depth: int) -> None:
     if text.strip():
         builder.blank()
         builder.text(text)
+    elif getattr(shape, "shape_type", None) == MSO_SHAPE_TYPE.PICTURE:
+        described = alt_text(shape._element.xpath("./p:nvPicPr/p:cNvPr/@descr"))
+        if described:
+            builder.blank()
+            builder.text(described)
+
+
+def alt_text(descriptions: list[str]) -> str:
+    """A picture's alternative text as a line of its own (`[image: ...]`), or "" without one."""
+    text = " ".join(" ".join(descriptions).split())
+    return f"[image: {text}]" if text else ""
 
 
 def _shape_text(shape: BaseShape) -> str:

@@ -74,3 +74,10 @@ def test_slide_titles_from_a_converted_deck(extracted):
 def test_unzipped_size_limit(corpus):
     with pytest.raises(ExtractionError, match="max_unzipped_mb"):
         extract_file(corpus / DECK, replace(ExtractLimits(), max_unzipped_bytes=100_000))
+
+
+def test_a_pictures_alternative_text_is_a_line_of_its_own(extracted):
+    lines = extracted("slides/AutoGen overview.pptx").lines
+    assert "[image: The first page of the AutoGen ArXiv paper. 44bf7d06-5e7a-4a40-a2e1-a2e42ef28c8a]" in lines
+    draft = extracted("documents/drafts/AutoGen paper draft.docx").lines
+    assert any(line.startswith("[image: 图形用户界面, 文本") for line in draft)

@@ -183,3 +183,9 @@ def _wrap(line: str, width: int) -> list[str]:
     if start < end:
         pieces.append(line[start:])
     return pieces
+
+
+def alt_text(descriptions: list[str]) -> str:
+    """A picture's alternative text as a line of its own (`[image: ...]`), or "" without one."""
+    text = " ".join(" ".join(descriptions).split())
+    return f"[image: {text}]" if text else ""

@@ -18,8 +18,7 @@ from docx.oxml.ns import nsmap, qn
 from lxml import etree
 
 from linkly_ls.core.document import ExtractedDocument, ExtractionError, LineBuilder, Link
-from linkly_ls.core.extract.base import ExtractLimits, title_from_path
-from linkly_ls.core.extract.pptx import alt_text
+from linkly_ls.core.extract.base import ExtractLimits, alt_text, title_from_path
 from linkly_ls.core.extract.zipguard import check_zip
 
 _HEADING_NAME = re.compile(r"^heading\s*([1-9])$", re.I)

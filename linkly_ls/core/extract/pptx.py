@@ -20,7 +20,7 @@ from pptx.shapes.base import BaseShape
 from pptx.slide import Slide
 
 from linkly_ls.core.document import ExtractedDocument, ExtractionError, Heading, LineBuilder
-from linkly_ls.core.extract.base import ExtractLimits, title_from_path
+from linkly_ls.core.extract.base import ExtractLimits, alt_text, title_from_path
 from linkly_ls.core.extract.zipguard import check_zip
 
 _TITLE_PLACEHOLDERS = frozenset({PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE, PP_PLACEHOLDER.VERTICAL_TITLE})
@@ -125,12 +125,6 @@ def _write_shape(shape: BaseShape, builder: LineBuilder, depth: int) -> None:
         if described:
             builder.blank()
             builder.text(described)
-
-
-def alt_text(descriptions: list[str]) -> str:
-    """A picture's alternative text as a line of its own (`[image: ...]`), or "" without one."""
-    text = " ".join(" ".join(descriptions).split())
-    return f"[image: {text}]" if text else ""
 
 
 def _shape_text(shape: BaseShape) -> str:

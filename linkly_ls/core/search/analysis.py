@@ -119,9 +119,10 @@ def detect_language(lines: list[str]) -> str | None:
     return _RENAMED_LANGUAGES.get(code, code)
 
 
-#: a word a line break hyphenated ("ho-" then "moscedastic" on the next line): a letter after the break
-#: in lower case, so "Smith-\nJones" and a list's "- item" stay as they are
-_BROKEN_WORD = re.compile(r"(\w+)-\n([^\W\d_A-Z]\w*)")
+#: the start of a line that goes on a word its previous line hyphenated: a letter in lower case, so
+#: "Smith-\nJones" and a list's "- item" stay as they are
+_WORD_GOES_ON = re.compile(r"[^\W\d_A-Z]\w*")
+_WORD_AT_END = re.compile(r"\w+\Z")
 #: where a run of CJK characters meets a letter or digit of another script ("如fluxbox", "Kubernetes部署")
 _SCRIPT_CHANGE = re.compile(f"(?<=[{_CJK}])(?=[^\\W_{_CJK}])|(?<=[^\\W_{_CJK}])(?=[{_CJK}])")
 
@@ -131,12 +132,31 @@ def for_keywords(text: str) -> str:
     them, were two words: "re" and "sultats"): a word hyphenated at a line break also whole
     ("ho-\nmoscedastic" adds "homoscedastic"), and a word of another script written against CJK
     characters apart from them (Chinese and Japanese leave no space there; the word tokenizer took
-    "如fluxbox" for one word, so "fluxbox" was not found)."""
+    "如fluxbox" for one word, so "fluxbox" was not found). Each step looks first whether it has anything
+    to do: regular expressions over every chunk cost the indexing process a tenth of a second a MB."""
     if "-\n" in text:
-        text = _BROKEN_WORD.sub(r"\1-\n\2 \1\2", text)
+        text = _join_broken_words(text)
     if not text.isascii():
-        text = _SCRIPT_CHANGE.sub(" ", unicodedata.normalize("NFC", text))
+        if not unicodedata.is_normalized("NFC", text):
+            text = unicodedata.normalize("NFC", text)
+        if CJK_RUN.search(text):
+            text = _SCRIPT_CHANGE.sub(" ", text)
     return text
+
+
+def _join_broken_words(text: str) -> str:
+    """`text` with each word a line break hyphenated also written whole after its second part."""
+    pieces = text.split("-\n")
+    out = [pieces[0]]
+    for piece in pieces[1:]:
+        second = _WORD_GOES_ON.match(piece)
+        first = _WORD_AT_END.search(out[-1][-100:]) if second else None
+        if second and first:
+            word = second.group(0)
+            out.append(f"-\n{word} {first.group(0)}{word}{piece[second.end():]}")
+        else:
+            out.append("-\n" + piece)
+    return "".join(out)
 
 
 def without_bare_markers(text: str) -> str:

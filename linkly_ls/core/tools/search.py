@@ -344,7 +344,7 @@ def _add_guidance(result: SearchResult, params: dict[str, Any], phrases_missing:
             "apart or are near in meaning. Drop the quotes to search the words.",
         )
     if result.absent_words:
-        words = ", ".join(f"'{word}'" if len(word) <= 60 else f"'{word[:60]}…' ({len(word):,} characters)" for word in result.absent_words)
+        words = ", ".join(f"'{word}'" if len(word) <= 200 else f"'{word[:100]}…' ({len(word):,} characters)" for word in result.absent_words)
         nearby = "; the results are only near in meaning" if result.results else ""
         advice.insert(0, f"No indexed document contains {words}{nearby}. Check the spelling: the name may not be indexed.")
     if params.get("path_glob") or params.get("library"):

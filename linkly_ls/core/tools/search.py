@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -115,18 +117,24 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     searcher = engine.keyword.index.searcher()
     scorer = RelevanceScorer(words, searcher.doc_freq, searcher.num_docs)
     matcher = QueryMatcher(words)
-    places = provenance_of(engine.catalog, [document.doc_id for document, _ in picked])
+    places = provenance_of(engine.catalog, [document.doc_id for document, _ in picked[:limit]])
     results = [
         _make_hit(
             engine, document, record, cosines.get(document.doc_id), scorer, matcher, params["explain"],
             places[document.doc_id], phrases.passages.get(document.doc_id), focus,
         )
-        for document, record in picked
+        for document, record in picked[:limit]
+    ]
+    beyond = [  # calibrated with the hits shown, so that they read the same at any limit; their passages alone are read
+        _evidence(
+            partial(_passage_lines, engine, record.doc_id), document, record, cosines.get(document.doc_id), scorer,
+            phrases.passages.get(document.doc_id),
+        )[2]
+        for document, record in picked[limit:]
     ]
     missing_words = absent_words(searcher, words)
     no_word = missing_words is None and not query_words(words)  # symbols, emoji or punctuation alone
-    _calibrate_relevance(results, missing_words is not None or no_word)
-    results = results[:limit]  # chosen by relevance, then ordered by date when asked
+    _calibrate_relevance(results, missing_words is not None or no_word, beyond)
     if params["time_sort"] != "default":
         results = _by_date(results, params["time_sort"] == "newest", WEAK_RELEVANCE[ranking.mode])
     result = SearchResult(
@@ -232,23 +240,12 @@ def _make_hit(
     focus: list[re.Pattern[str]],
 ) -> SearchHit:
     lines = engine.catalog.lines(record.doc_id)
-    title = f"{record.title}\n{Path(record.path).name}"  # the file's name is evidence as its title is
-    if phrase is not None:
-        passage = Passage(phrase.start_line, phrase.end_line)
-    else:
-        passage = _shown_passage(document, cosine[1] if cosine else None)
-    lexical = scorer.lexical(lines[passage.start_line - 1 : passage.end_line], title)
-    keyword_passage = document.keyword_passage
-    if keyword_passage is not None and passage is not keyword_passage and phrase is None:
-        # the closest chunk in meaning, unless the keyword hit holds more of the query's words: a list
-        # whose snippets miss the words the keyword side found them by reads as noise
-        found = scorer.lexical(lines[keyword_passage.start_line - 1 : keyword_passage.end_line], title)
-        if found > lexical:
-            passage, lexical = keyword_passage, found
+    passage, lexical, relevance = _evidence(
+        lambda start, end: lines[start - 1 : end], document, record, cosine, scorer, phrase
+    )
+    semantic = scorer.semantic(cosine[0]) if cosine else None
     shown = (phrase.first_match_line, phrase.last_match_line) if phrase else (passage.start_line, passage.end_line)
     snippet = best_snippet(matcher, lines, *shown, provenance.marker_lines(lines), focus if phrase else ())
-    semantic = scorer.semantic(cosine[0]) if cosine else None
-    relevance = scorer.combine(lexical, semantic)
     details = None
     if explain:
         details = {
@@ -271,9 +268,42 @@ def _make_hit(
     )
 
 
-def _calibrate_relevance(hits: list[SearchHit], words_absent: bool) -> None:
-    """Replace each hit's evidence by its calibrated relevance, in rank order (see calibration.py)."""
-    for hit, relevance in zip(hits, calibrate([hit.relevance for hit in hits], words_absent)):
+def _evidence(
+    read: Callable[[int, int], list[str]],
+    document: RankedDocument,
+    record: DocumentSummary,
+    cosine: tuple[float, Passage] | None,
+    scorer: RelevanceScorer,
+    phrase: PhraseSpan | None,
+) -> tuple[Passage, float, float]:
+    """(passage shown, its share of the query's words, relevance before calibration) of a hit; `read(first,
+    last)` gives the document's lines."""
+    title = f"{record.title}\n{Path(record.path).name}"  # the file's name is evidence as its title is
+    if phrase is not None:
+        passage = Passage(phrase.start_line, phrase.end_line)
+    else:
+        passage = _shown_passage(document, cosine[1] if cosine else None)
+    lexical = scorer.lexical(read(passage.start_line, passage.end_line), title)
+    keyword_passage = document.keyword_passage
+    if keyword_passage is not None and passage is not keyword_passage and phrase is None:
+        # the closest chunk in meaning, unless the keyword hit holds more of the query's words: a list
+        # whose snippets miss the words the keyword side found them by reads as noise
+        found = scorer.lexical(read(keyword_passage.start_line, keyword_passage.end_line), title)
+        if found > lexical:
+            passage, lexical = keyword_passage, found
+    semantic = scorer.semantic(cosine[0]) if cosine else None
+    return passage, lexical, scorer.combine(lexical, semantic)
+
+
+def _passage_lines(engine: Engine, doc_id: str, first: int, last: int) -> list[str]:
+    return engine.catalog.line_range(doc_id, first, last - first + 1)
+
+
+def _calibrate_relevance(hits: list[SearchHit], words_absent: bool, beyond: list[float]) -> None:
+    """Replace each hit's evidence by its calibrated relevance, in rank order (see calibration.py), calibrated
+    together with the evidence of the hits `beyond` the list."""
+    evidence = [hit.relevance for hit in hits] + beyond
+    for hit, relevance in zip(hits, calibrate(evidence, words_absent)):
         if hit.explain is not None:
             hit.explain["evidence"] = hit.relevance
         hit.relevance = round(relevance, 4)

@@ -272,6 +272,19 @@ def client_config_help(url: str, token: bool) -> str:
     )
 
 
+class StopRequest:
+    """The SIGINT and SIGTERM handler of `linkly serve`: it only notes the request, taking no lock. It
+    called `threading.Event.set`, which takes one: a second signal handled while the first handler held
+    it (Ctrl-C twice, a timeout's TERM beside a terminal's INT) waited for it in the same thread, and the
+    server hung for good."""
+
+    def __init__(self) -> None:
+        self.requested = False
+
+    def __call__(self, *_: object) -> None:
+        self.requested = True
+
+
 def run_http_server(config: Config, host: str | None = None, port: int | None = None, watch: bool = True) -> int:
     """`linkly serve`: index in the background, watch, serve until SIGINT/SIGTERM. Returns the exit status."""
     settings = load_mcp_settings(config).with_address(host, port)
@@ -287,8 +300,8 @@ def run_http_server(config: Config, host: str | None = None, port: int | None = 
     engine = Engine(config)
     writer: IndexWriter | None = None
     handle: SidecarHandle | None = None
-    stop = threading.Event()
-    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    stop = StopRequest()
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         writer = IndexWriter(engine, watch=watch)
         handle = start_http_sidecar(engine, settings, writer)
@@ -297,7 +310,8 @@ def run_http_server(config: Config, host: str | None = None, port: int | None = 
         if handle.port != settings.port and settings.port:
             print(f"(port {settings.port} was taken)", flush=True)
         print(client_config_help(handle.url, bool(settings.token)), flush=True)
-        while not stop.wait(0.5):
+        while not stop.requested:
+            time.sleep(0.2)
             if not handle.thread.is_alive():
                 print("linkly: the MCP HTTP server stopped unexpectedly", file=sys.stderr, flush=True)
                 return 1

@@ -205,13 +205,12 @@ class Engine:
         implicit = name is None
         name = validate_library_name(name or _library_name_for(resolved[0]))
         existing = self.catalog.library(name)
-        if implicit and existing is not None:
-            others = [str(path) for path in resolved if not any(path.is_relative_to(root) for root in existing.paths)]
-            if others:
-                raise ConfigError(
-                    f"a library named '{name}' already holds {', '.join(existing.paths)}; to add {', '.join(others)} "
-                    f"to it, pass `--library {name}` (the `library` argument); to make a new library, give another name"
-                )
+        added = [str(path) for path in resolved if not any(path.is_relative_to(root) for root in existing.paths)] if existing else []
+        if implicit and added:
+            raise ConfigError(
+                f"a library named '{name}' already holds {', '.join(existing.paths)}; to add {', '.join(added)} "
+                f"to it, pass `--library {name}` (the `library` argument); to make a new library, give another name"
+            )
         for path in resolved:
             holder = self.library_for_path(path)
             if holder is not None and holder.name != name:
@@ -220,7 +219,6 @@ class Engine:
                     f"`--library {holder.name}` (or a path_glob), or remove that library first"
                 )
         if existing is not None:
-            added = [str(path) for path in resolved if not any(path.is_relative_to(root) for root in existing.paths)]
             merged = list(dict.fromkeys(existing.paths + added))
             existing.paths = merged
             if description:

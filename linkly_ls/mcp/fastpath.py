@@ -301,8 +301,7 @@ def unsupported_version_answer(headers: dict[bytes, str]) -> bytes | None:
         f"Bad Request: unsupported MCP-Protocol-Version header {version!r}; "
         f"this server speaks {', '.join(KNOWN_PROTOCOL_VERSIONS)}"
     )
-    error = types.ErrorData(code=types.INVALID_REQUEST, message=text)
-    return types.JSONRPCError(jsonrpc="2.0", id=None, error=error).model_dump_json(by_alias=True, exclude_unset=True).encode()
+    return _error_body(types.INVALID_REQUEST, text)
 
 
 def invalid_request_answer(body: bytes) -> bytes | None:
@@ -323,6 +322,11 @@ def invalid_request_answer(body: bytes) -> bytes | None:
             except ValueError:  # pydantic's ValidationError
                 text = "Invalid Request: the body is JSON but no JSON-RPC 2.0 request, notification or response"
         code = types.INVALID_REQUEST
+    return _error_body(code, text)
+
+
+def _error_body(code: int, text: str) -> bytes:
+    """A JSON-RPC error answer with `id` null, as bytes."""
     error = types.ErrorData(code=code, message=text)
     return types.JSONRPCError(jsonrpc="2.0", id=None, error=error).model_dump_json(by_alias=True, exclude_unset=True).encode()
 

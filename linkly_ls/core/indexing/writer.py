@@ -107,11 +107,10 @@ ACTIVITY_WAIT_S = 1.0
 def held_error(lock: WriterLock, advice: str = IndexHeldError.REINDEX_ADVICE) -> IndexHeldError:
     """The error for a process that is not the writer: naming the writer, and whether it watches (from the
     activity it publishes: a writer that does not watch is idle between runs)."""
-    activity = read_activity(lock.path.parent, lock.holder_pid())
     deadline = time.monotonic() + ACTIVITY_WAIT_S
-    while activity is None and time.monotonic() < deadline:  # a writer that has just won the lock publishes it next
+    # a writer that has just won the lock publishes its activity next
+    while (activity := read_activity(lock.path.parent, lock.holder_pid())) is None and time.monotonic() < deadline:
         time.sleep(0.05)
-        activity = read_activity(lock.path.parent, lock.holder_pid())
     if activity is None:
         role = KEEPS_CURRENT
     elif activity.role == KEEPS_CURRENT and activity.activity == IDLE:  # published before roles were

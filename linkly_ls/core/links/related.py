@@ -11,13 +11,13 @@ out. Each result gives a reason: the key terms both share, else its cosine.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from linkly_ls.core.links.headings import flatten
 from linkly_ls.core.links.resolver import LinkResolver
 from linkly_ls.core.search.analysis import BARE_MARKER, extract_keywords
-from linkly_ls.core.search.keyword import ChunkHit
 from linkly_ls.core.search.relevance import RelevanceScorer
 from linkly_ls.core.store.catalog import DocumentRecord
 
@@ -106,19 +106,21 @@ def find_related(
     else:
         reason = f"{why}; ranked by shared key terms"
     if query_vector is not None:
-        count = wanted * CHUNKS_PER_RESULT + len(excluded) * 4 + 20
-        while True:  # a long source (or linked document) can fill the nearest chunks with its own
-            hits = index.search(query_vector, count, allowed)
-            for hit in hits:
-                if hit.doc_id not in excluded and hit.doc_id not in scores:
-                    semantic = RelevanceScorer.semantic(hit.score)
-                    scores[hit.doc_id] = RelatedDocument(
-                        hit.doc_id, hit.score, round(semantic, 4), hit.start_line, hit.end_line, "", cosine=round(hit.score, 4)
-                    )
-            if len(scores) >= wanted or len(hits) < count or count >= MAX_CANDIDATE_CHUNKS:
-                break
-            count = min(count * 4, MAX_CANDIDATE_CHUNKS)
-    keyword_hits = _keyword_candidates(engine, terms, wanted, excluded, allowed)
+        nearest = _read_until(
+            lambda count: index.search(query_vector, count, allowed), wanted * CHUNKS_PER_RESULT + len(excluded) * 4 + 20,
+            wanted, excluded,
+        )
+        for hit in nearest:
+            if hit.doc_id not in excluded and hit.doc_id not in scores:
+                semantic = RelevanceScorer.semantic(hit.score)
+                scores[hit.doc_id] = RelatedDocument(
+                    hit.doc_id, hit.score, round(semantic, 4), hit.start_line, hit.end_line, "", cosine=round(hit.score, 4)
+                )
+    query = " ".join(terms)
+    keyword_hits = (
+        _read_until(lambda count: engine.keyword.search(query, count, allowed), (wanted + len(excluded)) * 8, wanted, excluded)
+        if terms else []
+    )
     with_vectors = index.documents_with_vectors([hit.doc_id for hit in keyword_hits]) if query_vector is not None else set()
     scorer = RelevanceScorer(" ".join(terms))
     seen_keyword: set[str] = set()
@@ -137,16 +139,12 @@ def find_related(
     return Related(record, start, end, terms, ranked, mode, reason, len(linked))
 
 
-def _keyword_candidates(
-    engine: Engine, terms: list[str], wanted: int, excluded: set[str], allowed: list[str] | None
-) -> list[ChunkHit]:
-    """Chunks matching the key terms, read until they come from `wanted` documents outside `excluded`
-    (the source's own chunks match its terms best), or every match is read."""
-    if not terms:
-        return []
-    count = (wanted + len(excluded)) * 8
+def _read_until(search: Callable[[int], list[Any]], count: int, wanted: int, excluded: set[str]) -> list[Any]:
+    """`search(count)`'s chunk hits, read four times as many at a time until they come from `wanted` documents
+    outside `excluded` (a long source's own chunks are its nearest and match its terms best), every hit is
+    read, or `MAX_CANDIDATE_CHUNKS` are."""
     while True:
-        hits = engine.keyword.search(" ".join(terms), count, allowed)
+        hits = search(count)
         if len({hit.doc_id for hit in hits} - excluded) >= wanted or len(hits) < count or count >= MAX_CANDIDATE_CHUNKS:
             return hits
         count = min(count * 4, MAX_CANDIDATE_CHUNKS)

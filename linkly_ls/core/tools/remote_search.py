@@ -27,7 +27,7 @@ from linkly_ls.core.remote.names import (
     remote_path,
 )
 from linkly_ls.core.tools.schema import validate
-from linkly_ls.core.tools.search import WEAK_RELEVANCE, search
+from linkly_ls.core.tools.search import OTHER_WORDS, WEAK_RELEVANCE, search
 from linkly_ls.core.tools.search_results import SearchHit, SearchResult
 
 LOCAL_SERVER = "local"
@@ -184,7 +184,7 @@ def _merged_mode(modes: dict[str, tuple[str, str]]) -> tuple[str, str]:
 
 
 def _guidance(params: dict[str, Any]) -> list[str]:
-    advice = ["Try other words or synonyms (e.g. 'auth login sign-in'), or fewer words."]
+    advice = [OTHER_WORDS]
     if params.get("path_glob") or params.get("library"):
         advice.append("Widen or drop `path_glob` / `library`; call `find_paths` to discover the real folder names.")
     if params.get("modified_after") or params.get("modified_before"):

@@ -129,7 +129,7 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
         _evidence(
             partial(_passage_lines, engine, record.doc_id), document, record, cosines.get(document.doc_id), scorer,
             phrases.passages.get(document.doc_id),
-        )[2]
+        )[3]
         for document, record in picked[limit:]
     ]
     missing_words = absent_words(searcher, words)
@@ -143,18 +143,19 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     )
     _add_guidance(result, params, exact if phrases.searched and not holding and not (named and not quoted.phrases) else [])
     if ranking.mode == "vector" and not ranking.documents:  # nearest neighbours exist wherever vectors do
-        result.guidance = [
+        _lead_guidance(
+            result,
             "No document searched has a vector yet, so `mode=vector` finds nothing: `linkly index --wait` (or a "
             "running `linkly serve` or `watch`) computes them; meanwhile search with `mode=auto` or `keyword`.",
-            *(advice for advice in result.guidance or [] if not advice.startswith("Try other words")),
-        ]
+            instead_of_other_words=True,
+        )
     if no_word and not exact:
         result.miss = True
-        lead = (
+        _lead_guidance(
+            result,
             f"The query {query!r} holds no word the index can search (only symbols, emoji or punctuation): the "
-            "results are only near in meaning. Describe it in words, or `grep` a document for the characters."
+            "results are only near in meaning. Describe it in words, or `grep` a document for the characters.",
         )
-        result.guidance = [lead, *(result.guidance or [])]
     if allowed == []:
         _blame_the_filters(engine, result, params)
     return result
@@ -240,10 +241,9 @@ def _make_hit(
     focus: list[re.Pattern[str]],
 ) -> SearchHit:
     lines = engine.catalog.lines(record.doc_id)
-    passage, lexical, relevance = _evidence(
+    passage, lexical, semantic, relevance = _evidence(
         lambda start, end: lines[start - 1 : end], document, record, cosine, scorer, phrase
     )
-    semantic = scorer.semantic(cosine[0]) if cosine else None
     shown = (phrase.first_match_line, phrase.last_match_line) if phrase else (passage.start_line, passage.end_line)
     snippet = best_snippet(matcher, lines, *shown, provenance.marker_lines(lines), focus if phrase else ())
     details = None
@@ -275,9 +275,9 @@ def _evidence(
     cosine: tuple[float, Passage] | None,
     scorer: RelevanceScorer,
     phrase: PhraseSpan | None,
-) -> tuple[Passage, float, float]:
-    """(passage shown, its share of the query's words, relevance before calibration) of a hit; `read(first,
-    last)` gives the document's lines."""
+) -> tuple[Passage, float, float | None, float]:
+    """(passage shown, its share of the query's words, the closeness in meaning, relevance before calibration)
+    of a hit; `read(first, last)` gives the document's lines."""
     title = f"{record.title}\n{Path(record.path).name}"  # the file's name is evidence as its title is
     if phrase is not None:
         passage = Passage(phrase.start_line, phrase.end_line)
@@ -292,7 +292,7 @@ def _evidence(
         if found > lexical:
             passage, lexical = keyword_passage, found
     semantic = scorer.semantic(cosine[0]) if cosine else None
-    return passage, lexical, scorer.combine(lexical, semantic)
+    return passage, lexical, semantic, scorer.combine(lexical, semantic)
 
 
 def _passage_lines(engine: Engine, doc_id: str, first: int, last: int) -> list[str]:
@@ -332,6 +332,8 @@ def empty_index_result(engine: Engine, query: str) -> SearchResult:
     return result
 
 
+#: the first advice of a search that found nothing strong
+OTHER_WORDS = "Try other words or synonyms (e.g. 'auth login sign-in'), or fewer words."
 #: the filters of `search`, each as the arguments that set it alone
 FILTERS = {
     "library": ("library",),
@@ -343,21 +345,27 @@ FILTERS = {
 
 def _blame_the_filters(engine: Engine, result: SearchResult, params: dict[str, Any]) -> None:
     """Guidance for a search whose filters leave no document: which filter does it, not the query's words."""
-    empty = []
+    empty: dict[str, str] = {}  # filter -> how it was set, for the filters that alone let no document through
     for name, keys in FILTERS.items():
         alone = {key: params[key] for key in keys if params.get(key)}
         if alone and allowed_documents(engine, alone) == []:
-            empty.append(f"`{name}` ({', '.join(repr(value) for value in alone.values())})")
+            empty[name] = ", ".join(repr(value) for value in alone.values())
     if empty:
-        lead = f"No indexed document passes {' nor '.join(empty)}, whatever the query."
+        lead = f"No indexed document passes {' nor '.join(f'`{name}` ({value})' for name, value in empty.items())}, whatever the query."
     else:
         lead = "Each filter alone lets documents through, but no indexed document passes them all together."
-    if any(name.startswith("`doc_types`") for name in empty):
-        kinds = sorted({doc_type for doc_type, _ in engine.catalog.type_counts()})
-        lead += f" Indexed types: {', '.join(kinds)}."
-    if any(name.startswith("`path_glob`") for name in empty):
+    if "doc_types" in empty:
+        lead += f" Indexed types: {', '.join(doc_type for doc_type, _ in engine.catalog.type_counts())}."
+    if "path_glob" in empty:
         lead += " Call `find_paths` to see the real folder names."
-    result.guidance = [lead, *(advice for advice in result.guidance if not advice.startswith("Try other words"))]
+    _lead_guidance(result, lead, instead_of_other_words=True)
+
+
+def _lead_guidance(result: SearchResult, lead: str, instead_of_other_words: bool = False) -> None:
+    """Put `lead` first in the guidance; `instead_of_other_words`: the query's words are not the cause, so the
+    advice to try other words goes."""
+    rest = [advice for advice in result.guidance or [] if not (instead_of_other_words and advice == OTHER_WORDS)]
+    result.guidance = [lead, *rest]
 
 
 def _add_guidance(result: SearchResult, params: dict[str, Any], phrases_missing: list[str]) -> None:
@@ -365,7 +373,7 @@ def _add_guidance(result: SearchResult, params: dict[str, Any], phrases_missing:
     if strong and not result.absent_words and not phrases_missing:
         return
     result.miss = True
-    advice = ["Try other words or synonyms (e.g. 'auth login sign-in'), or fewer words."]
+    advice = [OTHER_WORDS]
     if phrases_missing:
         quoted = " and ".join(f'"{phrase}"' for phrase in phrases_missing)
         advice.insert(

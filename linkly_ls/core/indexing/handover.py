@@ -16,6 +16,10 @@ from collections import deque
 from typing import Any
 
 
+class RunInterrupted(Exception):
+    """Raised to the caller of a run that `WorkerPool.interrupt` ended (the writer is stopping)."""
+
+
 class AnswerQueue:
     def __init__(self, max_items: int, max_bytes: int) -> None:
         self.max_items = max_items
@@ -36,11 +40,13 @@ class AnswerQueue:
             self._changed.notify_all()
             return True
 
-    def get(self) -> Any:
-        """The oldest answer, waiting for one."""
+    def get(self, interrupt: threading.Event | None = None, check_s: float = 0.25) -> Any:
+        """The oldest answer, waiting for one; None once `interrupt` is set while none is there."""
         with self._changed:
             while not self._items:
-                self._changed.wait()
+                if interrupt is not None and interrupt.is_set():
+                    return None
+                self._changed.wait(check_s if interrupt is not None else None)
             item, size = self._items.popleft()
             self._bytes -= size
             self._changed.notify_all()

@@ -32,6 +32,7 @@ from linkly_ls.core.indexing.reachability import is_under, keep_message, root_pr
 from linkly_ls.core.indexing.walker import WalkRules, is_indexable, walk_library
 from linkly_ls.core.indexing.work_plan import plan, quick_files, slowest_first, worker_preload
 from linkly_ls.core.indexing.worker_deaths import marked_after_one_death
+from linkly_ls.core.indexing.handover import RunInterrupted
 from linkly_ls.core.indexing.workers import TaskOutcome, WorkerPool
 
 __all__ = ["IndexReport", "Indexer", "PreparedFile", "prepare_file"]
@@ -92,6 +93,7 @@ class Indexer:
         self.limits = limits
         self.data_dir = data_dir
         self._pool: WorkerPool | None = None
+        self._interrupted = False
         self.documents = DocumentStore(catalog, keyword)
 
     @property
@@ -117,6 +119,14 @@ class Indexer:
                 preload=worker_preload(paths),
             )
         return self._pool
+
+    def interrupt(self) -> None:
+        """End the run under way, if any, from another thread (`WorkerPool.interrupt`), and any run started
+        after it, at its start: its caller gets `RunInterrupted`. For a writer that stops (its engine is
+        about to close): what was stored stays, and the next open finishes the keyword-index work."""
+        self._interrupted = True
+        if self._pool is not None:
+            self._pool.interrupt()
 
     def close(self) -> None:
         if self._pool is not None:
@@ -286,6 +296,8 @@ class Indexer:
         and store the results. `ocr_later` collects files left for the OCR pass; None means this is
         the OCR pass, whose files are already in the catalog by their text layer. `quick`: the paths
         that may wait in a busy worker's pipe (`work_plan.quick_files`)."""
+        if self._interrupted:  # a run waiting for the write lock while the writer stopped
+            raise RunInterrupted
         here = here or []
         total = len(work) + len(here)
         outcomes: Iterable[TaskOutcome] = prepare_here(here)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from linkly_ls.core.errors import LinklyError
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.indexing.walker import IGNORE_FILES
+from linkly_ls.core.indexing.handover import RunInterrupted
 
 if TYPE_CHECKING:
     from linkly_ls.core.indexing.indexer import IndexReport
@@ -143,6 +144,8 @@ def _watch(
             current = _watched_roots(engine, names)
             if current != roots:
                 return current
+        return None
+    except RunInterrupted:  # the writer is stopping
         return None
     except Exception as error:
         # watchfiles reads every name under a root as text, and stops at one that is not UTF-8

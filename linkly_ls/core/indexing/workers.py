@@ -41,7 +41,7 @@ from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 from linkly_ls.core.errors import WorkersFailedError
-from linkly_ls.core.indexing.handover import AnswerQueue
+from linkly_ls.core.indexing.handover import AnswerQueue, RunInterrupted
 from linkly_ls.core.indexing.worker_deaths import Deaths, death_reason
 
 DEFAULT_TIMEOUT_S = 180.0
@@ -116,13 +116,16 @@ def _worker_main(connection: Connection, function: Callable, memory_mb: int) -> 
             return
         key, argument = task
         try:
-            connection.send((key, function(argument), None))
-        except MemoryError:
-            connection.send(
-                (key, None, f"ran out of memory (over the {memory_mb} MB cap per file, [limits] extract_memory_mb)")
-            )
-        except Exception as error:  # reported per file; the worker lives on
-            connection.send((key, None, f"{type(error).__name__}: {error}"))
+            try:
+                connection.send((key, function(argument), None))
+            except MemoryError:
+                connection.send(
+                    (key, None, f"ran out of memory (over the {memory_mb} MB cap per file, [limits] extract_memory_mb)")
+                )
+            except Exception as error:  # reported per file; the worker lives on
+                connection.send((key, None, f"{type(error).__name__}: {error}"))
+        except (BrokenPipeError, ConnectionResetError):  # the pool stopped the run or its process ended
+            return
         gc.collect()
 
 
@@ -171,6 +174,7 @@ class WorkerPool:
             self._context.set_forkserver_preload(list(preload))
         self._workers: list[_Worker] = []
         self._feeding: tuple[threading.Thread, threading.Event] | None = None
+        self._interrupt = threading.Event()
 
     def _spawn(self) -> _Worker:
         return _Worker(self._context, self.function, self.memory_mb)
@@ -193,6 +197,7 @@ class WorkerPool:
         (TASKS_IN_FLIGHT); None: none may.
         """
         self.stop_run()
+        self._interrupt.clear()
         pending = list(tasks)
         pending.reverse()
         for worker in list(self._workers):
@@ -211,7 +216,9 @@ class WorkerPool:
     def _outcomes(self, outcomes: AnswerQueue) -> Iterator[TaskOutcome]:
         try:
             while True:
-                item = outcomes.get()
+                item = outcomes.get(self._interrupt, STOP_CHECK_S)
+                if self._interrupt.is_set():
+                    raise RunInterrupted
                 if item is _FINISHED:
                     return
                 if isinstance(item, BaseException):
@@ -219,6 +226,12 @@ class WorkerPool:
                 yield item
         finally:
             self.stop_run()
+
+    def interrupt(self) -> None:
+        """End the current run from another thread: its caller, waiting for the next answer (a long PDF's
+        part takes seconds), gets `RunInterrupted` within STOP_CHECK_S; busy workers are replaced by the
+        next run, or killed by `close`."""
+        self._interrupt.set()
 
     def stop_run(self) -> None:
         """Stop the feeding thread of a run whose caller left without finishing it (a no-op after a
@@ -368,6 +381,9 @@ class WorkerPool:
     def close(self) -> None:
         self.stop_run()
         for worker in self._workers:
+            if worker.tasks:  # busy with a task whose answer no one reads now: waiting would only delay the exit
+                worker.kill()
+                continue
             try:
                 worker.connection.send(None)
             except (OSError, ValueError):

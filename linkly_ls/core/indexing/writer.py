@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from linkly_ls.core.errors import IndexHeldError
+from linkly_ls.core.indexing.handover import RunInterrupted
 from linkly_ls.core.indexing.writer_status import (
     EMBEDDING,
     IDLE,
@@ -286,7 +287,7 @@ class IndexWriter:
 
             try:
                 reports += self.engine.index([name], progress=track)
-            except _Stopped:
+            except (_Stopped, RunInterrupted):
                 break
 
     def index_paths(self, paths: set[Path]) -> list[IndexReport]:
@@ -297,6 +298,8 @@ class IndexWriter:
         self._runs += 1
         try:
             return apply_changes(self.engine, paths)
+        except RunInterrupted:  # the writer is stopping
+            return []
         finally:
             self._runs -= 1
 
@@ -352,9 +355,16 @@ class IndexWriter:
         self._thread.start()
         return self
 
+    def interrupt(self) -> None:
+        """End the index run under way (of `start()` or of a face's own thread) without waiting for the
+        file the workers are reading: what was stored stays, and the next run reads the rest. The
+        lock is kept; `stop` also ends the role."""
+        self._stop.set()
+        self.engine.indexer.interrupt()
+
     def stop(self, timeout: float = 10.0) -> None:
         """Stop indexing and watching; the lock is kept while a run is still finishing."""
-        self._stop.set()
+        self.interrupt()
         self.stop_watching()
         if self._thread is not None:
             self._thread.join(timeout)

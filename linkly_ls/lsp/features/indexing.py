@@ -155,6 +155,9 @@ class IndexingService:
     def stop(self) -> None:
         self._stopped = True
         if self.writer is not None:
+            # the run under way (this server's or the watcher's catching up) ends at once, and the engine
+            # closes after it, instead of after the file the workers are reading
+            self.writer.interrupt()
             self.writer.stop_watching()
             if not self.busy:
                 self.writer.stop(timeout=0)

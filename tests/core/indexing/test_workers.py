@@ -13,6 +13,7 @@ import pytest
 from linkly_ls.core.errors import WorkersFailedError
 from linkly_ls.core.indexing import workers
 from linkly_ls.core.indexing.worker_deaths import marked_after_one_death
+from linkly_ls.core.indexing.handover import RunInterrupted
 from linkly_ls.core.indexing.workers import WorkerPool
 
 
@@ -78,6 +79,25 @@ def test_closing_the_pool_stops_the_feeding_of_a_run_left_unfinished():
     pool.close()
     assert not any(thread.name == "linkly-workers" for thread in threading.enumerate())
     run.close()
+
+
+def test_an_interrupted_run_ends_its_callers_wait_and_closing_kills_the_busy_worker():
+    # the writer stopping while a worker reads a long file: the caller must not wait for its answer
+    pool = WorkerPool(time.sleep, size=1)
+    run = pool.run([("long", 60), ("next", 0)])
+    assert _wait_until(lambda: pool.started)
+    threading.Timer(0.3, pool.interrupt).start()
+    started = time.monotonic()
+    with pytest.raises(RunInterrupted):
+        next(run)
+    pool.close()
+    assert time.monotonic() - started < 10
+
+
+def test_a_run_after_an_interrupted_one_runs():
+    with WorkerPool(abs, size=1) as pool:
+        pool.interrupt()
+        assert [outcome.value for outcome in pool.run([("a", -1)])] == [1]
 
 
 def test_a_run_starts_its_workers_before_its_outcomes_are_asked_for(tmp_path: Path):

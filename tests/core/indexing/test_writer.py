@@ -14,6 +14,7 @@ from linkly_ls.core.config import Config, LibraryConfig
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.errors import IndexHeldError
 from linkly_ls.core.extract.base import ExtractLimits
+from linkly_ls.core.indexing.handover import RunInterrupted
 from linkly_ls.core.indexing.writer import IndexWriter
 from linkly_ls.core.store.writer_lock import WriterLock
 from linkly_ls.core.tools import call_tool
@@ -191,3 +192,39 @@ def test_a_writer_watching_on_its_callers_thread_says_it_watches(engine):
     finally:
         writer.stop()
         watching.join(10)
+
+
+def _long_pdf(path: Path, pages: int = 4096) -> None:
+    """A PDF of `pages` pages of text, built by doubling one page (seconds of extraction, a second to make)."""
+    import pymupdf
+
+    document = pymupdf.open()
+    document.new_page().insert_text((50, 50), "\n".join(f"line {n} about rivers and tides" for n in range(50)))
+    while document.page_count < pages:
+        document.insert_pdf(pymupdf.open("pdf", document.tobytes()))
+    document.save(path)
+
+
+def test_stopping_the_writer_does_not_wait_for_a_long_pdf_being_read(engine, library):
+    # `linkly serve` stopped (Ctrl-C, an editor closing) while the workers read a long PDF: the run
+    # ends at once; the PDF is read again at the next start
+    _long_pdf(library / "long.pdf")
+    writer = IndexWriter(engine, on_reports=lambda reports: None).start()
+    deadline = time.monotonic() + 60
+    while writer.status.total == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    started = time.monotonic()
+    writer.stop()
+    stopped_after = time.monotonic() - started
+    assert not writer.running and stopped_after < 5
+    assert engine.catalog.by_path(str(library / "long.pdf")) is None
+
+
+def test_a_run_that_waited_for_the_write_lock_does_not_start_once_the_writer_stopped(engine, library):
+    # the language server's own run ends at shutdown and hands the lock to the watcher's catching up,
+    # which must not then read the whole library
+    (library / "okapi.md").write_text("# Okapi\n\nokapi forest\n", encoding="utf-8")
+    IndexWriter(engine).interrupt()
+    with pytest.raises(RunInterrupted):
+        engine.index()
+    assert engine.catalog.by_path(str(library / "okapi.md")) is None

@@ -25,7 +25,7 @@ from linkly_ls.core.errors import LinklyError
 from linkly_ls.core.indexing.writer import IndexWriter
 from linkly_ls.core.tools.common import utc_now
 from linkly_ls.core.tools.descriptions import SERVER_INSTRUCTIONS
-from linkly_ls.core.tools.fitting import Shortenable, fit, shortened_note
+from linkly_ls.core.tools.fitting import Foldable, Shortenable, fit, shortened_note
 from linkly_ls.core.tools.registry import REGISTRY, Tool, ToolRegistry
 from linkly_ls.core.tools.render import render, render_error
 from linkly_ls.mcp.settings import McpSettings
@@ -143,7 +143,18 @@ def _rendered(
 def _fitted(
     result: Any, output_format: str, max_chars: int, now: str, note: str | None, extra_meta: dict[str, Any] | None
 ) -> tuple[str, dict[str, Any]] | None:
-    """The answer shortened to the whole units that fit, saying so; None when not even one fits."""
+    """The answer shortened to the whole units that fit, or else shown whole with less detail (`Foldable`),
+    saying so; None when neither fits."""
+    fitted = _fitted_units(result, output_format, max_chars, now, note, extra_meta)
+    if fitted is None:
+        return _folded(result, output_format, max_chars, now, note, extra_meta)
+    part, told = fitted
+    return _with_note(part, told, output_format, now, note, extra_meta)
+
+
+def _fitted_units(
+    result: Any, output_format: str, max_chars: int, now: str, note: str | None, extra_meta: dict[str, Any] | None
+) -> tuple[Any, str] | None:
     if not isinstance(result, Shortenable) or result.unit_count() < 2:
         return None
     allowance = len(shortened_note(result, result.unit_count() - 1, max_chars, "max_response_chars")) + 40
@@ -151,7 +162,26 @@ def _fitted(
     if fitted is None:
         return None
     part, shown = fitted
-    told = shortened_note(result, shown, max_chars, "max_response_chars")
+    return part, shortened_note(result, shown, max_chars, "max_response_chars")
+
+
+def _folded(
+    result: Any, output_format: str, max_chars: int, now: str, note: str | None, extra_meta: dict[str, Any] | None
+) -> tuple[str, dict[str, Any]] | None:
+    if not isinstance(result, Foldable):
+        return None
+    for part in result.foldings():
+        told = part.folding_note(max_chars, "max_response_chars")
+        text, payload = _with_note(part, told, output_format, now, note, extra_meta)
+        if len(text) <= max_chars:
+            return text, payload
+    return None
+
+
+def _with_note(
+    part: Any, told: str, output_format: str, now: str, note: str | None, extra_meta: dict[str, Any] | None
+) -> tuple[str, dict[str, Any]]:
+    """A shortened answer's text and structured content, each saying how it was shortened."""
     if output_format == "json":
         _, payload = _rendered(part, output_format, now, note, extra_meta)
         payload = {"truncated": True, "note": told, **payload}

@@ -26,9 +26,15 @@ def engine(tmp_path_factory) -> Engine:
     for name in ("a", "b"):
         headings = "\n\n".join(f"## Section {name} {n} " + "x" * 40 + "\n\ntext" for n in range(30))
         (root / f"{name}.md").write_text(f"# {name}\n\n{headings}\n", encoding="utf-8")
+    deep = "\n\n".join(
+        f"# Part {part}\n\n" + "\n\n".join(f"## Chapter {part}.{n} " + "y" * 40 + "\n\ntext" for n in range(20))
+        for part in range(6)
+    )
+    (root / "deep.md").write_text(deep + "\n", encoding="utf-8")
     engine = Engine(Config(data_dir=folder / "data", libraries=[LibraryConfig(name="docs", paths=[root])]))
     engine.index()
-    engine.ids = {name: engine.catalog.by_path(str(root / name)).doc_id for name in ("long.txt", "wide.txt", "a.md", "b.md")}
+    names = ("long.txt", "wide.txt", "a.md", "b.md", "deep.md")
+    engine.ids = {name: engine.catalog.by_path(str(root / name)).doc_id for name in names}
     return engine
 
 
@@ -80,3 +86,18 @@ def test_a_line_longer_than_the_limit_is_cut_but_keeps_where_to_go_on(engine):
     text, payload = _answer(engine, "read", wide, "json", limit=2000)
     assert json.loads(text)["partial_text"].startswith("{")
     assert payload["truncated"] and payload["doc_id"] == engine.ids["wide.txt"] and payload["next_offset"] == 4
+
+
+@pytest.mark.parametrize("output_format", ["json", "markdown"])
+def test_one_outline_over_the_limit_alone_shows_its_top_levels_whole_and_says_how_to_open_them(engine, output_format):
+    # the whole tree (6 parts of 20 chapters) is over the limit: the parts show, each with its count
+    text, payload = _answer(engine, "outline", {"doc_ids": [engine.ids["deep.md"]]}, output_format)
+    parts = payload["documents"][0]["nodes"]
+    assert [node["title"] for node in parts] == [f"Part {part}" for part in range(6)]
+    assert all(node["children"] == [] and node["collapsed"] == 20 for node in parts)
+    assert payload["truncated"] and "`expand`" in payload["note"] and "`expand`" in text
+    if output_format == "json":
+        assert json.loads(text)["documents"][0]["nodes"] == parts
+    whole = call_tool(engine, "outline", {"doc_ids": [engine.ids["deep.md"]], "expand": [parts[0]["id"]]})
+    text, payload = _answer(engine, "outline", {"doc_ids": [engine.ids["deep.md"]], "expand": [parts[0]["id"]]}, "json", 8000)
+    assert len(payload["documents"][0]["nodes"][0]["children"]) == 20 == len(whole.documents[0].nodes[0]["children"])

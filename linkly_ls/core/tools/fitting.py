@@ -11,7 +11,7 @@ left JSON without `lines` or `next_offset`, and a client paging by
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol, runtime_checkable
 
 
@@ -30,6 +30,20 @@ class Shortenable(Protocol):
 
     def continuation(self, count: int) -> str:
         """How to ask for what a copy of the first `count` units leaves out."""
+        ...
+
+
+@runtime_checkable
+class Foldable(Protocol):
+    """A result that can be shown whole with less detail: an outline with its deeper levels collapsed,
+    for a document whose whole tree is over the limit alone."""
+
+    def foldings(self) -> Iterator[Any]:
+        """Copies with less and less detail, the most detailed first."""
+        ...
+
+    def folding_note(self, limit: int, limit_name: str) -> str:
+        """What such a copy says of itself."""
         ...
 
 

@@ -3,7 +3,8 @@ links each document has and how many lead to it (the `links` tool lists them).""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from typing import Any
 
 from linkly_ls.core.store.catalog import DocumentRecord
@@ -43,7 +44,26 @@ class DocumentOutline:
 @dataclass
 class OutlineResult:
     documents: list[DocumentOutline]
+    #: the levels shown when deeper ones were collapsed to fit a size limit (`foldings`), else None
+    levels_shown: int | None = None
     units = "documents"
+
+    def foldings(self) -> Iterator[OutlineResult]:
+        """The outline with its deepest open level collapsed, then the next, down to the top level alone
+        (each collapsed node says how many nodes it hides)."""
+        deepest = max((_depth(document.nodes) for document in self.documents), default=0)
+        for levels in range(deepest - 1, 0, -1):
+            yield OutlineResult(
+                documents=[replace(document, nodes=_folded(document.nodes, levels)) for document in self.documents],
+                levels_shown=levels,
+            )
+
+    def folding_note(self, limit: int, limit_name: str) -> str:
+        return (
+            f"the whole outline is over this server's limit of {limit:,} characters ({limit_name}): it shows "
+            f"{self.levels_shown} level(s), the nodes below are collapsed (their count shown); open a node "
+            'with `expand` (e.g. ["2"]) to see its sections'
+        )
 
     def unit_count(self) -> int:
         return len(self.documents)
@@ -93,6 +113,28 @@ def _markdown_nodes(nodes: list[dict[str, Any]], depth: int, out: list[str]) -> 
             f"{'  ' * depth}- [{node['id']}] {node['title']} · lines {node['start_line']}-{node['end_line']}{folded}"
         )
         _markdown_nodes(node["children"], depth + 1, out)
+
+
+def _depth(nodes: list[dict[str, Any]]) -> int:
+    return max((1 + _depth(node["children"]) for node in nodes), default=0)
+
+
+def _folded(nodes: list[dict[str, Any]], levels: int) -> list[dict[str, Any]]:
+    """Rendered nodes with only `levels` levels open."""
+    folded: list[dict[str, Any]] = []
+    for node in nodes:
+        data = dict(node)
+        if levels <= 1 and node["children"]:
+            data["children"] = []
+            data["collapsed"] = node.get("collapsed", 0) + _count_rendered(node["children"])
+        else:
+            data["children"] = _folded(node["children"], levels - 1)
+        folded.append(data)
+    return folded
+
+
+def _count_rendered(nodes: list[dict[str, Any]]) -> int:
+    return sum(1 + node.get("collapsed", 0) + _count_rendered(node["children"]) for node in nodes)
 
 
 def _count(nodes: list[OutlineNode]) -> int:

@@ -110,8 +110,9 @@ def grep_markdown(data: dict[str, Any]) -> str:
         for number, text in before:
             if previous_end is None or number > previous_end:
                 out.append(f"{number}-\t{text}")
-        out.append(f"{match['line']}:\t{match['text']}")
         previous_end = match.get("end_line", match["line"])
+        lines = f"{match['line']}-{previous_end}" if previous_end != match["line"] else str(match["line"])
+        out.append(f"{lines}:\t{match['text']}")  # a match across a line break: its lines' text, joined
         # as grep -C: a line of the next match's is shown once, as a match, not also as context before it
         next_match = matches[position + 1]["line"] if position + 1 < len(matches) else None
         for entry in match["after"]:

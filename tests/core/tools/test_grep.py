@@ -22,6 +22,8 @@ def test_grep_context_paging_count_and_phrase_across_lines(engine):
     phrase = call_tool(engine, "grep", {"pattern": "quick brown fox", "doc_id": doc_id, "context": 0}).to_json()
     assert phrase["total_matches"] == 1
     assert phrase["matches"][0]["line"] == 500 and phrase["matches"][0]["end_line"] == 501
+    text = call_tool(engine, "grep", {"pattern": "quick brown fox", "doc_id": doc_id, "context": 1}).to_markdown()
+    assert "\n500-501:\t" in text and "\n499-\t" in text and "\n502-\t" in text  # its two lines, under both numbers
     insensitive = call_tool(engine, "grep", {"pattern": "THE QUICK", "doc_id": doc_id, "case_insensitive": True})
     assert insensitive.total_matches == 1
     anchored = call_tool(engine, "grep", {"pattern": "^fox", "doc_id": doc_id}).to_json()

@@ -27,6 +27,8 @@ the fusion, make the numbers agree with the order:
    notes in embedding space. The evidence of
    every hit is then scaled into the weak band (at most ABSENT_WORDS_CEILING,
    below every mode's miss threshold), keeping the order, and the search is a miss.
+   So is a search for a quoted phrase (or a lone identifier) that no document
+   holds: its hits hold the words apart, which is not what was asked for.
 """
 
 from __future__ import annotations
@@ -95,11 +97,17 @@ def absent_words(index: DocumentFrequencies, query: str) -> list[str] | None:
 _WORD = re.compile(r"[^\W_]+")
 
 
-def calibrate(evidence: Sequence[float], words_absent: bool) -> list[float]:
-    """Relevance of the hits in rank order, from their evidence: non-increasing down the list."""
-    scaled = [value * ABSENT_WORDS_CEILING for value in evidence] if words_absent else list(evidence)
+def calibrate(evidence: Sequence[float], no_match: bool, depth: int | None = None) -> list[float]:
+    """Relevance of the hits in rank order, from their evidence: non-increasing down the list.
+
+    With `depth`, the first `depth` hits are calibrated among themselves alone, and the later ones
+    below them without moving them: a hit reads the same number whether the list asked for stops
+    at `depth` or goes on (pooling with a later hit that rose would change it)."""
+    scaled = [value * ABSENT_WORDS_CEILING for value in evidence] if no_match else list(evidence)
     if not scaled:
         return []
-    best = max(scaled)
-    fitted = [best] + [min(best, value) for value in monotone(scaled[1:])]
+    head, tail = (scaled, []) if depth is None else (scaled[:depth], scaled[depth:])
+    best = max(head)
+    fitted = [best] + [min(best, value) for value in monotone(head[1:])]
+    fitted += [min(fitted[-1], value) for value in monotone(tail)]
     return [min(1.0, max(0.0, value)) for value in fitted]

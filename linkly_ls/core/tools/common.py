@@ -77,13 +77,14 @@ def on_disk_note(data: dict) -> list[str]:
 
 
 def check_doc_id(value: str, argument: str = "doc_id") -> str:
-    """Only ids that search handed out are accepted: never a path, never `..`."""
-    if not isinstance(value, str) or not DOC_ID_PATTERN.fullmatch(value):  # `$` alone lets a trailing newline in
-        raise ArgumentError(
-            f"`{argument}` must be a document id from search results (12 hexadecimal characters, "
-            f"e.g. 3f2a9c01b7de), got {value!r}"
-        )
-    return value
+    """Only ids that search handed out are accepted: never a path, never `..`. One typed in capitals (or
+    pasted with a space around it) is the same id."""
+    if isinstance(value, str) and DOC_ID_PATTERN.fullmatch(value.strip().lower()):  # `$` alone lets a trailing newline in
+        return value.strip().lower()
+    raise ArgumentError(
+        f"`{argument}` must be a document id from search results (12 hexadecimal characters, "
+        f"e.g. 3f2a9c01b7de), got {value!r}"
+    )
 
 
 def get_document(
@@ -145,10 +146,10 @@ class PathGlob:
         return True
 
 
-def compile_path_glob(pattern: str) -> PathGlob:
+def compile_path_glob(pattern: str, ignore_case: bool = False) -> PathGlob:
     """The spec's path_glob: substring match, `*` spans `/`, `?` one character, `[...]` a set,
-    backslash escapes a metacharacter, always case-sensitive; in Unicode's composed form (NFC), as
-    `allowed_documents` compares paths."""
+    backslash escapes a metacharacter, case-sensitive (`ignore_case` is for the guidance of a glob
+    that matched nothing); in Unicode's composed form (NFC), as `allowed_documents` compares paths."""
     pattern = unicodedata.normalize("NFC", pattern)
     pieces: list[list[str]] = [[]]
     index = 0
@@ -176,7 +177,8 @@ def compile_path_glob(pattern: str) -> PathGlob:
             pieces[-1].append(re.escape(char))
         index += 1
     try:
-        return PathGlob([re.compile("".join(piece), re.DOTALL) for piece in pieces if piece])
+        flags = re.DOTALL | (re.IGNORECASE if ignore_case else 0)
+        return PathGlob([re.compile("".join(piece), flags) for piece in pieces if piece])
     except re.error as error:
         raise ArgumentError(f"`path_glob` {pattern!r} is not a valid pattern: {error}") from None
 

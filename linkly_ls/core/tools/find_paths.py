@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.tools.common import counted, escape_path_glob, resolve_library
+from linkly_ls.core.tools.common import counted, empty_index_notice, escape_path_glob, resolve_library
 from linkly_ls.core.tools.schema import validate
 
 
@@ -35,15 +35,23 @@ class FindPathsResult:
     total_files: int
     truncated: bool
     directories: list[FolderCandidate]
+    #: why nothing can match (an index, or a library, without documents) and what to do, as `explore` says it
+    notice: str | None = None
+    guidance: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "total_files": self.total_files,
             "truncated": self.truncated,
             "directories": [directory.to_json() for directory in self.directories],
         }
+        if self.notice:
+            data["notice"], data["guidance"] = self.notice, self.guidance
+        return data
 
     def to_markdown(self) -> str:
+        if self.notice:
+            return f"**{self.notice}** {self.guidance}"
         if not self.directories:
             return (
                 f"No folder matches {', '.join(self.patterns)}. Matches in file names alone are not listed: "
@@ -86,15 +94,20 @@ def find_paths(engine: Engine, **arguments: Any) -> FindPathsResult:
     patterns = [_fold(pattern) for pattern in params["patterns"]]
     library = resolve_library(engine.catalog, params["library"])
     buckets: Counter[str] = Counter()
-    for path in engine.catalog.paths(library.name if library else None):
+    paths = engine.catalog.paths(library.name if library else None)
+    for path in paths:
         bucket = bucket_for(path, patterns)
         if bucket is not None:
             buckets[bucket] += 1
     ranked = sorted(buckets.items(), key=lambda item: (-item[1], item[0]))
     limit = params["limit"]
+    libraries = [library.name] if library else [record.name for record in engine.libraries()]
+    notice, guidance = empty_index_notice(libraries, "find_paths") if not paths else (None, None)
     return FindPathsResult(
         patterns=params["patterns"],
         total_files=sum(buckets.values()),
         truncated=len(ranked) > limit,
         directories=[FolderCandidate(path=path + "/", file_count=count) for path, count in ranked[:limit]],
+        notice=notice,
+        guidance=guidance,
     )

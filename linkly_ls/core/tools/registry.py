@@ -190,7 +190,7 @@ REGISTRY = ToolRegistry(
             input_schema=SCHEMAS["search"],
             title="Search documents",
             description=descriptions.SEARCH,
-            result_keys=("results", "total", "mode", "mode_reason", "miss", "guidance", "notice", "remotes"),
+            result_keys=("results", "total", "mode", "mode_reason", "indexing", "miss", "notes", "guidance", "notice", "remotes"),
             cli=CliShape(
                 "search",
                 "search indexed documents",
@@ -253,7 +253,7 @@ REGISTRY = ToolRegistry(
             title="Read document lines",
             description=descriptions.READ,
             result_keys=(
-                "doc_id", "title", "path", "offset", "lines", "total_lines", "remaining_lines", "next_offset", "pages",
+                "doc_id", "title", "path", "doc_type", "offset", "lines", "total_lines", "remaining_lines", "next_offset", "pages",
                 "on_disk",
             ),
             cli=CliShape(
@@ -285,7 +285,8 @@ REGISTRY = ToolRegistry(
             title="Explore the collection",
             description=descriptions.EXPLORE,
             result_keys=(
-                "scope", "document_count", "doc_types", "directories", "keywords", "skipped_count", "skipped_folders", "remotes",
+                "scope", "document_count", "doc_types", "directories", "keywords", "skipped_count", "skipped_folders", "notice",
+                "guidance", "remotes",
             ),
             cli=CliShape("explore", "overview: types, folders, keywords"),
             lsp_command="linkly.explore",
@@ -296,7 +297,7 @@ REGISTRY = ToolRegistry(
             input_schema=SCHEMAS["find_paths"],
             title="Find folder paths",
             description=descriptions.FIND_PATHS,
-            result_keys=("total_files", "truncated", "directories", "remotes"),
+            result_keys=("total_files", "truncated", "directories", "notice", "guidance", "remotes"),
             cli=CliShape(
                 "find-paths",
                 "find folders whose path matches keywords",
@@ -334,7 +335,7 @@ REGISTRY = ToolRegistry(
             input_schema=SCHEMAS["related"],
             title="Related documents",
             description=descriptions.RELATED,
-            result_keys=("doc_id", "title", "section", "terms", "results", "total", "mode", "mode_reason"),
+            result_keys=("doc_id", "title", "section", "terms", "results", "total", "excluded_links", "mode", "mode_reason"),
             cli=CliShape(
                 "related",
                 "documents related in meaning to a document or a section",

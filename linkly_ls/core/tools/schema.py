@@ -9,6 +9,8 @@ everywhere. A new parameter is one more property here.
 
 from __future__ import annotations
 
+import re
+
 from typing import Any
 
 from linkly_ls.core.errors import ArgumentError
@@ -324,13 +326,17 @@ def validate(tool: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
     return result
 
 
+#: an integer written as text (" 7 ", "-3", a full-width "７"): decimal digits only, which `int` reads
+_INTEGER_TEXT = re.compile(r"\s*[+-]?\d+\s*")
+
+
 def _check(name: str, value: Any, spec: dict) -> Any:
     kind = spec["type"]
     if kind == "integer":
         if isinstance(value, bool) or not (
             isinstance(value, int) or (isinstance(value, float) and value.is_integer())
         ):
-            if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            if isinstance(value, str) and _INTEGER_TEXT.fullmatch(value):
                 value = int(value)
             else:
                 raise ArgumentError(f"`{name}` must be {_TYPE_NAMES[kind]}{_range(spec)}, got {value!r}")
@@ -339,6 +345,8 @@ def _check(name: str, value: Any, spec: dict) -> Any:
             raise ArgumentError(f"`{name}` must be {_TYPE_NAMES[kind]}{_range(spec)}, got {value}")
         return value
     if kind == "boolean":
+        if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+            return value.strip().lower() == "true"  # as an integer may come as text, so may a boolean
         if not isinstance(value, bool):
             raise ArgumentError(f"`{name}` must be true or false, got {value!r}")
         return value

@@ -134,14 +134,16 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     ]
     missing_words = absent_words(searcher, words)
     no_word = missing_words is None and not query_words(words)  # symbols, emoji or punctuation alone
-    _calibrate_relevance(results, missing_words is not None or no_word, beyond)
+    # a phrase (or lone identifier) no document holds: the hits hold its words apart, no match
+    unheld = exact if phrases.searched and not holding and not (named and not quoted.phrases) else []
+    _calibrate_relevance(results, missing_words is not None or no_word or bool(unheld), beyond)
     if params["time_sort"] != "default":
         results = _by_date(results, params["time_sort"] == "newest", WEAK_RELEVANCE[ranking.mode])
     result = SearchResult(
         query=query, results=results, mode=ranking.mode, mode_reason=ranking.reason, indexing=ranking.building,
         absent_words=missing_words, notes=_phrase_notes(phrases),
     )
-    _add_guidance(result, params, exact if phrases.searched and not holding and not (named and not quoted.phrases) else [])
+    _add_guidance(result, params, unheld)
     if ranking.mode == "vector" and not ranking.documents:  # nearest neighbours exist wherever vectors do
         _lead_guidance(
             result,
@@ -151,10 +153,11 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
         )
     if no_word and not exact:
         result.miss = True
+        nearby = "the results are only near in meaning" if results else "nothing is near it in meaning either"
         _lead_guidance(
             result,
-            f"The query {query!r} holds no word the index can search (only symbols, emoji or punctuation): the "
-            "results are only near in meaning. Describe it in words, or `grep` a document for the characters.",
+            f"The query {query!r} holds no word the index can search (only symbols, emoji or punctuation): "
+            f"{nearby}. Describe it in words, or `grep` a document for the characters.",
         )
     if allowed == []:
         _blame_the_filters(engine, result, params)
@@ -299,11 +302,12 @@ def _passage_lines(engine: Engine, doc_id: str, first: int, last: int) -> list[s
     return engine.catalog.line_range(doc_id, first, last - first + 1)
 
 
-def _calibrate_relevance(hits: list[SearchHit], words_absent: bool, beyond: list[float]) -> None:
+def _calibrate_relevance(hits: list[SearchHit], no_match: bool, beyond: list[float]) -> None:
     """Replace each hit's evidence by its calibrated relevance, in rank order (see calibration.py), calibrated
-    together with the evidence of the hits `beyond` the list."""
+    together with the evidence of the hits `beyond` the list, over the first CALIBRATION_DEPTH of them: a
+    hit reads the same at any `limit`."""
     evidence = [hit.relevance for hit in hits] + beyond
-    for hit, relevance in zip(hits, calibrate(evidence, words_absent)):
+    for hit, relevance in zip(hits, calibrate(evidence, no_match, CALIBRATION_DEPTH)):
         if hit.explain is not None:
             hit.explain["evidence"] = hit.relevance
         hit.relevance = round(relevance, 4)
@@ -357,8 +361,21 @@ def _blame_the_filters(engine: Engine, result: SearchResult, params: dict[str, A
     if "doc_types" in empty:
         lead += f" Indexed types: {', '.join(doc_type for doc_type, _ in engine.catalog.type_counts())}."
     if "path_glob" in empty:
+        differently_cased = _path_differing_in_case(engine, params["path_glob"])
+        if differently_cased:
+            lead += f" `path_glob` is case-sensitive, and {differently_cased} matches it but for case."
         lead += " Call `find_paths` to see the real folder names."
     _lead_guidance(result, lead, instead_of_other_words=True)
+    result.guidance = [result.guidance[0]] + [advice for advice in result.guidance[1:] if "find_paths" not in advice]
+
+
+def _path_differing_in_case(engine: Engine, pattern: str) -> str | None:
+    """An indexed path that `pattern` would match were path_glob not case-sensitive, quoted; else None."""
+    glob = compile_path_glob(pattern, ignore_case=True)
+    for _, path in engine.catalog.documents_matching(None, [], None, None):
+        if glob.search(unicodedata.normalize("NFC", path)):
+            return repr(path)
+    return None
 
 
 def _lead_guidance(result: SearchResult, lead: str, instead_of_other_words: bool = False) -> None:
@@ -385,8 +402,9 @@ def _add_guidance(result: SearchResult, params: dict[str, Any], phrases_missing:
         words = ", ".join(f"'{word}'" if len(word) <= 200 else f"'{word[:100]}…' ({len(word):,} characters)" for word in result.absent_words)
         nearby = "; the results are only near in meaning" if result.results else ""
         advice.insert(0, f"No indexed document contains {words}{nearby}. Check the spelling: the name may not be indexed.")
-    if params.get("path_glob") or params.get("library"):
-        advice.append("Widen or drop `path_glob` / `library`; call `find_paths` to discover the real folder names.")
+    scoped = " / ".join(f"`{key}`" for key in ("path_glob", "library") if params.get(key))
+    if scoped:
+        advice.append(f"Widen or drop {scoped}; call `find_paths` to discover the real folder names.")
     else:
         advice.append("If the user named a folder or app, call `find_paths` to locate it, then pass its `path_glob`.")
     if params.get("modified_after") or params.get("modified_before"):

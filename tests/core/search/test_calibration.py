@@ -40,17 +40,24 @@ def test_monotone_is_non_increasing_and_keeps_the_mean_on_random_lists():
 
 
 def test_the_first_hit_shows_the_best_evidence_and_the_rest_their_fit():
-    assert calibrate([0.72, 1.0, 1.0], words_absent=False) == [1.0, 1.0, 1.0]
-    assert calibrate([0.53, 0.59, 0.43], words_absent=False) == pytest.approx([0.59, 0.59, 0.43])
-    assert calibrate([0.26, 0.24, 0.39], words_absent=False) == pytest.approx([0.39, 0.315, 0.315])
-    assert calibrate([0.9, 0.5, 0.7, 0.1], words_absent=False) == pytest.approx([0.9, 0.6, 0.6, 0.1])
-    assert calibrate([], words_absent=False) == []
+    assert calibrate([0.72, 1.0, 1.0], no_match=False) == [1.0, 1.0, 1.0]
+    assert calibrate([0.53, 0.59, 0.43], no_match=False) == pytest.approx([0.59, 0.59, 0.43])
+    assert calibrate([0.26, 0.24, 0.39], no_match=False) == pytest.approx([0.39, 0.315, 0.315])
+    assert calibrate([0.9, 0.5, 0.7, 0.1], no_match=False) == pytest.approx([0.9, 0.6, 0.6, 0.1])
+    assert calibrate([], no_match=False) == []
+
+
+def test_hits_beyond_the_depth_never_move_those_within_it():
+    # the 3rd hit rising would pool with the 2nd; with a depth of 2 the first two read as they do alone
+    assert calibrate([0.9, 0.5, 0.7, 0.1], no_match=False, depth=2) == pytest.approx([0.9, 0.5, 0.5, 0.1])
+    assert calibrate([0.9, 0.5, 0.7, 0.1], no_match=False, depth=2)[:2] == calibrate([0.9, 0.5], no_match=False)
+    assert calibrate([0.4, 0.3, 0.9], no_match=False, depth=2) == pytest.approx([0.4, 0.3, 0.3])
 
 
 def test_absent_words_scale_the_evidence_into_the_weak_band():
-    assert calibrate([1.0, 0.4, 0.9], words_absent=True) == pytest.approx([ABSENT_WORDS_CEILING] + [0.65 * ABSENT_WORDS_CEILING] * 2)
-    assert calibrate([0.4, 1.0, 0.9], words_absent=True) == pytest.approx([ABSENT_WORDS_CEILING, ABSENT_WORDS_CEILING, 0.135])
-    assert max(calibrate([1.0], words_absent=True)) < min(WEAK_RELEVANCE.values())
+    assert calibrate([1.0, 0.4, 0.9], no_match=True) == pytest.approx([ABSENT_WORDS_CEILING] + [0.65 * ABSENT_WORDS_CEILING] * 2)
+    assert calibrate([0.4, 1.0, 0.9], no_match=True) == pytest.approx([ABSENT_WORDS_CEILING, ABSENT_WORDS_CEILING, 0.135])
+    assert max(calibrate([1.0], no_match=True)) < min(WEAK_RELEVANCE.values())
 
 
 def test_english_function_words_are_no_evidence_in_any_reading(tmp_path):

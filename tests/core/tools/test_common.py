@@ -7,10 +7,16 @@ import pytest
 from linkly_ls.core.tools import ArgumentError, ToolError, call_tool
 
 
-@pytest.mark.parametrize("bad_id", ["../../etc/passwd", "/etc/passwd", "ABCDEF012345", "1234", "0123456789ab "])
+@pytest.mark.parametrize("bad_id", ["../../etc/passwd", "/etc/passwd", "ABCDEF01234Z", "1234", "0123456789ab\n/x", ""])
 def test_ids_that_are_not_search_ids_are_refused(engine, bad_id):
-    with pytest.raises(ArgumentError, match="must be a document id from search results"):
+    with pytest.raises(ArgumentError, match="must be|must not be empty"):
         call_tool(engine, "read", {"doc_id": bad_id})
+
+
+def test_an_id_typed_in_capitals_or_pasted_with_spaces_is_the_same_id(engine):
+    doc_id = call_tool(engine, "search", {"query": "shopping"}).results[0].doc_id
+    for typed in (doc_id.upper(), f" {doc_id}\n"):
+        assert call_tool(engine, "read", {"doc_id": typed, "limit": 1}).to_json()["doc_id"] == doc_id
 
 
 def test_unknown_doc_id_is_an_error(engine):

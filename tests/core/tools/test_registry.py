@@ -244,3 +244,37 @@ def failure_of(engine: Engine, doc_id: str) -> Exception:
     except Exception as error:
         return error
     raise AssertionError("the call did not fail")
+
+
+def _json_keys(engine: Engine, tool: str, arguments: dict[str, Any]) -> set[str]:
+    return set(call_tool(engine, tool, arguments).to_json())
+
+
+def test_every_key_an_answer_holds_is_named_in_its_output_schema(tmp_path):
+    # clients show (and some check) structured content by the schema's names: a key left out of it is unseen
+    from support.tool_library import build_tool_library, doc
+
+    engine = build_tool_library(tmp_path / "tools")
+    empty = Engine(Config(data_dir=tmp_path / "empty", raw={"embedding": {"model": "none"}}))
+    try:
+        long_doc, outlined = doc(engine, "long.txt"), doc(engine, "outline.md")
+        calls = {
+            "search": [{"query": "shopping receipt"}, {"query": '"receipt shopping grocery tomato"'}],
+            "outline": [{"doc_ids": [outlined]}],
+            "grep": [{"pattern": "topic", "doc_id": long_doc}],
+            "read": [{"doc_id": long_doc, "limit": 3}],
+            "list_libraries": [{}],
+            "explore": [{}],
+            "find_paths": [{"patterns": ["papers"]}],
+            "links": [{"doc_id": outlined}],
+            "related": [{"doc_id": outlined}],
+        }
+        for tool, argument_sets in calls.items():
+            declared = set(REGISTRY.get(tool).output_schema["properties"])
+            for arguments in argument_sets:
+                assert _json_keys(engine, tool, arguments) <= declared, (tool, arguments)
+        for tool, arguments in {"search": {"query": "x"}, "explore": {}, "find_paths": {"patterns": ["x"]}}.items():
+            assert _json_keys(empty, tool, arguments) <= set(REGISTRY.get(tool).output_schema["properties"]), tool
+    finally:
+        engine.close()
+        empty.close()

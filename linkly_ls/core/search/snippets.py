@@ -21,12 +21,25 @@ FOLLOWING_LINES = 3
 _SENTENCE_ENDS = (". ", "? ", "! ", "; ", "。", "！", "？")
 
 
+#: every reading of the index's words: English for every document, French and German for those in it
+EVERY_READING = ("lk_en", "lk_fr", "lk_de")
+#: a document language's own reading beside the English one (`keyword.LANGUAGE_FIELDS`)
+_OWN_READING = {"fr": "lk_fr", "de": "lk_de"}
+
+
+def readings_for(language: str | None) -> tuple[str, ...]:
+    """The readings of a document in `language`: the French stem of "notes" is "not", which an English
+    document's "not" must not match."""
+    own = _OWN_READING.get(language or "")
+    return ("lk_en", own) if own else ("lk_en",)
+
+
 @lru_cache(maxsize=FORMS_CACHE_WORDS)
-def word_forms(word: str) -> frozenset[str]:
-    """A word's analysed forms in every language indexed. They do not depend on the query, so they are
+def word_forms(word: str, readings: tuple[str, ...] = EVERY_READING) -> frozenset[str]:
+    """A word's analysed forms in the given readings. They do not depend on the query, so they are
     cached across searches: analysing each word of every shown passage was most of a search's time."""
     forms: set[str] = set()
-    for name in ("lk_en", "lk_fr", "lk_de"):
+    for name in readings:
         forms.update(ANALYZERS[name].analyze(word))
     return frozenset(forms)
 
@@ -42,19 +55,29 @@ class Snippet:
 class QueryMatcher:
     """Decides whether a word of the text matches a query term, across the languages indexed."""
 
-    def __init__(self, query: str) -> None:
+    def __init__(self, query: str, readings: tuple[str, ...] = EVERY_READING) -> None:
+        self.query = query
+        self.readings = readings
+        self._in_language: dict[tuple[str, ...], QueryMatcher] = {readings: self}
         self.groups: list[set[str]] = []
         self.cjk: list[str] = [run for run in CJK_RUN.findall(query)]
         for word in _WORD.findall(query):
             if CJK_RUN.fullmatch(word) or word.lower() in STOPWORDS:
                 continue
-            forms = set(word_forms(word))
+            forms = set(word_forms(word, readings))
             if forms and forms not in self.groups:
                 self.groups.append(forms)
         self._query_forms: set[str] = set().union(*self.groups)
         self._cache: dict[str, int | None] = {}
         #: the same answers by the word as written (one dict lookup per word of a passage)
         self._by_word: dict[str, int | None] = {}
+
+    def in_language(self, language: str | None) -> QueryMatcher:
+        """This query's matcher for a document in `language` (`readings_for`)."""
+        readings = readings_for(language)
+        if readings not in self._in_language:
+            self._in_language[readings] = QueryMatcher(self.query, readings)
+        return self._in_language[readings]
 
     @property
     def total_terms(self) -> int:
@@ -63,7 +86,7 @@ class QueryMatcher:
     def group_of(self, word: str) -> int | None:
         key = word.lower()
         if key not in self._cache:
-            forms = word_forms(word)
+            forms = word_forms(word, self.readings)
             if forms.isdisjoint(self._query_forms):
                 self._cache[key] = None
             else:

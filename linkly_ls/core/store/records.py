@@ -21,7 +21,7 @@ DOC_COLUMNS_NO_OUTLINE = DOC_COLUMNS.replace(" outline,", " '[]',")
 #: the columns of a `DocumentSummary`, in its field order
 SUMMARY_COLUMNS = (
     "doc_id, library, path, doc_type, title, size, mtime_ns, content_hash, word_count, total_lines, "
-    "has_outline, keywords, text_missing_reason"
+    "has_outline, keywords, text_missing_reason, language"
 )
 #: the columns of a `DocumentLayout`
 LAYOUT_COLUMNS = "doc_id, page_starts, outline"
@@ -124,6 +124,8 @@ class DocumentSummary:
     has_outline: bool
     keywords: list[str]
     text_missing_reason: str | None
+    #: the language detected (ISO 639-1), which decides the readings of its words a snippet marks
+    language: str | None = None
 
     @property
     def modified_at(self) -> float:

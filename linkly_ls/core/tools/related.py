@@ -90,7 +90,10 @@ def related(engine: Engine, **arguments: Any) -> RelatedResult:
         if summary is None:
             continue
         lines = engine.catalog.lines(item.doc_id)
-        snippet = best_snippet(matcher, lines, item.start_line, item.end_line, places[item.doc_id].marker_lines(lines))
+        snippet = best_snippet(
+            matcher.in_language(summary.language), lines, item.start_line, item.end_line,
+            places[item.doc_id].marker_lines(lines),
+        )
         hit = SearchHit.from_summary(summary, item.relevance, snippet, item.start_line, item.end_line)
         results.append(RelatedHit(hit, item.reason, item.shared_terms))
     return RelatedResult(found, results)

@@ -248,7 +248,9 @@ def _make_hit(
         lambda start, end: lines[start - 1 : end], document, record, cosine, scorer, phrase
     )
     shown = (phrase.first_match_line, phrase.last_match_line) if phrase else (passage.start_line, passage.end_line)
-    snippet = best_snippet(matcher, lines, *shown, provenance.marker_lines(lines), focus if phrase else ())
+    snippet = best_snippet(
+        matcher.in_language(record.language), lines, *shown, provenance.marker_lines(lines), focus if phrase else ()
+    )
     details = None
     if explain:
         details = {

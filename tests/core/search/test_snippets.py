@@ -30,3 +30,13 @@ def test_a_long_lines_snippet_shows_the_quoted_phrase_not_the_first_of_its_words
     plain = best_snippet(matcher, [line], 1, 1)
     assert "through **conversations** with each other" in focused.text
     assert "with each other" not in plain.text  # the first of its words comes long before
+
+
+def test_an_english_documents_words_are_marked_by_their_english_reading_only():
+    # French reads "notes" as "not": an English document's "not" is no match for it, a French one's "notes" is
+    matcher = QueryMatcher("notes")
+    english, _ = matcher.in_language("en").mark("Expressions do not include notes.")
+    assert english == "Expressions do not include **notes**."
+    french, _ = matcher.in_language("fr").mark("Les notes de cours.")
+    assert french == "Les **notes** de cours."
+    assert matcher.in_language(None).mark("not notes")[0] == "not **notes**"

@@ -48,6 +48,6 @@ def test_a_summary_has_its_columns_in_field_order(make_record):
     assert summary == DocumentSummary(
         doc_id=record.doc_id, library="lib", path="/docs/a.md", doc_type="md", title="a", size=10,
         mtime_ns=record.mtime_ns, content_hash="h1", word_count=5, total_lines=1, has_outline=True,
-        keywords=["alpha", "beta"], text_missing_reason=None,
+        keywords=["alpha", "beta"], text_missing_reason=None, language=record.language,
     )
     assert summary.modified_at == record.modified_at

@@ -43,6 +43,11 @@ def run_in_daemon_thread(loop: asyncio.AbstractEventLoop, function: Callable[...
     return future
 
 
+def run_percentage(position: int, count: int, done: int, total: int) -> int:
+    """How far a run over `count` libraries is, `done` of `total` files into its `position`-th (from 0)."""
+    return int(100 * (position + done / max(total, 1)) / max(count, 1))
+
+
 class ProgressReporter:
     """`$/progress` for one run; does nothing when the client did not offer `window.workDoneProgress`."""
 
@@ -63,8 +68,10 @@ class ProgressReporter:
         ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, percentage=0, cancellable=False))
         return cls(ls, token)
 
-    def for_library(self, library: str) -> Callable[[int, int, str], None] | None:
-        """An indexer progress callback (called on the indexing thread), or None without a token."""
+    def for_library(self, library: str, position: int = 0, count: int = 1) -> Callable[[int, int, str], None] | None:
+        """An indexer progress callback (called on the indexing thread), or None without a token. The run's
+        `count` libraries each take an equal share of the percentage, this one the `position`-th: the LSP
+        wants it rising, and a client may ignore a value that falls back to 0 at the next library."""
         if self.token is None:
             return None
         token = self.token
@@ -75,7 +82,8 @@ class ProgressReporter:
                 return
             self._last_report = now
             value = types.WorkDoneProgressReport(
-                message=f"{library}: {done}/{total} {Path(path).name}", percentage=int(100 * done / max(total, 1))
+                message=f"{library}: {done}/{total} {Path(path).name}",
+                percentage=run_percentage(position, count, done, total),
             )
             self.ls.call_soon(self.ls.work_done_progress.report, token, value)
 

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from linkly_ls.lsp.background_work import run_in_daemon_thread
+from linkly_ls.lsp.background_work import run_in_daemon_thread, run_percentage
 
 
 def test_the_result_and_the_error_of_work_on_a_daemon_thread_reach_the_coroutine():
@@ -28,3 +28,9 @@ def test_the_result_and_the_error_of_work_on_a_daemon_thread_reach_the_coroutine
 
     assert asyncio.run(main()) == 42
     assert seen == [True], "a daemon thread: an index run never delays the process exit"
+
+
+def test_a_run_over_several_libraries_reports_a_rising_percentage() -> None:
+    steps = [(position, done, 4) for position in range(3) for done in range(5)]
+    percentages = [run_percentage(position, 3, done, total) for position, done, total in steps]
+    assert percentages == sorted(percentages) and percentages[0] == 0 and percentages[-1] == 100

@@ -45,3 +45,4 @@ async def test_indexing_reports_progress_only_when_the_client_supports_it(sessio
     assert reports and reports[-1].percentage == 100
     await session.command("linkly.reindex", {"library": "notes"})
     assert len(runs(session)) == 2
+

@@ -116,8 +116,8 @@ class IndexingService:
 
         def run() -> list[IndexReport]:
             reports: list[IndexReport] = []
-            for name in names:
-                reports += writer.index([name], progress=progress.for_library(name))
+            for position, name in enumerate(names):
+                reports += writer.index([name], progress=progress.for_library(name, position, len(names)))
             return reports
 
         reports: list[IndexReport] = []

@@ -162,6 +162,11 @@ class LinklyLanguageServer(LanguageServer):
                 return False
         return bool(value)
 
+    def _settings_base(self) -> Path | None:
+        """What a relative path of the `libraries` setting is read from: the first workspace folder."""
+        folders = self.workspace_folder_paths()
+        return folders[0] if folders else None
+
     def workspace_folder_paths(self) -> list[Path]:
         paths = [path_from_uri(folder.uri) for folder in self.workspace.folders.values()]
         if not paths and self.workspace.root_uri:
@@ -170,7 +175,7 @@ class LinklyLanguageServer(LanguageServer):
 
     async def start(self) -> None:
         configuration = await self._pull_configuration()
-        self.settings = parse_settings(self.initialization_options, configuration)
+        self.settings = parse_settings(self.initialization_options, configuration, base=self._settings_base())
         for warning in self.settings.warnings:
             self.show(warning)
         try:
@@ -202,7 +207,9 @@ class LinklyLanguageServer(LanguageServer):
     async def reload_settings(self, pushed: Any = None) -> tuple[ServerSettings, ServerSettings]:
         """Read the settings again (pulled, or as pushed with didChangeConfiguration); (old, new)."""
         configuration = await self._pull_configuration() if self.client_supports("workspace.configuration") else pushed
-        old, self.settings = self.settings, parse_settings(self.initialization_options, configuration)
+        old, self.settings = self.settings, parse_settings(
+            self.initialization_options, configuration, base=self._settings_base()
+        )
         for warning in self.settings.warnings:
             self.show(warning)
         return old, self.settings

@@ -61,13 +61,14 @@ def _section(source: Any) -> dict[str, Any]:
     return inner if isinstance(inner, dict) else source
 
 
-def parse_settings(*sources: Any) -> ServerSettings:
-    """Merge the sources in order (later wins key by key) and parse them."""
+def parse_settings(*sources: Any, base: Path | None = None) -> ServerSettings:
+    """Merge the sources in order (later wins key by key) and parse them. A library's relative path is
+    read from `base` (the first workspace folder: a workspace's own settings name its folders so)."""
     merged: dict[str, Any] = {}
     for source in sources:
         merged.update({key: value for key, value in _section(source).items() if value is not None})
     settings = ServerSettings()
-    settings.libraries = _libraries(merged.get("libraries", []), settings.warnings)
+    settings.libraries = _libraries(merged.get("libraries", []), settings.warnings, base)
     data_dir = merged.get("dataDir")
     if isinstance(data_dir, str) and data_dir.strip():
         settings.data_dir = Path(data_dir).expanduser().resolve()
@@ -78,24 +79,34 @@ def parse_settings(*sources: Any) -> ServerSettings:
     return settings
 
 
-def _libraries(entries: Any, warnings: list[str]) -> list[LibraryConfig]:
+def _libraries(entries: Any, warnings: list[str], base: Path | None) -> list[LibraryConfig]:
     if not isinstance(entries, list):
         warnings.append("linkly.libraries must be a list of {name, paths, ...}; ignored")
         return []
-    libraries: list[LibraryConfig] = []
+    by_name: dict[str, LibraryConfig] = {}
     for entry in entries:
         try:
-            libraries.append(_library(entry))
+            library = _library(entry, base)
         except ConfigError as error:
             warnings.append(f"linkly.libraries: {error}; this library is skipped")
-    return libraries
+            continue
+        if library.name in by_name:
+            warnings.append(f"linkly.libraries names {library.name!r} more than once; the last one is used")
+        by_name[library.name] = library
+        missing = [str(path) for path in library.paths if not path.is_dir()]
+        if missing:
+            warnings.append(
+                f"linkly.libraries: library {library.name!r}: no folder {', '.join(missing)} (yet); it is indexed "
+                "once there is"
+            )
+    return list(by_name.values())
 
 
 #: what a library of the `libraries` setting may hold (`respect_gitignore` as the config file spells it)
 LIBRARY_KEYS = ("name", "paths", "description", "include", "exclude", "respectGitignore", "respect_gitignore")
 
 
-def _library(entry: Any) -> LibraryConfig:
+def _library(entry: Any, base: Path | None = None) -> LibraryConfig:
     if not isinstance(entry, dict):
         raise ConfigError(f"each library must be an object, got {entry!r}")
     name = validate_library_name(str(entry.get("name", "")))
@@ -117,13 +128,25 @@ def _library(entry: Any) -> LibraryConfig:
         raise ConfigError(f"library {name!r}: respectGitignore must be true or false")
     return LibraryConfig(
         name=name,
-        paths=[Path(path).expanduser().resolve() for path in paths],
+        paths=[_folder(name, path, base) for path in paths],
         description=str(entry.get("description") or ""),
         include=strings("include"),
         exclude=strings("exclude"),
         respect_gitignore=respect,
         origin="editor",
     )
+
+
+def _folder(library: str, path: str, base: Path | None) -> Path:
+    folder = Path(path).expanduser()
+    if not folder.is_absolute():
+        if base is None:
+            raise ConfigError(
+                f"library {library!r}: the path {path!r} is relative, and there is no workspace folder to read it "
+                "from; give an absolute path"
+            )
+        folder = base / folder
+    return folder.resolve()
 
 
 def _mcp(value: Any, warnings: list[str]) -> McpSettings:

@@ -350,3 +350,15 @@ async def test_added_workspace_folders_and_libraries_are_indexed(session: Sessio
     assert hit.location.uri == (configured / "configured.txt").as_uri()
     libraries = await session.command("linkly.listLibraries")
     assert {"extra folder", "configured"} <= {library["name"] for library in libraries["libraries"]}
+    # a settings library taking the workspace folder's own folder: the folder's library gives way to it,
+    # which would otherwise keep every file and leave the named library empty
+    mine = {"name": "mine", "paths": [str(folder)]}
+    session.client.set_configuration([library, mine], section="linkly.libraries")
+    session.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        counts = {entry["name"]: entry["document_count"] for entry in (await session.command("linkly.listLibraries"))["libraries"]}
+        if counts.get("mine") == 1 and "extra folder" not in counts:
+            break
+        await asyncio.sleep(0.2)
+    assert counts.get("mine") == 1 and "extra folder" not in counts

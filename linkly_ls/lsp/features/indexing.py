@@ -34,7 +34,7 @@ from linkly_ls.lsp.background_work import ProgressReporter, run_in_daemon_thread
 from linkly_ls.lsp.engine_setup import add_workspace_folders
 from linkly_ls.lsp.errors import request_failed
 from linkly_ls.lsp.server import LinklyLanguageServer
-from linkly_ls.lsp.settings import ServerSettings
+from linkly_ls.lsp.settings import ServerSettings, covered_by
 from linkly_ls.lsp.uris import file_uri, path_from_uri
 
 if TYPE_CHECKING:
@@ -269,9 +269,24 @@ class IndexingService:
             await asyncio.to_thread(engine.catalog.upsert_library, record)
         for name in dropped:
             await self._forget_dropped(name)
+        if self.is_writer:
+            await self._drop_superseded_workspace_libraries()
         if new.data_dir != old.data_dir or new.embedding_model != old.embedding_model:
             self.ls.show("linkly-ls: restart the language server to apply the new dataDir or embeddingModel")
         await self._index_new_libraries([library.name for library in changed], "Indexing changed libraries")
+
+    async def _drop_superseded_workspace_libraries(self) -> None:
+        """A workspace folder's library made before a library of the settings or the config file took the
+        same folder (or one around it) leaves the index: it owned the files, and the other got none."""
+        engine = self._engine()
+        explicit = {Path(path) for library in engine.config.libraries for path in library.paths}
+        for library in engine.libraries():
+            if library.origin == "workspace" and covered_by(Path(library.paths[0]), explicit):
+                self.ls.log(
+                    f"linkly-ls: library {library.name} of workspace folder {library.paths[0]} gives way to the "
+                    "library of the settings or the config file that holds its folder"
+                )
+                await self.remove_library(library.name)
 
     async def _forget_dropped(self, name: str) -> None:
         engine = self._engine()
@@ -307,6 +322,7 @@ class IndexingService:
             if self._stopped:
                 return
             claimed = writer.try_claim()
+        await self._drop_superseded_workspace_libraries()
         self.start_watcher()
         await self.register_client_watchers()
         try:

@@ -6,14 +6,25 @@ is built once per target document: a long reference is linked hundreds of times.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 
 from linkly_ls.core.document import OutlineNode
+from linkly_ls.core.provenance import PAGE_MARKER
 from linkly_ls.core.links.targets import heading_slug
 
 #: a heading's number ("2.3 ", "A.1 ", "Appendix B "), which a destination named by the heading leaves out
 _HEADING_NUMBER = re.compile(r"^(?:appendix\s+)?(?:\d+|[a-z])(?:\.\d+)*\.?\s+(?=\S)")
 _NODE_REPEAT = re.compile(r"^(.+)_(\d+)$")
+#: lines a destination may sit above the section it opens, and the longest such label line
+LABEL_LINES = 3
+LABEL_CHARS = 30
+
+
+def _is_label(text: str) -> bool:
+    """A line that labels the heading below it (`Chapter 2`, `Part I`), or a blank one: not a sentence, not a
+    page marker (a destination on one page opens no section of the next)."""
+    text = text.strip()
+    return len(text) <= LABEL_CHARS and not text.endswith(".") and not PAGE_MARKER.match(text)
 
 
 def flatten(nodes: list[OutlineNode]) -> list[OutlineNode]:
@@ -107,3 +118,15 @@ class SectionIndex:
             if self.nodes[index].end_line >= line:
                 return self.nodes[index]
         return None
+
+    def opened_at(self, line: int, lines: list[str]) -> OutlineNode | None:
+        """The section a link's destination at `line` opens: one that starts within LABEL_LINES after it
+        with nothing but short label lines between (a PDF's `Chapter 2` above its bookmarked title `First
+        steps`, where LaTeX puts the chapter's destination), else the one holding `line`."""
+        index = bisect_left(self.starts, line)
+        if index < len(self.starts) and self.starts[index] != line and self.starts[index] - line <= LABEL_LINES:
+            between = lines[line - 1 : self.starts[index] - 1]
+            if all(_is_label(text) for text in between):
+                return self.nodes[index]
+        return self.at(line)
+

@@ -124,6 +124,7 @@ class LinkResolver:
         self.catalog = catalog
         self._records: dict[str, DocumentRecord | None] = {}
         self._sections: dict[str, SectionIndex] = {}
+        self._lines: dict[str, list[str]] = {}
         self._headings: dict[str, HeadingIndex] = {}
         self._destinations: dict[str, dict[str, int]] = {}
         self._destination_pages: dict[tuple[str, str], int | None] = {}
@@ -267,7 +268,7 @@ class LinkResolver:
         """The line and heading of the target the link leads to (its first line without a fragment)."""
         if link.target_line is not None:
             resolved.target_line = link.target_line
-            self._set_heading(resolved, self._section_at(target, link.target_line))
+            self._set_heading(resolved, self._section_opened_at(target, link.target_line))
             return
         fragment = link.fragment
         if not fragment:
@@ -281,7 +282,7 @@ class LinkResolver:
             if target.doc_id not in self._destinations:
                 self._destinations[target.doc_id] = self.catalog.destination_lines(target.doc_id)
             line = self._destinations[target.doc_id].get(name)
-            node = headings.titled(name) if line is None else self._section_at(target, line)
+            node = headings.titled(name) if line is None else self._section_opened_at(target, line)
             if line is None and node is None:
                 line = self._destination_page_start(target, name)
                 node = self._section_at(target, line + 1) if line is not None else None
@@ -331,12 +332,25 @@ class LinkResolver:
         resolved.heading = node.title if node else None
         resolved.heading_line = node.start_line if node else None
 
-    def _section_at(self, target: DocumentRecord, line: int) -> OutlineNode | None:
-        """The innermost section of `target` holding `line` (a PDF's links all lead into one outline)."""
+    def _section_index(self, target: DocumentRecord) -> SectionIndex:
+        """A PDF's links all lead into one outline: its index is built once."""
         index = self._sections.get(target.doc_id)
         if index is None:
             index = self._sections[target.doc_id] = SectionIndex(target.outline)
-        return index.at(line)
+        return index
+
+    def _section_at(self, target: DocumentRecord, line: int) -> OutlineNode | None:
+        """The innermost section of `target` holding `line`."""
+        return self._section_index(target).at(line)
+
+    def _section_opened_at(self, target: DocumentRecord, line: int) -> OutlineNode | None:
+        """The section a PDF link's destination at `line` opens (`SectionIndex.opened_at`); in other formats a
+        link's line is its heading's own."""
+        if target.doc_type != "pdf":
+            return self._section_at(target, line)
+        if target.doc_id not in self._lines:
+            self._lines[target.doc_id] = self.catalog.lines(target.doc_id)
+        return self._section_index(target).opened_at(line, self._lines[target.doc_id])
 
     def _explicit_anchor(self, target: DocumentRecord, fragment: str) -> int | None:
         wanted = re.compile(

@@ -159,3 +159,47 @@ def test_a_link_into_another_pdf_leads_to_its_page_or_to_the_heading_its_destina
         assert (unnamed.target_line, unnamed.heading) == (1, None)
     finally:
         engine.close()
+
+
+def test_a_chapter_destination_above_its_bookmarked_title_leads_to_that_chapter(tmp_path):
+    """LaTeX puts a chapter's destination at its "Chapter 2" label, a line or two above the title the
+    bookmark starts at: the link leads to that chapter, not to the end of the one before. A destination
+    on a sentence just above a heading stays in its own section."""
+    folder = tmp_path / "book"
+    folder.mkdir()
+    book = pymupdf.open()
+    contents = book.new_page()
+    contents.insert_text((72, 100), "2 First steps", fontsize=12)
+    contents.insert_text((72, 140), "the last remark", fontsize=12)
+    first = book.new_page()
+    first.insert_text((72, 100), "Getting started", fontsize=16)
+    first.insert_text((72, 130), "Why packages matter to everyone.", fontsize=10)
+    second = book.new_page()
+    second.insert_text((72, 100), "Chapter 2", fontsize=12)
+    second.insert_text((72, 140), "First steps", fontsize=16)
+    second.insert_text((72, 170), "Choose the package to work on.", fontsize=10)
+    title = {"kind": pymupdf.LINK_GOTO, "to": pymupdf.Point(72, 125)}
+    book.set_toc([[1, "Getting started", 2], [1, "First steps", 3, title]])
+    height = second.rect.height
+    destinations = book.get_new_xref()
+    book.update_object(
+        destinations,
+        f"<< /chapter.2 [{book[2].xref} 0 R /XYZ 72 {height - 88} 0] /remark [{book[1].xref} 0 R /XYZ 72 {height - 118} 0] >>",
+    )
+    book.xref_set_key(book.pdf_catalog(), "Dests", f"{destinations} 0 R")
+    book[0].insert_link({"kind": pymupdf.LINK_NAMED, "from": pymupdf.Rect(72, 88, 200, 102), "nameddest": "chapter.2"})
+    book[0].insert_link({"kind": pymupdf.LINK_NAMED, "from": pymupdf.Rect(72, 128, 200, 142), "nameddest": "remark"})
+    book.save(folder / "book.pdf")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="book", paths=[folder])]))
+    try:
+        engine.index()
+        record = engine.catalog.by_path(str(folder / "book.pdf"))
+        links = {link.target: link for link in LinkResolver(engine.catalog).links_of(record)}
+        lines = engine.catalog.lines(record.doc_id)
+        chapter = links["#nameddest=chapter.2"]
+        assert lines[chapter.target_line - 1] == "Chapter 2" and chapter.heading == "First steps"
+        assert lines[chapter.heading_line - 1] == "First steps"
+        remark = links["#nameddest=remark"]
+        assert lines[remark.target_line - 1] == "Why packages matter to everyone." and remark.heading == "Getting started"
+    finally:
+        engine.close()

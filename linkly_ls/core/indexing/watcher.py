@@ -33,22 +33,35 @@ class WatchError(LinklyError):
 
 def paths_by_library(engine: Engine, changed: set[Path]) -> dict[str, list[Path]]:
     """Group changed paths under their library; a folder expands to its files and a vanished one to its
-    documents; a changed `.gitignore` or `.ignore` stands for its folder."""
+    documents; a changed `.gitignore` or `.ignore` stands for its folder.
+
+    An indexed file stays with the library that holds it: a library nested in another, added after the
+    outer one indexed its folder, would otherwise get the change, and skip the file as the other's."""
     grouped: dict[str, list[Path]] = {}
+
+    def add(path: Path, deepest: str) -> None:
+        held = engine.catalog.by_path(str(path))
+        grouped.setdefault(held.library if held is not None else deepest, []).append(path)
+
     for path in changed:
         library = engine.library_for_path(path)
         if library is None:
             continue
         if path.name in IGNORE_FILES:  # what it leaves out changed: its whole folder is looked at again
             path = path.parent
-        targets = [path]
-        if not _is(path, Path.is_file):
-            prefix = str(path).rstrip("/") + "/"
-            targets += [Path(p) for p in engine.catalog.file_states(library.name) if p.startswith(prefix)]
-            if _is(path, Path.is_dir) and not path.is_symlink():  # a linked folder is never walked
-                # the path itself stays a target: a file replaced by a folder of its name leaves the index
-                targets = [p for p in path.rglob("*") if _is(p, Path.is_file)] + targets
-        grouped.setdefault(library.name, []).extend(targets)
+        add(path, library.name)
+        if _is(path, Path.is_file):
+            continue
+        prefix = str(path).rstrip("/") + "/"
+        for other in engine.libraries():
+            documents = [Path(p) for p in engine.catalog.file_states(other.name) if p.startswith(prefix)]
+            if documents:
+                grouped.setdefault(other.name, []).extend(documents)
+        if _is(path, Path.is_dir) and not path.is_symlink():  # a linked folder is never walked
+            # the path itself stays a target: a file replaced by a folder of its name leaves the index
+            for found in path.rglob("*"):
+                if _is(found, Path.is_file):
+                    add(found, (engine.library_for_path(found) or library).name)
     return grouped
 
 

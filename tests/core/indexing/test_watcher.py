@@ -223,3 +223,36 @@ def test_a_file_replaced_by_a_folder_of_its_name_leaves_the_index(tmp_path):
         assert engine.catalog.by_path(str(report / "inner.md")) is not None
     finally:
         engine.close()
+
+
+def test_a_change_under_a_nested_library_reaches_the_library_that_holds_the_file(tmp_path):
+    """The outer library indexed the folder before a library of its inner folder was added: an edit or a
+    deletion there went to the inner library, which skipped the file as the other's, and was lost."""
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.indexing.watcher import apply_changes
+
+    outer, inner = tmp_path / "outer", tmp_path / "outer" / "inner"
+    inner.mkdir(parents=True)
+    note = inner / "note.md"
+    note.write_text("# Note\n\nquokka\n", encoding="utf-8")
+    outer_only = [LibraryConfig(name="outer", paths=[outer])]
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=outer_only, raw={"embedding": {"model": "none"}}))
+    engine.index()
+    engine.close()
+    both = [*outer_only, LibraryConfig(name="inner", paths=[inner])]  # a config file's, which may nest
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=both, raw={"embedding": {"model": "none"}}))
+    try:
+        note.write_text("# Note\n\nnumbat\n", encoding="utf-8")
+        apply_changes(engine, {note})
+        held = engine.catalog.by_path(str(note))
+        assert held is not None and held.library == "outer" and "numbat" in engine.catalog.lines(held.doc_id)
+        fresh = inner / "fresh.md"
+        fresh.write_text("# Fresh\n\nbilby\n", encoding="utf-8")
+        apply_changes(engine, {fresh})
+        assert engine.catalog.by_path(str(fresh)).library == "inner"
+        note.unlink()
+        apply_changes(engine, {note})
+        assert engine.catalog.by_path(str(note)) is None
+    finally:
+        engine.close()

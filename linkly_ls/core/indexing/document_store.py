@@ -53,6 +53,14 @@ class DocumentStore:
             reason = failure
         self.catalog.set_warnings(record.doc_id, warnings, reason)
 
+    def forget(self, path: str) -> bool:
+        """A file gone from disk: its document (True if there was one) and any error of it leave the index."""
+        existing = self.catalog.by_path(path)
+        if existing is not None:
+            self.catalog.remove_document(existing.doc_id)
+        self.catalog.remove_error(path)
+        return existing is not None
+
     def record_error(self, path: str, library: str, message: str) -> bool:
         """A file that could not be read: its error replaces what the catalog held for it. True when that
         was a document, which has now left the index."""

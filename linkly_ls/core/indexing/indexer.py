@@ -13,6 +13,8 @@ pass leaves the files marked, and the next run reads them.
 
 from __future__ import annotations
 
+import os
+
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -342,6 +344,10 @@ class Indexer:
             elif ocr_later is None:
                 self.documents.store(prepared, library.name)
                 since_flush += 1
+            elif (prepared is None or prepared.error) and not os.path.lexists(path):
+                # moved or deleted while it was read (a burst of renames): gone, not failed
+                if self.documents.forget(path):
+                    report.removed += 1
             elif prepared is None or prepared.error:
                 message = one_line((prepared.error if prepared else outcome.error) or "unknown error")
                 if self.documents.record_error(path, library.name, message):

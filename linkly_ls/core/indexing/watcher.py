@@ -7,6 +7,7 @@ saved file is searchable within about a second and nothing is re-indexed whole.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections.abc import Callable
@@ -101,7 +102,8 @@ def watch_libraries(
     meanwhile (`index_library` of a library new to the config file, `remove_library`)
     changes the folders watched within a second; the new ones are caught up too.
     With no folder to watch (no library yet, or every folder gone for a while: an
-    unmounted disk), it looks again every `ROOTS_POLL_S` and goes on when one is there.
+    unmounted disk), it looks again every `ROOTS_POLL_S` and goes on when one is there. A root that
+    became another folder or file at the same path (`_identities`) is watched again and caught up.
     """
     stop = stop or threading.Event()
     roots = _watched_roots(engine, names)
@@ -115,6 +117,21 @@ def watch_libraries(
         if changed_roots is None:
             return
         roots, catch_up = changed_roots, True
+
+
+def _identities(roots: list[str]) -> list[tuple[int, int] | None]:
+    """Which file or folder each root is. The watches follow an inode: a root folder renamed away and made
+    again (a restored backup, a `git clone` over it), or a single-file library saved by writing a new file
+    over it (`sed -i`, most editors), is another one at the same path, whose changes no watch would see."""
+    identities: list[tuple[int, int] | None] = []
+    for root in roots:
+        try:
+            stat = os.stat(root)
+        except OSError:
+            identities.append(None)
+        else:
+            identities.append((stat.st_dev, stat.st_ino))
+    return identities
 
 
 def _watched_roots(engine: Engine, names: list[str] | None) -> list[str]:
@@ -134,6 +151,7 @@ def _watch(
     """Watch `roots` until `stop` (None) or until the libraries' folders change (the new ones)."""
     from watchfiles import watch  # imported here: a language server answers its first requests without it
 
+    identities = _identities(roots)
     try:
         for changes in watch(
             *roots,
@@ -155,7 +173,7 @@ def _watch(
                 if on_batch and reports:
                     on_batch(reports)
             current = _watched_roots(engine, names)
-            if current != roots:
+            if current != roots or _identities(current) != identities:
                 return current
         return None
     except RunInterrupted:  # the writer is stopping

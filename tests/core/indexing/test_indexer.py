@@ -324,3 +324,20 @@ def test_a_size_limit_lowered_then_raised_takes_files_out_and_back_in(tmp_path):
     assert removed == [0, 1], "the summary counts the document that left the index"
     assert run(2_000)[1][0].endswith("over the 2,000-byte limit ([limits] max_file_mb)"), "the limit it quotes is the one set"
     assert run(10_000_000) == (["big.md", "small.md"], [])
+
+
+def test_a_file_deleted_while_the_run_reads_it_is_gone_not_failed(library_dir, engine_for):
+    # a burst of renames: the walk found the old names, which were gone when a worker came to them
+    notes = [write(library_dir / f"moved{number}.md", f"# Moved {number}\n\nokapi {number}\n") for number in range(300)]
+    engine = engine_for(library_dir)
+    gone: list[Path] = []
+
+    def delete_the_rest(done: int, total: int, path: str) -> None:
+        if not gone:
+            gone.extend(note for note in notes if str(note) != path)
+            for note in gone:
+                note.unlink()
+
+    (report,) = engine.index(progress=delete_the_rest)
+    assert report.failed == 0 and report.errors == []
+    assert engine.catalog.errors("lib") == []

@@ -256,3 +256,44 @@ def test_a_change_under_a_nested_library_reaches_the_library_that_holds_the_file
         assert engine.catalog.by_path(str(note)) is None
     finally:
         engine.close()
+
+
+def test_a_root_folder_made_again_and_a_single_file_library_saved_over_are_still_watched(tmp_path):
+    """The watches follow the folder renamed away, and a file replaced by a rename drops its watch: the
+    library went unwatched for good while `linkly status` said it was watching."""
+    import threading
+
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.indexing.watcher import watch_libraries
+
+    notes, single = tmp_path / "notes", tmp_path / "single.md"
+    notes.mkdir()
+    (notes / "first.md").write_text("# First\n\nkoala\n", encoding="utf-8")
+    single.write_text("# Single\n\nwallaby\n", encoding="utf-8")
+    libraries = [LibraryConfig(name="notes", paths=[notes]), LibraryConfig(name="single", paths=[single])]
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=libraries, raw={"embedding": {"model": "none"}}))
+    stop = threading.Event()
+    thread = threading.Thread(target=watch_libraries, kwargs={"engine": engine, "stop": stop})
+    thread.start()
+
+    def holds(path, word: str) -> bool:
+        record = engine.catalog.by_path(str(path))
+        return record is not None and any(word in line for line in engine.catalog.lines(record.doc_id))
+
+    try:
+        wait_for(lambda: holds(notes / "first.md", "koala") and holds(single, "wallaby"))
+        notes.rename(tmp_path / "old")
+        notes.mkdir()
+        (notes / "second.md").write_text("# Second\n\nnumbat\n", encoding="utf-8")
+        wait_for(lambda: holds(notes / "second.md", "numbat"))
+        (notes / "third.md").write_text("# Third\n\nquokka\n", encoding="utf-8")
+        wait_for(lambda: holds(notes / "third.md", "quokka"))
+        for word in ("dingo", "echidna"):  # saved the way editors save: a new file renamed over it
+            (tmp_path / "single.tmp").write_text(f"# Single\n\n{word}\n", encoding="utf-8")
+            (tmp_path / "single.tmp").replace(single)
+            wait_for(lambda: holds(single, word))
+    finally:
+        stop.set()
+        thread.join(10)
+        engine.close()

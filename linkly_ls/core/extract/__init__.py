@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from linkly_ls.core.document import ExtractedDocument, ExtractionError
-from linkly_ls.core.extract.base import ExtractLimits, cap_lines
+from linkly_ls.core.extract.base import READ_ERROR, ExtractLimits, cap_lines
 
 if TYPE_CHECKING:
     from linkly_ls.core.extract.pdf import PageReading
@@ -169,7 +169,7 @@ def extract_file(
     try:
         size = path.stat().st_size
     except OSError as error:
-        raise ExtractionError(f"cannot read file: {error.strerror or error}") from error
+        raise ExtractionError(f"{READ_ERROR}{error.strerror or error}") from error
     if size == 0:
         raise ExtractionError("empty file (0 bytes)")
     if size > limits.max_file_bytes:
@@ -177,7 +177,7 @@ def extract_file(
     try:
         real_type = sniff(path)
     except OSError as error:
-        raise ExtractionError(f"cannot read file: {error.strerror or error}") from error
+        raise ExtractionError(f"{READ_ERROR}{error.strerror or error}") from error
     if real_type is None and named_type in BINARY_TYPES and holds_text(path):
         real_type = "txt"  # a note or a page saved under a binary format's name: read its text
     doc_type = named_type

@@ -6,8 +6,11 @@ import codecs
 from dataclasses import dataclass
 from pathlib import Path
 
-
 from linkly_ls.core.document import ExtractedDocument, ExtractionError, OutlineNode
+
+#: how every error of reading a file from disk begins (permission denied, an I/O error): it says nothing
+#: of the file's content, so an unchanged file that failed so is read again by the next run
+READ_ERROR = "cannot read file: "
 
 
 @dataclass(frozen=True)

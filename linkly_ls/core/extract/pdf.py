@@ -15,7 +15,7 @@ import pymupdf
 from PIL import Image
 
 from linkly_ls.core.document import ExtractedDocument, ExtractionError, Heading, LineBuilder
-from linkly_ls.core.extract.base import ExtractLimits, title_from_path
+from linkly_ls.core.extract.base import READ_ERROR, ExtractLimits, title_from_path
 from linkly_ls.core.extract.ocr import OCR_PENDING, OcrError, ocr_image, ocr_unavailable_reason
 from linkly_ls.core.extract.pdf_links import NamedDestinations, page_links, read_links
 from linkly_ls.core.extract.pdf_outline import bookmark_headings, font_headings, has_bookmarks, read_bookmarks
@@ -100,7 +100,7 @@ def open_pdf(path: Path) -> pymupdf.Document:
         else:
             doc = pymupdf.open(path, filetype="pdf")
     except OSError as error:
-        raise ExtractionError(f"cannot read file: {error.strerror or error}") from error
+        raise ExtractionError(f"{READ_ERROR}{error.strerror or error}") from error
     except pymupdf.EmptyFileError as error:
         raise ExtractionError("empty PDF file (0 bytes)") from error
     except (pymupdf.FileDataError, RuntimeError, ValueError) as error:

@@ -15,7 +15,7 @@ import zipfile
 from pathlib import Path
 
 from linkly_ls.core.document import ExtractionError
-from linkly_ls.core.extract.base import ExtractLimits
+from linkly_ls.core.extract.base import READ_ERROR, ExtractLimits
 
 MAX_ZIP_ENTRIES = 100_000
 #: the most zipfile inflates in one step of `read()`; it cuts to the declared size after each step
@@ -36,7 +36,7 @@ def open_checked_zip(path: Path, limits: ExtractLimits, kind: str) -> zipfile.Zi
             f"not a readable {kind} file: the ZIP container is damaged or incomplete ({error})"
         ) from error
     except OSError as error:
-        raise ExtractionError(f"cannot read file: {error.strerror or error}") from error
+        raise ExtractionError(f"{READ_ERROR}{error.strerror or error}") from error
     try:
         _check_sizes(archive, limits, kind)
     except ExtractionError:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from linkly_ls.core.store.catalog import Catalog, LibraryRecord, SkippedCount
 from linkly_ls.core.extract import EXTRACTOR_VERSIONS, SIZE_LIMIT_MARK, extractor_version
+from linkly_ls.core.extract.base import READ_ERROR
 from linkly_ls.core.extract.base import ExtractLimits
 from linkly_ls.core.extract.ocr import ocr_pending, ocr_unavailable_reason
 from linkly_ls.core.search.keyword import KeywordIndex
@@ -207,6 +208,7 @@ class Indexer:
                 and failed_before.extractor >= extractor_version(path)
                 and not marked_after_one_death(failed_before.message)
                 and SIZE_LIMIT_MARK not in failed_before.message  # the limit may have changed since
+                and not failed_before.message.startswith(READ_ERROR)  # access may have been given since
             ):
                 report.failed += 1
                 continue

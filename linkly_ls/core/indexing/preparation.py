@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from linkly_ls.core.search.analysis import detect_language, word_lines, words_and_keywords
 from linkly_ls.core.document import ExtractedDocument, ExtractionError, OutlineNode
 from linkly_ls.core.extract import extract_file
-from linkly_ls.core.extract.base import ExtractLimits
+from linkly_ls.core.extract.base import READ_ERROR, ExtractLimits
 from linkly_ls.core.search.chunking import Chunk, chunk_document
 from linkly_ls.core.indexing.workers import TaskOutcome
 
@@ -70,7 +70,7 @@ def prepare_file(task: tuple[str, str | None, ExtractLimits], pdf_pages: PageRea
     try:
         prepared.content_hash = hash_file(path)
     except OSError as error:
-        prepared.error = f"cannot read file: {error.strerror or error}"
+        prepared.error = f"{READ_ERROR}{error.strerror or error}"
         return prepared
     if known_hash is not None and known_hash == prepared.content_hash:
         prepared.unchanged = True

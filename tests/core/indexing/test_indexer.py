@@ -341,3 +341,23 @@ def test_a_file_deleted_while_the_run_reads_it_is_gone_not_failed(library_dir, e
     (report,) = engine.index(progress=delete_the_rest)
     assert report.failed == 0 and report.errors == []
     assert engine.catalog.errors("lib") == []
+
+
+def test_a_file_that_could_not_be_read_from_disk_is_read_again_by_the_next_run(library_dir, engine_for):
+    # permission denied says nothing of the content: once access is given, the unchanged file comes in
+    from linkly_ls.core.extract import extractor_version
+    from linkly_ls.core.store.records import ErrorRecord
+
+    note = write(library_dir / "locked.md", "# Locked\n\nwombat\n")
+    broken = library_dir / "broken.docx"
+    broken.write_bytes(b"PK\x03\x04 this is not a real zip archive at all")
+    engine = engine_for(library_dir)
+    engine.index()
+    stat = note.stat()
+    engine.catalog.remove_document(engine.catalog.by_path(str(note)).doc_id)  # as the run that could not read it left it
+    engine.catalog.put_error(
+        ErrorRecord(str(note), "lib", "cannot read file: Permission denied", stat.st_size, stat.st_mtime_ns, extractor_version(note))
+    )
+    (again,) = engine.index()
+    assert again.indexed == 1 and again.failed == 1  # the note read again; the broken file, unchanged, is not
+    assert titles(engine, "wombat") == ["Locked"] and engine.catalog.error_for(str(note)) is None

@@ -117,10 +117,10 @@ def open_pdf(path: Path) -> pymupdf.Document:
 def _extract_open(
     doc: pymupdf.Document, path: Path, limits: ExtractLimits, read: PageReading | None
 ) -> ExtractedDocument:
-    if doc.page_count == 0:
-        reason = "the PDF has no pages that can be read (its page tree is damaged)"
-        return ExtractedDocument(
-            lines=[path.name], title=title_from_path(path), doc_type="pdf", warnings=[reason], text_missing_reason=reason
+    if doc.page_count == 0:  # a copy cut short, repaired into nothing: no document, but an error that says so
+        raise ExtractionError(
+            "not a readable PDF: no page of it can be read (its page tree is damaged, or the file is incomplete: "
+            "an unfinished download or copy?)"
         )
     warnings: list[str] = []
     if doc.is_repaired:

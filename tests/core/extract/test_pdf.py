@@ -105,10 +105,18 @@ def test_mistitled_bookmarks_use_their_target_point(extracted, check):
     assert first_lines == ["1 Foo", "2 Bar", "3 Baz", "4 Foo", "5 Bar"]
 
 
-def test_cyclic_bookmarks_and_broken_page_tree_give_a_document(corpus):
-    document = extract_file(corpus / "odd/cyclic-toc.pdf")
-    assert document.text_missing_reason and "page" in document.text_missing_reason
-    assert document.lines == ["cyclic-toc.pdf"]
+def test_a_pdf_cut_short_is_an_error_that_says_so(tmp_path):
+    # repaired into a document of no page, it was indexed as an empty one: a truncated copy silently
+    # replaced the text the index held
+    truncated = tmp_path / "truncated.pdf"
+    truncated.write_bytes((FIXTURES / "papers/pdflatex-outline.pdf").read_bytes()[:20_000])
+    with pytest.raises(ExtractionError, match="not a readable PDF: no page of it can be read"):
+        extract_file(truncated)
+
+
+def test_a_page_tree_as_broken_as_its_bookmarks_is_an_error_that_says_so(corpus):
+    with pytest.raises(ExtractionError, match="not a readable PDF: no page of it can be read"):
+        extract_file(corpus / "odd/cyclic-toc.pdf")
 
 
 @pytest.mark.parametrize("relative", ["odd/locked-statement.pdf", "odd/graph-encrypted.pdf"])

@@ -14,13 +14,13 @@ ERRORS = {
     "fhs-3.0-partial-download.pdf": "damaged or incomplete",
     "graph-encrypted.pdf": "password-protected",
     "header-only.pdf": "not a readable PDF",
+    "cyclic-toc.pdf": "no page of it can be read",
     "locked-statement.pdf": "password-protected",
     "report-truncated.docx": "not a readable DOCX file",
 }
 #: odd/ files that are read -> (document type, a phrase of their text)
 DOCUMENTS = {
     "crlf-bom-notes.md": ("md", "Many programming languages support this kind of data structure"),
-    "cyclic-toc.pdf": ("pdf", "cyclic-toc.pdf"),
     "meeting-minutes.docx": ("pdf", "Lorem ipsum dolor sit amet"),
     "mistitled-outlines.pdf": ("pdf", "Hello, here is some text without a meaning."),
     "notes-fr-latin1.txt": ("txt", "Astro a été conçu pour rendre la mise en forme"),

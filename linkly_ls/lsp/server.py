@@ -218,8 +218,11 @@ class LinklyLanguageServer(LanguageServer):
         if not self.client_supports("workspace.configuration"):
             return None
         params = types.ConfigurationParams(items=[types.ConfigurationItem(section="linkly")])
+        # shielded: a late answer then completes a request no one awaits, where completing a cancelled one
+        # made pygls show the user an error
+        asked = asyncio.ensure_future(self.workspace_configuration_async(params))
         try:
-            answer = await asyncio.wait_for(self.workspace_configuration_async(params), CONFIGURATION_TIMEOUT_S)
+            answer = await asyncio.wait_for(asyncio.shield(asked), CONFIGURATION_TIMEOUT_S)
         except Exception as error:  # a client that fails or never answers must not stop the server
             logger.warning("workspace/configuration failed: %s", error)
             return None

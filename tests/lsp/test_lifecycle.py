@@ -21,6 +21,7 @@ class RawClient:
             [sys.executable, "-m", "linkly_ls"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=environment
         )
         self.next_id = 0
+        self.seen: list[dict[str, Any]] = []
 
     def send(self, method: str, params: Any = None, request: bool = True) -> int | None:
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
@@ -47,13 +48,19 @@ class RawClient:
 
     def _read_until(self, request_id: int) -> dict[str, Any]:
         while True:
-            length = 0
-            while (line := self.process.stdout.readline().strip()) != b"":
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
-            message = json.loads(self.process.stdout.read(length))
+            message = self.read_message()
             if message.get("id") == request_id and "method" not in message:
                 return message
+
+    def read_message(self) -> dict[str, Any]:
+        """The next message from the server (each is also kept in `seen`)."""
+        length = 0
+        while (line := self.process.stdout.readline().strip()) != b"":
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        message = json.loads(self.process.stdout.read(length))
+        self.seen.append(message)
+        return message
 
     def initialize(self, root: Path) -> None:
         self.answer(self.send("initialize", {"processId": None, "rootUri": None, "capabilities": {},
@@ -94,6 +101,33 @@ def test_a_request_whose_params_do_not_fit_is_answered_with_invalid_params(tmp_p
         assert answer["error"]["code"] == -32602 and answer["error"]["message"].startswith(method), answer
     status = client.answer(client.send("linkly/status"))  # JSON-RPC lets a request leave its params out
     assert "result" in status and status["result"]["version"]
+    assert "result" in client.answer(client.send("shutdown"))
+    client.send("exit", request=False)
+    assert client.process.wait(30) == 0
+
+
+def test_a_client_slow_to_send_its_settings_gets_no_error_shown(tmp_path: Path):
+    """The server stops waiting for `workspace/configuration` after a while; the answer coming later made
+    pygls show the user "Error in server: CANCELLED"."""
+    import time
+
+    from linkly_ls.lsp.server import CONFIGURATION_TIMEOUT_S
+
+    client = RawClient(tmp_path)
+    capabilities = {"workspace": {"configuration": True}}
+    client.answer(client.send("initialize", {"processId": None, "rootUri": None, "capabilities": capabilities,
+                                             "initializationOptions": {"mcp": {"enabled": False}, "embeddingModel": "none"}}))
+    client.send("initialized", {}, request=False)
+    while (asked := client.read_message()).get("method") != "workspace/configuration":
+        pass
+    time.sleep(CONFIGURATION_TIMEOUT_S + 1)
+    body = json.dumps({"jsonrpc": "2.0", "id": asked["id"], "result": [None]}).encode()
+    client.process.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    client.process.stdin.flush()
+    time.sleep(1)
+    assert "result" in client.answer(client.send("linkly/status"))
+    shown = [m["params"] for m in client.seen if m.get("method") == "window/showMessage" and m["params"]["type"] == 1]
+    assert shown == []
     assert "result" in client.answer(client.send("shutdown"))
     client.send("exit", request=False)
     assert client.process.wait(30) == 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,8 +29,24 @@ ROOTS_POLL_S = 1.0
 _UNDECODABLE = re.compile(r'decode path "(.*)" to string')
 
 
+#: how long a root the watches cannot follow (a name that is not UTF-8 under it) is read by catching up
+#: instead, before the watches try it again
+UNWATCHABLE_RETRY_S = 60.0
+
+
 class WatchError(LinklyError):
     """The watcher cannot go on, for a reason the user can fix."""
+
+
+class UndecodableName(WatchError):
+    """watchfiles met a name under a root that is not UTF-8: it cannot watch that root."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"the file watcher stopped: the name of {name} is not UTF-8, which it cannot read; rename it "
+            "(indexing leaves it out, counted as 'name not UTF-8') and start watching again"
+        )
+        self.name = name
 
 
 def paths_by_library(engine: Engine, changed: set[Path]) -> dict[str, list[Path]]:
@@ -91,6 +108,7 @@ def watch_libraries(
     debounce_ms: int = DEBOUNCE_MS,
     catch_up: bool = True,
     names: list[str] | None = None,
+    on_problem: Callable[[str | None], None] | None = None,
 ) -> None:
     """Block, applying changes as they come, until `stop` is set (or Ctrl-C).
 
@@ -104,16 +122,48 @@ def watch_libraries(
     With no folder to watch (no library yet, or every folder gone for a while: an
     unmounted disk), it looks again every `ROOTS_POLL_S` and goes on when one is there. A root that
     became another folder or file at the same path (`_identities`) is watched again and caught up.
+
+    A root holding a name that is not UTF-8, which watchfiles cannot read, is left out of the watches
+    and caught up every UNWATCHABLE_RETRY_S instead (when the watches try it again), while the other
+    roots are watched as before; `on_problem` is told why, and None once every root is watched again.
     """
     stop = stop or threading.Event()
     roots = _watched_roots(engine, names)
+    unwatchable: dict[str, str] = {}  # root -> the name under it that the watches stopped at
+    retry_at: float | None = None
+    told: str | None = None
+
+    def tell(problem: str | None) -> None:
+        nonlocal told
+        if problem != told and on_problem is not None:
+            on_problem(problem)
+        told = problem
+
     while not stop.is_set():
-        if not roots:  # no library yet, or every folder gone for now (unmounted, renamed): wait for one
+        if retry_at is not None and time.monotonic() >= retry_at:
+            unwatchable, retry_at = {}, None  # the names may have been renamed since: try every root again
+        live = [root for root in roots if root not in unwatchable]
+        if not live:  # no library yet, every folder gone for now (unmounted, renamed), or none watchable
             if stop.wait(ROOTS_POLL_S):
                 return
             roots, catch_up = _watched_roots(engine, names), True
             continue
-        changed_roots = _watch(engine, roots, on_batch, stop, debounce_ms, catch_up, names)
+        try:
+            changed_roots = _watch(
+                engine, live, on_batch, stop, debounce_ms, catch_up, names, retry_at,
+                started=lambda: None if unwatchable else tell(None), left_out=frozenset(unwatchable),
+            )
+        except UndecodableName as error:
+            root = next((root for root in live if error.name == root or error.name.startswith(root.rstrip("/") + "/")), None)
+            if root is None:
+                raise
+            unwatchable[root] = error.name
+            retry_at, catch_up = time.monotonic() + UNWATCHABLE_RETRY_S, True
+            tell(
+                "not watched, read again every minute instead: "
+                + "; ".join(f"{root} (the name of {name} is not UTF-8: rename it)" for root, name in unwatchable.items())
+            )
+            continue
         if changed_roots is None:
             return
         roots, catch_up = changed_roots, True
@@ -147,8 +197,13 @@ def _watch(
     debounce_ms: int,
     catch_up: bool,
     names: list[str] | None,
+    until: float | None = None,
+    started: Callable[[], None] | None = None,
+    left_out: frozenset[str] = frozenset(),
 ) -> list[str] | None:
-    """Watch `roots` until `stop` (None) or until the libraries' folders change (the new ones)."""
+    """Watch `roots` until `stop` (None), until the libraries' folders change, or until the monotonic time
+    `until` (the folders to watch, then, `left_out` ones included); `started` is called once the watches
+    are in place."""
     from watchfiles import watch  # imported here: a language server answers its first requests without it
 
     identities = _identities(roots)
@@ -163,7 +218,10 @@ def _watch(
             recursive=True,
             ignore_permission_denied=True,
         ):
-            if catch_up:  # the first yield: the watches were set up when the generator started
+            if started is not None:  # the first yield: the watches were set up when the generator started
+                started()
+                started = None
+            if catch_up:
                 catch_up = False
                 reports = engine.index(names)
                 if on_batch and reports:
@@ -173,7 +231,8 @@ def _watch(
                 if on_batch and reports:
                     on_batch(reports)
             current = _watched_roots(engine, names)
-            if current != roots or _identities(current) != identities:
+            watchable = [root for root in current if root not in left_out]
+            if watchable != roots or _identities(watchable) != identities or (until is not None and time.monotonic() >= until):
                 return current
         return None
     except RunInterrupted:  # the writer is stopping
@@ -183,7 +242,4 @@ def _watch(
         named = _UNDECODABLE.search(str(error))
         if named is None:
             raise
-        raise WatchError(
-            f"the file watcher stopped: the name of {named.group(1)} is not UTF-8, which it cannot read; "
-            "rename it (indexing leaves it out, counted as 'name not UTF-8') and start watching again"
-        ) from None
+        raise UndecodableName(named.group(1)) from None

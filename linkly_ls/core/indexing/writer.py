@@ -76,6 +76,8 @@ class IndexStatus:
     done: int = 0
     total: int = 0
     error: str | None = None
+    #: what the watcher cannot follow live, and reads again instead (`watcher.watch_libraries`), else None
+    watch_problem: str | None = None
 
     def note(self) -> str | None:
         """A sentence for the agent while results may be incomplete, else None."""
@@ -208,7 +210,7 @@ class IndexWriter:
         watching = (
             self._watching_here or (self._watcher is not None and self._watcher.is_alive()) or (self.running and self.watch)
         )
-        return WriterActivity(os.getpid(), WATCHING if watching else IDLE)
+        return WriterActivity(os.getpid(), WATCHING if watching else IDLE, problem=status.watch_problem or "")
 
     def _start_publishing(self) -> None:
         if self._publisher is not None and self._publisher.is_alive():
@@ -321,7 +323,7 @@ class IndexWriter:
 
         def watch() -> None:
             try:
-                watch_libraries(self.engine, on_batch=sink, stop=stop)
+                watch_libraries(self.engine, on_batch=sink, stop=stop, on_problem=self._watch_problem)
             except Exception as error:  # say so, keep serving
                 self.status.error = f"the file watcher stopped: {error}"
                 log.warning("%s", self.status.error)
@@ -330,6 +332,13 @@ class IndexWriter:
 
         self._watcher = threading.Thread(target=watch, name="linkly-watcher", daemon=True)
         self._watcher.start()
+
+    def _watch_problem(self, problem: str | None) -> None:
+        self.status.watch_problem = problem
+        if problem:
+            log.warning("%s", problem)
+        else:
+            log.warning("every library is watched again")
 
     def stop_watching(self) -> None:
         self._watcher_stop.set()
@@ -345,7 +354,7 @@ class IndexWriter:
         self.check_held()
         self._watching_here = True
         try:
-            watch_libraries(self.engine, on_batch=self.on_reports, stop=self._stop, names=names)
+            watch_libraries(self.engine, on_batch=self.on_reports, stop=self._stop, names=names, on_problem=self._watch_problem)
         finally:
             self._watching_here = False
 

@@ -39,6 +39,8 @@ class WriterActivity:
     embedding: dict[str, Any] | None = None
     role: str = KEEPS_CURRENT
     updated_at: float = field(default_factory=time.time)
+    #: what the watcher cannot follow live (`IndexStatus.watch_problem`), "" when it follows everything
+    problem: str = ""
 
     def same_as(self, other: WriterActivity | None) -> bool:
         return other is not None and {**asdict(self), "updated_at": 0} == {**asdict(other), "updated_at": 0}
@@ -55,7 +57,8 @@ class WriterActivity:
             return (
                 f"embedding: {embedding['documents_done']:,} of {embedding['documents_total']:,} documents{left}"
             )
-        return {STARTING: "starting", WATCHING: "watching for changes", IDLE: "idle"}.get(self.activity, self.activity)
+        described = {STARTING: "starting", WATCHING: "watching for changes", IDLE: "idle"}.get(self.activity, self.activity)
+        return f"{described}; {self.problem}" if self.problem else described
 
 
 def format_duration(seconds: float) -> str:

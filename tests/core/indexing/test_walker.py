@@ -158,21 +158,45 @@ def test_pipes_and_names_that_are_not_utf8_are_counted_not_read(tmp_path):
     assert not is_indexable(root / "pipe.md", root, WalkRules([], [], [])) and not is_indexable(root / bad_name, root, WalkRules([], [], []))
 
 
-def test_the_watcher_stops_with_a_clear_error_at_a_name_it_cannot_read(tmp_path):
-    import pytest
+def test_a_name_the_watcher_cannot_read_leaves_its_folder_read_again_instead_and_the_others_watched(tmp_path, monkeypatch):
+    """watchfiles stops at a name that is not UTF-8: that stopped the watching of every library for good,
+    while `linkly status` said idle."""
+    import time
 
     from linkly_ls.core.config import Config, LibraryConfig
     from linkly_ls.core.engine import Engine
-    from linkly_ls.core.indexing.watcher import WatchError, watch_libraries
+    from linkly_ls.core.indexing import watcher
 
-    root = tmp_path / "lib"
-    (root / os.fsdecode(b"d\xfe")).mkdir(parents=True)
-    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="l", paths=[root])], raw={"embedding": {"model": "none"}}))
+    monkeypatch.setattr(watcher, "UNWATCHABLE_RETRY_S", 1.0)
+    odd, other = tmp_path / "odd", tmp_path / "other"
+    bad = odd / os.fsdecode(b"d\xfe")
+    bad.mkdir(parents=True)
+    other.mkdir()
+    libraries = [LibraryConfig(name="odd", paths=[odd]), LibraryConfig(name="other", paths=[other])]
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=libraries, raw={"embedding": {"model": "none"}}))
+    problems: list[str | None] = []
+    stop = threading.Event()
+    thread = threading.Thread(
+        target=watcher.watch_libraries, kwargs={"engine": engine, "stop": stop, "on_problem": problems.append}
+    )
+    thread.start()
+
+    def soon(condition) -> bool:  # noqa: ANN001
+        deadline = time.monotonic() + 60
+        while not condition() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return condition()
+
     try:
-        stop = threading.Event()
-        threading.Timer(10, stop.set).start()  # a watcher that did start is stopped: the test fails, it does not hang
-        with pytest.raises(WatchError, match=r"the name of .*d\\xFE is not UTF-8"):
-            watch_libraries(engine, stop=stop, catch_up=False)
-        stop.set()
+        assert soon(lambda: problems and problems[-1]) and "is not UTF-8" in problems[-1] and str(odd) in problems[-1]
+        (other / "live.md").write_text("# Live\n\nwatched at once\n", encoding="utf-8")
+        assert soon(lambda: engine.catalog.by_path(str(other / "live.md")) is not None)
+        (odd / "caught.md").write_text("# Caught\n\nread again a moment later\n", encoding="utf-8")
+        assert soon(lambda: engine.catalog.by_path(str(odd / "caught.md")) is not None)
+        bad.rename(odd / "renamed")
+        assert soon(lambda: problems[-1] is None), problems
+        assert thread.is_alive()
     finally:
+        stop.set()
+        thread.join(10)
         engine.close()

@@ -22,6 +22,7 @@ from linkly_ls.core.engine import Engine
 from linkly_ls.core.errors import ErrorKind, IndexHeldError, LinklyError, ToolError, UsageError
 from linkly_ls.core.indexing.writer import IndexWriter
 from linkly_ls.core.tools.common import resolve_library
+from linkly_ls.core.tools.libraries import DROPPED_NOTE
 from linkly_ls.core.tools.remote_collections import call_on_remote
 from linkly_ls.core.tools.registry import FORMAT_PROPERTY, REGISTRY, Tool, ToolRegistry
 from linkly_ls.core.tools.render import render, render_error
@@ -250,6 +251,8 @@ def run_index(engine: Engine, args: argparse.Namespace) -> int:
                 f"{report.library}: text layers searchable after {report.text_layer_seconds:.1f} s; "
                 f"OCR of {report.ocr_files} file(s) done after {report.seconds:.1f} s"
             )
+    for name in engine.dropped_from_config():
+        print(f"note: library {name!r} is {DROPPED_NOTE.format(name=name)}")
     if getattr(args, "wait", False):
         _embed_all(engine)
     return 0

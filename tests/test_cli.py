@@ -355,3 +355,21 @@ def test_a_description_is_set_without_the_folder_and_refused_without_the_library
     assert next(library for library in libraries if library["name"] == "rust")["description"] == "The Rust book, chapters 4-5"
     unnamed = run(env, "index", "--description", "which one?")
     assert unnamed.returncode == 2 and "--description needs the library it describes" in unnamed.stderr
+
+
+def test_a_library_whose_table_left_the_config_file_is_named_with_how_to_forget_it(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "n.md").write_text("# N\n\nrenamed library word\n", encoding="utf-8")
+    config = tmp_path / "config.toml"
+    config.write_text(f'[embedding]\nmodel = "none"\n[[library]]\nname = "old"\npaths = ["{notes}"]\n', encoding="utf-8")
+    environment = {**os.environ, "LINKLY_DATA_DIR": str(tmp_path / "data"), "LINKLY_CONFIG": str(config)}
+    assert run(environment, "index").returncode == 0
+    config.write_text(f'[embedding]\nmodel = "none"\n[[library]]\nname = "new"\npaths = ["{notes}"]\n', encoding="utf-8")
+    renamed = run(environment, "index")
+    assert renamed.returncode == 0
+    assert "note: library 'old' is no longer in the config file" in renamed.stdout and "remove-library old" in renamed.stdout
+    listed = {library["name"]: library for library in json.loads(run(environment, "list-libraries", "--json").stdout)["libraries"]}
+    assert "remove-library old" in listed["old"]["note"] and "note" not in listed["new"]
+    assert run(environment, "remove-library", "old").returncode == 0
+    assert "note:" not in run(environment, "index").stdout

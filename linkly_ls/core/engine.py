@@ -179,6 +179,12 @@ class Engine:
     def libraries(self) -> list[LibraryRecord]:
         return self.catalog.libraries()
 
+    def dropped_from_config(self) -> list[str]:
+        """The libraries a config file defined that it no longer does (a `[[library]]` table deleted or
+        renamed): they stay indexed and watched, as one `linkly index` added, until removed."""
+        defined = {library.name for library in self.config.libraries}
+        return [library.name for library in self.libraries() if library.origin == "config" and library.name not in defined]
+
     def add_library(
         self,
         paths: list[Path],

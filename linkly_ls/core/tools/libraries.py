@@ -12,6 +12,12 @@ from linkly_ls.core.indexing.skips import describe, reasons_in_order
 from linkly_ls.core.tools.schema import validate
 
 
+#: what list_libraries and `linkly index` say of a library the config file no longer defines
+DROPPED_NOTE = (
+    "no longer in the config file, it stays indexed and watched: `linkly remove-library {name}` forgets it"
+)
+
+
 @dataclass
 class LibraryInfo:
     record: LibraryRecord
@@ -26,6 +32,8 @@ class LibraryInfo:
     ocr_pending_count: int = 0
     #: reason -> files the last full walk of the library's folders left out (see indexing/skips.py)
     skipped: dict[str, int] = field(default_factory=dict)
+    #: the config file no longer defines it (`Engine.dropped_from_config`)
+    dropped_from_config: bool = False
 
     @property
     def skipped_count(self) -> int:
@@ -47,6 +55,7 @@ class LibraryInfo:
             "include": self.record.include,
             "exclude": self.record.exclude,
             "source": self.record.origin,
+            **({"note": DROPPED_NOTE.format(name=self.record.name)} if self.dropped_from_config else {}),
         }
 
 
@@ -72,6 +81,8 @@ class LibrariesResult:
             out.append(f"- **{record.name}**: {counted(library.document_count, 'document')}{failed}{pending}{skipped}{vectors}")
             if record.description:
                 out.append(f"  {record.description}")
+            if library.dropped_from_config:
+                out.append(f"  {DROPPED_NOTE.format(name=record.name)}")
             out.append(f"  paths: {', '.join(record.paths)}")
         return "\n".join(out)
 
@@ -83,6 +94,7 @@ def list_libraries(engine: Engine, **arguments: Any) -> LibrariesResult:
     skipped = skipped_by_library(engine)
     coverage = engine.vectors.coverage()
     first_pass = engine.vectors.first_pass.coverage()
+    dropped = set(engine.dropped_from_config())
     return LibrariesResult(
         libraries=[
             LibraryInfo(
@@ -97,6 +109,7 @@ def list_libraries(engine: Engine, **arguments: Any) -> LibrariesResult:
                 first_pass_coverage=first_pass.get(record.name, 1.0 if counts.get(record.name, 0) == 0 else 0.0)
                 if engine.vectors.first_pass.enabled
                 else None,
+                dropped_from_config=record.name in dropped,
             )
             for record in engine.libraries()
         ]

@@ -184,6 +184,15 @@ def _identities(roots: list[str]) -> list[tuple[int, int] | None]:
     return identities
 
 
+def _rules(engine: Engine, names: list[str] | None) -> list[tuple]:
+    """What decides which files of each library are indexed, besides its `.gitignore` files."""
+    return sorted(
+        (library.name, library.include, library.exclude, library.respect_gitignore)
+        for library in engine.libraries()
+        if names is None or library.name in names
+    )
+
+
 def _watched_roots(engine: Engine, names: list[str] | None) -> list[str]:
     libraries = [library for library in engine.libraries() if names is None or library.name in names]
     return sorted({root for library in libraries for root in library.paths if _is(Path(root), Path.exists)})
@@ -207,6 +216,7 @@ def _watch(
     from watchfiles import watch  # imported here: a language server answers its first requests without it
 
     identities = _identities(roots)
+    rules = _rules(engine, names)
     try:
         for changes in watch(
             *roots,
@@ -232,7 +242,12 @@ def _watch(
                     on_batch(reports)
             current = _watched_roots(engine, names)
             watchable = [root for root in current if root not in left_out]
-            if watchable != roots or _identities(watchable) != identities or (until is not None and time.monotonic() >= until):
+            if (
+                watchable != roots
+                or _identities(watchable) != identities
+                or _rules(engine, names) != rules  # an edited include or exclude: the libraries are caught up
+                or (until is not None and time.monotonic() >= until)
+            ):
                 return current
         return None
     except RunInterrupted:  # the writer is stopping

@@ -297,3 +297,35 @@ def test_a_root_folder_made_again_and_a_single_file_library_saved_over_are_still
         stop.set()
         thread.join(10)
         engine.close()
+
+
+def test_an_edited_include_or_exclude_is_applied_while_watching(tmp_path):
+    """A config file's new `exclude` reached the catalog (any command records it) but the watcher kept the
+    files it now leaves out until each was edited, and kept out those a removed exclude let in."""
+    import dataclasses
+    import threading
+
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.indexing.watcher import watch_libraries
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "keep.md").write_text("# Keep\n\nkept\n", encoding="utf-8")
+    (notes / "draft.md").write_text("# Draft\n\ndrafted\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="notes", paths=[notes])], raw={"embedding": {"model": "none"}}))
+    stop = threading.Event()
+    thread = threading.Thread(target=watch_libraries, kwargs={"engine": engine, "stop": stop})
+    thread.start()
+    try:
+        wait_for(lambda: engine.catalog.by_path(str(notes / "draft.md")) is not None)
+        record = engine.catalog.library("notes")
+        engine.catalog.upsert_library(dataclasses.replace(record, exclude=["draft*"]))
+        wait_for(lambda: engine.catalog.by_path(str(notes / "draft.md")) is None)
+        assert engine.catalog.by_path(str(notes / "keep.md")) is not None
+        engine.catalog.upsert_library(record)
+        wait_for(lambda: engine.catalog.by_path(str(notes / "draft.md")) is not None)
+    finally:
+        stop.set()
+        thread.join(10)
+        engine.close()

@@ -46,9 +46,13 @@ class Engine:
             self.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)  # it holds the text of every document
             self.catalog = Catalog(self.data_dir / "catalog.sqlite3")
             self.keyword = KeywordIndex(self.data_dir / "keyword")
-        except (OSError, ValueError) as error:
-            raise EngineError(f"cannot open the index in {self.data_dir}: {error}") from error
-        except Exception as error:  # StoreError and Tantivy's own errors
+        except Exception as error:  # OSError, StoreError and Tantivy's own errors
+            if self.data_dir.is_dir() and not os.access(self.data_dir, os.W_OK):
+                raise EngineError(
+                    f"cannot open the index in {self.data_dir}: the folder is read-only, and even a search writes "
+                    "lock files there; copy it to a writable folder (LINKLY_DATA_DIR, or data_dir in the config "
+                    "file) to search it"
+                ) from error
             raise EngineError(f"cannot open the index in {self.data_dir}: {error}") from error
         #: the one-writer rule between processes: held by this process's IndexWriter, if it is the writer
         self.writer_lock = WriterLock(self.data_dir)

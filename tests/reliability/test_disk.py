@@ -87,8 +87,8 @@ def test_a_read_only_index_folder_is_a_clear_error_and_stays_as_it_was(tmp_path:
         path.chmod(path.stat().st_mode & ~0o222)
     try:
         prefix = permission_bound_prefix()
-        one_line_error(linkly(env, "index", prefix=prefix), "cannot open the index in", "readonly")
-        one_line_error(linkly(env, "search", "readonly", prefix=prefix), "cannot open the index in")
+        one_line_error(linkly(env, "index", prefix=prefix), "cannot open the index in", "the folder is read-only")
+        one_line_error(linkly(env, "search", "readonly", prefix=prefix), "cannot open the index in", "the folder is read-only")
     finally:
         for path in paths:
             path.chmod(path.stat().st_mode | 0o200)

@@ -13,6 +13,9 @@ Python's characters here.
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -27,7 +30,7 @@ from linkly_ls.core.extract.markdown_links import find_links
 from linkly_ls.core.links.resolver import LinkResolver, ResolvedLink
 from linkly_ls.core.links.targets import link_records
 from linkly_ls.core.store.catalog import DocumentRecord
-from linkly_ls.core.store.records import make_doc_id
+from linkly_ls.core.store.records import LinkRecord, make_doc_id
 from linkly_ls.lsp.linemap import normalise, read_source, source_line
 from linkly_ls.lsp.uris import (
     TEXT_DOC_TYPES,
@@ -120,6 +123,31 @@ def source_record(engine: Engine, uri: str) -> tuple[DocumentRecord | None, str 
     return engine.catalog.by_path(str(path)), str(path)
 
 
+#: the notes whose links are kept parsed (`note_links`)
+PARSED_NOTES = 8
+_parsed: OrderedDict[tuple[str, int, bytes], list[LinkRecord]] = OrderedDict()
+_parsed_lock = threading.Lock()
+
+
+def note_links(path: str, lines: list[str]) -> list[LinkRecord]:
+    """The links of a note's text, parsed once per text: a hover or a go-to on one line needs the whole
+    note parsed (a reference's definition, a code fence may be anywhere), 0.3 s for 9,000 lines, and an
+    editor asks again at every move of the mouse."""
+    digest = hashlib.blake2b("\n".join(lines).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    key = (path, len(lines), digest)
+    with _parsed_lock:
+        if key in _parsed:
+            _parsed.move_to_end(key)
+            return _parsed[key]
+    _, body_start = parse_front_matter(lines)
+    found = link_records(find_links(lines[body_start:], first_line=body_start + 1), path)
+    with _parsed_lock:
+        _parsed[key] = found
+        while len(_parsed) > PARSED_NOTES:
+            _parsed.popitem(last=False)
+    return found
+
+
 def links_in(
     ls: LinklyLanguageServer, engine: Engine, uri: str, line: int | None = None, broken_only: bool = False
 ) -> BufferLinks | None:
@@ -132,9 +160,7 @@ def links_in(
     resolver = LinkResolver(engine.catalog)
     lines = buffer_lines(ls, uri, engine, record)
     if not is_linkly_uri(uri) and path.lower().endswith(NOTE_SUFFIXES):
-        _, body_start = parse_front_matter(lines)
-        found = link_records(find_links(lines[body_start:], first_line=body_start + 1), path)
-        found = [link for link in found if line is None or link.line == line]
+        found = [link for link in note_links(path, lines) if line is None or link.line == line]
         typed = as_typed(ls, uri, path, record, lines)
         links = [resolver.resolve_from(typed.doc_id, path, link, typed) for link in found]
         if broken_only:

@@ -159,7 +159,7 @@ def links_in(
         return None
     resolver = LinkResolver(engine.catalog)
     lines = buffer_lines(ls, uri, engine, record)
-    if not is_linkly_uri(uri) and path.lower().endswith(NOTE_SUFFIXES):
+    if not is_linkly_uri(uri) and reads_as_note(ls, uri, path):
         found = [link for link in note_links(path, lines) if line is None or link.line == line]
         typed = as_typed(ls, uri, path, record, lines)
         links = [resolver.resolve_from(typed.doc_id, path, link, typed) for link in found]
@@ -267,6 +267,14 @@ def location_of_source(link: ResolvedLink, doc_type: str, lines: list[str] | Non
         return types.Location(uri=uri, range=client_range(lines, link.line, link.start, link.end, units))
     position = types.Position(line=link.line - 1, character=0)
     return types.Location(uri=uri, range=types.Range(start=position, end=position))
+
+
+def reads_as_note(ls: LinklyLanguageServer, uri: str, path: str) -> bool:
+    """A note by its name, or an open buffer the client says is Markdown (`notes.mdown`, `README`)."""
+    if path.lower().endswith(NOTE_SUFFIXES):
+        return True
+    buffer = open_buffer(ls.workspace, uri)
+    return buffer is not None and buffer.language_id in ("markdown", "mdx")
 
 
 def is_note(path: str | None) -> bool:

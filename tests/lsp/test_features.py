@@ -127,6 +127,19 @@ async def test_document_symbols_of_an_unsaved_buffer(session: Session, name: str
     assert symbols[0].range.end.line == 12
 
 
+@pytest.mark.parametrize("uri_of", [lambda root: "untitled:Untitled-1", lambda root: (root / "scratch" / "plan.mdown").as_uri()])
+async def test_document_symbols_of_a_buffer_named_by_no_type_follow_its_language(session: Session, uri_of) -> None:
+    """A new note is first an untitled buffer: its language, not its name, says it is Markdown."""
+    uri = uri_of(session.root)
+    session.client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="markdown", version=1, text="# New note\n\n## Sub\ntext")
+        )
+    )
+    symbols = await document_symbols(session, uri)
+    assert [(s.name, s.selection_range.start.line) for s in flatten(symbols)] == [("New note", 0), ("Sub", 2)]
+
+
 @needs_pdf
 async def test_document_symbols_of_a_pdf_view_are_its_outline(session: Session) -> None:
     view = await session.request("linkly/uriForPath", {"path": str(session.path("pdflatex-outline.pdf"))})
@@ -362,3 +375,17 @@ async def test_added_workspace_folders_and_libraries_are_indexed(session: Sessio
             break
         await asyncio.sleep(0.2)
     assert counts.get("mine") == 1 and "extra folder" not in counts
+
+
+async def test_links_of_a_markdown_buffer_named_by_no_type_are_read(session: Session) -> None:
+    path = session.root / "scratch" / "links.mdown"
+    path.parent.mkdir(exist_ok=True)
+    text = "# Links\n\nSee [[no-such-note-zz]] here.\n"
+    path.write_text(text, encoding="utf-8")
+    document = types.TextDocumentItem(uri=path.as_uri(), language_id="markdown", version=1, text=text)
+    session.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=document))
+    position = types.Position(line=2, character=8)
+    hover = await session.client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=path.as_uri()), position=position)
+    )
+    assert hover is not None and "Broken link" in hover.contents.value and "no-such-note-zz" in hover.contents.value

@@ -97,14 +97,25 @@ def extract_buffer(text: str, suffix: str, engine: Engine) -> tuple[list[Outline
     return anchor_outline(document.outline, buffer_lines), buffer_lines
 
 
-def outline_for(engine: Engine, uri: str, buffer_text: str | None) -> tuple[list[OutlineNode], list[str]]:
-    """The outline of the document at `uri` and the lines its ranges point into."""
+#: the suffix whose extractor reads a buffer of that language, for a buffer whose name says none
+#: (`untitled:Untitled-1`, `notes.mdown`, `README`)
+LANGUAGE_SUFFIXES = {"markdown": ".md", "mdx": ".mdx", "html": ".html", "plaintext": ".txt"}
+
+
+def outline_for(
+    engine: Engine, uri: str, buffer_text: str | None, language_id: str | None = None
+) -> tuple[list[OutlineNode], list[str]]:
+    """The outline of the document at `uri` and the lines its ranges point into; `language_id`: the
+    client's language of an open buffer, which decides how a buffer is read whose name does not."""
     if is_linkly_uri(uri):
         record = document_for_uri(engine, uri)
         return record.outline, engine.catalog.lines(record.doc_id)
     path = path_from_uri(uri)
-    if path is None:
-        return [], []
+    by_language = LANGUAGE_SUFFIXES.get(language_id or "")
+    if path is None or doc_type_for(path) is None:  # named by no known type: read as its language says
+        if buffer_text is None or by_language is None:
+            return [], []
+        return extract_buffer(buffer_text.replace("\r\n", "\n").replace("\r", "\n"), by_language, engine)
     record = engine.catalog.by_path(str(path))
     if record is not None and record.doc_type not in TEXT_DOC_TYPES:
         return record.outline, engine.catalog.lines(record.doc_id)
@@ -138,7 +149,8 @@ def register(server: LinklyLanguageServer) -> None:
         uri = params.text_document.uri
         buffer = None if is_linkly_uri(uri) else open_buffer(ls.workspace, uri)
         buffer_text = buffer.source if buffer is not None else None
-        nodes, lines = await asyncio.to_thread(outline_for, engine, uri, buffer_text)
+        language = buffer.language_id if buffer is not None else None
+        nodes, lines = await asyncio.to_thread(outline_for, engine, uri, buffer_text, language)
         symbols = to_document_symbols(nodes, lines, ls.workspace.position_codec.client_num_units)
         if ls.client_supports("text_document.document_symbol.hierarchical_document_symbol_support"):
             return symbols

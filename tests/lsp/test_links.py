@@ -218,3 +218,34 @@ async def test_definition_on_a_pdf_contents_entry_opens_its_section(session: Ses
         )
     )
     assert [(location.uri, location.range.start.line) for location in references] == [(named, entry)]
+
+
+async def test_broken_link_warnings_follow_the_typing(session: Session) -> None:
+    """They were computed on open and save only: lines typed above a broken link left its warning on the
+    line it had been on, and a link broken while typing had none until saved."""
+    path = session.root / "typing.md"
+    text = "# Typing\n\nSee [[no-such-note-yy]].\n"
+    path.write_text(text, encoding="utf-8")
+    uri = path.as_uri()
+    open_text(session, uri, text)
+
+    async def warned_lines() -> list[int]:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            found = [d.range.start.line for d in session.client.diagnostics.get(uri, []) if d.code == "link-missing"]
+            if found:
+                return found
+            await asyncio.sleep(0.05)
+        return []
+
+    assert await warned_lines() == [2]
+    for version, edited in enumerate(["# Typing\n\nnew\nlines\n\nSee [[no-such-note-yy]].\n", "# Typing\n\nSee [[no-such-note-xx]], not\n\nthe other.\n"], start=2):
+        session.client.diagnostics.pop(uri, None)
+        session.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=edited)],
+            )
+        )
+        expected = [edited.split("\n").index(line) for line in edited.split("\n") if "no-such-note" in line]
+        assert await warned_lines() == expected

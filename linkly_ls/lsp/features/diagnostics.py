@@ -4,7 +4,8 @@ A file with an error record (broken, encrypted, too large, ...) gets an Error
 on line 0 saying why; an indexed file gets an Information diagnostic per
 extraction warning (text cut at a cap, content not the format its name says)
 and a Warning when it yielded no text. They are recomputed when a file is
-opened or saved and after every index run, and cleared when it is closed.
+opened or saved, when the typing in it pauses, and after every index run, and
+cleared when it is closed.
 Other features add their own (`server.diagnostic_sources`: broken links).
 """
 
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
     from linkly_ls.lsp.server import LinklyLanguageServer
 
 SOURCE = "linkly"
+#: how long the typing in a buffer pauses before its diagnostics are computed again
+TYPING_PAUSE_S = 0.4
 FIRST_LINE = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
 
 
@@ -66,6 +69,8 @@ class DiagnosticsPublisher:
         self.ls = ls
         #: uris that currently show diagnostics from this server
         self.shown: set[str] = set()
+        #: uri -> the refresh waiting for the typing in that buffer to pause
+        self.typing: dict[str, asyncio.Task[None]] = {}
 
     async def refresh(self, uris: list[str]) -> None:
         engine = self.ls.engine
@@ -75,6 +80,12 @@ class DiagnosticsPublisher:
         for uri, diagnostics in found.items():
             if diagnostics or uri in self.shown:
                 self.publish(uri, diagnostics)
+
+    async def refresh_after_typing(self, uri: str) -> None:
+        await asyncio.sleep(TYPING_PAUSE_S)
+        self.typing.pop(uri, None)
+        if await self.ls.wait_ready() is not None:
+            await self.refresh([uri])
 
     def _collect(self, engine: Engine, uri: str) -> list[types.Diagnostic]:
         found = diagnostics_for(engine, uri)
@@ -104,6 +115,16 @@ def register(server: LinklyLanguageServer) -> None:
         if await ls.wait_ready() is None:
             return
         await publisher.refresh([params.text_document.uri])
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    async def on_change(ls: LinklyLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+        """While typing: the diagnostics of the buffer as it stands, once the typing pauses (its broken
+        links, at their lines now)."""
+        uri = params.text_document.uri
+        pending = publisher.typing.get(uri)
+        if pending is not None:
+            pending.cancel()
+        publisher.typing[uri] = ls.background(publisher.refresh_after_typing(uri))
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     async def on_save(ls: LinklyLanguageServer, params: types.DidSaveTextDocumentParams) -> None:

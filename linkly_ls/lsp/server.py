@@ -11,6 +11,7 @@ before the model is loaded rank by keywords alone.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import threading
 from collections.abc import Callable, Coroutine
@@ -19,7 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from cattrs import transform_error
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest, JsonRpcServerNotInitialized
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcParseError,
+    JsonRpcServerNotInitialized,
+)
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import RPCRequest
@@ -45,15 +52,27 @@ BACKGROUND_GRACE_S = 1.0
 _ANSWERED = object()
 
 
+def _valid_id(request_id: Any) -> bool:
+    return request_id is None or (isinstance(request_id, int | str) and not isinstance(request_id, bool))
+
+
 class LinklyProtocol(LanguageServerProtocol):
     """Adds what pygls does not advertise by itself: `workspace.textDocumentContent` (LSP 3.18); and answers
     the requests pygls leaves unanswered, so a client never waits for ever: one before `initialize` with
     ServerNotInitialized (-32002), one after `shutdown` with InvalidRequest, one whose params do not fit
-    the method (`position.line: -1`, params left out) with InvalidParams naming the field."""
+    the method (`position.line: -1`, params left out) with InvalidParams naming the field, a second
+    `initialize` and a message that is not an object or whose id is neither a number nor a string with
+    InvalidRequest; a body that is not JSON with ParseError (`LinklyLanguageServer.report_server_error`)."""
 
     initialize_received = False
 
     def structure_message(self, data: dict[str, Any]) -> Any:
+        request_id = data.get("id")
+        if "jsonrpc" in data and "method" in data and not _valid_id(request_id):
+            # JSON-RPC ids are numbers or strings: one that is not (an object, a list) is answered with
+            # InvalidRequest and a null id, not with an internal error echoing it
+            self.answer_without_id(JsonRpcInvalidRequest(f"the id {request_id!r} is not a number or a string"))
+            return _ANSWERED
         try:
             return super().structure_message(data)
         except JsonRpcException as error:
@@ -71,10 +90,21 @@ class LinklyProtocol(LanguageServerProtocol):
             self._send_response(request_id, error=JsonRpcInvalidParams(message).to_response_error())
             return _ANSWERED
 
+    def answer_without_id(self, error: JsonRpcException) -> None:
+        """The error answer to a message whose id could not be read: JSON-RPC wants `"id": null` there, which
+        pygls's own responses leave out."""
+        self._send_data({"jsonrpc": "2.0", "id": None, "error": {"code": error.code, "message": error.message}})
+
     def handle_message(self, message: Any) -> None:
         if message is _ANSWERED:
             return
+        if isinstance(message, list | str | int | float | bool) or message is None:  # JSON, but no message
+            self.answer_without_id(JsonRpcInvalidRequest("a message must be a JSON object (LSP sends no batches)"))
+            return
         method = getattr(message, "method", "")
+        if method == types.INITIALIZE and isinstance(message, RPCRequest) and self.initialize_received:
+            self._send_response(message.id, error=JsonRpcInvalidRequest("initialize was received already").to_response_error())
+            return
         if isinstance(message, RPCRequest) and method != types.INITIALIZE:
             if not self.initialize_received:
                 self._send_response(message.id, error=JsonRpcServerNotInitialized(f"{method} before initialize").to_response_error())
@@ -146,6 +176,15 @@ class LinklyLanguageServer(LanguageServer):
         """Run `callback` on the event loop; safe from any thread (pygls' writer is not thread-safe)."""
         if self.loop is not None and not self.loop.is_closed():
             self.loop.call_soon_threadsafe(callback, *args)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """A body that is not JSON is answered with ParseError (null id, as JSON-RPC asks), not shown to the
+        user as an error of the server; other errors are shown as pygls does."""
+        if isinstance(error, json.JSONDecodeError | UnicodeDecodeError):
+            logger.warning("a message that is not JSON: %s", error)
+            self.protocol.answer_without_id(JsonRpcParseError(f"the message is not JSON: {error}"))
+            return
+        super().report_server_error(error, source)
 
     def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         self.call_soon(self.window_log_message, types.LogMessageParams(type=kind, message=message))

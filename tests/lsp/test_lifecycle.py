@@ -131,3 +131,30 @@ def test_a_client_slow_to_send_its_settings_gets_no_error_shown(tmp_path: Path):
     assert "result" in client.answer(client.send("shutdown"))
     client.send("exit", request=False)
     assert client.process.wait(30) == 0
+
+
+def test_bodies_that_are_no_message_are_answered_as_json_rpc_says(tmp_path: Path):
+    """A body that is not JSON showed the user "Error in server: Expecting property name"; an object as
+    id got an internal error echoing it with a traceback; a second initialize was answered as the first."""
+    client = RawClient(tmp_path)
+    client.initialize(tmp_path)
+
+    def send_raw(body: bytes) -> None:
+        client.process.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        client.process.stdin.flush()
+
+    def next_response() -> dict[str, Any]:
+        while "method" in (message := client.read_message()):
+            assert not (message["method"] == "window/showMessage" and message["params"]["type"] == 1), message
+        return message
+
+    for body, code in ((b"{bad}", -32700), (b"[]", -32600), (b'{"jsonrpc": "2.0", "id": {"x": 1}, "method": "linkly/status"}', -32600)):
+        send_raw(body)
+        answer = next_response()
+        assert "id" in answer and answer["id"] is None and answer["error"]["code"] == code and "data" not in answer["error"], answer
+    again = client.answer(client.send("initialize", {"processId": None, "rootUri": None, "capabilities": {}}))
+    assert again["error"]["code"] == -32600 and "already" in again["error"]["message"]
+    assert "result" in client.answer(client.send("linkly/status"))
+    assert "result" in client.answer(client.send("shutdown"))
+    client.send("exit", request=False)
+    assert client.process.wait(30) == 0

@@ -373,3 +373,16 @@ def test_a_library_whose_table_left_the_config_file_is_named_with_how_to_forget_
     assert "remove-library old" in listed["old"]["note"] and "note" not in listed["new"]
     assert run(environment, "remove-library", "old").returncode == 0
     assert "note:" not in run(environment, "index").stdout
+
+
+def test_status_starts_without_the_mcp_sdk(env):
+    # it reads the running server's address only: importing the SDK was a second of a 0.3 s command
+    script = (
+        "import sys, contextlib, io\n"
+        "from linkly_ls.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    code = main(['status'])\n"
+        "print(code, 'mcp' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert result.stdout.split() == ["0", "False"], result.stderr

@@ -120,6 +120,18 @@ class Engine:
                 return f"cannot read {path}: {reason}; the index in {self.data_dir} keeps what was written before"
         return f"cannot write the index in {self.data_dir}: {reason}"
 
+    def reread_config_libraries(self) -> None:
+        """Take in the config file's libraries as it stands now (a `[[library]]` table added while this
+        process runs: another command would record it first); the others (an editor's) are kept. A file
+        that no longer parses changes nothing."""
+        try:
+            fresh = load_config(self.config.source) if self.config.source else load_config()
+        except ConfigError:
+            return
+        kept = [library for library in self.config.libraries if library.origin != "config"]
+        self.config.libraries = [library for library in fresh.libraries if library.name not in {k.name for k in kept}] + kept
+        self._sync_config_libraries()
+
     def _sync_config_libraries(self) -> None:
         for library in self.config.libraries:
             record = LibraryRecord(

@@ -79,7 +79,11 @@ def check_arguments(engine: Engine, arguments: dict[str, Any]) -> LibraryRecord 
     name = arguments.get("library")
     if name is not None and not isinstance(name, str):
         raise ArgumentError(f"`library` must be a string, got {name!r}")
-    return resolve_library(engine.catalog, name)
+    try:
+        return resolve_library(engine.catalog, name)
+    except ArgumentError:  # a library just added to the config file: this long-running process reads it now
+        engine.reread_config_libraries()
+        return resolve_library(engine.catalog, name)
 
 
 def index_library(engine: Engine, **arguments: Any) -> ReindexResult:

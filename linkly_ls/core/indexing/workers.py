@@ -228,9 +228,8 @@ class WorkerPool:
             self.stop_run()
 
     def interrupt(self) -> None:
-        """End the current run from another thread: its caller, waiting for the next answer (a long PDF's
-        part takes seconds), gets `RunInterrupted` within STOP_CHECK_S; busy workers are replaced by the
-        next run, or killed by `close`."""
+        """End the current run from another thread: its caller gets `RunInterrupted` within STOP_CHECK_S
+        instead of waiting for a long PDF's part; busy workers are replaced by the next run or killed by `close`."""
         self._interrupt.set()
 
     def stop_run(self) -> None:

@@ -2,9 +2,10 @@
 
 Ranking (keyword, vector, fused) is in `ranking.py` and `fusion.py`, the meaning of `relevance`
 in `relevance.py`, and `calibration.py` makes it non-increasing down the list (and
-weak when no word of the query occurs anywhere). This module applies the filters,
-dedupes by content, builds the hits (with their page and section, `provenance.py`)
-and decides when a search is a miss.
+weak when no word of the query occurs anywhere). This module dedupes by content and
+builds the hits (with their page and section, `provenance.py`); the filters are applied
+by `search_filters.py`, and `search_guidance.py` decides when a search is a miss and what
+to try instead.
 """
 
 from __future__ import annotations
@@ -19,8 +20,6 @@ from typing import Any
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.extract import doc_type_for
 from linkly_ls.core.store.records import name_key, title_key
-from linkly_ls.core.tools.common import compile_path_glob, empty_index_notice, parse_time, resolve_library
-from linkly_ls.core.errors import ArgumentError
 from linkly_ls.core.provenance import Provenance, provenance_of
 from linkly_ls.core.search.calibration import absent_words, calibrate, query_words
 from linkly_ls.core.search.ranked import Passage, RankedDocument
@@ -38,55 +37,17 @@ from linkly_ls.core.search.relevance import RelevanceScorer
 from linkly_ls.core.tools.schema import validate
 from linkly_ls.core.search.snippets import QueryMatcher, best_snippet
 from linkly_ls.core.store.records import DocumentSummary
+from linkly_ls.core.tools.search_filters import allowed_documents, blame_the_filters
+from linkly_ls.core.tools.search_guidance import OTHER_WORDS, WEAK_RELEVANCE, add_guidance, empty_index_result, lead_guidance
 from linkly_ls.core.tools.search_results import SearchHit, SearchResult
 
-__all__ = ["WEAK_RELEVANCE", "SearchHit", "SearchResult", "allowed_documents", "search"]
+__all__ = ["OTHER_WORDS", "WEAK_RELEVANCE", "SearchHit", "SearchResult", "allowed_documents", "search"]
 
-#: below this best relevance a search is a miss. Hybrid relevance includes the cosine; measured on the
-#: IR collections, 0.30 flags about 5% of on-topic queries and every off-topic one (queries of another
-#: collection). Keyword-only relevance is word coverage alone, lower for long questions, hence 0.20.
-WEAK_RELEVANCE = {"hybrid": 0.30, "vector": 0.30, "keyword": 0.20}
 #: hits whose relevance is calibrated together (`calibration.py`) whatever `limit` asks below it, so that a
 #: hit reads the same relevance, and a search the same `miss`, at `limit` 1 as at the default 20
 CALIBRATION_DEPTH = 20
 #: most words of a query read as a file name written with spaces (`RFC 2616` for `rfc2616.txt`)
 NAME_WORDS = 4
-KNOWN_TYPES = ("md", "mdx", "txt", "html", "pdf", "docx", "epub", "pptx", "image")
-TYPE_ALIASES = {"markdown": "md", "htm": "html", "text": "txt"}
-#: an image format asked for by name: its images alone (`image` is every image)
-IMAGE_FORMATS = {"png": (".png",), "jpg": (".jpg", ".jpeg"), "jpeg": (".jpg", ".jpeg"), "bmp": (".bmp",),
-                 "webp": (".webp",), "tif": (".tif", ".tiff"), "tiff": (".tif", ".tiff")}
-
-
-def allowed_documents(engine: Engine, params: dict[str, Any]) -> list[str] | None:
-    """Doc ids that pass the filters, or None when no filter is set."""
-    library = resolve_library(engine.catalog, params.get("library"))
-    asked = [TYPE_ALIASES.get(t.lower().lstrip("."), t.lower().lstrip(".")) for t in params.get("doc_types") or []]
-    image_suffixes = {suffix for t in asked if t in IMAGE_FORMATS for suffix in IMAGE_FORMATS[t]}
-    every_image = "image" in asked or not image_suffixes
-    doc_types = list(dict.fromkeys("image" if t in IMAGE_FORMATS else t for t in asked))
-    for doc_type in doc_types:
-        if doc_type not in KNOWN_TYPES:
-            raise ArgumentError(f"`doc_types` has unknown type {doc_type!r}; known: {', '.join(KNOWN_TYPES)}")
-    after = parse_time(params.get("modified_after"), "modified_after")
-    before = parse_time(params.get("modified_before"), "modified_before", end_of_day=True)
-    if after is not None and before is not None and after > before:
-        raise ArgumentError("`modified_after` is later than `modified_before`; no document can match")
-    if "md" in doc_types and "mdx" not in doc_types:
-        doc_types.append("mdx")  # the contract's Markdown is `.md` and `.mdx`
-    glob = compile_path_glob(params["path_glob"]) if params.get("path_glob") else None
-    if library is None and not doc_types and after is None and before is None and glob is None:
-        return None
-    name = library.name if library else None
-    if every_image:
-        rows = engine.catalog.documents_matching(name, doc_types, after, before)
-    else:  # `png` asks for the PNG images, not every image
-        others = [doc_type for doc_type in doc_types if doc_type != "image"]
-        rows = engine.catalog.documents_matching(name, others, after, before) if others else []
-        images = engine.catalog.documents_matching(name, ["image"], after, before)
-        rows += [(doc_id, path) for doc_id, path in images if Path(path).suffix.lower() in image_suffixes]
-    # a name may be stored composed (é) or decomposed (e + ´, as macOS writes names): both read alike
-    return [doc_id for doc_id, path in rows if glob is None or glob.search(unicodedata.normalize("NFC", path))]
 
 
 def search(engine: Engine, **arguments: Any) -> SearchResult:
@@ -143,9 +104,9 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
         query=query, results=results, mode=ranking.mode, mode_reason=ranking.reason, indexing=ranking.building,
         absent_words=missing_words, notes=_phrase_notes(phrases),
     )
-    _add_guidance(result, params, unheld)
+    add_guidance(result, params, unheld)
     if ranking.mode == "vector" and not ranking.documents:  # nearest neighbours exist wherever vectors do
-        _lead_guidance(
+        lead_guidance(
             result,
             "No document searched has a vector yet, so `mode=vector` finds nothing: `linkly index --wait` (or a "
             "running `linkly serve` or `watch`) computes them; meanwhile search with `mode=auto` or `keyword`.",
@@ -154,13 +115,13 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     if no_word and not exact:
         result.miss = True
         nearby = "the results are only near in meaning" if results else "nothing is near it in meaning either"
-        _lead_guidance(
+        lead_guidance(
             result,
             f"The query {query!r} holds no word the index can search (only symbols, emoji or punctuation): "
             f"{nearby}. Describe it in words, or `grep` a document for the characters.",
         )
     if allowed == []:
-        _blame_the_filters(engine, result, params)
+        blame_the_filters(engine, result, params)
     return result
 
 
@@ -328,90 +289,3 @@ def _shown_passage(document: RankedDocument, best_vector_passage: Passage | None
 
 def _rounded(value: float | None, digits: int = 4) -> float | None:
     return None if value is None else round(float(value), digits)
-
-
-def empty_index_result(engine: Engine, query: str) -> SearchResult:
-    """A search of an index without documents: say why, and how to add some, rather than "no strong match"."""
-    result = SearchResult(query=query, results=[], mode="keyword", mode_reason="the index holds no documents", miss=True)
-    result.notice, advice = empty_index_notice([library.name for library in engine.libraries()], "search")
-    result.guidance = [advice]
-    return result
-
-
-#: the first advice of a search that found nothing strong
-OTHER_WORDS = "Try other words or synonyms (e.g. 'auth login sign-in'), or fewer words."
-#: the filters of `search`, each as the arguments that set it alone
-FILTERS = {
-    "library": ("library",),
-    "doc_types": ("doc_types",),
-    "path_glob": ("path_glob",),
-    "modified_after / modified_before": ("modified_after", "modified_before"),
-}
-
-
-def _blame_the_filters(engine: Engine, result: SearchResult, params: dict[str, Any]) -> None:
-    """Guidance for a search whose filters leave no document: which filter does it, not the query's words."""
-    empty: dict[str, str] = {}  # filter -> how it was set, for the filters that alone let no document through
-    for name, keys in FILTERS.items():
-        alone = {key: params[key] for key in keys if params.get(key)}
-        if alone and allowed_documents(engine, alone) == []:
-            empty[name] = ", ".join(repr(value) for value in alone.values())
-    if empty:
-        lead = f"No indexed document passes {' nor '.join(f'`{name}` ({value})' for name, value in empty.items())}, whatever the query."
-    else:
-        lead = "Each filter alone lets documents through, but no indexed document passes them all together."
-    if "doc_types" in empty:
-        lead += f" Indexed types: {', '.join(doc_type for doc_type, _ in engine.catalog.type_counts())}."
-    if "path_glob" in empty:
-        differently_cased = _path_differing_in_case(engine, params["path_glob"])
-        if differently_cased:
-            lead += f" `path_glob` is case-sensitive, and {differently_cased} matches it but for case."
-        lead += " Call `find_paths` to see the real folder names."
-    _lead_guidance(result, lead, instead_of_other_words=True)
-    result.guidance = [result.guidance[0]] + [advice for advice in result.guidance[1:] if "find_paths" not in advice]
-
-
-def _path_differing_in_case(engine: Engine, pattern: str) -> str | None:
-    """An indexed path that `pattern` would match were path_glob not case-sensitive, quoted; else None."""
-    glob = compile_path_glob(pattern, ignore_case=True)
-    for _, path in engine.catalog.documents_matching(None, [], None, None):
-        if glob.search(unicodedata.normalize("NFC", path)):
-            return repr(path)
-    return None
-
-
-def _lead_guidance(result: SearchResult, lead: str, instead_of_other_words: bool = False) -> None:
-    """Put `lead` first in the guidance; `instead_of_other_words`: the query's words are not the cause, so the
-    advice to try other words goes."""
-    rest = [advice for advice in result.guidance or [] if not (instead_of_other_words and advice == OTHER_WORDS)]
-    result.guidance = [lead, *rest]
-
-
-def _add_guidance(result: SearchResult, params: dict[str, Any], phrases_missing: list[str]) -> None:
-    strong = result.results and max(hit.relevance for hit in result.results) >= WEAK_RELEVANCE[result.mode]
-    if strong and not result.absent_words and not phrases_missing:
-        return
-    result.miss = True
-    advice = [OTHER_WORDS]
-    if phrases_missing:
-        quoted = " and ".join(f'"{phrase}"' for phrase in phrases_missing)
-        advice.insert(
-            0,
-            f"No document holds {quoted} word for word (case and punctuation aside); the results hold its words "
-            "apart or are near in meaning. Drop the quotes to search the words.",
-        )
-    if result.absent_words:
-        words = ", ".join(f"'{word}'" if len(word) <= 200 else f"'{word[:100]}…' ({len(word):,} characters)" for word in result.absent_words)
-        nearby = "; the results are only near in meaning" if result.results else ""
-        advice.insert(0, f"No indexed document contains {words}{nearby}. Check the spelling: the name may not be indexed.")
-    scoped = " / ".join(f"`{key}`" for key in ("path_glob", "library") if params.get(key))
-    if scoped:
-        advice.append(f"Widen or drop {scoped}; call `find_paths` to discover the real folder names.")
-    else:
-        advice.append("If the user named a folder or app, call `find_paths` to locate it, then pass its `path_glob`.")
-    if params.get("modified_after") or params.get("modified_before"):
-        advice.append("Widen the date window (`modified_after` / `modified_before`).")
-    if params.get("doc_types"):
-        advice.append("Drop the `doc_types` filter.")
-    advice.append("For an exact name, number or phrase inside a known document, use `grep` on its doc_id.")
-    result.guidance = advice

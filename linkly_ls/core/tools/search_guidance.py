@@ -1,0 +1,61 @@
+"""What a search that found nothing strong says: whether it is a miss, and what to try instead."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.tools.common import empty_index_notice
+from linkly_ls.core.tools.search_results import SearchResult
+
+#: below this best relevance a search is a miss. Hybrid relevance includes the cosine; measured on the
+#: IR collections, 0.30 flags about 5% of on-topic queries and every off-topic one (queries of another
+#: collection). Keyword-only relevance is word coverage alone, lower for long questions, hence 0.20.
+WEAK_RELEVANCE = {"hybrid": 0.30, "vector": 0.30, "keyword": 0.20}
+#: the first advice of a search that found nothing strong
+OTHER_WORDS = "Try other words or synonyms (e.g. 'auth login sign-in'), or fewer words."
+
+
+def lead_guidance(result: SearchResult, lead: str, instead_of_other_words: bool = False) -> None:
+    """Put `lead` first in the guidance; `instead_of_other_words`: the query's words are not the cause, so the
+    advice to try other words goes."""
+    rest = [advice for advice in result.guidance or [] if not (instead_of_other_words and advice == OTHER_WORDS)]
+    result.guidance = [lead, *rest]
+
+
+def add_guidance(result: SearchResult, params: dict[str, Any], phrases_missing: list[str]) -> None:
+    strong = result.results and max(hit.relevance for hit in result.results) >= WEAK_RELEVANCE[result.mode]
+    if strong and not result.absent_words and not phrases_missing:
+        return
+    result.miss = True
+    advice = [OTHER_WORDS]
+    if phrases_missing:
+        quoted = " and ".join(f'"{phrase}"' for phrase in phrases_missing)
+        advice.insert(
+            0,
+            f"No document holds {quoted} word for word (case and punctuation aside); the results hold its words "
+            "apart or are near in meaning. Drop the quotes to search the words.",
+        )
+    if result.absent_words:
+        words = ", ".join(f"'{word}'" if len(word) <= 200 else f"'{word[:100]}…' ({len(word):,} characters)" for word in result.absent_words)
+        nearby = "; the results are only near in meaning" if result.results else ""
+        advice.insert(0, f"No indexed document contains {words}{nearby}. Check the spelling: the name may not be indexed.")
+    scoped = " / ".join(f"`{key}`" for key in ("path_glob", "library") if params.get(key))
+    if scoped:
+        advice.append(f"Widen or drop {scoped}; call `find_paths` to discover the real folder names.")
+    else:
+        advice.append("If the user named a folder or app, call `find_paths` to locate it, then pass its `path_glob`.")
+    if params.get("modified_after") or params.get("modified_before"):
+        advice.append("Widen the date window (`modified_after` / `modified_before`).")
+    if params.get("doc_types"):
+        advice.append("Drop the `doc_types` filter.")
+    advice.append("For an exact name, number or phrase inside a known document, use `grep` on its doc_id.")
+    result.guidance = advice
+
+
+def empty_index_result(engine: Engine, query: str) -> SearchResult:
+    """A search of an index without documents: say why, and how to add some, rather than "no strong match"."""
+    result = SearchResult(query=query, results=[], mode="keyword", mode_reason="the index holds no documents", miss=True)
+    result.notice, advice = empty_index_notice([library.name for library in engine.libraries()], "search")
+    result.guidance = [advice]
+    return result

@@ -129,6 +129,6 @@ def test_ctrl_c_during_index_says_one_line_and_no_worker_prints_a_traceback(tmp_
     time.sleep(2)
     assert process.poll() is None
     os.killpg(process.pid, signal.SIGINT)
-    _, stderr = process.communicate(timeout=60)
-    assert process.returncode == 130
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, (stdout[-2000:], stderr[-2000:])
     assert stderr.strip() == "linkly: interrupted; run `linkly index` again to go on"

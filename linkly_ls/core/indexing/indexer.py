@@ -14,7 +14,6 @@ pass leaves the files marked, and the next run reads them.
 from __future__ import annotations
 
 import os
-
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -23,8 +22,7 @@ from pathlib import Path
 
 from linkly_ls.core.store.catalog import Catalog, LibraryRecord, SkippedCount
 from linkly_ls.core.extract import EXTRACTOR_VERSIONS, SIZE_LIMIT_MARK, extractor_version
-from linkly_ls.core.extract.base import READ_ERROR
-from linkly_ls.core.extract.base import ExtractLimits
+from linkly_ls.core.extract.base import READ_ERROR, ExtractLimits
 from linkly_ls.core.extract.ocr import ocr_pending, ocr_unavailable_reason
 from linkly_ls.core.search.keyword import KeywordIndex
 from linkly_ls.core.indexing.document_store import DocumentStore, FlushCallback

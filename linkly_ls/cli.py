@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linkly_ls import PRIVATE_UMASK, __version__
+from linkly_ls.cli_launch import GLOBAL_OPTIONS_WITH_VALUE
 from linkly_ls.core.config import Config, load_config
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.errors import ErrorKind, IndexHeldError, LinklyError, ToolError, UsageError
@@ -47,6 +48,8 @@ class _Parser(argparse.ArgumentParser):
     def parse_args(self, args: Any = None, namespace: Any = None) -> argparse.Namespace:  # type: ignore[override]
         """As argparse's, but a flag a subcommand does not know is refused by that subcommand's parser,
         so the message points to `linkly grep --help` rather than to the main parser's help."""
+        if self.prog == PROGRAM:
+            self._refuse_unknown_global(list(sys.argv[1:] if args is None else args))
         parsed, unknown = self.parse_known_args(args, namespace)
         if unknown:
             commands = next((action for action in self._actions if isinstance(action, _Commands)), None)
@@ -54,6 +57,26 @@ class _Parser(argparse.ArgumentParser):
             owner = commands.choices.get(command, self) if commands is not None and command else self
             owner.error(f"unrecognized arguments: {' '.join(unknown)}")
         return parsed
+
+
+    def _refuse_unknown_global(self, args: list[str]) -> None:
+        """An option before the command that `linkly` itself does not know: named as such (argparse said
+        only that a command is required), with where it goes when it is a command's own (`--json`)."""
+        expecting_value = False
+        for arg in args:
+            if expecting_value:
+                expecting_value = False
+                continue
+            if not arg.startswith("-"):
+                return
+            name = arg.split("=", 1)[0]
+            if name in self._option_string_actions:
+                expecting_value = name in GLOBAL_OPTIONS_WITH_VALUE and "=" not in arg
+                continue
+            commands = next((action for action in self._actions if isinstance(action, _Commands)), None)
+            owners = [command for command, parser in (commands.choices.items() if commands else []) if name in parser._option_string_actions]
+            hint = f"; it is an option of `linkly {owners[0]}` and the like: put it after the command" if owners else ""
+            self.error(f"unrecognized arguments: {arg}{hint}")
 
 
 class _Commands(argparse._SubParsersAction):
@@ -68,11 +91,19 @@ def _split(value: str | None) -> list[str] | None:
     return [part.strip() for part in value.split(",") if part.strip()]
 
 
+def _given_path(text: str) -> Path:
+    """A path argument; an empty one (an unset shell variable: `linkly index "$DIR"`) is refused rather
+    than read as the current folder."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path (an unset variable?)")
+    return Path(text)
+
+
 def build_parser(registry: ToolRegistry = REGISTRY) -> argparse.ArgumentParser:
     parser = _Parser(prog=PROGRAM, description="Search, outline, grep and read your local documents.")
     parser.register("action", "parsers", _Commands)
     parser.add_argument("--version", action="version", version=f"linkly {__version__}")
-    parser.add_argument("--config", type=Path, help="config file (default: $LINKLY_CONFIG or the XDG config home)")
+    parser.add_argument("--config", type=_given_path, help="config file (default: $LINKLY_CONFIG or the XDG config home)")
     parser.add_argument(
         "--remote",
         dest="remote_name",
@@ -83,42 +114,52 @@ def build_parser(registry: ToolRegistry = REGISTRY) -> argparse.ArgumentParser:
     for tool in registry.cli_tools():
         add_tool_command(sub, tool)
 
-    index = sub.add_parser("index", help="add folders as a library and index them (incremental)")
-    index.add_argument("paths", nargs="*", type=Path, help="folders or files; none: re-index every library")
+    def command(name: str, text: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")
+
+    index = command("index", "add folders as a library and index them (incremental)")
+    index.add_argument("paths", nargs="*", type=_given_path, help="folders or files; none: re-index every library")
     index.add_argument("--library", help="library name (default: the folder's name)")
-    index.add_argument("--description", default="")
+    index.add_argument("--description", default="", help="what the library holds, shown by list-libraries")
     index.add_argument(
         "--wait",
         action="store_true",
         help="also compute every chunk's vector before returning (otherwise `linkly watch`, "
         "`linkly serve` or the next `--wait` does it; search meanwhile uses keywords for the rest)",
     )
-    index.add_argument(
+    honour = index.add_mutually_exclusive_group()
+    honour.add_argument(
         "--gitignore",
-        action=argparse.BooleanOptionalAction,
+        dest="gitignore",
+        action="store_const",
+        const=True,
         default=None,
-        help="with PATH: whether the library honours .gitignore and .ignore files (default: yes for a new "
-        "library, unchanged for an existing one); --no-gitignore indexes the files they name too",
+        help="with PATH: the library honours .gitignore and .ignore files (the default for a new library)",
+    )
+    honour.add_argument(
+        "--no-gitignore",
+        dest="gitignore",
+        action="store_const",
+        const=False,
+        help="with PATH: the library indexes the files .gitignore and .ignore name too",
     )
 
-    status = sub.add_parser("status", help="per library: documents, skipped, failed, OCR, vectors; what the writer does")
+    status = command("status", "per library: documents, skipped, failed, OCR, vectors; what the writer does")
     status.add_argument("--json", action="store_true", help="structured JSON output")
 
-    remove = sub.add_parser(
-        "remove-library", help="forget a library: its documents leave the index (its folders are not touched)"
-    )
+    remove = command("remove-library", "forget a library: its documents leave the index (its folders are not touched)")
     remove.add_argument("name", help="the library's name (see `linkly list-libraries`)")
     remove.add_argument("--json", action="store_true", help="structured JSON output")
 
-    watch = sub.add_parser("watch", help="index, then keep the index current as files change")
+    watch = command("watch", "index, then keep the index current as files change")
     watch.add_argument("--library", action="append", help="only this library (repeatable)")
 
-    serve = sub.add_parser("serve", help="serve the tools to AI agents over MCP (HTTP), keeping the index current")
+    serve = command("serve", "serve the tools to AI agents over MCP (HTTP), keeping the index current")
     serve.add_argument("--host", help="address to listen on (default: [mcp] host, 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default: [mcp] port, 60606; the next free one if taken)")
     serve.add_argument("--no-watch", dest="watch", action="store_false", help="index at start but do not watch")
 
-    mcp = sub.add_parser("mcp", help="serve the tools over MCP on stdio (forwards to a running `linkly serve`)")
+    mcp = command("mcp", "serve the tools over MCP on stdio (forwards to a running `linkly serve`)")
     mcp.add_argument("--no-watch", dest="watch", action="store_false", help="never index or watch from this process")
     return parser
 
@@ -308,14 +349,19 @@ def _first_pass_printer(engine: Engine):
 
 
 def run_watch(engine: Engine, args: argparse.Namespace) -> int:
+    names = list(dict.fromkeys(name.strip() for name in args.library)) if args.library else None
+    if names is not None and "" in names:
+        raise UsageError("--library needs a name; `linkly list-libraries` shows them")
+    for name in names or []:
+        resolve_library(engine.catalog, name)  # an unknown name is said, with the known ones, before anything runs
     writer = IndexWriter(engine, on_reports=_print_batch)
     writer.claim()
-    for report in writer.index(args.library, progress=_progress_printer()):
+    for report in writer.index(names, progress=_progress_printer()):
         print(report.summary(), flush=True)
     writer.start_vectors()
     print("watching for changes (Ctrl-C to stop)", flush=True)
     try:
-        writer.watch_here(args.library)
+        writer.watch_here(names)
     except KeyboardInterrupt:
         pass
     return 0
@@ -335,7 +381,8 @@ def _load_config(args: argparse.Namespace) -> Config:
     """The config file named by `--config` (which must exist: a typo must not run on the defaults), else
     $LINKLY_CONFIG or the default path (missing: the defaults)."""
     if args.config is not None and not args.config.is_file():
-        raise UsageError(f"--config {args.config}: no such file")
+        what = "is a folder, not a file" if args.config.is_dir() else "no such file"
+        raise UsageError(f"--config {args.config}: {what}")
     return load_config(args.config)
 
 
@@ -380,7 +427,8 @@ def main(argv: list[str] | None = None, registry: ToolRegistry = REGISTRY) -> in
         return 0
     except KeyboardInterrupt:
         if args.command == "index":
-            print("linkly: interrupted; run `linkly index` again to go on", file=sys.stderr)
+            again = "linkly index --wait" if getattr(args, "wait", False) else "linkly index"
+            print(f"linkly: interrupted; run `{again}` again to go on", file=sys.stderr)
         return 130
     except BrokenPipeError:
         # the reader went away (`linkly search ... | head`): not an error; keep exit-time flushes quiet

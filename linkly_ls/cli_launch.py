@@ -42,11 +42,13 @@ def command_of(args: list[str]) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     os.umask(PRIVATE_UMASK)  # before the fork server starts: the workers inherit it
     args = sys.argv[1:] if argv is None else argv
-    if command_of(args) == "index" and not {"-h", "--help"} & set(args):
-        from linkly_ls.core.indexing.work_plan import every_extractor_preload
-        from linkly_ls.core.indexing.workers import start_fork_server
+    try:
+        if command_of(args) == "index" and not {"-h", "--help"} & set(args):
+            from linkly_ls.core.indexing.work_plan import every_extractor_preload
+            from linkly_ls.core.indexing.workers import start_fork_server
 
-        start_fork_server(every_extractor_preload())
-    from linkly_ls.cli import main as run
-
+            start_fork_server(every_extractor_preload())
+        from linkly_ls.cli import main as run
+    except KeyboardInterrupt:  # Ctrl-C while the command starts: as quiet as later on
+        return 130
     return run(argv)

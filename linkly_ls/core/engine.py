@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from linkly_ls.core.store.catalog import Catalog, LibraryRecord, StoreError
 from linkly_ls.core.config import Config, ConfigError, load_config, validate_library_name
+from linkly_ls.core.extract import is_supported
 from linkly_ls.core.embedding.settings import EmbeddingSettings
 from linkly_ls.core.errors import LinklyError
 from linkly_ls.core.search.keyword import IndexBusyError, KeywordIndex
@@ -224,6 +225,13 @@ class Engine:
                 raise ConfigError(f"{path} is the whole file system: give the folders that hold your documents")
             if path.is_relative_to(data_dir):
                 raise ConfigError(f"{path} is in linkly's own data folder ({data_dir}), which holds the index, not documents")
+            if not path.is_dir() and not path.is_file():
+                raise ConfigError(f"{path} is neither a folder nor a file (a device or a pipe): give folders or documents")
+            if path.is_file() and not is_supported(path):
+                raise ConfigError(
+                    f"{path}: {path.suffix or 'extension-less'} files are not read; give a folder, or documents of "
+                    "the types linkly reads (Markdown, text, HTML, PDF, DOCX, EPUB, PPTX, images)"
+                )
         implicit = name is None
         name = validate_library_name(name or _library_name_for(resolved[0]))
         existing = self.catalog.library(name)
@@ -240,6 +248,11 @@ class Engine:
                     f"{path} is already in library '{holder.name}', whose documents it holds: search them with "
                     f"`--library {holder.name}` (or a path_glob), or remove that library first"
                 )
+        if existing is not None and existing.origin in ("config", "editor") and (added or description):
+            where = "the config file" if existing.origin == "config" else "the editor's `linkly.libraries` setting"
+            raise ConfigError(
+                f"library '{name}' is defined in {where}: add folders to its paths, or set its description, there"
+            )
         if existing is not None:
             merged = list(dict.fromkeys(existing.paths + added))
             existing.paths = merged

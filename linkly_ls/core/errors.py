@@ -27,10 +27,21 @@ class ErrorKind(Enum):
     UNAVAILABLE = "unavailable"
 
 
+#: the longest error message shown whole: one that quotes a huge argument back (a 100,000-character id)
+#: shows its start and end, and says how long it was
+MAX_MESSAGE_CHARS = 2_000
+
+
 class LinklyError(Exception):
     """An error for the caller to read; subclasses set `kind` (default: cannot be answered)."""
 
     kind: ClassVar[ErrorKind] = ErrorKind.UNAVAILABLE
+
+    def __str__(self) -> str:
+        message = super().__str__()
+        if len(message) <= MAX_MESSAGE_CHARS:
+            return message
+        return f"{message[:1_000]} … [{len(message) - 1_200:,} characters left out] … {message[-200:]}"
 
 
 class UsageError(LinklyError):

@@ -134,6 +134,7 @@ def _desk_hit(world: SimpleNamespace) -> dict:
     hit = payload["results"][0]
     assert hit["doc_id"].startswith("desk:") and hit["server"] == "desk"
     assert hit["path"].startswith("cloud:///desk/") and hit["library"] == "cloud:///desk/notes"
+    assert hit.get("section"), "a remote's hit keeps its page and section, as a local one does"
     return hit
 
 

@@ -98,11 +98,16 @@ class QueryMatcher:
         seen: set[int] = set()
 
         def replace(match: re.Match[str]) -> str:
-            group = self.group_of(match.group(0))
+            word = match.group(0)
+            group = self.group_of(word)
             if group is None:
-                return match.group(0)
+                return word
             seen.add(group)
-            return f"**{match.group(0)}**"
+            core = word.strip("'’-")  # the bold stays inside a quote closed by ’ (‘**foo**’, not ‘**foo’**)
+            if not core:
+                return f"**{word}**"
+            start = word.index(core)
+            return f"{word[:start]}**{core}**{word[start + len(core):]}"
 
         marked = _WORD.sub(replace, text) if self.groups else text
         for index, run in enumerate(self.cjk):

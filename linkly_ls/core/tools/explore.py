@@ -87,7 +87,7 @@ class ExploreResult:
                 more = f" (+{node['more_directories']} more folders)" if node.get("more_directories") else ""
                 out.append(
                     f"{'  ' * depth}- {node['path']} · {counted(node['file_count'], 'file')} · "
-                    f"{node['median_word_count']} words{more}"
+                    f"median {counted(node['median_word_count'], 'word')}{more}"
                 )
                 tree(node["children"], depth + 1)
 

@@ -27,6 +27,7 @@ from linkly_ls.core.remote.names import (
     remote_path,
 )
 from linkly_ls.core.tools.schema import validate
+from linkly_ls.core.provenance import Place
 from linkly_ls.core.tools.search import OTHER_WORDS, WEAK_RELEVANCE, search
 from linkly_ls.core.tools.search_results import SearchHit, SearchResult
 
@@ -156,7 +157,12 @@ def hit_from_remote(remote: str, data: dict[str, Any]) -> SearchHit:
         explain=data.get("explain"),
         content_hash=data.get("content_hash"),
         server=remote,
+        place=Place(_whole_number(data.get("page")), data.get("section") if isinstance(data.get("section"), str) else None),
     )
+
+
+def _whole_number(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _distinct(hits: list[SearchHit], limit: int) -> list[SearchHit]:

@@ -66,7 +66,9 @@ def blame_the_filters(engine: Engine, result: SearchResult, params: dict[str, An
     for name, keys in FILTERS.items():
         alone = {key: params[key] for key in keys if params.get(key)}
         if alone and allowed_documents(engine, alone) == []:
-            empty[name] = ", ".join(repr(value) for value in alone.values())
+            empty[name] = ", ".join(
+                ", ".join(map(str, value)) if isinstance(value, list) else repr(value) for value in alone.values()
+            )
     if empty:
         lead = f"No indexed document passes {' nor '.join(f'`{name}` ({value})' for name, value in empty.items())}, whatever the query."
     else:

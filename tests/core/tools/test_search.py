@@ -140,7 +140,7 @@ def test_weak_or_no_match_sets_miss_and_guidance(engine):
 @pytest.mark.parametrize(
     ("filters", "lead"),
     [
-        ({"doc_types": ["epub"]}, "No indexed document passes `doc_types` (['epub']), whatever the query. Indexed types: md, txt."),
+        ({"doc_types": ["epub"]}, "No indexed document passes `doc_types` (epub), whatever the query. Indexed types: md, txt."),
         ({"path_glob": "/Users/me/Notion/"}, "passes `path_glob` ('/Users/me/Notion/'), whatever the query. Call `find_paths`"),
         (
             {"path_glob": "Notion-Export-*/", "modified_after": "2024-08-01"},

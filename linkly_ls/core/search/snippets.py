@@ -11,6 +11,7 @@ from linkly_ls.core.search.analysis import CJK_RUN, STOPWORDS
 from linkly_ls.core.search.query_terms import ANALYZERS
 
 _WORD = re.compile(r"[\w'’-]+", re.UNICODE)
+_APOSTROPHE = re.compile(r"['’]")
 SNIPPET_LINES = 3
 SNIPPET_CHARS = 320
 #: distinct words whose stems are kept between searches (a few MB)
@@ -86,7 +87,8 @@ class QueryMatcher:
     def group_of(self, word: str) -> int | None:
         key = word.lower()
         if key not in self._cache:
-            forms = word_forms(word, self.readings)
+            # a contraction or a possessive is its first part: `that’s` is no match for a query's `s`
+            forms = word_forms(_APOSTROPHE.split(word.strip("'’"), 1)[0] or word, self.readings)
             if forms.isdisjoint(self._query_forms):
                 self._cache[key] = None
             else:
@@ -166,7 +168,7 @@ def best_snippet(
         text = _page_opening(lines, last, skip_lines) or " ".join(
             _marker_title(lines[n - 1]) for n in sorted(skip_lines) if first <= n <= last
         )
-    text = _around_first_term(matcher, text, focus)
+    text = _around_first_term(matcher, text.replace("**", ""), focus)  # bold marks the query's words alone
     if len(text) > SNIPPET_CHARS:
         text = text[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
     marked, seen = matcher.mark(text)

@@ -40,3 +40,12 @@ def test_an_english_documents_words_are_marked_by_their_english_reading_only():
     french, _ = matcher.in_language("fr").mark("Les notes de cours.")
     assert french == "Les **notes** de cours."
     assert matcher.in_language(None).mark("not notes")[0] == "not **notes**"
+
+
+def test_only_the_querys_words_are_bold_in_a_snippet():
+    # a note's own **bold** read as a match (and doubled a matched word's marks); a query's `s` matched `that’s`
+    assert best_snippet(QueryMatcher("layouts"), ["**Layouts** sind **JavaScript expressions**"], 1, 1).text == (
+        "**Layouts** sind JavaScript expressions"
+    )
+    assert QueryMatcher("cannot borrow s").mark("a number that’s too large; it’s s")[0] == "a number that’s too large; it’s **s**"
+    assert QueryMatcher("peter scan").mark("Peter’s ‘scan’")[0] == "**Peter’s** ‘**scan**’"

@@ -97,6 +97,15 @@ def absent_words(index: DocumentFrequencies, query: str) -> list[str] | None:
 _WORD = re.compile(r"[^\W_]+")
 
 
+def words_nowhere(index: DocumentFrequencies, query: str) -> list[str]:
+    """The query's words (not its function words, not CJK) that occur in no indexed document, when others
+    do: `borowing` of "rust ownership borowing", a misspelling the other words' matches would hide."""
+    words = [word for word in dict.fromkeys(_WORD.findall(query)) if not is_function_word(word) and not cjk_query_terms(word)]
+    if len(words) < 2:
+        return []
+    return [word for word in words if absent_words(index, word) is not None]
+
+
 def calibrate(evidence: Sequence[float], no_match: bool, depth: int | None = None) -> list[float]:
     """Relevance of the hits in rank order, from their evidence: non-increasing down the list.
 

@@ -21,7 +21,7 @@ from linkly_ls.core.engine import Engine
 from linkly_ls.core.extract import doc_type_for
 from linkly_ls.core.store.records import name_key, title_key
 from linkly_ls.core.provenance import Provenance, provenance_of
-from linkly_ls.core.search.calibration import absent_words, calibrate, query_words
+from linkly_ls.core.search.calibration import absent_words, calibrate, query_words, words_nowhere
 from linkly_ls.core.search.ranked import Passage, RankedDocument
 from linkly_ls.core.search.phrases import (
     MAX_CANDIDATE_CHUNKS,
@@ -102,7 +102,7 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
         results = _by_date(results, params["time_sort"] == "newest", WEAK_RELEVANCE[ranking.mode])
     result = SearchResult(
         query=query, results=results, mode=ranking.mode, mode_reason=ranking.reason, indexing=ranking.building,
-        absent_words=missing_words, notes=_phrase_notes(phrases),
+        absent_words=missing_words, notes=_phrase_notes(phrases) + _misspelt_notes(searcher, words, missing_words),
     )
     add_guidance(result, params, unheld)
     if ranking.mode == "vector" and not ranking.documents:  # nearest neighbours exist wherever vectors do
@@ -123,6 +123,16 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     if allowed == []:
         blame_the_filters(engine, result, params)
     return result
+
+
+def _misspelt_notes(searcher: Any, words: str, missing_words: list[str] | None) -> list[str]:
+    """A note naming the words of the query that no document holds, when others are found (when none is,
+    the guidance says so)."""
+    nowhere = [] if missing_words is not None else words_nowhere(searcher, words)
+    if not nowhere:
+        return []
+    named = ", ".join(f"'{word}'" for word in nowhere[:5])
+    return [f"No indexed document contains {named}: the results match the other words; check the spelling."]
 
 
 def _phrase_notes(phrases: PhraseMatches) -> list[str]:

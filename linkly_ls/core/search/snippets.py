@@ -69,6 +69,7 @@ class QueryMatcher:
             if forms and forms not in self.groups:
                 self.groups.append(forms)
         self._query_forms: set[str] = set().union(*self.groups)
+        self._typed = {word.lower() for word in _WORD.findall(query) if word.lower() not in STOPWORDS}
         self._cache: dict[str, int | None] = {}
         #: the same answers by the word as written (one dict lookup per word of a passage)
         self._by_word: dict[str, int | None] = {}
@@ -118,6 +119,11 @@ class QueryMatcher:
                 marked = marked.replace(run, f"**{run}**")
         return marked, seen
 
+    def exact_in(self, text: str) -> int:
+        """How many words of the text are a query word as typed (case aside): `apt-get dist-upgrade` itself,
+        where `apt full-upgrade` matches the same terms by their stems."""
+        return sum(1 for word in _WORD.findall(text) if word.lower() in self._typed) if self._typed else 0
+
     def terms_in(self, text: str) -> set[int]:
         """Which query terms the text holds: `mark(text)[1]` without building the marked text."""
         if self.cjk:
@@ -150,19 +156,23 @@ def best_snippet(
     """
     first = max(start_line, 1)
     last = min(end_line, len(lines))
-    scored: list[tuple[int, set[int]]] = []
+    scored: list[tuple[int, set[int], int]] = []
     for number in range(first, last + 1):
         if number not in skip_lines:
-            scored.append((number, matcher.terms_in(lines[number - 1])))
-    best_line, best_seen, best_score = (scored[0][0] if scored else first), set(), (-1, -1)
-    for index, (number, _) in enumerate(scored):
+            terms = matcher.terms_in(lines[number - 1])
+            scored.append((number, terms, matcher.exact_in(lines[number - 1]) if terms else 0))
+    best_line, best_seen, best_score = (scored[0][0] if scored else first), set(), (-1, -1, -1, -1)
+    for index, (number, _, first_exact) in enumerate(scored):
         window = scored[index : index + SNIPPET_LINES]
-        covered = set().union(*(seen for _, seen in window))
-        hits = sum(len(seen) for _, seen in window)
-        if (len(covered), hits) > best_score:
-            best_score = (len(covered), hits)
+        covered = set().union(*(seen for _, seen, _ in window))
+        hits = sum(len(seen) for _, seen, _ in window)
+        exact = sum(typed for _, _, typed in window)
+        # most terms; then the words as typed, starting the window where they are; then most matches
+        score = (len(covered), exact, first_exact, hits)
+        if score > best_score:
+            best_score = score
             best_line, best_seen = number, covered
-    shown = [number for number, _ in scored if number >= best_line][:SNIPPET_LINES]
+    shown = [number for number, _, _ in scored if number >= best_line][:SNIPPET_LINES]
     text = " ".join(stripped for stripped in (lines[n - 1].strip() for n in shown) if stripped)
     if not text:  # a passage of nothing but a page marker: the start of its page, else its title
         text = _page_opening(lines, last, skip_lines) or " ".join(
@@ -172,7 +182,7 @@ def best_snippet(
     if len(text) > SNIPPET_CHARS:
         text = text[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
     marked, seen = matcher.mark(text)
-    focus = next((number for number, seen_here in scored if seen_here and number >= best_line), None)
+    focus = next((number for number, seen_here, _ in scored if seen_here and number >= best_line), None)
     if focus is None:  # no query word in the passage: its first line of text, never a blank one
         focus = next((number for number in shown if lines[number - 1].strip()), best_line)
     return Snippet(text=marked, line=focus, matched_terms=len(seen | best_seen), total_terms=matcher.total_terms)

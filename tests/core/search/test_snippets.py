@@ -49,3 +49,10 @@ def test_only_the_querys_words_are_bold_in_a_snippet():
     )
     assert QueryMatcher("cannot borrow s").mark("a number that’s too large; it’s s")[0] == "a number that’s too large; it’s **s**"
     assert QueryMatcher("peter scan").mark("Peter’s ‘scan’")[0] == "**Peter’s** ‘**scan**’"
+
+
+def test_a_snippet_starts_where_the_query_is_written_as_typed():
+    # `apt full-upgrade` holds the same terms by their stems; the line with `apt-get dist-upgrade` is the one
+    lines = ["To upgrade, use apt full-upgrade now.", "Then reboot.", "The older apt-get dist-upgrade does the same.", "end"]
+    snippet = best_snippet(QueryMatcher("apt-get dist-upgrade"), lines, 1, 4)
+    assert snippet.line == 3 and snippet.text.startswith("The older **apt-get** **dist-upgrade**")

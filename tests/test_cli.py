@@ -386,3 +386,30 @@ def test_status_starts_without_the_mcp_sdk(env):
     )
     result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
     assert result.stdout.split() == ["0", "False"], result.stderr
+
+
+def test_what_linkly_index_cannot_take_is_refused_before_anything_is_written(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nalpha\n", encoding="utf-8")
+    (tmp_path / "script.py").write_text("print(1)\n", encoding="utf-8")
+    config = tmp_path / "config.toml"
+    config.write_text(f'[embedding]\nmodel = "none"\n[[library]]\nname = "cfg"\npaths = ["{notes}"]\n', encoding="utf-8")
+    environment = {**os.environ, "LINKLY_DATA_DIR": str(tmp_path / "data"), "LINKLY_CONFIG": str(config)}
+    refusals = {
+        ("index", ""): "an empty path",  # `linkly index "$DIR"` with DIR unset indexed the current folder
+        ("index", "/dev/null"): "neither a folder nor a file",
+        ("index", str(tmp_path / "script.py")): ".py files are not read",
+        ("index", str(tmp_path), "--library", "cfg"): "defined in the config file",
+        ("index", str(notes), "--gitignore", "--no-gitignore"): "not allowed with argument",
+        ("--bogus", "search", "x"): "unrecognized arguments: --bogus",
+        ("--json", "search", "x"): "put it after the command",
+        ("watch", "--library", "nope"): "available: cfg",
+        ("read", "a" * 50_000): "characters left out",
+    }
+    assert run(environment, "index").returncode == 0
+    for arguments, fragment in refusals.items():
+        result = run(environment, *arguments)
+        assert result.returncode == 2 and fragment in result.stderr and len(result.stderr) < 3_000, (arguments, result.stderr[:300])
+    listed = json.loads(run(environment, "list-libraries", "--json").stdout)["libraries"]
+    assert [(library["name"], library["paths"]) for library in listed] == [("cfg", [str(notes)])]

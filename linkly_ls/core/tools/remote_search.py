@@ -29,6 +29,7 @@ from linkly_ls.core.remote.names import (
 from linkly_ls.core.tools.schema import validate
 from linkly_ls.core.provenance import Place
 from linkly_ls.core.tools.search import OTHER_WORDS, WEAK_RELEVANCE, search
+from linkly_ls.core.tools.search_guidance import filter_advice
 from linkly_ls.core.tools.search_results import SearchHit, SearchResult
 
 LOCAL_SERVER = "local"
@@ -190,12 +191,4 @@ def _merged_mode(modes: dict[str, tuple[str, str]]) -> tuple[str, str]:
 
 
 def _guidance(params: dict[str, Any]) -> list[str]:
-    advice = [OTHER_WORDS]
-    if params.get("path_glob") or params.get("library"):
-        advice.append("Widen or drop `path_glob` / `library`; call `find_paths` to discover the real folder names.")
-    if params.get("modified_after") or params.get("modified_before"):
-        advice.append("Widen the date window (`modified_after` / `modified_before`).")
-    if params.get("doc_types"):
-        advice.append("Drop the `doc_types` filter.")
-    advice.append("For an exact name, number or phrase inside a known document, use `grep` on its doc_id.")
-    return advice
+    return [OTHER_WORDS, *filter_advice(params)]

@@ -40,17 +40,24 @@ def add_guidance(result: SearchResult, params: dict[str, Any], phrases_missing: 
         words = ", ".join(f"'{word}'" if len(word) <= 200 else f"'{word[:100]}…' ({len(word):,} characters)" for word in result.absent_words)
         nearby = "; the results are only near in meaning" if result.results else ""
         advice.insert(0, f"No indexed document contains {words}{nearby}. Check the spelling: the name may not be indexed.")
+    result.guidance = advice + filter_advice(params, folder_hint=True)
+
+
+def filter_advice(params: dict[str, Any], folder_hint: bool = False) -> list[str]:
+    """What to try about the filters of a search that found nothing strong, then `grep`; `folder_hint`:
+    with no folder filter, say how to find one the user named."""
+    advice: list[str] = []
     scoped = " / ".join(f"`{key}`" for key in ("path_glob", "library") if params.get(key))
     if scoped:
         advice.append(f"Widen or drop {scoped}; call `find_paths` to discover the real folder names.")
-    else:
+    elif folder_hint:
         advice.append("If the user named a folder or app, call `find_paths` to locate it, then pass its `path_glob`.")
     if params.get("modified_after") or params.get("modified_before"):
         advice.append("Widen the date window (`modified_after` / `modified_before`).")
     if params.get("doc_types"):
         advice.append("Drop the `doc_types` filter.")
     advice.append("For an exact name, number or phrase inside a known document, use `grep` on its doc_id.")
-    result.guidance = advice
+    return advice
 
 
 def empty_index_result(engine: Engine, query: str) -> SearchResult:

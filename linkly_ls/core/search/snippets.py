@@ -162,12 +162,13 @@ def best_snippet(
             terms = matcher.terms_in(lines[number - 1])
             scored.append((number, terms, matcher.exact_in(lines[number - 1]) if terms else 0))
     best_line, best_seen, best_score = (scored[0][0] if scored else first), set(), (-1, -1, -1, -1)
-    for index, (number, _, first_exact) in enumerate(scored):
+    for index, (number, _, _) in enumerate(scored):
         window = scored[index : index + SNIPPET_LINES]
         covered = set().union(*(seen for _, seen, _ in window))
         hits = sum(len(seen) for _, seen, _ in window)
         exact = sum(typed for _, _, typed in window)
-        # most terms; then the words as typed, starting the window where they are; then most matches
+        first_exact = next((typed for _, seen, typed in window if seen), 0)  # the line the snippet points at
+        # most terms; then the words as typed, the line pointed at holding them; then most matches
         score = (len(covered), exact, first_exact, hits)
         if score > best_score:
             best_score = score

@@ -130,7 +130,8 @@ class Engine:
         except ConfigError:
             return
         kept = [library for library in self.config.libraries if library.origin != "config"]
-        self.config.libraries = [library for library in fresh.libraries if library.name not in {k.name for k in kept}] + kept
+        kept_names = {library.name for library in kept}
+        self.config.libraries = [library for library in fresh.libraries if library.name not in kept_names] + kept
         self._sync_config_libraries()
 
     def _sync_config_libraries(self) -> None:

@@ -71,7 +71,9 @@ def paths_by_library(engine: Engine, changed: set[Path]) -> dict[str, list[Path]
         if _is(path, Path.is_file):
             continue
         prefix = str(path).rstrip("/") + "/"
-        for other in engine.libraries():
+        for other in engine.libraries():  # those whose folders meet this one may hold documents under it
+            if not any(root.startswith(prefix) or prefix.startswith(root.rstrip("/") + "/") for root in other.paths):
+                continue
             documents = [Path(p) for p in engine.catalog.file_states(other.name) if p.startswith(prefix)]
             if documents:
                 grouped.setdefault(other.name, []).extend(documents)
@@ -184,18 +186,17 @@ def _identities(roots: list[str]) -> list[tuple[int, int] | None]:
     return identities
 
 
-def _rules(engine: Engine, names: list[str] | None) -> list[tuple]:
-    """What decides which files of each library are indexed, besides its `.gitignore` files."""
-    return sorted(
-        (library.name, library.include, library.exclude, library.respect_gitignore)
-        for library in engine.libraries()
-        if names is None or library.name in names
-    )
+def _watched(engine: Engine, names: list[str] | None) -> tuple[list[str], list[tuple]]:
+    """The folders to watch, and what decides which files of each library are indexed besides its
+    `.gitignore` files (an edited include or exclude), from one reading of the catalog."""
+    libraries = [library for library in engine.libraries() if names is None or library.name in names]
+    roots = sorted({root for library in libraries for root in library.paths if _is(Path(root), Path.exists)})
+    rules = sorted((library.name, library.include, library.exclude, library.respect_gitignore) for library in libraries)
+    return roots, rules
 
 
 def _watched_roots(engine: Engine, names: list[str] | None) -> list[str]:
-    libraries = [library for library in engine.libraries() if names is None or library.name in names]
-    return sorted({root for library in libraries for root in library.paths if _is(Path(root), Path.exists)})
+    return _watched(engine, names)[0]
 
 
 def _watch(
@@ -216,7 +217,7 @@ def _watch(
     from watchfiles import watch  # imported here: a language server answers its first requests without it
 
     identities = _identities(roots)
-    rules = _rules(engine, names)
+    rules = _watched(engine, names)[1]
     try:
         for changes in watch(
             *roots,
@@ -240,12 +241,12 @@ def _watch(
                 reports = apply_changes(engine, {Path(path) for _, path in changes}, names)
                 if on_batch and reports:
                     on_batch(reports)
-            current = _watched_roots(engine, names)
+            current, current_rules = _watched(engine, names)
             watchable = [root for root in current if root not in left_out]
             if (
                 watchable != roots
                 or _identities(watchable) != identities
-                or _rules(engine, names) != rules  # an edited include or exclude: the libraries are caught up
+                or current_rules != rules  # an edited include or exclude: the libraries are caught up
                 or (until is not None and time.monotonic() >= until)
             ):
                 return current

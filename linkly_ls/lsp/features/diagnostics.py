@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from linkly_ls.core.engine import Engine
-from linkly_ls.lsp.uris import open_buffer_uris, path_from_uri
+from linkly_ls.lsp.uris import open_buffer, open_buffer_uris, path_from_uri
 
 if TYPE_CHECKING:
     from linkly_ls.core.indexing.indexer import IndexReport
@@ -73,13 +73,19 @@ class DiagnosticsPublisher:
         self.typing: dict[str, asyncio.Task[None]] = {}
 
     async def refresh(self, uris: list[str]) -> None:
+        """Computes in a thread, so the buffer may change meanwhile: diagnostics of a version the
+        client has left behind are dropped (the change that replaced it has its own refresh coming),
+        or they would land after the newer ones at lines that no longer hold them."""
         engine = self.ls.engine
         if engine is None:
             return
+        versions = {uri: self._buffer_version(uri) for uri in uris}
         found = await asyncio.to_thread(lambda: {uri: self._collect(engine, uri) for uri in uris})
         for uri, diagnostics in found.items():
+            if self._buffer_version(uri) != versions[uri]:
+                continue
             if diagnostics or uri in self.shown:
-                self.publish(uri, diagnostics)
+                self.publish(uri, diagnostics, version=versions[uri])
 
     async def refresh_after_typing(self, uri: str) -> None:
         await asyncio.sleep(TYPING_PAUSE_S)
@@ -93,12 +99,18 @@ class DiagnosticsPublisher:
             found.extend(source(engine, uri, self.ls))
         return found
 
-    def publish(self, uri: str, diagnostics: list[types.Diagnostic]) -> None:
+    def _buffer_version(self, uri: str) -> int | None:
+        document = open_buffer(self.ls.workspace, uri)
+        return None if document is None else document.version
+
+    def publish(self, uri: str, diagnostics: list[types.Diagnostic], version: int | None = None) -> None:
         if diagnostics:
             self.shown.add(uri)
         else:
             self.shown.discard(uri)
-        self.ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
+        self.ls.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
+        )
 
     def refresh_open_documents(self, reports: list[IndexReport]) -> None:
         uris = [uri for uri in open_buffer_uris(self.ls.workspace) if uri.startswith("file:")]

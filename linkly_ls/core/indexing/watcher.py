@@ -214,9 +214,10 @@ def _watch(
     """Watch `roots` until `stop` (None), until the libraries' folders change, or until the monotonic time
     `until` (the folders to watch, then, `left_out` ones included); `started` is called once the watches
     are in place."""
-    from watchfiles import watch  # imported here: a language server answers its first requests without it
+    from watchfiles import Change, watch  # imported here: a language server answers its first requests without it
 
     identities = _identities(roots)
+    watched_roots = set(roots)
     rules = _watched(engine, names)[1]
     try:
         for changes in watch(
@@ -245,6 +246,9 @@ def _watch(
             watchable = [root for root in current if root not in left_out]
             if (
                 watchable != roots
+                # a root's own watch is gone: the file or folder it followed was deleted, renamed away or
+                # saved over; the path's identity alone can miss it when the new file got the old inode back
+                or any(change == Change.deleted and path in watched_roots for change, path in changes)
                 or _identities(watchable) != identities
                 or current_rules != rules  # an edited include or exclude: the libraries are caught up
                 or (until is not None and time.monotonic() >= until)

@@ -163,6 +163,10 @@ class CatalogReads:
         """Every document's id, in no particular order."""
         return [row[0] for row in self.connect().execute("SELECT doc_id FROM documents")]
 
+    def paths_and_times(self) -> list[tuple[str, str, int]]:
+        """(doc_id, path, mtime_ns) of every document, in no particular order."""
+        return self.connect().execute("SELECT doc_id, path, mtime_ns FROM documents").fetchall()
+
     def paths(self, library: str | None = None) -> list[str]:
         """Every document's path (of one library, or of all), in no particular order."""
         query = "SELECT path FROM documents"

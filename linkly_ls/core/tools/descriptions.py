@@ -47,7 +47,7 @@ has_outline: true) or `grep` (a specific term, name, date, identifier; or has_ou
 
 Filters: `doc_types` (["pdf", "md", ...]); `library` (see list_libraries); `path_glob` is \
 substring-matched against the path (`*` spans folders, `?` one character, case-sensitive; a full \
-folder path scopes to that folder). If the user names a container ("in my Notion notes") and you do \
+folder path scopes to that folder). The query `*` lists every document the filters pass, without ranking ("all PDFs under papers/": `*` with `doc_types` or `path_glob`). If the user names a container ("in my Notion notes") and you do \
 not know its real path, call `find_paths` first and copy its `path_glob`.
 
 Time: for an explicit window ("last month", "in 2024", "Q3") use `modified_after` / \

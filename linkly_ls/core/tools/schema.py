@@ -39,7 +39,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "search": {
         "type": "object",
         "properties": {
-            "query": {"type": "string", "minLength": 1, "description": "Search keywords or a phrase; words in double quotes must appear side by side."},
+            "query": {"type": "string", "minLength": 1, "description": "Search keywords or a phrase; words in double quotes must appear side by side. `*` alone lists every document the filters pass (by path, or by date with `time_sort`)."},
             "limit": {
                 "type": "integer",
                 "minimum": 1,
@@ -74,8 +74,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "type": "string",
                 "enum": ["default", "newest", "oldest"],
                 "default": "default",
-                "description": "`default` keeps relevance order; `newest` / `oldest` reorder the selected, "
-                "deduplicated results by modification time.",
+                "description": "`default` keeps relevance order; `newest` / `oldest` put the strong matches "
+                "(deduplicated, among the 200 best) in order of modification time.",
             },
             "mode": {
                 "type": "string",

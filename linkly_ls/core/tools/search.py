@@ -39,6 +39,7 @@ from linkly_ls.core.search.snippets import QueryMatcher, best_snippet
 from linkly_ls.core.store.records import DocumentSummary
 from linkly_ls.core.tools.search_filters import allowed_documents, blame_the_filters
 from linkly_ls.core.tools.search_guidance import OTHER_WORDS, WEAK_RELEVANCE, add_guidance, empty_index_result, lead_guidance
+from linkly_ls.core.tools.search_listing import listing, lists_everything
 from linkly_ls.core.tools.search_results import SearchHit, SearchResult
 
 __all__ = ["OTHER_WORDS", "WEAK_RELEVANCE", "SearchHit", "SearchResult", "allowed_documents", "search"]
@@ -46,6 +47,9 @@ __all__ = ["OTHER_WORDS", "WEAK_RELEVANCE", "SearchHit", "SearchResult", "allowe
 #: hits whose relevance is calibrated together (`calibration.py`) whatever `limit` asks below it, so that a
 #: hit reads the same relevance, and a search the same `miss`, at `limit` 1 as at the default 20
 CALIBRATION_DEPTH = 20
+#: the candidates `time_sort` puts in date order: its newest (oldest) strong match among the best ones by
+#: relevance, not among the `limit` best alone, where equally good but newer documents were left out
+TIME_SORT_POOL = 200
 #: most words of a query read as a file name written with spaces (`RFC 2616` for `rfc2616.txt`)
 NAME_WORDS = 4
 
@@ -60,6 +64,12 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     if engine.catalog.count() == 0:
         return empty_index_result(engine, query)
     allowed = allowed_documents(engine, params)
+    if lists_everything(query):
+        listed = listing(engine, allowed, limit, params["time_sort"])
+        if allowed == []:
+            listed.miss = True
+            blame_the_filters(engine, listed, params)
+        return listed
     quoted = split_phrases(query)
     words = quoted.text or query
     named = _named(engine, words)
@@ -71,12 +81,30 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     # a lone identifier that names a file (`sources.list`) keeps that file too
     holding = sorted(set(phrases.passages) | (set() if quoted.phrases or not phrases.passages else named))
     ranking = rank_documents(engine, words, holding or allowed, mode=mode)
-    distinct = _distinct_documents(engine, _named_first(named, ranking.documents), max(limit, CALIBRATION_DEPTH))
+    by_date = params["time_sort"] != "default"
+    pool = max(limit, TIME_SORT_POOL if by_date else CALIBRATION_DEPTH)
+    distinct = _distinct_documents(engine, _named_first(named, ranking.documents), pool)
     records = engine.catalog.summaries([document.doc_id for document in distinct])
     picked = [(document, records[document.doc_id]) for document in distinct if document.doc_id in records]
     cosines = best_cosines(ranking, [document.doc_id for document, _ in picked])
     searcher = engine.keyword.index.searcher()
     scorer = RelevanceScorer(words, searcher.doc_freq, searcher.num_docs)
+    missing_words = absent_words(searcher, words)
+    no_word = missing_words is None and not query_words(words)  # symbols, emoji or punctuation alone
+    # a phrase (or lone identifier) no document holds: the hits hold its words apart, no match
+    unheld = exact if phrases.searched and not holding and not (named and not quoted.phrases) else []
+    no_match = missing_words is not None or no_word or bool(unheld)
+    evidence = [  # the shown hits' own is read again with their snippets; the others' passages alone are read
+        _evidence(
+            partial(_passage_lines, engine, record.doc_id), document, record, cosines.get(document.doc_id), scorer,
+            phrases.passages.get(document.doc_id),
+        )[3]
+        for document, record in (picked if by_date else picked[limit:])
+    ]
+    relevance: dict[str, float] = {}
+    if by_date:  # the newest (oldest) of every strong match among the pool, not of the `limit` best
+        relevance = dict(zip((record.doc_id for _, record in picked), calibrate(evidence, no_match, CALIBRATION_DEPTH)))
+        picked = _by_date(picked, relevance, params["time_sort"] == "newest", WEAK_RELEVANCE[ranking.mode])
     matcher = QueryMatcher(words)
     places = provenance_of(engine.catalog, [document.doc_id for document, _ in picked[:limit]])
     results = [
@@ -86,20 +114,10 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
         )
         for document, record in picked[:limit]
     ]
-    beyond = [  # calibrated with the hits shown, so that they read the same at any limit; their passages alone are read
-        _evidence(
-            partial(_passage_lines, engine, record.doc_id), document, record, cosines.get(document.doc_id), scorer,
-            phrases.passages.get(document.doc_id),
-        )[3]
-        for document, record in picked[limit:]
-    ]
-    missing_words = absent_words(searcher, words)
-    no_word = missing_words is None and not query_words(words)  # symbols, emoji or punctuation alone
-    # a phrase (or lone identifier) no document holds: the hits hold its words apart, no match
-    unheld = exact if phrases.searched and not holding and not (named and not quoted.phrases) else []
-    _calibrate_relevance(results, missing_words is not None or no_word or bool(unheld), beyond)
-    if params["time_sort"] != "default":
-        results = _by_date(results, params["time_sort"] == "newest", WEAK_RELEVANCE[ranking.mode])
+    if by_date:
+        _set_relevance(results, relevance)
+    else:
+        _calibrate_relevance(results, no_match, evidence)
     result = SearchResult(
         query=query, results=results, mode=ranking.mode, mode_reason=ranking.reason, indexing=ranking.building,
         absent_words=missing_words, notes=_phrase_notes(phrases) + _misspelt_notes(searcher, words, missing_words),
@@ -149,11 +167,14 @@ def _phrase_notes(phrases: PhraseMatches) -> list[str]:
     return notes
 
 
-def _by_date(hits: list[SearchHit], newest: bool, weak: float) -> list[SearchHit]:
-    """The hits newest or oldest first; weak ones are left out when any hit matches well: the earliest
-    *matching* document is meant, not a passage near in meaning that happens to be old."""
-    strong = [hit for hit in hits if hit.relevance >= weak]
-    return sorted(strong or hits, key=lambda hit: hit.modified_at, reverse=newest)
+def _by_date(
+    picked: list[tuple[RankedDocument, DocumentSummary]], relevance: dict[str, float], newest: bool, weak: float
+) -> list[tuple[RankedDocument, DocumentSummary]]:
+    """The candidates newest or oldest first (in rank order where their times are equal); weak ones are left
+    out when any matches well: the earliest *matching* document is meant, not a passage near in meaning
+    that happens to be old."""
+    strong = [pair for pair in picked if relevance[pair[1].doc_id] >= weak]
+    return sorted(strong or picked, key=lambda pair: pair[1].modified_at, reverse=newest)
 
 
 def _named(engine: Engine, query: str) -> set[str]:
@@ -284,6 +305,14 @@ def _calibrate_relevance(hits: list[SearchHit], no_match: bool, beyond: list[flo
         if hit.explain is not None:
             hit.explain["evidence"] = hit.relevance
         hit.relevance = round(relevance, 4)
+
+
+def _set_relevance(hits: list[SearchHit], relevance: dict[str, float]) -> None:
+    """Each hit's calibrated relevance, calibrated in rank order before the hits were put in date order."""
+    for hit in hits:
+        if hit.explain is not None:
+            hit.explain["evidence"] = hit.relevance
+        hit.relevance = round(relevance[hit.doc_id], 4)
 
 
 def _shown_passage(document: RankedDocument, best_vector_passage: Passage | None) -> Passage:

@@ -17,6 +17,9 @@ DROPPED_NOTE = (
     "no longer in the config file, it stays indexed and watched: `linkly remove-library {name}` forgets it"
 )
 
+#: the failed files list_libraries names per library (the count says how many in all)
+FAILURES_SHOWN = 10
+
 
 @dataclass
 class LibraryInfo:
@@ -34,6 +37,8 @@ class LibraryInfo:
     skipped: dict[str, int] = field(default_factory=dict)
     #: the config file no longer defines it (`Engine.dropped_from_config`)
     dropped_from_config: bool = False
+    #: (path, why) of the first FAILURES_SHOWN files that could not be indexed, by path
+    failures: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def skipped_count(self) -> int:
@@ -46,6 +51,7 @@ class LibraryInfo:
             "paths": self.record.paths,
             "document_count": self.document_count,
             "failed_count": self.failed_count,
+            "failed": [{"path": path, "message": message} for path, message in self.failures],
             "ocr_pending_count": self.ocr_pending_count,
             "skipped_count": self.skipped_count,
             "skipped": self.skipped,
@@ -84,6 +90,10 @@ class LibrariesResult:
             if library.dropped_from_config:
                 out.append(f"  {DROPPED_NOTE.format(name=record.name)}")
             out.append(f"  paths: {', '.join(record.paths)}")
+            for path, message in library.failures:
+                out.append(f"  failed: {path}: {message}")
+            if library.failed_count > len(library.failures):
+                out.append(f"  ... and {library.failed_count - len(library.failures)} more failed (`linkly status` lists them)")
         return "\n".join(out)
 
 
@@ -110,6 +120,9 @@ def list_libraries(engine: Engine, **arguments: Any) -> LibrariesResult:
                 if engine.vectors.first_pass.enabled
                 else None,
                 dropped_from_config=record.name in dropped,
+                failures=[(error.path, error.message) for error in engine.catalog.errors(record.name)[:FAILURES_SHOWN]]
+                if failures.get(record.name)
+                else [],
             )
             for record in engine.libraries()
         ]

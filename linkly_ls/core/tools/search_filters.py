@@ -9,6 +9,7 @@ from typing import Any
 
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.errors import ArgumentError
+from linkly_ls.core.store.records import ErrorRecord
 from linkly_ls.core.tools.common import compile_path_glob, parse_time, resolve_library
 from linkly_ls.core.tools.search_guidance import lead_guidance
 from linkly_ls.core.tools.search_results import SearchResult
@@ -79,9 +80,20 @@ def blame_the_filters(engine: Engine, result: SearchResult, params: dict[str, An
         differently_cased = _path_differing_in_case(engine, params["path_glob"])
         if differently_cased:
             lead += f" `path_glob` is case-sensitive, and {differently_cased} matches it but for case."
-        lead += " Call `find_paths` to see the real folder names."
+        failed = _failed_matching(engine, params["path_glob"])
+        if failed is not None:
+            lead += f" {failed.path!r} matches it but could not be indexed: {failed.message}."
+        else:
+            lead += " Call `find_paths` to see the real folder names."
     lead_guidance(result, lead, instead_of_other_words=True)
     result.guidance = [result.guidance[0]] + [advice for advice in result.guidance[1:] if "find_paths" not in advice]
+
+
+def _failed_matching(engine: Engine, pattern: str) -> ErrorRecord | None:
+    """The first file matching `pattern` that failed to index (an encrypted PDF): the file is there, so
+    looking for another folder would not help."""
+    glob = compile_path_glob(pattern)
+    return next((error for error in engine.catalog.errors() if glob.search(unicodedata.normalize("NFC", error.path))), None)
 
 
 def _path_differing_in_case(engine: Engine, pattern: str) -> str | None:

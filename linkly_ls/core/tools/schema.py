@@ -9,6 +9,7 @@ everywhere. A new parameter is one more property here.
 
 from __future__ import annotations
 
+import json
 import re
 
 from typing import Any
@@ -327,7 +328,18 @@ def validate(tool: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
 
 
 #: an integer written as text (" 7 ", "-3", a full-width "７"): decimal digits only, which `int` reads
+#: most characters of a wrong argument an error message repeats
+SHOWN_VALUE_CHARS = 200
 _INTEGER_TEXT = re.compile(r"\s*[+-]?\d+\s*")
+
+
+def _as_json(value: Any) -> str:
+    """A wrong argument as the client wrote it (`true`, `null`, `"5"`), not as Python shows it."""
+    try:
+        shown = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        shown = repr(value)
+    return shown if len(shown) <= SHOWN_VALUE_CHARS else shown[: SHOWN_VALUE_CHARS - 1] + "…"
 
 
 def _check(name: str, value: Any, spec: dict) -> Any:
@@ -339,7 +351,7 @@ def _check(name: str, value: Any, spec: dict) -> Any:
             if isinstance(value, str) and _INTEGER_TEXT.fullmatch(value):
                 value = int(value)
             else:
-                raise ArgumentError(f"`{name}` must be {_TYPE_NAMES[kind]}{_range(spec)}, got {value!r}")
+                raise ArgumentError(f"`{name}` must be {_TYPE_NAMES[kind]}{_range(spec)}, got {_as_json(value)}")
         value = int(value)
         if "minimum" in spec and value < spec["minimum"] or "maximum" in spec and value > spec["maximum"]:
             raise ArgumentError(f"`{name}` must be {_TYPE_NAMES[kind]}{_range(spec)}, got {value}")
@@ -348,24 +360,24 @@ def _check(name: str, value: Any, spec: dict) -> Any:
         if isinstance(value, str) and value.strip().lower() in ("true", "false"):
             return value.strip().lower() == "true"  # as an integer may come as text, so may a boolean
         if not isinstance(value, bool):
-            raise ArgumentError(f"`{name}` must be true or false, got {value!r}")
+            raise ArgumentError(f"`{name}` must be true or false, got {_as_json(value)}")
         return value
     if kind == "string":
         if not isinstance(value, str):
-            raise ArgumentError(f"`{name}` must be a string, got {value!r}")
+            raise ArgumentError(f"`{name}` must be a string, got {_as_json(value)}")
         # blank text is no query or name, but a space is a pattern like any other
         if len(value) < spec.get("minLength", 0) or not value.strip() and spec.get("minLength") and spec.get("format") != "regex":
             raise ArgumentError(f"`{name}` must not be empty")
         if "maxLength" in spec and len(value) > spec["maxLength"]:
             raise ArgumentError(f"`{name}` is too long ({len(value)} characters; at most {spec['maxLength']})")
         if "enum" in spec and value not in spec["enum"]:
-            raise ArgumentError(f"`{name}` must be one of {', '.join(spec['enum'])}; got {value!r}")
+            raise ArgumentError(f"`{name}` must be one of {', '.join(spec['enum'])}; got {_as_json(value)}")
         return value
     if kind == "array":
         if isinstance(value, str):
             value = [part.strip() for part in value.split(",") if part.strip()]
         if not isinstance(value, list):
-            raise ArgumentError(f"`{name}` must be a list, got {value!r}")
+            raise ArgumentError(f"`{name}` must be a list, got {_as_json(value)}")
         item_spec = spec.get("items", {"type": "string"})
         items = [_check(f"{name}[{index}]", item, item_spec) for index, item in enumerate(value)]
         if len(items) < spec.get("minItems", 0):

@@ -123,6 +123,9 @@ def test_filters_by_type_and_library(engine):
         ({"time_sort": "random"}, "`time_sort` must be one of default, newest, oldest"),
         ({"doc_types": ["xls"]}, "unknown type 'xls'"),
         ({"bogus": 1}, "unknown argument `bogus`"),
+        ({"limit": True}, "from 1 to 50, got true$"),  # as the client wrote it, not Python's True
+        ({"explain": "yes"}, 'must be true or false, got "yes"$'),
+        ({"query": ["tax"]}, r'`query` must be a string, got \["tax"\]$'),
     ],
 )
 def test_bad_search_arguments_name_the_argument(engine, arguments, message):

@@ -282,7 +282,7 @@ class LocalBackend:
             result,
             output_format,
             self.settings.max_response_chars,
-            note=status.note(),
+            note=None if tool.per_document else status.note(),
             extra_meta={"indexing": status.meta()} if status.meta() else None,
         )
 

@@ -79,6 +79,9 @@ class Tool:
     check: Callable[[Any, dict[str, Any]], Any] | None = None
     cli: CliShape | None = None
     lsp_command: str | None = None
+    #: answers about the documents its call names by id (outline, grep, read): a first indexing run still
+    #: going on elsewhere leaves its answer complete, so it carries no note saying results may be missing
+    per_document: bool = False
 
     def __post_init__(self) -> None:
         problem = self._problem()
@@ -208,6 +211,7 @@ REGISTRY = ToolRegistry(
         ),
         Tool(
             name="outline",
+            per_document=True,
             function=outline,
             input_schema=SCHEMAS["outline"],
             title="Document outline",
@@ -223,6 +227,7 @@ REGISTRY = ToolRegistry(
         ),
         Tool(
             name="grep",
+            per_document=True,
             function=grep,
             input_schema=SCHEMAS["grep"],
             title="Grep a document",
@@ -248,6 +253,7 @@ REGISTRY = ToolRegistry(
         ),
         Tool(
             name="read",
+            per_document=True,
             function=read,
             input_schema=SCHEMAS["read"],
             title="Read document lines",

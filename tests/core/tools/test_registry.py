@@ -278,3 +278,23 @@ def test_every_key_an_answer_holds_is_named_in_its_output_schema(tmp_path):
     finally:
         engine.close()
         empty.close()
+
+
+def test_only_answers_about_the_whole_index_say_a_first_indexing_run_may_leave_them_incomplete(tmp_path):
+    """`read` of a document already indexed told the agent to call again shortly while the first run went on."""
+    from support.tool_library import build_tool_library
+
+    engine = build_tool_library(tmp_path)
+    backend = LocalBackend(engine, McpSettings())
+    backend.writer.status.writer, backend.writer.status.initial_done = True, False  # as while the first run goes on
+    doc_id = call_tool(engine, "search", {"query": "shopping"}).results[0].doc_id
+
+    def text_of(name: str, arguments: dict[str, Any]) -> str:
+        return anyio.run(backend.call_tool, name, arguments).content[0].text
+
+    assert "Indexing is starting; results may be incomplete" in text_of("search", {"query": "shopping"})
+    assert "Indexing is starting" in text_of("list_libraries", {})
+    for name, arguments in (("read", {"doc_id": doc_id}), ("grep", {"doc_id": doc_id, "pattern": "hop"}), ("outline", {"doc_ids": [doc_id]})):
+        assert "Indexing is" not in text_of(name, arguments), name
+    engine.close()
+    assert {name for name in REGISTRY.names() if REGISTRY.get(name).per_document} == {"outline", "grep", "read"}

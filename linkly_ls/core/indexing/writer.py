@@ -31,12 +31,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from linkly_ls.core.errors import IndexHeldError
+from linkly_ls.core.errors import LinklyError
 from linkly_ls.core.indexing.handover import RunInterrupted
 from linkly_ls.core.indexing.writer_status import (
     EMBEDDING,
     IDLE,
-    KEEPS_CURRENT,
     ONE_RUN,
     SERVES_UNWATCHED,
     INDEXING,
@@ -44,7 +43,8 @@ from linkly_ls.core.indexing.writer_status import (
     WATCHING,
     EmbeddingEta,
     WriterActivity,
-    read_activity,
+    format_duration,
+    held_error,
     remove_activity,
     write_activity,
 )
@@ -57,6 +57,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("linkly_ls.writer")
 
 LOCK_RETRY_SECONDS = 1.0
+#: the first pause before a failed run is tried again (doubling up to FAILURE_RETRY_MAX_S)
+FAILURE_RETRY_S = 15.0
+FAILURE_RETRY_MAX_S = 300.0
 #: how often a writer checks whether what it does changed, and publishes it
 PUBLISH_SECONDS = 1.0
 ReportsCallback = Callable[[list["IndexReport"]], None]
@@ -94,33 +97,6 @@ class IndexStatus:
         if self.initial_done or not self.writer:
             return None
         return {"library": self.library, "done": self.done, "total": self.total}
-
-
-def holder_text(lock: WriterLock) -> str:
-    """" (pid N)" naming the process that holds the writer lock, when it wrote its pid."""
-    pid = lock.holder_pid()
-    return f" (pid {pid})" if pid else ""
-
-
-#: how long a refused process waits for the writer's published role before assuming one that keeps the
-#: index current (six `linkly index` runs started at once: one in eight rounds, a loser read no role yet)
-ACTIVITY_WAIT_S = 1.0
-
-
-def held_error(lock: WriterLock, advice: str = IndexHeldError.REINDEX_ADVICE) -> IndexHeldError:
-    """The error for a process that is not the writer: naming the writer, and whether it watches (from the
-    activity it publishes: a writer that does not watch is idle between runs)."""
-    deadline = time.monotonic() + ACTIVITY_WAIT_S
-    # a writer that has just won the lock publishes its activity next
-    while (activity := read_activity(lock.path.parent, lock.holder_pid())) is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    if activity is None:
-        role = KEEPS_CURRENT
-    elif activity.role == KEEPS_CURRENT and activity.activity == IDLE:  # published before roles were
-        role = SERVES_UNWATCHED
-    else:
-        role = activity.role
-    return IndexHeldError.naming(holder_text(lock), advice, role)
 
 
 def print_reports(reports: list[IndexReport]) -> None:
@@ -210,7 +186,8 @@ class IndexWriter:
         watching = (
             self._watching_here or (self._watcher is not None and self._watcher.is_alive()) or (self.running and self.watch)
         )
-        return WriterActivity(os.getpid(), WATCHING if watching else IDLE, problem=status.watch_problem or "")
+        problem = status.error if self.running and status.error else status.watch_problem
+        return WriterActivity(os.getpid(), WATCHING if watching else IDLE, problem=problem or "")
 
     def _start_publishing(self) -> None:
         if self._publisher is not None and self._publisher.is_alive():
@@ -382,17 +359,29 @@ class IndexWriter:
             self.status.writer = False
 
     def _run(self) -> None:
+        """Claim, index, embed, watch. A run that fails (a full disk, a write refused) is tried again
+        after a pause that doubles up to FAILURE_RETRY_MAX_S, so a writer never keeps the role while
+        doing nothing: the catch-up run of the retry picks up what changed meanwhile."""
         while not self.try_claim():
             if self._stop.wait(LOCK_RETRY_SECONDS):
                 return
-        try:
-            self.on_reports(self.index())
-            self.status.initial_done = True
-            self.start_vectors()
-            if self.watch and not self._stop.is_set():
-                self.watch_here()
-        except Exception as error:  # the server keeps serving what is indexed
-            self.status.error = str(error)
-            log.exception("indexing stopped: %s", error)
-        finally:
-            self.status.initial_done = True
+        pause = FAILURE_RETRY_S
+        while not self._stop.is_set():
+            try:
+                self.on_reports(self.index())
+                self.status.initial_done = True
+                self.status.error = None
+                self.start_vectors()
+                if self.watch and not self._stop.is_set():
+                    self.watch_here()
+                return
+            except Exception as error:  # the server keeps serving what is indexed
+                self.status.initial_done = True
+                self.status.error = f"indexing stopped: {error}; trying again in {format_duration(pause)}"
+                if isinstance(error, LinklyError):  # a reason for the user, not a bug: no traceback
+                    log.error("%s", self.status.error)
+                else:
+                    log.exception("%s", self.status.error)
+            if self._stop.wait(pause):
+                return
+            pause = min(pause * 2, FAILURE_RETRY_MAX_S)

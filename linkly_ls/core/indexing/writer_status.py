@@ -4,6 +4,7 @@ Only the writer knows whether it is indexing, embedding or just watching, and ho
 come. While it holds the writer lock it rewrites this small file whenever that changes (checked
 every second); `linkly status`, or an editor whose language server only reads the index, shows it.
 A crash can leave the file behind, so readers trust it only when its pid is the lock holder's.
+A process refused the role reads it to say what the holder does (`held_error`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,12 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from linkly_ls.core.errors import IndexHeldError
+
+if TYPE_CHECKING:
+    from linkly_ls.core.store.writer_lock import WriterLock
 
 STATUS_FILE_NAME = "writer-status.json"
 #: seconds between two samples of the embedded words, from which the time left is estimated
@@ -127,3 +133,30 @@ def read_activity(data_dir: Path, holder_pid: int | None = None) -> WriterActivi
     if holder_pid is not None and activity.pid != holder_pid:
         return None
     return activity
+
+
+def holder_text(lock: WriterLock) -> str:
+    """" (pid N)" naming the process that holds the writer lock, when it wrote its pid."""
+    pid = lock.holder_pid()
+    return f" (pid {pid})" if pid else ""
+
+
+#: how long a refused process waits for the writer's published role before assuming one that keeps the
+#: index current (six `linkly index` runs started at once: one in eight rounds, a loser read no role yet)
+ACTIVITY_WAIT_S = 1.0
+
+
+def held_error(lock: WriterLock, advice: str = IndexHeldError.REINDEX_ADVICE) -> IndexHeldError:
+    """The error for a process that is not the writer: naming the writer, and whether it watches (from the
+    activity it publishes: a writer that does not watch is idle between runs)."""
+    deadline = time.monotonic() + ACTIVITY_WAIT_S
+    # a writer that has just won the lock publishes its activity next
+    while (activity := read_activity(lock.path.parent, lock.holder_pid())) is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if activity is None:
+        role = KEEPS_CURRENT
+    elif activity.role == KEEPS_CURRENT and activity.activity == IDLE:  # published before roles were
+        role = SERVES_UNWATCHED
+    else:
+        role = activity.role
+    return IndexHeldError.naming(holder_text(lock), advice, role)

@@ -13,7 +13,7 @@ from typing import Any
 
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.errors import ArgumentError, UsageError
-from linkly_ls.core.indexing.writer import held_error
+from linkly_ls.core.indexing.writer_status import held_error
 from linkly_ls.core.store.catalog import LibraryRecord
 from linkly_ls.core.tools.common import resolve_library
 

@@ -29,7 +29,8 @@ from linkly_ls.core.store.catalog import LibraryRecord
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.extract import DOC_TYPES
 from linkly_ls.core.errors import IndexHeldError
-from linkly_ls.core.indexing.writer import IndexWriter, holder_text
+from linkly_ls.core.indexing.writer import IndexWriter
+from linkly_ls.core.indexing.writer_status import holder_text
 from linkly_ls.lsp.background_work import ProgressReporter, run_in_daemon_thread
 from linkly_ls.lsp.engine_setup import add_workspace_folders
 from linkly_ls.lsp.errors import request_failed

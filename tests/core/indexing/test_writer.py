@@ -84,7 +84,7 @@ def test_claim_names_the_process_that_holds_the_role(engine, other_process_holds
 
 def test_the_refusal_says_what_kind_of_writer_holds_the_role(engine, tmp_path):
     """A `linkly index` run was said to keep the index current and re-index changed files itself."""
-    from linkly_ls.core.indexing.writer import held_error
+    from linkly_ls.core.indexing.writer_status import held_error
 
     writer = IndexWriter(engine, one_run=True)
     writer.claim()
@@ -228,3 +228,45 @@ def test_a_run_that_waited_for_the_write_lock_does_not_start_once_the_writer_sto
     with pytest.raises(RunInterrupted):
         engine.index()
     assert engine.catalog.by_path(str(library / "okapi.md")) is None
+
+
+def test_a_run_that_fails_to_write_is_tried_again_and_the_writer_says_why_meanwhile(tmp_path, library, monkeypatch, caplog):
+    """A full disk ended the background writer's work for good while it kept the role: nothing was indexed
+    again until a restart, and `linkly status` said nothing."""
+    from linkly_ls.core.engine import EngineError
+    from linkly_ls.core.indexing import writer as writer_module
+
+    monkeypatch.setattr(writer_module, "FAILURE_RETRY_S", 0.5)
+    engine = open_engine(tmp_path / "data", library)
+    real_index = engine.index
+    failures = iter([EngineError(f"cannot write the index in {tmp_path / 'data'}: No space left on device")])
+
+    def index_once_failing(*args, **kwargs):
+        failure = next(failures, None)
+        if failure is not None:
+            raise failure
+        return real_index(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "index", index_once_failing)
+    writer = IndexWriter(engine, on_reports=lambda reports: None).start()
+    try:
+        deadline = time.monotonic() + 10
+        while writer.status.error is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert writer.status.error == (
+            f"indexing stopped: cannot write the index in {tmp_path / 'data'}: No space left on device; trying again in 1 s"
+        )
+        assert writer.activity().problem == writer.status.error and writer.held
+        assert "Traceback" not in caplog.text
+        deadline = time.monotonic() + 60
+        while not titles(engine, "zebra") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert titles(engine, "zebra") == ["Zebra"] and writer.status.error is None
+        (library / "okapi.md").write_text("# Okapi\n\nokapi forest\n", encoding="utf-8")
+        deadline = time.monotonic() + 60
+        while not titles(engine, "okapi") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert titles(engine, "okapi") == ["Okapi"], "watching again after the retry"
+    finally:
+        writer.stop()
+        engine.close()

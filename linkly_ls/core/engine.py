@@ -199,7 +199,9 @@ class Engine:
 
     def dropped_from_config(self) -> list[str]:
         """The libraries a config file defined that it no longer does (a `[[library]]` table deleted or
-        renamed): they stay indexed and watched, as one `linkly index` added, until removed."""
+        renamed): they stay indexed and watched, as one `linkly index` added, until removed. The file is read
+        again first: a process that runs for hours must not judge by the file as it was at its start."""
+        self.reread_config_libraries()
         defined = {library.name for library in self.config.libraries}
         return [library.name for library in self.libraries() if library.origin == "config" and library.name not in defined]
 

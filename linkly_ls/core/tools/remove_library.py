@@ -36,7 +36,9 @@ class RemovedLibrary:
 
 
 def defined_in(engine: Engine, name: str) -> str | None:
-    """Where a library that the configuration defines comes from, for the refusal; None for the others."""
+    """Where a library that the configuration defines comes from, for the refusal; None for the others
+    (the config file as it stands now: its table deleted while an editor runs, the library can go)."""
+    engine.reread_config_libraries()
     for library in engine.config.libraries:
         if library.name == name:
             if library.origin == "editor":

@@ -42,3 +42,36 @@ def test_a_search_scoped_to_a_file_that_failed_says_so_instead_of_sending_to_fin
     assert "find_paths" not in lead
     elsewhere = call_tool(with_failures, "search", {"query": "wombat", "path_glob": "no-such-folder/"})
     assert "Call `find_paths`" in elsewhere.guidance[0]
+
+
+def test_a_long_running_process_judges_the_config_file_as_it_stands_now(tmp_path):
+    """A table added after the process started read as "no longer in the config file", and a table deleted
+    meanwhile left the library impossible to remove until the editor was closed."""
+    from linkly_ls.core.config import load_config
+    from linkly_ls.core.tools.remove_library import remove_library
+
+    for name in ("first", "second"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / f"{name}.md").write_text(f"# {name}\n\ntext\n", encoding="utf-8")
+    config_file = tmp_path / "config.toml"
+
+    def write_config(*names: str) -> None:
+        tables = "".join(f'[[library]]\nname = "{name}"\npaths = ["{tmp_path / name}"]\n\n' for name in names)
+        config_file.write_text(f'[index]\ndata_dir = "{tmp_path / "data"}"\n\n[embedding]\nmodel = "none"\n\n{tables}', encoding="utf-8")
+
+    write_config("first")
+    engine = Engine(load_config(config_file))
+    try:
+        engine.index()
+
+        def notes() -> dict[str, str | None]:
+            return {library["name"]: library.get("note") for library in call_tool(engine, "list_libraries", {}).to_json()["libraries"]}
+
+        write_config("first", "second")
+        assert notes() == {"first": None, "second": None}
+        write_config("second")
+        assert notes()["first"].startswith("no longer in the config file")
+        assert engine.writer_lock.try_acquire()
+        assert remove_library(engine, "first").library == "first"
+    finally:
+        engine.close()

@@ -127,6 +127,8 @@ class IndexWriter:
         self._watcher: threading.Thread | None = None
         #: `watch_here` runs on a caller's thread (`linkly watch`): watching all the same
         self._watching_here = False
+        #: the libraries `watch_here` keeps current, when not all (`linkly watch --library NAME`)
+        self._watched_names: list[str] | None = None
         self._watcher_stop = threading.Event()
         #: index runs in progress (a run, a watcher batch)
         self._runs = 0
@@ -187,7 +189,9 @@ class IndexWriter:
             self._watching_here or (self._watcher is not None and self._watcher.is_alive()) or (self.running and self.watch)
         )
         problem = status.error if self.running and status.error else status.watch_problem
-        return WriterActivity(os.getpid(), WATCHING if watching else IDLE, problem=problem or "")
+        return WriterActivity(
+            os.getpid(), WATCHING if watching else IDLE, problem=problem or "", libraries=self._watched_names
+        )
 
     def _start_publishing(self) -> None:
         if self._publisher is not None and self._publisher.is_alive():
@@ -329,11 +333,11 @@ class IndexWriter:
         from linkly_ls.core.indexing.watcher import watch_libraries
 
         self.check_held()
-        self._watching_here = True
+        self._watching_here, self._watched_names = True, names
         try:
             watch_libraries(self.engine, on_batch=self.on_reports, stop=self._stop, names=names, on_problem=self._watch_problem)
         finally:
-            self._watching_here = False
+            self._watching_here, self._watched_names = False, None
 
     def start(self) -> IndexWriter:
         """Take the role in a daemon thread (waiting while another process has it), index, embed, watch."""

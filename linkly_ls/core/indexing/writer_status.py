@@ -47,6 +47,8 @@ class WriterActivity:
     updated_at: float = field(default_factory=time.time)
     #: what the watcher cannot follow live (`IndexStatus.watch_problem`), "" when it follows everything
     problem: str = ""
+    #: the libraries it keeps current when not all of them (`linkly watch --library NAME`), else None
+    libraries: list[str] | None = None
 
     def same_as(self, other: WriterActivity | None) -> bool:
         return other is not None and {**asdict(self), "updated_at": 0} == {**asdict(other), "updated_at": 0}
@@ -64,7 +66,13 @@ class WriterActivity:
                 f"embedding: {embedding['documents_done']:,} of {embedding['documents_total']:,} documents{left}"
             )
         described = {STARTING: "starting", WATCHING: "watching for changes", IDLE: "idle"}.get(self.activity, self.activity)
+        if self.libraries is not None:
+            described += f" (only {only_libraries(self.libraries)})"
         return f"{described}; {self.problem}" if self.problem else described
+
+
+def only_libraries(names: list[str]) -> str:
+    return ("library " if len(names) == 1 else "libraries ") + ", ".join(names)
 
 
 def format_duration(seconds: float) -> str:
@@ -153,6 +161,12 @@ def held_error(lock: WriterLock, advice: str = IndexHeldError.REINDEX_ADVICE) ->
     # a writer that has just won the lock publishes its activity next
     while (activity := read_activity(lock.path.parent, lock.holder_pid())) is None and time.monotonic() < deadline:
         time.sleep(0.05)
+    if activity is not None and activity.role == KEEPS_CURRENT and activity.libraries is not None:
+        return IndexHeldError(
+            f"another linkly process{holder_text(lock)} (`linkly watch --library`) keeps only "
+            f"{only_libraries(activity.libraries)} current and watches no other; stop it to index or watch the "
+            "others (`linkly serve` or `linkly watch` without --library keeps every library current)"
+        )
     if activity is None:
         role = KEEPS_CURRENT
     elif activity.role == KEEPS_CURRENT and activity.activity == IDLE:  # published before roles were

@@ -270,3 +270,26 @@ def test_a_run_that_fails_to_write_is_tried_again_and_the_writer_says_why_meanwh
     finally:
         writer.stop()
         engine.close()
+
+
+def test_a_writer_watching_some_libraries_says_which_and_the_refusal_does_not_claim_it_keeps_all_current(engine, tmp_path):
+    """`linkly watch --library A` held the role while B's edits went unindexed, and `linkly index B` was
+    told that process re-indexes changed files itself."""
+    from linkly_ls.core.indexing.writer_status import held_error, read_activity
+
+    writer = IndexWriter(engine, on_reports=lambda reports: None)
+    writer.claim()
+    watching = threading.Thread(target=writer.watch_here, args=(["notes"],))
+    watching.start()
+    try:
+        deadline = time.monotonic() + 30
+        while (read_activity(tmp_path / "data") is None or read_activity(tmp_path / "data").libraries is None) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert read_activity(tmp_path / "data").describe() == "watching for changes (only library notes)"
+        message = str(held_error(WriterLock(tmp_path / "data")))
+        assert "keeps only library notes current and watches no other" in message, message
+        assert "re-indexes changed files itself" not in message
+    finally:
+        writer.stop()
+        watching.join(10)
+    assert writer.activity().libraries is None

@@ -235,12 +235,7 @@ class RemoteClient:
 def _event_data(response: httpx2.Response, deadline: float, client: RemoteClient) -> Iterator[str]:
     """The `data` of each server-sent event, in order, within the deadline and the size cap."""
     data: list[str] = []
-    size = 0
-    for line in response.iter_lines():
-        client._remaining(deadline)
-        size += len(line)
-        if size > MAX_ANSWER_BYTES:
-            raise RemoteError(f"remote {client.name!r} answered more than {MAX_ANSWER_BYTES >> 20} MB")
+    for line in _lines(response, deadline, client):
         if not line:
             if data:
                 yield "\n".join(data)
@@ -249,6 +244,28 @@ def _event_data(response: httpx2.Response, deadline: float, client: RemoteClient
             data.append(line[5:].removeprefix(" "))
     if data:
         yield "\n".join(data)
+
+
+def _lines(response: httpx2.Response, deadline: float, client: RemoteClient) -> Iterator[str]:
+    """The stream's lines, with the deadline and the size cap checked at every chunk received. Read line by
+    line (`iter_lines`), a server trickling bytes that never end a line held the call past any deadline,
+    and one sending hundreds of MB without a newline grew the line in memory past the cap."""
+    partial = bytearray()
+    size = 0
+    for chunk in response.iter_bytes():
+        client._remaining(deadline)
+        size += len(chunk)
+        if size > MAX_ANSWER_BYTES:
+            raise RemoteError(f"remote {client.name!r} answered more than {MAX_ANSWER_BYTES >> 20} MB")
+        if b"\n" not in chunk:
+            partial += chunk
+            continue
+        *complete, rest = (bytes(partial) + chunk).split(b"\n")
+        partial = bytearray(rest)
+        for line in complete:
+            yield line.removesuffix(b"\r").decode("utf-8", "replace")
+    if partial:
+        yield partial.removesuffix(b"\r").decode("utf-8", "replace")
 
 
 def _error_text(answer: dict[str, Any]) -> str:

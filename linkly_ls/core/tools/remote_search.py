@@ -113,7 +113,8 @@ def merge_search(params: dict[str, Any], local: SearchResult | None, answers: li
     statuses = [answer.status for answer in answers]
     if not modes:
         raise ToolError("no server answered: " + "; ".join(f"{status.name}: {status.error}" for status in statuses))
-    hits.sort(key=lambda hit: -hit.relevance)
+    # this machine's own hit first among equals: a remote cannot hide it behind a copy it claims to hold
+    hits.sort(key=lambda hit: (-hit.relevance, hit.server != LOCAL_SERVER))
     picked = _distinct(hits, params["limit"])
     if params["time_sort"] != "default":
         picked.sort(key=lambda hit: hit.modified_at, reverse=params["time_sort"] == "newest")
@@ -141,7 +142,7 @@ def hit_from_remote(remote: str, data: dict[str, Any]) -> SearchHit:
         doc_id=remote_doc_id(remote, str(data["doc_id"])),
         title=str(data["title"]),
         path=remote_path(remote, str(data["path"])),
-        relevance=float(data["relevance"]),
+        relevance=_share(data["relevance"]),
         word_count=int(data.get("word_count", 0)),
         total_lines=int(data.get("total_lines", 0)),
         has_outline=bool(data.get("has_outline", False)),
@@ -160,6 +161,12 @@ def hit_from_remote(remote: str, data: dict[str, Any]) -> SearchHit:
         server=remote,
         place=Place(_whole_number(data.get("page")), data.get("section") if isinstance(data.get("section"), str) else None),
     )
+
+
+def _share(value: Any) -> float:
+    """A remote's relevance held to 0-1: a server answering 5.0 (or NaN) must not put its hits above all."""
+    number = float(value)
+    return min(number, 1.0) if number >= 0 else 0.0
 
 
 def _whole_number(value: Any) -> int | None:

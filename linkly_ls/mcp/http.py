@@ -107,9 +107,15 @@ def transport_security(settings: McpSettings) -> TransportSecuritySettings:
         hosts.append(f"{url_host(settings.host)}:*")
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
-        allowed_hosts=hosts + list(settings.allowed_hosts),
-        allowed_origins=LOOPBACK_ORIGINS + list(settings.allowed_origins),
+        allowed_hosts=with_default_ports(hosts + list(settings.allowed_hosts)),
+        allowed_origins=with_default_ports(LOOPBACK_ORIGINS + list(settings.allowed_origins)),
     )
+
+
+def with_default_ports(entries: list[str]) -> list[str]:
+    """`name:*` admits `name` without a port too: a client of `https://name/mcp` (through a TLS proxy that
+    passes the Host on) sends `Host: name`, the port being the scheme's default."""
+    return entries + [entry[:-2] for entry in entries if entry.endswith(":*") and entry[:-2] not in entries]
 
 
 def build_http_app(backend: ToolBackend, settings: McpSettings) -> ASGIApp:

@@ -195,3 +195,18 @@ def test_an_sdk_without_the_fields_it_relies_on_turns_the_fast_path_off(
         assert "fast path off" in caplog.text and "_a_field_renamed_later" in caplog.text
     finally:
         served.fast.enabled = True
+
+
+def test_a_name_with_any_port_admits_the_name_without_one_as_a_tls_proxy_passes_it_on() -> None:
+    """The README's reverse-proxy recipe (`allowed_hosts = ["desktop.example.org:*"]`) was answered 421: an
+    https client on the default port sends `Host: desktop.example.org`."""
+    from linkly_ls.mcp.http import transport_security
+
+    security = transport_security(
+        McpSettings(allowed_hosts=("desktop.example.org:*",), allowed_origins=("https://desktop.example.org:*",))
+    )
+    hosts, origins = list(security.allowed_hosts), list(security.allowed_origins)
+    assert header_allowed("desktop.example.org", hosts) and header_allowed("desktop.example.org:443", hosts)
+    assert header_allowed("https://desktop.example.org", origins)
+    assert not header_allowed("desktop.example.org.evil.example", hosts) and not header_allowed("evil.example", hosts)
+    assert not header_allowed("desktop.example.org:1@evil.example", hosts)

@@ -3,9 +3,20 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from linkly_ls.core.tools.common import utc_now
+
+
+#: control characters other than newline and tab (C0, DEL, C1): a document's or a file name's escape
+#: sequences would retitle or clear the terminal of whoever reads the text form
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def visible_controls(text: str) -> str:
+    """`text` with each control character written out (`\\x1b`), so it shows instead of acting."""
+    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
 
 
 def to_payload(result: Any, now: str | None = None) -> dict[str, Any]:
@@ -19,11 +30,11 @@ def render(result: Any, output_format: str = "markdown", now: str | None = None)
     now = now or utc_now()
     if output_format == "json":
         return json.dumps(to_payload(result, now), ensure_ascii=False, indent=2)
-    return f"{result.to_markdown()}\n\n---\n[meta] now={now}"
+    return f"{visible_controls(result.to_markdown())}\n\n---\n[meta] now={now}"
 
 
 def render_error(message: str, output_format: str = "markdown") -> str:
     """Errors carry no metadata: only the cause."""
     if output_format == "json":
         return json.dumps({"error": message}, ensure_ascii=False)
-    return f"Error: {message}"
+    return f"Error: {visible_controls(message)}"

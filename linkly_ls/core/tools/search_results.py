@@ -14,6 +14,12 @@ from linkly_ls.core.tools.common import iso_utc, on_disk
 QUERY_SHOWN_CHARS = 200
 
 
+def one_line(text: str) -> str:
+    """A name on the one line the text form gives it: a newline in a file name (legal on Linux) would
+    start a line of its own, which reads as another field (`- doc_id: ...`)."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
 @dataclass
 class SearchHit:
     doc_id: str
@@ -155,12 +161,12 @@ class SearchResult:
             flags = {"changed": " · **stale** (changed on disk since indexed)", "deleted": " · **stale** (deleted from disk)"}.get(
                 hit.on_disk or "", ""
             )
-            out.append(f"### {rank}. {hit.title}")
+            out.append(f"### {rank}. {one_line(hit.title)}")
             out.append(
                 f"- doc_id: `{hit.doc_id}` · {hit.doc_type} · relevance {hit.relevance:.2f} · "
                 f"{hit.word_count} words · {hit.total_lines} lines · outline: {'yes' if hit.has_outline else 'no'}{flags}"
             )
-            out.append(f"- path: {hit.path}")
+            out.append(f"- path: {one_line(hit.path)}")
             where = hit.place.label(hit.doc_type)
             out.append(
                 f"- modified: {hit.modified_at} · best passage: lines {hit.start_line}-{hit.end_line}"

@@ -15,3 +15,24 @@ def test_rendering_adds_meta_to_successes_only(engine):
     payload = json.loads(render(result, "json"))
     assert payload["_meta"]["now"].endswith("Z")
     assert "meta" not in render_error("boom") and "_meta" not in render_error("boom", "json")
+
+
+def test_escape_sequences_and_newlines_in_names_show_instead_of_acting(tmp_path):
+    """A note holding `ESC ] 0 ; owned BEL` retitled the terminal of `linkly search`, and a file named with a
+    newline wrote a line of its own into the list (`- doc_id: ...`)."""
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+
+    root = tmp_path / "odd"
+    root.mkdir()
+    (root / "esc.md").write_text("# Escape zebrafish\n\n\x1b]0;owned\x07\x1b[2J zebrafish\n", encoding="utf-8")
+    (root / "evil\n- doc_id: `deadbeef0000` injected.md").write_text("# Named\n\nzebrafish too\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="odd", paths=[root])], raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+        text = render(call_tool(engine, "search", {"query": "zebrafish"}))
+        assert "\x1b" not in text and "\x07" not in text and "\\x1b]0;owned\\x07\\x1b[2J" in text
+        assert "\n- doc_id: `deadbeef0000`" not in text and "/evil\\n- doc_id: `deadbeef0000` injected.md" in text
+        assert "\\x1b" not in render_error("a\x1bb", "json") and render_error("a\x1bb") == "Error: a\\x1bb"
+    finally:
+        engine.close()

@@ -13,6 +13,7 @@ import argparse
 import logging
 import os
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,7 @@ from linkly_ls.core.config import Config, load_config
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.errors import ErrorKind, IndexHeldError, LinklyError, ToolError, UsageError
 from linkly_ls.core.indexing.writer import IndexWriter
+from linkly_ls.core.indexing.writer_status import ONE_RUN
 from linkly_ls.core.tools.common import resolve_library
 from linkly_ls.core.tools.libraries import DROPPED_NOTE
 from linkly_ls.core.tools.remote_collections import call_on_remote
@@ -32,6 +34,10 @@ if TYPE_CHECKING:
     from linkly_ls.core.indexing.indexer import IndexReport
 
 log = logging.getLogger("linkly_ls")
+#: how often `linkly index` waiting behind another `linkly index` run asks for the writer role again
+WAIT_FOR_ROLE_S = 0.25
+
+
 def report_error(error: Exception, output_format: str = "markdown", server: bool = False) -> int:
     """Print any error as one line on stderr; return the exit status its kind gives.
 
@@ -81,13 +87,16 @@ def run_index(engine: Engine, args: argparse.Namespace) -> int:
     try:
         writer.claim()
     except IndexHeldError as error:
-        if not args.paths:
+        if error.role == ONE_RUN:  # another `linkly index` run: it ends by itself, so this one waits its turn
+            _wait_for_the_role(writer, str(error))
+        elif not args.paths:
             raise
-        folders = " ".join(str(path) for path in args.paths)
-        raise IndexHeldError(
-            f"{error}; to add {folders} while it runs, give it a [[library]] table in the config file: the "
-            "next `linkly` command records it, and that process indexes and watches it within a second"
-        ) from None
+        else:
+            folders = " ".join(str(path) for path in args.paths)
+            raise IndexHeldError(
+                f"{error}; to add {folders} while it runs, give it a [[library]] table in the config file: the "
+                "next `linkly` command records it, and that process indexes and watches it within a second"
+            ) from None
     if args.paths:
         library = engine.add_library(args.paths, args.library, args.description, respect_gitignore=args.gitignore)
         names = [library.name]
@@ -167,6 +176,14 @@ def _first_pass_printer(engine: Engine):
             print("first pass: nothing to do (every document has a first-pass or a refined vector)", flush=True)
 
     return report
+
+
+def _wait_for_the_role(writer: IndexWriter, why: str) -> None:
+    """Wait until the writer role is free (Ctrl-C gives up), saying so once."""
+    waiting = why.split(";")[0].replace("is indexing now", "is indexing")
+    print(f"waiting: {waiting} (Ctrl-C to give up)", file=sys.stderr, flush=True)
+    while not writer.try_claim():
+        time.sleep(WAIT_FOR_ROLE_S)
 
 
 def run_watch(engine: Engine, args: argparse.Namespace) -> int:

@@ -63,6 +63,9 @@ class ArgumentError(ToolError):
 class IndexHeldError(LinklyError):
     """Another linkly process is the index's writer: it indexes, embeds and watches, this one reads."""
 
+    #: the kind of writer that holds the role, when it published one (`writer_status`)
+    role: str | None = None
+
     REINDEX_ADVICE: ClassVar[str] = (
         "to re-index now, ask that process (the index_library tool of its own MCP server, the linkly.reindex "
         "command of its editor) or stop it"
@@ -73,6 +76,12 @@ class IndexHeldError(LinklyError):
         """The one message every face shows; `holder` is " (pid N)" when the holder wrote its pid, and `role`
         the kind of writer it published (`writer_status`): one that keeps the index current, one that
         serves without watching (`serve --no-watch`), or one command's run (`linkly index`)."""
+        error = cls._worded(holder, advice, role)
+        error.role = role
+        return error
+
+    @classmethod
+    def _worded(cls, holder: str, advice: str, role: str) -> IndexHeldError:
         if role == "one_run":
             return cls(
                 f"another linkly process{holder} is indexing now (a `linkly index` or `remove-library` run, "

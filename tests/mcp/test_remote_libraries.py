@@ -158,6 +158,10 @@ def test_every_tool_reaches_the_remote_through_the_cli(world):
     assert folder["path"].startswith("cloud:///desk/") and folder["path"].endswith("Notion-Export-c58e430f/")
     scoped = cli_json(world, "search", "data types", "--library", "cloud:///desk", "--path-glob", folder["path_glob"])
     assert scoped["results"] and all("Notion-Export" in result["path"] for result in scoped["results"])
+    by_glob_alone = cli_json(world, "search", "data types", "--path-glob", folder["path_glob"])  # no --remote, no library
+    assert [result["doc_id"] for result in by_glob_alone["results"]] == [result["doc_id"] for result in scoped["results"]]
+    unknown = cli(world, "search", "data types", "--path-glob", "cloud:///nosuch/x/")
+    assert unknown.returncode != 0 and "names the remote 'nosuch', which is not configured; remotes: " in unknown.stderr + unknown.stdout
     on_remote = cli_json(world, "--remote", "desk", "read", doc_id.split(":")[1], "--limit", "1")
     assert on_remote["doc_id"] == doc_id
     markdown = cli(world, "read", doc_id, "--limit", "2")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.errors import ToolError
+from linkly_ls.core.errors import ArgumentError, ToolError
 from linkly_ls.core.remote import RemoteAnswer, RemoteStatus
 from linkly_ls.core.remote.names import (
     Scope,
@@ -59,7 +59,8 @@ def search_anywhere(engine: Engine, **arguments: Any) -> SearchResult:
     local_arguments = {name: value for name, value in arguments.items() if name != "remote"}
     if not params["remote"] and not is_cloud(params["library"]) and not is_cloud(params["path_glob"]):
         return search(engine, **local_arguments)
-    scope = _narrowed(parse_scope(params["library"], engine.remotes.names(), params["remote"]), params["path_glob"])
+    names = list(engine.remotes.names())
+    scope = _narrowed(parse_scope(params["library"], names, params["remote"]), params["path_glob"], bool(params["library"]), names)
     if scope.local_only:
         return search(engine, **{**local_arguments, "library": scope.local_library})
     calls = {
@@ -70,12 +71,18 @@ def search_anywhere(engine: Engine, **arguments: Any) -> SearchResult:
     return merge_search(params, local, answers)
 
 
-def _narrowed(scope: Scope, path_glob: str | None) -> Scope:
-    """A `cloud:///<remote>/...` path_glob (from a remote's find_paths) can only match that remote's files."""
+def _narrowed(scope: Scope, path_glob: str | None, library_given: bool, remote_names: list[str]) -> Scope:
+    """A `cloud:///<remote>/...` path_glob (from a remote's find_paths) can only match that remote's files,
+    and reaches that remote by itself: without `remote` or a `library` there, it matched nothing anywhere."""
     if not is_cloud(path_glob):
         return scope
     remote = path_glob[len("cloud:") :].lstrip("/").split("/", 1)[0]
-    return Scope(local=False, remotes={name: lib for name, lib in scope.remotes.items() if name == remote})
+    if remote not in remote_names:
+        known = f"remotes: {', '.join(remote_names)}" if remote_names else "no remote is configured"
+        raise ArgumentError(f"`path_glob` {path_glob!r} names the remote {remote!r}, which is not configured; {known}")
+    if library_given and remote not in scope.remotes:  # a library elsewhere: nothing can pass both
+        return Scope(local=False, remotes={})
+    return Scope(local=False, remotes={remote: scope.remotes.get(remote)})
 
 
 def _remote_arguments(arguments: dict[str, Any], remote: str, library: str | None) -> dict[str, Any]:

@@ -29,6 +29,9 @@ from linkly_ls.core.remote.config import RemoteConfig
 PROTOCOL_VERSION = "2025-06-18"
 #: the largest answer read from a remote (its own max_response_chars is far below this)
 MAX_ANSWER_BYTES = 16 << 20
+#: the tools whose answer a server cut to its size cap is still whole (the units that fit, and `next_offset`
+#: at the first one left out: `tools/fitting.py`), and what those units are
+PAGED_UNITS = {"read": "lines", "grep": "matches", "outline": "documents"}
 _SESSION_HEADER = "mcp-session-id"
 
 
@@ -79,7 +82,7 @@ class RemoteClient:
                 if attempt == 1:
                     raise RemoteError(f"remote {self.name!r} keeps dropping its session") from None
                 continue
-            return self._tool_payload(answer)
+            return self._tool_payload(answer, tool)
         raise AssertionError("unreachable")
 
     def close(self) -> None:
@@ -217,7 +220,7 @@ class RemoteClient:
                 return message
         raise RemoteError(f"remote {self.name!r} closed the answer stream without answering")
 
-    def _tool_payload(self, answer: Any) -> dict[str, Any]:
+    def _tool_payload(self, answer: Any, tool: str) -> dict[str, Any]:
         if not isinstance(answer, dict):
             raise RemoteError(f"remote {self.name!r} answered `tools/call` with something that is not a tool result")
         if answer.get("isError"):
@@ -225,7 +228,7 @@ class RemoteClient:
         payload = answer.get("structuredContent")
         if not isinstance(payload, dict):
             raise RemoteError(f"remote {self.name!r} answered without structured content (is it a linkly server?)")
-        if payload.get("truncated"):
+        if payload.get("truncated") and PAGED_UNITS.get(tool) not in payload:
             raise RemoteError(
                 f"remote {self.name!r}: the answer is longer than that server's max_response_chars; ask for less"
             )

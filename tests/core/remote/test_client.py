@@ -40,10 +40,13 @@ class _Streaming(BaseHTTPRequestHandler):
                 chunk = b"x" * 65536
                 for _ in range((MAX_ANSWER_BYTES // len(chunk)) * 4):
                     self.wfile.write(chunk)
-            else:
+            else:  # "answer", "cut"
                 result = {"protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "t", "version": "1"}}
                 if body.get("method") == "tools/call":
-                    result = {"content": [], "structuredContent": {"text": "héllo"}}
+                    structured = {"text": "héllo"}
+                    if self.mode == "cut":  # what a server's max_response_chars leaves of a long answer
+                        structured = {"lines": [{"line": 1, "text": "a"}], "next_offset": 2, "truncated": True, "note": "cut"}
+                    result = {"content": [], "structuredContent": structured}
                 message = json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}).encode()
                 half = len(message) // 2  # a line split across writes, and across a UTF-8 character's bytes
                 self.wfile.write(b": ping\r\n\r\ndata: " + message[:half])
@@ -97,3 +100,12 @@ def test_a_server_flooding_one_endless_line_is_cut_at_the_size_cap(server):
     with pytest.raises(RemoteError, match=r"answered more than 16 MB"):
         client.call_tool("read", {"doc_id": "aaaaaaaaaaaa"})
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 3 * (MAX_ANSWER_BYTES >> 10)
+
+
+def test_a_read_the_server_cut_to_its_size_cap_comes_back_with_its_paging_and_other_cut_answers_fail(server):
+    """A remote document longer than the server's max_response_chars was a hard error: no line came back."""
+    _Streaming.mode = "cut"
+    client = client_of(server)
+    assert client.call_tool("read", {"doc_id": "aaaaaaaaaaaa"})["next_offset"] == 2
+    with pytest.raises(RemoteError, match="longer than that server's max_response_chars"):
+        client.call_tool("search", {"query": "x"})

@@ -8,7 +8,6 @@ deck without the word "document"), so `*` lists them all: by path, or newest or 
 
 from __future__ import annotations
 
-from typing import Any
 
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.provenance import provenance_of

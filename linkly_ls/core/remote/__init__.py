@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 #: the tools a remote is asked to run; never one that writes its index
-READ_ONLY_TOOLS = frozenset({"search", "outline", "grep", "read", "list_libraries", "explore", "find_paths"})
+READ_ONLY_TOOLS = ("search", "outline", "grep", "read", "list_libraries", "explore", "find_paths")
 
 
 @dataclass
@@ -43,6 +43,13 @@ class RemoteStatus:
 class RemoteAnswer:
     status: RemoteStatus
     payload: dict[str, Any] | None = None
+
+
+def not_sent(tool: str) -> ArgumentError:
+    """The error for a tool no remote is asked (`links`, `related`, `index_library`)."""
+    return ArgumentError(
+        f"`{tool}` is not sent to remotes: a remote answers the seven tools of the contract ({', '.join(READ_ONLY_TOOLS)})"
+    )
 
 
 class RemoteSet:
@@ -67,7 +74,7 @@ class RemoteSet:
     def call(self, name: str, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """One remote's answer; its failure is the caller's error (RemoteError or RemoteToolError)."""
         if tool not in READ_ONLY_TOOLS:
-            raise ArgumentError(f"`{tool}` is not sent to remotes: remote calls are read-only")
+            raise not_sent(tool)
         return self.client(name).call_tool(tool, arguments)
 
     def ask_all(self, calls: dict[str, tuple[str, dict[str, Any]]], local: Callable[[], T] | None = None) -> tuple[T | None, list[RemoteAnswer]]:
@@ -104,4 +111,4 @@ def _answer(name: str, future: Any) -> RemoteAnswer:
         return RemoteAnswer(RemoteStatus(name, False, f"internal error: {type(error).__name__}: {error}"))
 
 
-__all__ = ["READ_ONLY_TOOLS", "RemoteAnswer", "RemoteSet", "RemoteStatus"]
+__all__ = ["READ_ONLY_TOOLS", "RemoteAnswer", "RemoteSet", "RemoteStatus", "not_sent"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 SERVER_INSTRUCTIONS = """\
 Linkly gives you the user's local documents (notes, papers, books, slides, web pages, scans), \
-indexed on this machine. Nothing leaves it.
+indexed on this machine; they leave it only for the remote servers its configuration names (`library` values `cloud:///<remote>/...`, `remote: true`).
 
 Workflow: search → grep or outline → read.
 1. `search` finds the documents that answer a query and returns their `doc_id`s, with a snippet, \

@@ -17,7 +17,7 @@ from typing import Any
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.tools.common import counted
 from linkly_ls.core.errors import ArgumentError, ToolError
-from linkly_ls.core.remote import RemoteAnswer, RemoteStatus
+from linkly_ls.core.remote import RemoteAnswer, RemoteStatus, not_sent
 from linkly_ls.core.remote.names import is_cloud, parse_scope, remote_doc_id, remote_library, remote_path, split_doc_id
 from linkly_ls.core.tools.explore import SOURCES_PER_KEYWORD, TOP_KEYWORDS, ExploreResult, explore
 from linkly_ls.core.tools.grep import grep
@@ -222,7 +222,7 @@ def call_on_remote(engine: Engine, remote: str, tool: str, arguments: dict[str, 
         ids = arguments.get("doc_ids")
         arguments["doc_ids"] = [_on(remote, doc_id) for doc_id in ids] if isinstance(ids, list) else ids
     else:
-        raise ArgumentError(f"`{tool}` is not sent to remotes: remote calls are read-only")
+        raise not_sent(tool)
     functions = {
         "search": search_anywhere, "explore": explore_anywhere, "find_paths": find_paths_anywhere,
         "read": read, "grep": grep, "outline": outline,

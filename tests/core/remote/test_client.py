@@ -11,6 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from linkly_ls.core.errors import ArgumentError
 from linkly_ls.core.remote.client import MAX_ANSWER_BYTES, RemoteClient, RemoteError
 from linkly_ls.core.remote.config import RemoteConfig
 
@@ -109,3 +110,11 @@ def test_a_read_the_server_cut_to_its_size_cap_comes_back_with_its_paging_and_ot
     assert client.call_tool("read", {"doc_id": "aaaaaaaaaaaa"})["next_offset"] == 2
     with pytest.raises(RemoteError, match="longer than that server's max_response_chars"):
         client.call_tool("search", {"query": "x"})
+
+
+def test_a_tool_no_remote_answers_says_which_tools_they_answer():
+    """`links` was refused as if remote calls could not read: they answer the contract's seven tools."""
+    from linkly_ls.core.remote import RemoteSet
+
+    with pytest.raises(ArgumentError, match=r"^`links` is not sent to remotes: a remote answers the seven tools of the contract \(search, outline, grep, read, list_libraries, explore, find_paths\)$"):
+        RemoteSet([]).call("desk", "links", {})

@@ -12,6 +12,9 @@ from linkly_ls.core.errors import ArgumentError, ToolError
 
 DOC_ID_PATTERN = re.compile(r"^[0-9a-f]{12}$")
 _DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+#: the files that could not be indexed that list_libraries (per library) and explore name; the counts say
+#: how many in all, and `linkly status` lists every one
+FAILURES_SHOWN = 10
 
 
 def counted(count: int, noun: str) -> str:

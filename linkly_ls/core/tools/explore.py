@@ -10,7 +10,7 @@ from typing import Any
 
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.indexing.skips import describe, reasons_in_order
-from linkly_ls.core.tools.common import counted, empty_index_notice, resolve_library
+from linkly_ls.core.tools.common import FAILURES_SHOWN, counted, empty_index_notice, resolve_library
 from linkly_ls.core.tools.schema import validate
 
 MAX_TREE_DEPTH = 3
@@ -53,6 +53,9 @@ class ExploreResult:
     #: the folders whose files the walks left out most: {path, skipped_count, reasons}
     skipped_folders: list[dict[str, Any]] = field(default_factory=list)
     skipped_count: int = 0
+    #: files that could not be indexed, and the first FAILURES_SHOWN of them: {path, message}
+    failed_count: int = 0
+    failed: list[dict[str, str]] = field(default_factory=list)
     #: without documents: why (as `search` says it), and what to do
     notice: str | None = None
     guidance: str | None = None
@@ -66,6 +69,8 @@ class ExploreResult:
             "keywords": self.keywords,
             "skipped_count": self.skipped_count,
             "skipped_folders": self.skipped_folders,
+            "failed_count": self.failed_count,
+            "failed": self.failed,
         }
         if self.notice:
             data["notice"], data["guidance"] = self.notice, self.guidance
@@ -75,7 +80,7 @@ class ExploreResult:
         out = [f"## Explore: {self.scope} ({counted(self.document_count, 'document')})", ""]
         if self.notice:
             out.append(f"**{self.notice}** {self.guidance}")
-            if not self.skipped_folders:
+            if not self.skipped_folders and not self.failed:
                 return "\n".join(out)
             out.append("")
         out.append("### Types")
@@ -100,6 +105,11 @@ class ExploreResult:
             out += ["", f"### Skipped ({counted(self.skipped_count, 'file')} not indexed; top folders)"]
             for folder in self.skipped_folders:
                 out.append(f"- {folder['path']} · {counted(folder['skipped_count'], 'file')} · {describe(folder['reasons'])}")
+        if self.failed:
+            out += ["", f"### Failed ({counted(self.failed_count, 'file')} could not be indexed)"]
+            out.extend(f"- {failure['path']}: {failure['message']}" for failure in self.failed)
+            if self.failed_count > len(self.failed):
+                out.append(f"- ... and {self.failed_count - len(self.failed)} more (`linkly status` lists them)")
         return "\n".join(out)
 
 
@@ -135,6 +145,7 @@ def explore(engine: Engine, **arguments: Any) -> ExploreResult:
             keyword_docs[key].append((record.doc_id, record.title))
     ranked = sorted(keyword_docs.items(), key=lambda item: (-len(item[1]), item[0]))[:TOP_KEYWORDS]
     skipped_count, skipped_folders = _skipped_folders(engine, library.name if library else None)
+    failures = [error for lib in libraries for error in engine.catalog.errors(lib.name)]
     notice, guidance = empty_index_notice([lib.name for lib in libraries], "explore") if not records else (None, None)
     return ExploreResult(
         scope=f"library {library.name}" if library else "all libraries",
@@ -151,6 +162,8 @@ def explore(engine: Engine, **arguments: Any) -> ExploreResult:
         ],
         skipped_folders=skipped_folders,
         skipped_count=skipped_count,
+        failed_count=len(failures),
+        failed=[{"path": error.path, "message": error.message} for error in failures[:FAILURES_SHOWN]],
         notice=notice,
         guidance=guidance,
     )

@@ -7,7 +7,7 @@ from typing import Any
 
 from linkly_ls.core.store.catalog import LibraryRecord
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.tools.common import counted
+from linkly_ls.core.tools.common import FAILURES_SHOWN, counted
 from linkly_ls.core.indexing.skips import describe, reasons_in_order
 from linkly_ls.core.tools.schema import validate
 
@@ -16,9 +16,6 @@ from linkly_ls.core.tools.schema import validate
 DROPPED_NOTE = (
     "no longer in the config file, it stays indexed and watched: `linkly remove-library {name}` forgets it"
 )
-
-#: the failed files list_libraries names per library (the count says how many in all)
-FAILURES_SHOWN = 10
 
 
 @dataclass

@@ -7,7 +7,7 @@ import pytest
 from linkly_ls.core.config import Config, LibraryConfig
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.tools import call_tool
-from linkly_ls.core.tools.libraries import FAILURES_SHOWN
+from linkly_ls.core.tools.common import FAILURES_SHOWN
 
 
 @pytest.fixture()
@@ -75,3 +75,13 @@ def test_a_long_running_process_judges_the_config_file_as_it_stands_now(tmp_path
         assert remove_library(engine, "first").library == "first"
     finally:
         engine.close()
+
+
+def test_explore_names_the_files_that_failed_too(with_failures):
+    result = call_tool(with_failures, "explore", {})
+    data = result.to_json()
+    assert data["failed_count"] == FAILURES_SHOWN + 2 and len(data["failed"]) == FAILURES_SHOWN
+    assert data["failed"][0] == {"path": str(with_failures.root / "empty-00.md"), "message": "empty file (0 bytes)"}
+    text = result.to_markdown()
+    assert f"### Failed ({FAILURES_SHOWN + 2} files could not be indexed)" in text
+    assert "- ... and 2 more (`linkly status` lists them)" in text

@@ -92,7 +92,8 @@ def find_related(
     excluded = linked | {record.doc_id} | _copies(engine, record)
     allowed_set = set(allowed) if allowed is not None else None
     scores: dict[str, RelatedDocument] = {}
-    mode, reason = "keyword", "no vectors for this document; ranked by shared key terms"
+    mode = "keyword"
+    reason = "the model has not computed this document's vectors yet (first-pass ones are not used here); ranked by shared key terms"
     embedder, index, why = engine.vectors.search_index()
     query_vector = None
     if index is not None:

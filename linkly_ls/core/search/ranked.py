@@ -9,7 +9,7 @@ keyword score from a second keyword search within such documents (`complete_keyw
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from linkly_ls.core.search.first_pass_side import REFINED, vector_parts
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 #: a document's keyword score adds its n-th best further chunk's BM25 times this to the power n (0: best chunk only)
 KEYWORD_FURTHER_CHUNKS = 0.0
+#: the further matching chunks a document keeps as passages to show instead of its best
+FURTHER_PASSAGES = 4
 #: score the documents found only by the vector side on the keyword side too (`complete_keyword_side`)
 COMPLETE_KEYWORD_SIDE = True
 #: give the documents the vector side's candidates missed their exact cosine when above the least candidate's
@@ -53,6 +55,9 @@ class RankedDocument:
     keyword_rank: int | None = None
     keyword_score: float | None = None
     keyword_passage: Passage | None = None
+    #: the document's further matching chunks, best first (up to FURTHER_PASSAGES): another passage to
+    #: show when the best reads as a table of contents
+    further_keyword_passages: list[Passage] = field(default_factory=list)
     vector_rank: int | None = None
     #: cosine similarity of the query and the document's best chunk
     vector_score: float | None = None
@@ -112,9 +117,12 @@ def keyword_documents(hits: list[ChunkHit]) -> dict[str, RankedDocument]:
                 doc_id=hit.doc_id, keyword_score=hit.score, keyword_passage=Passage(hit.start_line, hit.end_line)
             )
             seen[hit.doc_id] = 1
-        elif KEYWORD_FURTHER_CHUNKS:
-            document.keyword_score = (document.keyword_score or 0.0) + hit.score * KEYWORD_FURTHER_CHUNKS ** seen[hit.doc_id]
-            seen[hit.doc_id] += 1
+        else:
+            if len(document.further_keyword_passages) < FURTHER_PASSAGES:
+                document.further_keyword_passages.append(Passage(hit.start_line, hit.end_line))
+            if KEYWORD_FURTHER_CHUNKS:
+                document.keyword_score = (document.keyword_score or 0.0) + hit.score * KEYWORD_FURTHER_CHUNKS ** seen[hit.doc_id]
+                seen[hit.doc_id] += 1
     ranked = sorted(documents.values(), key=lambda d: -(d.keyword_score or 0.0))
     for rank, document in enumerate(ranked, start=1):
         document.keyword_rank = rank
@@ -151,6 +159,7 @@ def complete_keyword_side(engine: Engine, query: str, documents: dict[str, Ranke
         for doc_id, found in keyword_documents(hits).items():
             document = documents[doc_id]
             document.keyword_score, document.keyword_passage = found.keyword_score, found.keyword_passage
+            document.further_keyword_passages = found.further_keyword_passages
         if len(hits) < COMPLETION_CHUNKS_PER_DOCUMENT * len(missing):
             return  # every matching chunk was read: the documents left hold no query word
         missing = [doc_id for doc_id in missing if documents[doc_id].keyword_score is None]
@@ -202,6 +211,7 @@ def keyword_copy(document: RankedDocument, kind: str) -> RankedDocument:
         keyword_rank=document.keyword_rank,
         keyword_score=document.keyword_score,
         keyword_passage=document.keyword_passage,
+        further_keyword_passages=document.further_keyword_passages,
         vector_kind=kind,
     )
 

@@ -236,3 +236,17 @@ def excerpt(marked: str, limit: int) -> str:
     if len(text) > limit:
         text = text[:limit].rsplit(" ", 1)[0] + " …"
     return text
+
+
+#: an entry of a table of contents: a title, then dot leaders (`. . . .` or `....`) or a wide gap, then its page
+_CONTENTS_ENTRY = re.compile(r"(?:(?:\.\s?){4,}|\s{4,})\s*(?:\d{1,4}|[ivxlc]{1,6})\b")
+
+
+def reads_as_contents(lines: list[str]) -> bool:
+    """Whether these lines are a table of contents (or an index): most of them hold an entry of one. Such a
+    passage names every section title and page the query's words occur in, so it scores high; it is not
+    where the answer is."""
+    filled = [line for line in lines if line.strip()]
+    entries = sum(1 for line in filled if _CONTENTS_ENTRY.search(line))
+    return len(filled) >= 2 and entries * 2 >= len(filled)
+

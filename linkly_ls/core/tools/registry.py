@@ -291,8 +291,8 @@ REGISTRY = ToolRegistry(
             title="Explore the collection",
             description=descriptions.EXPLORE,
             result_keys=(
-                "scope", "document_count", "doc_types", "directories", "keywords", "skipped_count", "skipped_folders", "notice",
-                "guidance", "remotes",
+                "scope", "document_count", "doc_types", "directories", "keywords", "skipped_count", "skipped_folders",
+                "failed_count", "failed", "notice", "guidance", "remotes",
             ),
             cli=CliShape("explore", "overview: types, folders, keywords"),
             lsp_command="linkly.explore",

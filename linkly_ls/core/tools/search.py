@@ -35,7 +35,7 @@ from linkly_ls.core.search.phrases import (
 from linkly_ls.core.search.ranking import best_cosines, rank_documents
 from linkly_ls.core.search.relevance import RelevanceScorer
 from linkly_ls.core.tools.schema import validate
-from linkly_ls.core.search.snippets import QueryMatcher, best_snippet
+from linkly_ls.core.search.snippets import QueryMatcher, best_snippet, reads_as_contents
 from linkly_ls.core.store.records import DocumentSummary
 from linkly_ls.core.tools.search_filters import allowed_documents, blame_the_filters
 from linkly_ls.core.tools.search_guidance import OTHER_WORDS, WEAK_RELEVANCE, add_guidance, empty_index_result, lead_guidance
@@ -276,12 +276,12 @@ def _evidence(
     """(passage shown, its share of the query's words, the closeness in meaning, relevance before calibration)
     of a hit; `read(first, last)` gives the document's lines."""
     title = f"{record.title}\n{Path(record.path).name}"  # the file's name is evidence as its title is
+    keyword_passage = None if phrase is not None else _past_the_contents(read, document, scorer, title)
     if phrase is not None:
         passage = Passage(phrase.start_line, phrase.end_line)
     else:
-        passage = _shown_passage(document, cosine[1] if cosine else None)
+        passage = _shown_passage(document, cosine[1] if cosine else None, keyword_passage)
     lexical = scorer.lexical(read(passage.start_line, passage.end_line), title)
-    keyword_passage = document.keyword_passage
     if keyword_passage is not None and passage is not keyword_passage and phrase is None:
         # the closest chunk in meaning, unless the keyword hit holds more of the query's words: a list
         # whose snippets miss the words the keyword side found them by reads as noise
@@ -290,6 +290,26 @@ def _evidence(
             passage, lexical = keyword_passage, found
     semantic = scorer.semantic(cosine[0]) if cosine else None
     return passage, lexical, semantic, scorer.combine(lexical, semantic)
+
+
+def _past_the_contents(
+    read: Callable[[int, int], list[str]], document: RankedDocument, scorer: RelevanceScorer, title: str
+) -> Passage | None:
+    """The document's best keyword passage, or, when that is a table of contents (the section titles the
+    query names, gathered on one page), its next passage that is not one and holds as many of the query's
+    words: the section itself, which the agent would otherwise look up once more."""
+    best = document.keyword_passage
+    if best is None or not document.further_keyword_passages:
+        return best
+    lines = read(best.start_line, best.end_line)
+    if not reads_as_contents(lines):
+        return best
+    wanted = scorer.lexical(lines, title)
+    for further in document.further_keyword_passages:
+        lines = read(further.start_line, further.end_line)
+        if not reads_as_contents(lines) and scorer.lexical(lines, title) >= wanted:
+            return further
+    return best
 
 
 def _passage_lines(engine: Engine, doc_id: str, first: int, last: int) -> list[str]:
@@ -315,14 +335,16 @@ def _set_relevance(hits: list[SearchHit], relevance: dict[str, float]) -> None:
         hit.relevance = round(relevance[hit.doc_id], 4)
 
 
-def _shown_passage(document: RankedDocument, best_vector_passage: Passage | None) -> Passage:
+def _shown_passage(
+    document: RankedDocument, best_vector_passage: Passage | None, keyword_passage: Passage | None
+) -> Passage:
     """The keyword hit's passage when keywords ranked the document at least as well, else the closest chunk."""
     vector_passage = best_vector_passage or document.vector_passage
     keyword_first = document.keyword_rank is not None and (
         document.vector_rank is None or document.keyword_rank <= document.vector_rank
     )
-    if document.keyword_passage is not None and (keyword_first or vector_passage is None):
-        return document.keyword_passage
+    if keyword_passage is not None and (keyword_first or vector_passage is None):
+        return keyword_passage
     return vector_passage or document.passage
 
 

@@ -56,3 +56,22 @@ def test_a_snippet_starts_where_the_query_is_written_as_typed():
     lines = ["To upgrade, use apt full-upgrade now.", "Then reboot.", "The older apt-get dist-upgrade does the same.", "end"]
     snippet = best_snippet(QueryMatcher("apt-get dist-upgrade"), lines, 1, 4)
     assert snippet.line == 3 and "The older **apt-get** **dist-upgrade**" in snippet.text and "full" not in snippet.text
+
+
+def test_a_table_of_contents_reads_as_one_and_a_page_of_text_does_not():
+    from linkly_ls.core.search.snippets import reads_as_contents
+
+    contents = [
+        "Table of Contents",
+        "4.1 A specific example. . . . . . . . . . . . . . . . . . . 17",
+        "4.2 The function tapply() and ragged arrays. . . . . . . . . . 17",
+        "4.3 Ordered factors .................................... 19",
+        "Preface                                                   iii",
+    ]
+    assert reads_as_contents(contents)
+    prose = [
+        "4.2 The function tapply() and ragged arrays",
+        "To continue the previous example, suppose we have the incomes of the same tax accountants",
+        "in another vector (in suitably large units of money), 17 of them in all.",
+    ]
+    assert not reads_as_contents(prose) and not reads_as_contents(contents[:1])

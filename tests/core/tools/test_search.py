@@ -355,3 +355,27 @@ def test_a_word_of_the_query_that_no_document_holds_is_named_while_the_others_ar
     assert result.results and any("'reciept'" in note and "spelling" in note for note in result.notes)
     assert "'reciept'" in result.to_markdown()
     assert not call_tool(engine, "search", {"query": "shopping receipt"}).notes
+
+
+def test_a_hit_shows_the_section_the_query_names_not_the_table_of_contents_listing_it(tmp_path):
+    """A book's contents page holds every section title, so it was the passage shown (and cited) for a
+    query naming one: the agent had to look the section up once more."""
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+
+    root = tmp_path / "books"
+    root.mkdir()
+    titles = ["Soil and compost", "Gardening with quokkas", "Wombat burrows", "Seeds and seasons", "Watering"]
+    contents = ["Contents", ""] + [f"{n} {title} . . . . . . . . . . . . . . {n * 7}" for n, title in enumerate(titles, 1)]
+    body = []
+    for n, title in enumerate(titles, 1):
+        body += ["", f"{n} {title}", ""] + [f"Paragraph {k} of chapter {n}, on other matters." for k in range(40)]
+    (root / "garden.txt").write_text("\n".join(contents + body) + "\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="b", paths=[root])], raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+        (hit,) = call_tool(engine, "search", {"query": "gardening quokkas", "limit": 1}).results
+        assert hit.start_line > len(contents) and hit.snippet.startswith("2 **Gardening** with **quokkas**")
+        assert hit.section == "2 Gardening with quokkas"
+    finally:
+        engine.close()

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from linkly_ls import PRIVATE_UMASK
 from linkly_ls.cli_parser import build_parser, tool_arguments
-from linkly_ls.core.config import Config, load_config
+from linkly_ls.core.config import Config, ConfigError, default_data_dir, load_config
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.errors import ErrorKind, IndexHeldError, LinklyError, ToolError, UsageError
 from linkly_ls.core.indexing.writer import IndexWriter
@@ -129,13 +129,28 @@ def run_index(engine: Engine, args: argparse.Namespace) -> int:
     return 0
 
 
-def run_status(engine: Engine, output_format: str) -> int:
+def run_status(engine: Engine, output_format: str, config_problem: str | None = None) -> int:
     from linkly_ls.core.tools.status import status
     from linkly_ls.mcp.runtime import live_server
 
     server = live_server(engine.data_dir)
-    print(render(status(engine, mcp_url=server.url if server else None), output_format))
+    result = status(engine, mcp_url=server.url if server else None)
+    result.config_problem = config_problem
+    print(render(result, output_format))
     return 0
+
+
+def _status_config(args: argparse.Namespace) -> tuple[Config, str | None]:
+    """`linkly status` describes the index even when the config file cannot be read (a typo while a server
+    runs on what it read before): the index is then LINKLY_DATA_DIR's or the default one, if it exists."""
+    try:
+        return _load_config(args), None
+    except ConfigError as error:
+        override = os.environ.get("LINKLY_DATA_DIR")
+        data_dir = Path(override).expanduser() if override else default_data_dir()
+        if not data_dir.is_dir():
+            raise
+        return Config(data_dir=data_dir), str(error)
 
 
 def run_remove_library(engine: Engine, args: argparse.Namespace, output_format: str) -> int:
@@ -245,13 +260,15 @@ def main(argv: list[str] | None = None, registry: ToolRegistry = REGISTRY) -> in
             raise UsageError(f"--remote runs a tool on a remote machine; `{args.command}` works on this machine only")
         if args.command in ("serve", "mcp"):
             return run_mcp(args)
+        if args.command == "status":
+            config, config_problem = _status_config(args)
+            engine = Engine(config)
+            return run_status(engine, output_format, config_problem)
         engine = Engine(_load_config(args))
         if args.command == "index":
             return run_index(engine, args)
         if args.command == "watch":
             return run_watch(engine, args)
-        if args.command == "status":
-            return run_status(engine, output_format)
         if args.command == "remove-library":
             return run_remove_library(engine, args, output_format)
         tool = registry.for_cli_command(args.command)

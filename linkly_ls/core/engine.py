@@ -121,18 +121,19 @@ class Engine:
                 return f"cannot read {path}: {reason}; the index in {self.data_dir} keeps what was written before"
         return f"cannot write the index in {self.data_dir}: {reason}"
 
-    def reread_config_libraries(self) -> None:
+    def reread_config_libraries(self) -> bool:
         """Take in the config file's libraries as it stands now (a `[[library]]` table added while this
         process runs: another command would record it first); the others (an editor's) are kept. A file
-        that no longer parses changes nothing."""
+        that no longer parses changes nothing, and False says it could not be read."""
         try:
             fresh = load_config(self.config.source) if self.config.source else load_config()
         except ConfigError:
-            return
+            return False
         kept = [library for library in self.config.libraries if library.origin != "config"]
         kept_names = {library.name for library in kept}
         self.config.libraries = [library for library in fresh.libraries if library.name not in kept_names] + kept
         self._sync_config_libraries()
+        return True
 
     def _sync_config_libraries(self) -> None:
         for library in self.config.libraries:
@@ -201,7 +202,8 @@ class Engine:
         """The libraries a config file defined that it no longer does (a `[[library]]` table deleted or
         renamed): they stay indexed and watched, as one `linkly index` added, until removed. The file is read
         again first: a process that runs for hours must not judge by the file as it was at its start."""
-        self.reread_config_libraries()
+        if not self.reread_config_libraries():
+            return []  # what the file defines cannot be told now
         defined = {library.name for library in self.config.libraries}
         return [library.name for library in self.libraries() if library.origin == "config" and library.name not in defined]
 

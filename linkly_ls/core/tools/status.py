@@ -61,6 +61,8 @@ class StatusResult:
     failed_files: list[ErrorRecord] = field(default_factory=list)
     #: (library, folder, why) for each library folder that cannot be walked now (missing, unreadable)
     folder_problems: list[tuple[str, str, str]] = field(default_factory=list)
+    #: why the config file cannot be read now, when it cannot (the index is described all the same)
+    config_problem: str | None = None
 
     @property
     def embedding(self) -> dict[str, Any] | None:
@@ -85,6 +87,7 @@ class StatusResult:
             "embedding": self.embedding,
             "writer": self.writer.to_json(),
             "mcp_url": self.mcp_url,
+            **({"config_error": self.config_problem} if self.config_problem else {}),
             "libraries": [
                 {
                     key: value
@@ -115,6 +118,11 @@ class StatusResult:
             f"- index: {self.data_dir}",
             f"- writer: {self._writer_line()}",
         ]
+        if self.config_problem:
+            out.append(
+                f"- config: {self.config_problem} (the libraries below are the index's; a running server keeps "
+                "the config it read, and a `data_dir` set in the file is not known here)"
+            )
         embedding = self.embedding
         if embedding:
             eta = embedding.get("eta_seconds")

@@ -1,0 +1,33 @@
+"""`linkly status` when the config file cannot be read: it still describes the index."""
+
+from __future__ import annotations
+
+import json
+
+from test_cli import fresh_env, run
+
+
+def test_status_describes_the_index_and_says_why_the_config_file_cannot_be_read(tmp_path):
+    """It exited with status 2 on a typo in the config file, while a server went on with what it had read:
+    the one command that tells what runs could not say."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nwombat\n", encoding="utf-8")
+    env = fresh_env(tmp_path, f'[[library]]\nname = "notes"\npaths = ["{notes}"]\n\n[embedding]\nmodel = "none"\n')
+    assert run(env, "index").returncode == 0
+    (tmp_path / "config.toml").write_text('[[library]]\nname = "notes"\npaths = [\n', encoding="utf-8")
+    result = run(env, "status", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["config_error"].startswith(f"cannot parse config file {tmp_path / 'config.toml'}")
+    assert [library["name"] for library in data["libraries"]] == ["notes"] and data["documents"] == 1
+    assert "note" not in data["libraries"][0], "an unreadable file says nothing of what it defines"
+    text = run(env, "status").stdout
+    assert "- config: cannot parse config file" in text and "| notes | 1 |" in text
+    other = tmp_path / "other"
+    other.mkdir()
+    elsewhere = fresh_env(other, "[broken\n")  # and no index where the data dir would be: nothing to describe
+    elsewhere["LINKLY_DATA_DIR"] = str(tmp_path / "no-such-index")
+    refused = run(elsewhere, "status")
+    assert refused.returncode == 2 and "cannot parse config file" in refused.stderr
+    assert not (tmp_path / "no-such-index").exists()

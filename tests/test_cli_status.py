@@ -31,3 +31,30 @@ def test_status_describes_the_index_and_says_why_the_config_file_cannot_be_read(
     refused = run(elsewhere, "status")
     assert refused.returncode == 2 and "cannot parse config file" in refused.stderr
     assert not (tmp_path / "no-such-index").exists()
+
+
+def test_a_run_killed_half_way_is_named_until_a_run_ends(tmp_path):
+    """After `kill -9` of `linkly index`, status showed the library as whole, short of the files never read."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for number in range(400):
+        (notes / f"n{number:03}.md").write_text(f"# Note {number}\n\n" + "words of a note\n" * 200, encoding="utf-8")
+    env = fresh_env(tmp_path, f'[[library]]\nname = "notes"\npaths = ["{notes}"]\n\n[embedding]\nmodel = "none"\n')
+    killed = subprocess.Popen([sys.executable, "-m", "linkly_ls.cli", "index"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    marker = tmp_path / "data" / "unfinished-runs.json"
+    deadline = time.monotonic() + 60
+    while not marker.exists() and time.monotonic() < deadline and killed.poll() is None:
+        time.sleep(0.01)
+    killed.send_signal(signal.SIGKILL)
+    killed.wait()
+    data = json.loads(run(env, "status", "--json").stdout)
+    assert [entry["library"] for entry in data["unfinished_runs"]] == ["notes"]
+    assert "the run started" in run(env, "status").stdout
+    assert run(env, "index").returncode == 0
+    data = json.loads(run(env, "status", "--json").stdout)
+    assert data["unfinished_runs"] == [] and data["documents"] == 400 and not marker.exists()

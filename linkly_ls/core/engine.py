@@ -22,6 +22,7 @@ from linkly_ls.core.extract import is_supported
 from linkly_ls.core.embedding.settings import EmbeddingSettings
 from linkly_ls.core.errors import LinklyError
 from linkly_ls.core.search.keyword import IndexBusyError, KeywordIndex
+from linkly_ls.core.indexing.unfinished_runs import recorded_run
 from linkly_ls.core.indexing.vector_sync import VectorSync
 from linkly_ls.core.store.writer_lock import WriterLock
 
@@ -296,8 +297,12 @@ class Engine:
             if unknown:
                 raise ConfigError(f"unknown library: {', '.join(sorted(unknown))}")
             libraries = [library for library in libraries if library.name in names]
+        reports: list[IndexReport] = []
         with self.write_lock, self._writing():
-            return [self.indexer.index_library(library, progress=progress) for library in libraries]
+            for library in libraries:
+                with recorded_run(self.data_dir, library.name):
+                    reports.append(self.indexer.index_library(library, progress=progress))
+        return reports
 
     def index_paths(self, library: LibraryRecord, paths: list[Path]) -> IndexReport:
         """Re-index just these files of a library (a watcher's batch of changes)."""

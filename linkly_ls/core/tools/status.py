@@ -17,7 +17,9 @@ from linkly_ls import __version__
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.indexing.reachability import root_problem
 from linkly_ls.core.indexing.skips import describe
-from linkly_ls.core.indexing.writer_status import EMBEDDING, WriterActivity, format_duration, read_activity
+from linkly_ls.core.indexing.unfinished_runs import read_unfinished
+from linkly_ls.core.indexing.writer_status import EMBEDDING, INDEXING, WriterActivity, format_duration, read_activity
+from linkly_ls.core.tools.common import iso_utc
 from linkly_ls.core.tools.libraries import LibraryInfo, list_libraries
 
 if TYPE_CHECKING:
@@ -63,6 +65,8 @@ class StatusResult:
     folder_problems: list[tuple[str, str, str]] = field(default_factory=list)
     #: why the config file cannot be read now, when it cannot (the index is described all the same)
     config_problem: str | None = None
+    #: (library, when its run started) for each run that began and did not end, and does not run now
+    unfinished_runs: list[tuple[str, float]] = field(default_factory=list)
 
     @property
     def embedding(self) -> dict[str, Any] | None:
@@ -88,6 +92,7 @@ class StatusResult:
             "writer": self.writer.to_json(),
             "mcp_url": self.mcp_url,
             **({"config_error": self.config_problem} if self.config_problem else {}),
+            "unfinished_runs": [{"library": name, "started_at": iso_utc(started)} for name, started in self.unfinished_runs],
             "libraries": [
                 {
                     key: value
@@ -144,6 +149,13 @@ class StatusResult:
                 f"| {library.record.name} | {library.document_count} | {skipped} | {library.failed_count} | "
                 f"{library.ocr_pending_count} | {vectors} |"
             )
+        if self.unfinished_runs:
+            out += ["", "### Index runs that did not finish", ""]
+            out += [
+                f"- {name}: the run started {iso_utc(started)} was stopped or killed before its end; the files it "
+                "had not read are missing from the index until the next run (`linkly index`, or a server's start)"
+                for name, started in self.unfinished_runs
+            ]
         if self.folder_problems:
             out += ["", "### Library folders that cannot be read now", ""]
             out += [f"- {library}: {folder}: {problem}" for library, folder, problem in self.folder_problems]
@@ -179,7 +191,17 @@ def status(engine: Engine, writer: IndexWriter | None = None, mcp_url: str | Non
     return StatusResult(
         data_dir=str(engine.data_dir), libraries=libraries, writer=info, mcp_url=mcp_url, failed_files=failed[:MAX_FAILED_FILES],
         folder_problems=_folder_problems(engine, [library.record for library in libraries]),
+        unfinished_runs=_unfinished_runs(engine, [library.record.name for library in libraries], info.activity),
     )
+
+
+def _unfinished_runs(engine: Engine, names: list[str], activity: WriterActivity | None) -> list[tuple[str, float]]:
+    """The recorded runs that did not end, but the one the writer says it is doing now."""
+    running = activity.library if activity is not None and activity.activity == INDEXING else None
+    return [
+        (name, started) for name, started in sorted(read_unfinished(engine.data_dir).items())
+        if name in names and name != running
+    ]
 
 
 def _folder_problems(engine: Engine, libraries: list[LibraryRecord]) -> list[tuple[str, str, str]]:

@@ -110,7 +110,7 @@ def status(ls: LinklyLanguageServer, sidecar: McpSidecar) -> dict[str, Any]:
     answer.update(
         {
             key: details[key]
-            for key in ("documents", "data_dir", "skipped", "failed", "ocr_pending", "vector_coverage", "embedding")
+            for key in ("documents", "data_dir", "skipped", "failed", "ocr_pending", "unfinished_runs", "vector_coverage", "embedding")
         }
     )
     writer = details["writer"]

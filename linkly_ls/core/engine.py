@@ -56,6 +56,8 @@ class Engine:
                     "file) to search it"
                 ) from error
             raise EngineError(f"cannot open the index in {self.data_dir}: {error}") from error
+        #: which folder the index was opened in: one deleted or replaced meanwhile is not this index any more
+        self._data_dir_identity = _identity(self.data_dir)
         #: the one-writer rule between processes: held by this process's IndexWriter, if it is the writer
         self.writer_lock = WriterLock(self.data_dir)
         #: chunk vectors for hybrid search; embedding runs only where `vectors.start()` is called
@@ -196,6 +198,14 @@ class Engine:
             if taken_now:
                 lock.release()
 
+    def data_dir_lost(self) -> str | None:
+        """Why this index is gone, when its folder was deleted (or replaced: deleted and made again) since it
+        was opened, else None. Its open files still answer, but nothing written to them lasts, and the
+        folder at that path now belongs to whoever made it."""
+        if _identity(self.data_dir) == self._data_dir_identity:
+            return None
+        return f"the index folder {self.data_dir} was deleted (or replaced) while this process ran"
+
     def libraries(self) -> list[LibraryRecord]:
         return self.catalog.libraries()
 
@@ -328,6 +338,14 @@ class Engine:
             self.indexer.close()
         self.keyword.close()
         self.catalog.close()
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return (stat.st_dev, stat.st_ino)
 
 
 def _library_name_for(path: Path) -> str:

@@ -321,6 +321,10 @@ def run_http_server(config: Config, host: str | None = None, port: int | None = 
             if not handle.thread.is_alive():
                 print("linkly: the MCP HTTP server stopped unexpectedly", file=sys.stderr, flush=True)
                 return 1
+            lost = engine.data_dir_lost()
+            if lost is not None:  # answering from files that are gone would only mislead its clients
+                print(f"linkly: {lost}; the server stops: start it again to index anew", file=sys.stderr, flush=True)
+                return 1
         return 0
     finally:
         if handle is not None:

@@ -137,3 +137,22 @@ def test_accepted_connections_have_nagle_off(tmp_path) -> None:
     finally:
         handle.stop()
         engine.close()
+
+
+def test_a_server_whose_index_folder_is_deleted_says_so_and_stops(home_factory, kit) -> None:
+    """It went on answering from files that were gone, its writer stuck holding a lock, and a second
+    `linkly serve` then started beside it on the folder made again."""
+    import shutil
+    import time
+
+    home = home_factory(minimal=True)
+    server = kit.ServerProcess(home, "--port", str(kit.free_port()), "--no-watch")
+    server.wait_listening()
+    shutil.rmtree(home.data_dir)
+    deadline = time.monotonic() + 30
+    while server.process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert server.process.poll() == 1
+    time.sleep(0.2)  # the last of stderr
+    assert f"linkly: the index folder {home.data_dir} was deleted (or replaced) while this process ran; the server stops" in "".join(server.stderr)
+    assert "Traceback" not in "".join(server.stderr)

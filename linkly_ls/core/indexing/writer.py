@@ -27,7 +27,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -42,6 +41,7 @@ from linkly_ls.core.indexing.writer_status import (
     STARTING,
     WATCHING,
     EmbeddingEta,
+    IndexStatus,
     WriterActivity,
     format_duration,
     held_error,
@@ -67,36 +67,6 @@ ReportsCallback = Callable[[list["IndexReport"]], None]
 
 class _Stopped(Exception):
     """Raised from the progress callback to end an indexing run early when the writer stops."""
-
-
-@dataclass
-class IndexStatus:
-    """What the writer is doing, for the note tools add while the first indexing runs."""
-
-    writer: bool = False
-    initial_done: bool = False
-    library: str = ""
-    done: int = 0
-    total: int = 0
-    error: str | None = None
-    #: what the watcher cannot follow live, and reads again instead (`watcher.watch_libraries`), else None
-    watch_problem: str | None = None
-
-    def note(self) -> str | None:
-        """A sentence for the agent while results may be incomplete, else None."""
-        if self.initial_done or not self.writer:
-            return None
-        if self.total:
-            return (
-                f"Indexing is still running ({self.library}: {self.done} of {self.total} changed files); "
-                "results may be incomplete, call again shortly."
-            )
-        return "Indexing is starting; results may be incomplete, call again shortly."
-
-    def meta(self) -> dict[str, object] | None:
-        if self.initial_done or not self.writer:
-            return None
-        return {"library": self.library, "done": self.done, "total": self.total}
 
 
 def print_reports(reports: list[IndexReport]) -> None:
@@ -149,6 +119,10 @@ class IndexWriter:
         return self._thread is not None and self._thread.is_alive()
 
     def try_claim(self) -> bool:
+        lost = self.engine.data_dir_lost()
+        if lost is not None:  # the lock now there guards another index than the one this engine has open
+            self.status.error = f"{lost}; restart it to index into the folder now there"
+            return False
         if self.lock.try_acquire():
             self.status.writer = True
             self._start_publishing()
@@ -203,8 +177,13 @@ class IndexWriter:
         """Rewrite the status file when the activity changes, until the role is given up."""
         data_dir = self.engine.data_dir
         published: WriterActivity | None = None
+        lost: str | None = None
         try:
             while self.held:
+                lost = self.engine.data_dir_lost()
+                if lost is not None:
+                    self._give_up(f"{lost}; indexing stopped: restart it to index into the folder now there")
+                    return
                 current = self.activity()
                 if not current.same_as(published):
                     write_activity(data_dir, current)
@@ -215,9 +194,19 @@ class IndexWriter:
             log.debug("cannot publish the writer status: %s", error)  # the failed write itself is reported
         finally:
             try:
-                remove_activity(data_dir)
+                if lost is None:  # else the status file now there is another writer's, if any
+                    remove_activity(data_dir)
             except OSError:
                 pass
+
+    def _give_up(self, why: str) -> None:
+        """Stop indexing and watching, and give up the role, for good: the index is gone (`data_dir_lost`)."""
+        self.status.error = why
+        log.error("%s", why)
+        self.interrupt()
+        self._watcher_stop.set()
+        self.lock.release()
+        self.status.writer = False
 
     def claim(self) -> None:
         """Become the writer now, or raise IndexHeldError naming the process that is."""

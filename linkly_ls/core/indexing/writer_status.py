@@ -71,6 +71,36 @@ class WriterActivity:
         return f"{described}; {self.problem}" if self.problem else described
 
 
+@dataclass
+class IndexStatus:
+    """What the writer is doing, for the note tools add while the first indexing runs."""
+
+    writer: bool = False
+    initial_done: bool = False
+    library: str = ""
+    done: int = 0
+    total: int = 0
+    error: str | None = None
+    #: what the watcher cannot follow live, and reads again instead (`watcher.watch_libraries`), else None
+    watch_problem: str | None = None
+
+    def note(self) -> str | None:
+        """A sentence for the agent while results may be incomplete, else None."""
+        if self.initial_done or not self.writer:
+            return None
+        if self.total:
+            return (
+                f"Indexing is still running ({self.library}: {self.done} of {self.total} changed files); "
+                "results may be incomplete, call again shortly."
+            )
+        return "Indexing is starting; results may be incomplete, call again shortly."
+
+    def meta(self) -> dict[str, object] | None:
+        if self.initial_done or not self.writer:
+            return None
+        return {"library": self.library, "done": self.done, "total": self.total}
+
+
 def only_libraries(names: list[str]) -> str:
     return ("library " if len(names) == 1 else "libraries ") + ", ".join(names)
 

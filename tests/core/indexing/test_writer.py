@@ -293,3 +293,43 @@ def test_a_writer_watching_some_libraries_says_which_and_the_refusal_does_not_cl
         writer.stop()
         watching.join(10)
     assert writer.activity().libraries is None
+
+
+def test_a_writer_whose_index_folder_is_deleted_gives_up_the_role_and_a_reader_does_not_take_it(tmp_path, library):
+    """An editor's reader took the lock of the folder made again and sat as its writer with 0 documents;
+    the old writer kept the lock of the deleted one, and removed the new writer's status file on exit."""
+    import shutil
+
+    from linkly_ls.core.indexing.writer_status import read_activity
+
+    data_dir = tmp_path / "data"
+    writer_engine, reader_engine = open_engine(data_dir, library), open_engine(data_dir, library)
+    writer = IndexWriter(writer_engine, on_reports=lambda reports: None).start()
+    reader = IndexWriter(reader_engine, on_reports=lambda reports: None)
+    try:
+        deadline = time.monotonic() + 60
+        while not writer.status.initial_done and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert writer.held
+        shutil.rmtree(data_dir)
+        deadline = time.monotonic() + 10
+        while writer.held and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not writer.held and f"the index folder {data_dir} was deleted" in (writer.status.error or "")
+        fresh = open_engine(data_dir, library)  # the folder made again: a new index
+        try:
+            assert not reader.try_claim() and "was deleted" in (reader.status.error or "")
+            newcomer = IndexWriter(fresh, on_reports=lambda reports: None)
+            newcomer.claim()
+            deadline = time.monotonic() + 10
+            while read_activity(data_dir) is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            writer.stop()
+            assert read_activity(data_dir) is not None, "the old writer leaves the new one's status alone"
+            newcomer.stop()
+        finally:
+            fresh.close()
+    finally:
+        writer.stop()
+        writer_engine.close()
+        reader_engine.close()

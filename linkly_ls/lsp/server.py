@@ -37,7 +37,7 @@ from linkly_ls.core.errors import LinklyError
 from linkly_ls.lsp.engine_setup import SHUTDOWN_WAIT_S, close_engine, open_engine
 from linkly_ls.lsp.errors import request_failed
 from linkly_ls.lsp.settings import ServerSettings, parse_settings
-from linkly_ls.lsp.uris import SCHEME, path_from_uri
+from linkly_ls.lsp.uris import LANGUAGE_SUFFIXES, SCHEME, open_buffer, path_from_uri
 
 if TYPE_CHECKING:
     from linkly_ls.core.indexing.indexer import IndexReport
@@ -115,6 +115,25 @@ class LinklyProtocol(LanguageServerProtocol):
         if method == types.INITIALIZE:
             self.initialize_received = True
         super().handle_message(message)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
+        """A change to a buffer the client never opened here (Neovim names a new buffer at its first `:write`
+        and goes on under that name without closing and opening it) raised KeyError, shown to the user: a
+        change that gives the whole text opens the buffer; edits of a text never seen are dropped."""
+        uri = params.text_document.uri
+        if open_buffer(self.workspace, uri) is None:
+            whole = [change for change in params.content_changes if isinstance(change, types.TextDocumentContentChangeWholeDocument)]
+            if not whole:
+                return
+            language = {suffix: language for language, suffix in LANGUAGE_SUFFIXES.items()}.get(
+                Path(path_from_uri(uri) or "").suffix.lower(), "plaintext"
+            )
+            self.workspace.put_text_document(
+                types.TextDocumentItem(uri=uri, language_id=language, version=params.text_document.version, text=whole[-1].text)
+            )
+            params = types.DidChangeTextDocumentParams(text_document=params.text_document, content_changes=[])
+        yield from super().lsp_text_document__did_change(params)
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams):

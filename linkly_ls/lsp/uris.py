@@ -64,6 +64,11 @@ def location_uri(doc_id: str, doc_type: str, path: str) -> str:
     return file_uri(path) if doc_type in TEXT_DOC_TYPES else doc_uri(doc_id)
 
 
+#: the suffix whose extractor reads a buffer of that language, for a buffer whose name says none
+#: (`untitled:Untitled-1`, `notes.mdown`, `README`)
+LANGUAGE_SUFFIXES = {"markdown": ".md", "mdx": ".mdx", "html": ".html", "plaintext": ".txt"}
+
+
 def open_buffer(workspace: Workspace, uri: str) -> TextDocument | None:
     """The client's open buffer at `uri`, if any. pygls keys open documents by the unquoted URI, while
     clients send names with a space, `é` or `#` quoted (`space%20name.md`)."""

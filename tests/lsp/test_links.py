@@ -249,3 +249,29 @@ async def test_broken_link_warnings_follow_the_typing(session: Session) -> None:
         )
         expected = [edited.split("\n").index(line) for line in edited.split("\n") if "no-such-note" in line]
         assert await warned_lines() == expected
+
+
+async def test_a_buffer_first_seen_by_a_change_is_taken_as_opened(session: Session) -> None:
+    """Neovim names a new buffer at its first `:write` and sends its changes under that name, never opened
+    there: the server answered with `KeyError: 'file:///.../draft.md'` shown to the user, and no warnings."""
+    path = session.root / "draft.md"
+    text = "# Draft\n\nSee [[no-such-note-zz]].\n"
+    path.write_text(text, encoding="utf-8")
+    uri = path.as_uri()
+    session.client.diagnostics.pop(uri, None)
+    session.client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=3),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+    deadline = time.monotonic() + 30
+    while not session.client.diagnostics.get(uri) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert [d.range.start.line for d in session.client.diagnostics.get(uri, []) if d.code == "link-missing"] == [2]
+    problems = [message.message for message in session.client.messages + session.client.log_messages if "KeyError" in message.message]
+    assert problems == []
+    symbols = await session.client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    assert [symbol.name for symbol in symbols] == ["Draft"]

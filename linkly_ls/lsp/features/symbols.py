@@ -32,7 +32,7 @@ from linkly_ls.core.extract import doc_type_for, extract_file
 from linkly_ls.core.extract.base import decode_text
 from linkly_ls.lsp.features.virtual_documents import document_for_uri
 from linkly_ls.lsp.linemap import anchor_outline, same_lines
-from linkly_ls.lsp.uris import TEXT_DOC_TYPES, is_linkly_uri, open_buffer, path_from_uri
+from linkly_ls.lsp.uris import LANGUAGE_SUFFIXES, TEXT_DOC_TYPES, is_linkly_uri, open_buffer, path_from_uri
 
 if TYPE_CHECKING:
     from linkly_ls.lsp.server import LinklyLanguageServer
@@ -96,10 +96,6 @@ def extract_buffer(text: str, suffix: str, engine: Engine) -> tuple[list[Outline
         return document.outline, buffer_lines
     return anchor_outline(document.outline, buffer_lines), buffer_lines
 
-
-#: the suffix whose extractor reads a buffer of that language, for a buffer whose name says none
-#: (`untitled:Untitled-1`, `notes.mdown`, `README`)
-LANGUAGE_SUFFIXES = {"markdown": ".md", "mdx": ".mdx", "html": ".html", "plaintext": ".txt"}
 
 
 def outline_for(

@@ -122,6 +122,12 @@ class CatalogReads:
     def count(self) -> int:
         return self.connect().execute("SELECT COUNT(*) FROM documents").fetchone()[0]
 
+    def change_stamp(self) -> tuple[int, int]:
+        """What moves when the catalog changes, from another process's connection (`data_version`) or this
+        one's (`total_changes`): a reader compares two to learn that the writer elsewhere indexed."""
+        db = self.connect()
+        return db.execute("PRAGMA data_version").fetchone()[0], db.total_changes
+
     def type_counts(self) -> list[tuple[str, int]]:
         """(doc_type, documents) of every indexed type, by type."""
         return self.connect().execute(

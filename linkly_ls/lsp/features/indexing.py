@@ -312,6 +312,7 @@ class IndexingService:
         announced = False
         claimed = writer.try_claim()
         self.claim_settled = True
+        seen = self._engine().catalog.change_stamp() if not claimed else None
         while not claimed:
             if not announced:
                 self.ls.log(
@@ -322,6 +323,11 @@ class IndexingService:
             await asyncio.sleep(WRITER_RETRY_S)
             if self._stopped:
                 return
+            stamp = self._engine().catalog.change_stamp()
+            if stamp != seen:  # the writer elsewhere indexed: open buffers' warnings and text views follow
+                seen = stamp
+                for callback in self.ls.on_indexed:
+                    callback([])
             claimed = writer.try_claim()
         await self._drop_superseded_workspace_libraries()
         self.start_watcher()

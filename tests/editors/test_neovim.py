@@ -170,6 +170,7 @@ def test_backlinks_mentions_and_related_fill_the_quickfix_list(nvim: Path, works
     assert line.startswith("Déjà vu: ") and line.encode()[mention["col"] - 1 :].startswith(b"sailing")
     assert mention["text"].startswith("Other guide │ ")
     assert report["mention_opened"] == {"file": str(linked / "sub" / "guide.md"), "cursor": [3, mention["col"] - 1]}
+    assert report["mdx"] == {"filetype": "mdx", "attached": True, "warned": True}, "an MDX note gets the client"
     related = report["related"]
     assert related["title"].startswith("linkly related to Other guide: ")
     assert related["items"][0]["file"] == str(linked / "sailing.md") and "shared terms: " in related["items"][0]["text"]

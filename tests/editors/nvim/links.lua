@@ -38,6 +38,19 @@ H.run(function()
   vim.cmd("LinklyRelated!")
   H.report.related = quickfix()
 
+  -- an MDX note: Neovim names no filetype for it, the plugin does, and the client attaches
+  local mdx_path = library .. "/linked/sub/deck.mdx"
+  vim.fn.writefile({ "# Deck", "", "See [[no-such-deck-note]]." }, mdx_path)
+  vim.cmd.edit(vim.fn.fnameescape(mdx_path))
+  local mdx = vim.api.nvim_get_current_buf()
+  H.report.mdx = { filetype = vim.bo[mdx].filetype }
+  H.report.mdx.attached = vim.wait(20000, function()
+    return #vim.lsp.get_clients({ bufnr = mdx, name = "linkly" }) > 0
+  end, 50)
+  H.report.mdx.warned = vim.wait(20000, function()
+    return #vim.diagnostic.get(mdx) > 0
+  end, 50)
+
   -- a PDF's text view: the section holding a line
   vim.cmd.edit(vim.fn.fnameescape(library .. "/papers/pdflatex-outline.pdf"))
   local pdf = vim.api.nvim_get_current_buf()

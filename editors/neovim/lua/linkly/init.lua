@@ -37,8 +37,9 @@ M.defaults = {
   mcp = nil,
   --- any other initializationOptions, merged last
   init_options = nil,
-  --- buffers of these filetypes get the client (document symbols, diagnostics)
-  filetypes = { "markdown", "text" },
+  --- buffers of these filetypes get the client (document symbols, diagnostics); `.mdx` files, which
+  --- Neovim names no filetype, are given `mdx` by setup()
+  filetypes = { "markdown", "mdx", "text" },
   --- the workspace folder (indexed as a library by the server): a path, a function(bufnr) -> path,
   --- or false for none (only `libraries`). Default: vim.fs.root(buffer, root_markers), else the cwd.
   root_dir = nil,
@@ -315,6 +316,10 @@ function M.setup(options)
   end
 
   local group = vim.api.nvim_create_augroup("linkly", { clear = true })
+  if vim.filetype.match({ filename = "note.mdx" }) == nil then
+    -- Neovim knows no filetype for MDX notes: without one they got no client, so no links or warnings
+    vim.filetype.add({ extension = { mdx = "mdx" } })
+  end
   if #M.config.filetypes > 0 then
     vim.api.nvim_create_autocmd("FileType", {
       group = group,

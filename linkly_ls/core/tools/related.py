@@ -94,6 +94,8 @@ def related(engine: Engine, **arguments: Any) -> RelatedResult:
             matcher.in_language(summary.language), lines, item.start_line, item.end_line,
             places[item.doc_id].marker_lines(lines),
         )
-        hit = SearchHit.from_summary(summary, item.relevance, snippet, item.start_line, item.end_line)
+        hit = SearchHit.from_summary(
+            summary, item.relevance, snippet, item.start_line, item.end_line, place=places[item.doc_id].place(snippet.line)
+        )
         results.append(RelatedHit(hit, item.reason, item.shared_terms))
     return RelatedResult(found, results)

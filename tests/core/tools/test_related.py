@@ -20,6 +20,8 @@ def test_related_documents_share_key_terms_and_leave_out_linked_ones(engine):
     top = result["results"][0]
     assert top["reason"].startswith("shared terms: ") and {"sail", "boat"} & {t.lower().rstrip("s") for t in top["shared_terms"]}
     assert {"relevance", "snippet", "passage", "line", "doc_type"} <= set(top)
+    sections = {hit["path"].rsplit("/", 1)[-1]: hit.get("section") for hit in result["results"]}
+    assert sections["book.md"] == "Book > Ch 2", "a hit says where it stands, as a search hit does"
     assert engine.doc("sub/guide.md") not in {hit["doc_id"] for hit in result["results"]}
     guide = call_tool(engine, "related", {"doc_id": engine.doc("guide.md")}).to_json()
     assert guide["excluded_links"] == 1  # it links to index.md, which is not offered back

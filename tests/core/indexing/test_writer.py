@@ -311,7 +311,8 @@ def test_a_writer_whose_index_folder_is_deleted_gives_up_the_role_and_a_reader_d
         while not writer.status.initial_done and time.monotonic() < deadline:
             time.sleep(0.05)
         assert writer.held
-        shutil.rmtree(data_dir)
+        data_dir.rename(tmp_path / "data-deleted")  # at once: removed file by file, it races the status file
+        shutil.rmtree(tmp_path / "data-deleted", ignore_errors=True)
         deadline = time.monotonic() + 10
         while writer.held and time.monotonic() < deadline:
             time.sleep(0.05)

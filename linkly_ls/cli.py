@@ -236,7 +236,13 @@ def _load_config(args: argparse.Namespace) -> Config:
     if args.config is not None and not args.config.is_file():
         what = "is a folder, not a file" if args.config.is_dir() else "no such file"
         raise UsageError(f"--config {args.config}: {what}")
-    return load_config(args.config)
+    from linkly_ls.core.remote.config import check_remote_keys
+    from linkly_ls.mcp.settings import check_mcp_keys
+
+    config = load_config(args.config)
+    check_mcp_keys(config)
+    check_remote_keys(config)
+    return config
 
 
 def run_mcp(args: argparse.Namespace) -> int:

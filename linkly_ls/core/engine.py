@@ -42,7 +42,10 @@ class EngineError(LinklyError):
 class Engine:
     def __init__(self, config: Config | None = None) -> None:
         self.config = config or load_config()
-        embedding = EmbeddingSettings.from_section(self.config.section("embedding"))  # a wrong key: before opening
+        try:  # a wrong key: said before the index is opened, naming the file as the other tables' errors do
+            embedding = EmbeddingSettings.from_section(self.config.section("embedding"))
+        except ConfigError as error:
+            raise ConfigError(f"{self.config.source}: {error}" if self.config.source else str(error)) from None
         self.data_dir = self.config.data_dir
         try:
             self.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)  # it holds the text of every document

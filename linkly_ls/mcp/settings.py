@@ -81,6 +81,11 @@ def is_loopback_host(host: str) -> bool:
         return False
 
 
+def check_mcp_keys(config: Config) -> None:
+    """The keys of `[mcp]`, checked by every command (its values when a server starts)."""
+    refuse_unknown_keys(config.section("mcp"), _KNOWN_KEYS, f"{config.source}: [mcp]" if config.source else "[mcp]")
+
+
 def load_mcp_settings(config: Config) -> McpSettings:
     """Read and check `[mcp]`; a wrong value raises ConfigError naming the key."""
     section = config.section("mcp")

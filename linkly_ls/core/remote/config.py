@@ -77,6 +77,16 @@ def load_remotes(config: Config) -> list[RemoteConfig]:
     return remotes
 
 
+def check_remote_keys(config: Config) -> None:
+    """The keys of every `[[remote]]`, checked by every command (the rest when a remote is used): a typo
+    such as `tokn = ...` must not run on the default it meant to change."""
+    entries = config.raw.get("remote", [])
+    where = str(config.source) if config.source else "config"
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict):
+            refuse_unknown_keys(entry, _KNOWN_KEYS, f"{where}: remote {entry.get('name')!r}")
+
+
 def validate_remote_name(name: object, where: str = "config") -> str:
     if name is None:
         raise ConfigError(f'{where}: a [[remote]] needs a name = "..." (1-32 letters, digits, \'_\' or \'-\')')

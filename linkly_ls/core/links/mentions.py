@@ -152,7 +152,9 @@ def _confirm(
                         link_spans[link.line].append((link.start, link.end))
             index = bisect_right(starts, match.start()) - 1
             number, start, end = numbers[index], match.start() - starts[index], match.end() - starts[index]
-            if number not in found and not _inside(start, end, link_spans[number]):
+            if number in found or _inside(start, end, link_spans[number]):
+                continue
+            if not _inside(start, end, _written_links(texts[index])):
                 found[number] = Mention(doc_id, path, number, start, end, name.text, texts[index])
     return [found[number] for number in sorted(found)]
 
@@ -165,6 +167,15 @@ def _candidate_lines(catalog: Catalog, doc_id: str, spans: set[tuple[int, int]])
         lines.update(enumerate(texts, start=first))
     numbers = sorted(lines)
     return numbers, [lines[number] for number in numbers]
+
+
+#: what reads as a link on a line whatever the catalog kept of it: Markdown's `[text](target)` (a site path
+#: such as `/de/install/` is no document link), `<autolinks>` and bare web addresses
+_WRITTEN_LINK = re.compile(r"!?\[[^\]\n]*\]\([^)\n]*\)|<[a-z][a-z0-9+.-]*:[^>\s]*>|\b(?:https?|ftp)://[^\s<>()\[\]]+", re.IGNORECASE)
+
+
+def _written_links(text: str) -> list[tuple[int, int]]:
+    return [match.span() for match in _WRITTEN_LINK.finditer(text)]
 
 
 def _inside(start: int, end: int, spans: list[tuple[int, int]]) -> bool:

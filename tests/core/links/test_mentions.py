@@ -28,6 +28,8 @@ NOTES = {
     "notes/index.md": "# Garden Plan\n\nBeds.\n",
     "日本語.md": "# 日本語\n\n本文。\n",
     "japanese.md": "# Japanese\n\nこれは日本語の文書です。\n",
+    "harbour.md": "# Harbour\n\nUnser [Segel-Sailing](/de/sailing/) Kurs.\nSee https://sailing.example.org/club today.\n"
+    "Mail <mailto:sailing@example.org> now.\nAnd sailing at noon.\n",
 }
 
 
@@ -52,12 +54,18 @@ def mentions_of(engine: Engine, relative: str) -> list[tuple[str, int, str]]:
 
 
 def test_whole_words_in_any_case_one_per_line(notes):
-    assert mentions_of(notes, "sailing.md") == [("trip.md", 3, "SAILING"), ("trip.md", 5, "Sailing")]
+    assert [hit for hit in mentions_of(notes, "sailing.md") if hit[0] != "harbour.md"] == [("trip.md", 3, "SAILING"), ("trip.md", 5, "Sailing")]
 
 
 def test_the_document_its_copies_linking_documents_and_link_text_are_left_out(notes):
     sources = {name for name, _, _ in mentions_of(notes, "sailing.md")}
     assert sources.isdisjoint({"sailing.md", "copy-of-sailing.md", "linked.md", "club.md"})
+
+
+def test_a_name_inside_any_written_link_is_left_out_not_only_inside_the_links_the_catalog_keeps(notes):
+    """The text of a link to a site path (`[Installations-Guide](/de/install/)`) and a bare web address
+    (`https://guide.munin-monitoring.org/`) were listed as mentions."""
+    assert [(line, text) for name, line, text in mentions_of(notes, "sailing.md") if name == "harbour.md"] == [(6, "sailing")]
 
 
 def test_a_title_matches_with_any_spacing_or_punctuation_between_its_words(notes):

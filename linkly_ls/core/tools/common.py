@@ -8,6 +8,7 @@ import unicodedata
 from datetime import UTC, datetime, timedelta
 
 from linkly_ls.core.store.catalog import Catalog, DocumentRecord, DocumentSummary, LibraryRecord
+from linkly_ls.core.remote.names import REMOTE_DOC_ID
 from linkly_ls.core.errors import ArgumentError, ToolError
 
 DOC_ID_PATTERN = re.compile(r"^[0-9a-f]{12}$")
@@ -84,6 +85,11 @@ def check_doc_id(value: str, argument: str = "doc_id") -> str:
     pasted with a space around it) is the same id."""
     if isinstance(value, str) and DOC_ID_PATTERN.fullmatch(value.strip().lower()):  # `$` alone lets a trailing newline in
         return value.strip().lower()
+    if isinstance(value, str) and REMOTE_DOC_ID.fullmatch(value.strip()):  # the tools that take one resolve it first
+        raise ArgumentError(
+            f"`{argument}` {value.strip()!r} is a document of the remote {value.split(':')[0].strip()!r}: only search, "
+            "outline, grep and read reach documents on remotes"
+        )
     raise ArgumentError(
         f"`{argument}` must be a document id from search results (12 hexadecimal characters, "
         f"e.g. 3f2a9c01b7de), got {value!r}"

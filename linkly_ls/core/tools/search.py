@@ -122,7 +122,7 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
         query=query, results=results, mode=ranking.mode, mode_reason=ranking.reason, indexing=ranking.building,
         absent_words=missing_words, notes=_phrase_notes(phrases) + _misspelt_notes(searcher, words, missing_words),
     )
-    add_guidance(result, params, unheld)
+    add_guidance(result, params, unheld, quoted=bool(quoted.phrases))
     if ranking.mode == "vector" and not ranking.documents:  # nearest neighbours exist wherever vectors do
         lead_guidance(
             result,

@@ -23,18 +23,21 @@ def lead_guidance(result: SearchResult, lead: str, instead_of_other_words: bool 
     result.guidance = [lead, *rest]
 
 
-def add_guidance(result: SearchResult, params: dict[str, Any], phrases_missing: list[str]) -> None:
+def add_guidance(result: SearchResult, params: dict[str, Any], phrases_missing: list[str], quoted: bool = True) -> None:
+    """`phrases_missing`: the phrases no document holds word for word; `quoted`: the user wrote them in
+    quotes (else it is one identifier, `is_dir`, searched as written)."""
     strong = result.results and max(hit.relevance for hit in result.results) >= WEAK_RELEVANCE[result.mode]
     if strong and not result.absent_words and not phrases_missing:
         return
     result.miss = True
     advice = [OTHER_WORDS]
     if phrases_missing:
-        quoted = " and ".join(f'"{phrase}"' for phrase in phrases_missing)
+        phrases = " and ".join(f'"{phrase}"' for phrase in phrases_missing)
         advice.insert(
             0,
-            f"No document holds {quoted} word for word (case and punctuation aside); the results hold its words "
-            "apart or are near in meaning. Drop the quotes to search the words.",
+            f"No document holds {phrases} word for word (case and punctuation aside); the results hold its words "
+            "apart or are near in meaning. "
+            + ("Drop the quotes to search the words." if quoted else "Search its parts as separate words to widen."),
         )
     if result.absent_words:
         words = ", ".join(f"'{word}'" if len(word) <= 200 else f"'{word[:100]}…' ({len(word):,} characters)" for word in result.absent_words)

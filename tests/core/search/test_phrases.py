@@ -100,6 +100,7 @@ def test_a_phrase_no_document_holds_is_a_miss_that_still_shows_the_nearest(engin
     # its hits hold the words apart: they read weak, not the clear match the words alone would make them
     assert all(hit.relevance < 0.2 for hit in result.results)
     assert "word for word" in result.guidance[0] and '"allocation heap zebra"' in result.guidance[0]
+    assert result.guidance[0].endswith("Drop the quotes to search the words.")
     assert "word for word" in result.to_markdown()
 
 
@@ -130,6 +131,7 @@ def test_a_query_that_is_one_identifier_reads_as_quoted_and_shows_the_line_that_
     assert [Path(hit.path).name for hit in _search(engine, "sources.list", path_glob="apt").results] == ["apt.md"]
     missing = _search(engine, "sources.lists")
     assert missing.miss and "word for word" in missing.guidance[0] and missing.results
+    assert "Drop the quotes" not in missing.guidance[0] and "Search its parts as separate words" in missing.guidance[0]
     assert "lists.md" in _names(_search(engine, "sources.list tips"))
 
 

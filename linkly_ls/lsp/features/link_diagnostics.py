@@ -24,7 +24,7 @@ def broken_link_diagnostics(engine: Engine, uri: str, ls: LinklyLanguageServer) 
     if context is None:
         return []
     units = ls.workspace.position_codec.client_num_units
-    return [
+    warnings = [
         types.Diagnostic(
             range=client_range(context.lines, link.line, link.start, link.end, units),
             severity=types.DiagnosticSeverity.Warning,
@@ -32,8 +32,21 @@ def broken_link_diagnostics(engine: Engine, uri: str, ls: LinklyLanguageServer) 
             code=f"link-{link.status.replace('_', '-')}",
             message=link.problem(),
         )
-        for link in context.links
-    ][:MAX_WARNINGS]
+        for link in context.links[:MAX_WARNINGS]
+    ]
+    left = len(context.links) - MAX_WARNINGS
+    if left > 0:  # said where the warnings stop: a link broken further down would otherwise pass unseen
+        first = context.links[MAX_WARNINGS]
+        warnings.append(
+            types.Diagnostic(
+                range=client_range(context.lines, first.line, first.start, first.end, units),
+                severity=types.DiagnosticSeverity.Information,
+                source=SOURCE,
+                code="link-warnings-capped",
+                message=f"{left:,} more broken link(s) from here on are not flagged: at most {MAX_WARNINGS} a document",
+            )
+        )
+    return warnings
 
 
 def register(server: LinklyLanguageServer) -> None:

@@ -114,6 +114,8 @@ def run_index(engine: Engine, args: argparse.Namespace) -> int:
             print(f"failed: {path}: {message}")
         for path, warning in report.capped:
             print(f"capped: {path}: {warning}")
+        for path, warning in report.misnamed:
+            print(f"misnamed: {path}: {warning}")
         for path, message in report.ocr_errors:
             print(f"OCR failed: {path}: {message}")
         print(report.summary())
@@ -226,6 +228,8 @@ def _print_batch(reports: list[IndexReport]) -> None:
             print(f"failed: {path}: {message}", flush=True)
         for path, warning in report.capped:
             print(f"capped: {path}: {warning}", flush=True)
+        for path, warning in report.misnamed:
+            print(f"misnamed: {path}: {warning}", flush=True)
         if report.indexed or report.removed or report.errors:  # as `print_reports`: a run that changed nothing is quiet
             print(report.summary(), flush=True)
 

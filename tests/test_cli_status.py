@@ -58,3 +58,14 @@ def test_a_run_killed_half_way_is_named_until_a_run_ends(tmp_path):
     assert run(env, "index").returncode == 0
     data = json.loads(run(env, "status", "--json").stdout)
     assert data["unfinished_runs"] == [] and data["documents"] == 400 and not marker.exists()
+
+
+def test_linkly_index_names_a_file_whose_content_is_another_format_than_its_name_says(tmp_path):
+    """The file was read as what it is, with a warning only an editor's diagnostics showed."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "minutes.pdf").write_text("# Minutes\n\nThe budget was approved.\n", encoding="utf-8")
+    env = fresh_env(tmp_path, '[embedding]\nmodel = "none"\n')
+    result = run(env, "index", str(notes), "--library", "notes")
+    assert result.returncode == 0, result.stderr
+    assert f"misnamed: {notes / 'minutes.pdf'}: content is TXT, not what the .pdf name says; read as TXT" in result.stdout

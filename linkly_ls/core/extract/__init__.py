@@ -71,6 +71,10 @@ _MODULES: dict[str, str] = {
 EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 2, "pdf": 5, "pptx": 3, "html": 2, "epub": 2, "docx": 2}
 
 
+#: in the warning of a file whose content is another format than its name says (read as what it is)
+MISNAMED_MARK = " name says; read as "
+
+
 def extractor_version(path: Path) -> int:
     """The version of the extractor a file's name sends it to (1 for files of no indexed type)."""
     return EXTRACTOR_VERSIONS.get(doc_type_for(path) or "", 1)
@@ -186,7 +190,7 @@ def extract_file(
         real_type == "html" and named_type in ("md", "mdx")
     ):
         notes.append(
-            f"content is {real_type.upper()}, not what the {path.suffix} name says; read as {real_type.upper()}"
+            f"content is {real_type.upper()}, not what the {path.suffix}{MISNAMED_MARK}{real_type.upper()}"
         )
         doc_type = real_type
     module = importlib.import_module(extractor_module(doc_type))

@@ -21,7 +21,7 @@ from itertools import chain
 from pathlib import Path
 
 from linkly_ls.core.store.catalog import Catalog, LibraryRecord, SkippedCount
-from linkly_ls.core.extract import EXTRACTOR_VERSIONS, SIZE_LIMIT_MARK, extractor_version
+from linkly_ls.core.extract import EXTRACTOR_VERSIONS, MISNAMED_MARK, SIZE_LIMIT_MARK, extractor_version
 from linkly_ls.core.extract.base import READ_ERROR, ExtractLimits
 from linkly_ls.core.extract.ocr import ocr_pending, ocr_unavailable_reason
 from linkly_ls.core.search.keyword import KeywordIndex
@@ -63,6 +63,8 @@ class IndexReport:
     errors: list[tuple[str, str]] = field(default_factory=list)
     #: (path, warning) for indexed files that a `[limits]` cap cut or wrapped
     capped: list[tuple[str, str]] = field(default_factory=list)
+    #: (path, warning) for indexed files whose content is another format than their name says
+    misnamed: list[tuple[str, str]] = field(default_factory=list)
     #: the longest one file spent in a worker (extraction, analysis, chunking), and which file
     slowest_seconds: float = 0.0
     slowest_path: str = ""
@@ -363,6 +365,7 @@ class Indexer:
                     ocr_later.append(path)
                 report.indexed += 1
                 report.capped += [(path, warning) for warning in prepared.document.warnings if "[limits]" in warning]
+                report.misnamed += [(path, warning) for warning in prepared.document.warnings if MISNAMED_MARK in warning]
                 since_flush += 1
                 chars_since_flush += sum(map(len, prepared.document.lines))
             if progress:

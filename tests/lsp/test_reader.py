@@ -45,8 +45,15 @@ async def test_a_reader_refreshes_its_warnings_when_the_writer_elsewhere_indexes
 
         assert [d.range.start.line for d in await warnings(True)] == [2]
         (session.folders["notes"] / "reader-target-qq.md").write_text("# Target\n\ntext\n", encoding="utf-8")
+        notes = str(session.folders["notes"])
+        deadline = time.monotonic() + 60  # the server records its workspace folders as libraries as it starts
+        while not any(notes in library.paths for library in engine.libraries()) and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
         await asyncio.to_thread(writer.index)  # the libraries the server recorded, indexed by this process
         assert await warnings(False) == []
+        (session.folders["notes"] / "reader-target-qq.md").unlink()  # and once more, later: the note goes
+        await asyncio.to_thread(writer.index)
+        assert [d.range.start.line for d in await warnings(True)] == [2]
         status = await session.request("linkly/status")
         assert not status["writer"]
     finally:

@@ -177,12 +177,9 @@ class IndexWriter:
         """Rewrite the status file when the activity changes, until the role is given up."""
         data_dir = self.engine.data_dir
         published: WriterActivity | None = None
-        lost: str | None = None
         try:
             while self.held:
-                lost = self.engine.data_dir_lost()
-                if lost is not None:
-                    self._give_up(f"{lost}; indexing stopped: restart it to index into the folder now there")
+                if self._gave_up_on_a_lost_index():
                     return
                 current = self.activity()
                 if not current.same_as(published):
@@ -194,19 +191,25 @@ class IndexWriter:
             log.debug("cannot publish the writer status: %s", error)  # the failed write itself is reported
         finally:
             try:
-                if lost is None:  # else the status file now there is another writer's, if any
+                if self.engine.data_dir_lost() is None:  # else the status file now there is another writer's
                     remove_activity(data_dir)
             except OSError:
                 pass
 
-    def _give_up(self, why: str) -> None:
-        """Stop indexing and watching, and give up the role, for good: the index is gone (`data_dir_lost`)."""
-        self.status.error = why
-        log.error("%s", why)
-        self.interrupt()
-        self._watcher_stop.set()
-        self.lock.release()
-        self.status.writer = False
+    def _gave_up_on_a_lost_index(self) -> bool:
+        """When the index folder is gone (`data_dir_lost`): stop indexing and watching, and give up the role,
+        for good, saying why once."""
+        lost = self.engine.data_dir_lost()
+        if lost is None:
+            return False
+        if self.held:
+            self.status.error = f"{lost}; indexing stopped: restart it to index into the folder now there"
+            log.error("%s", self.status.error)
+            self.interrupt()
+            self._watcher_stop.set()
+            self.lock.release()
+            self.status.writer = False
+        return True
 
     def claim(self) -> None:
         """Become the writer now, or raise IndexHeldError naming the process that is."""
@@ -370,6 +373,8 @@ class IndexWriter:
                 return
             except Exception as error:  # the server keeps serving what is indexed
                 self.status.initial_done = True
+                if self._gave_up_on_a_lost_index():  # a run that failed because its folder went: no retry
+                    return
                 self.status.error = f"indexing stopped: {error}; trying again in {format_duration(pause)}"
                 if isinstance(error, LinklyError):  # a reason for the user, not a bug: no traceback
                     log.error("%s", self.status.error)

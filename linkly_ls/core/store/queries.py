@@ -122,11 +122,20 @@ class CatalogReads:
     def count(self) -> int:
         return self.connect().execute("SELECT COUNT(*) FROM documents").fetchone()[0]
 
-    def change_stamp(self) -> tuple[int, int]:
-        """What moves when the catalog changes, from another process's connection (`data_version`) or this
-        one's (`total_changes`): a reader compares two to learn that the writer elsewhere indexed."""
-        db = self.connect()
-        return db.execute("PRAGMA data_version").fetchone()[0], db.total_changes
+    def change_stamp(self) -> tuple[tuple[int, int], ...]:
+        """What moves when the catalog changes, whichever process commits: the database file's and its
+        write-ahead log's times and sizes (a commit appends to the log, a checkpoint writes the file). A
+        reader compares two to learn that the writer elsewhere indexed. `PRAGMA data_version` cannot
+        tell it: a connection whose read snapshot a statement keeps open reads the same value."""
+        stamps = []
+        for path in (self.path, self.path.with_name(self.path.name + "-wal")):
+            try:
+                stat = path.stat()
+            except OSError:
+                stamps.append((0, 0))
+            else:
+                stamps.append((stat.st_mtime_ns, stat.st_size))
+        return tuple(stamps)
 
     def type_counts(self) -> list[tuple[str, int]]:
         """(doc_type, documents) of every indexed type, by type."""

@@ -312,7 +312,7 @@ class IndexingService:
         announced = False
         claimed = writer.try_claim()
         self.claim_settled = True
-        seen = self._engine().catalog.change_stamp() if not claimed else None
+        seen = None  # the first look refreshes: the writer may have indexed since the buffers were read
         while not claimed:
             if not announced:
                 self.ls.log(

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING
 
 from linkly_ls import PRIVATE_UMASK
 from linkly_ls.cli_parser import build_parser, tool_arguments
-from linkly_ls.core.config import Config, ConfigError, default_data_dir, load_config
+from linkly_ls.core.config import Config, ConfigError, data_dir_override, default_data_dir, load_config
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.errors import ErrorKind, IndexHeldError, LinklyError, ToolError, UsageError
 from linkly_ls.core.indexing.writer import IndexWriter
-from linkly_ls.core.indexing.writer_status import ONE_RUN
+from linkly_ls.core.indexing.writer_status import ONE_RUN, holder_text
 from linkly_ls.core.tools.common import resolve_library
 from linkly_ls.core.tools.libraries import DROPPED_NOTE
 from linkly_ls.core.tools.remote_collections import call_on_remote
@@ -88,7 +88,7 @@ def run_index(engine: Engine, args: argparse.Namespace) -> int:
         writer.claim()
     except IndexHeldError as error:
         if error.role == ONE_RUN:  # another `linkly index` run: it ends by itself, so this one waits its turn
-            _wait_for_the_role(writer, str(error))
+            _wait_for_the_role(writer)
         elif not args.paths:
             raise
         else:
@@ -148,8 +148,7 @@ def _status_config(args: argparse.Namespace) -> tuple[Config, str | None]:
     try:
         return _load_config(args), None
     except ConfigError as error:
-        override = os.environ.get("LINKLY_DATA_DIR")
-        data_dir = Path(override).expanduser() if override else default_data_dir()
+        data_dir = data_dir_override() or default_data_dir()
         if not data_dir.is_dir():
             raise
         return Config(data_dir=data_dir), str(error)
@@ -195,10 +194,14 @@ def _first_pass_printer(engine: Engine):
     return report
 
 
-def _wait_for_the_role(writer: IndexWriter, why: str) -> None:
+def _wait_for_the_role(writer: IndexWriter) -> None:
     """Wait until the writer role is free (Ctrl-C gives up), saying so once."""
-    waiting = why.split(";")[0].replace("is indexing now", "is indexing")
-    print(f"waiting: {waiting} (Ctrl-C to give up)", file=sys.stderr, flush=True)
+    print(
+        f"waiting: another linkly process{holder_text(writer.lock)} is indexing (a `linkly index` or "
+        "`remove-library` run) (Ctrl-C to give up)",
+        file=sys.stderr,
+        flush=True,
+    )
     while not writer.try_claim():
         time.sleep(WAIT_FOR_ROLE_S)
 

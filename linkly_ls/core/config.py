@@ -98,6 +98,12 @@ def default_config_path() -> Path:
     return Path(user_config_dir(APP_NAME, appauthor=False)) / "config.toml"
 
 
+def data_dir_override() -> Path | None:
+    """The data dir LINKLY_DATA_DIR names, which wins over the config file's."""
+    override = os.environ.get("LINKLY_DATA_DIR")
+    return Path(override).expanduser() if override else None
+
+
 def default_data_dir() -> Path:
     return Path(user_data_dir(APP_NAME, appauthor=False))
 
@@ -142,12 +148,7 @@ def load_config(path: Path | None = None) -> Config:
     from_file = index_section.get("data_dir")
     if from_file is not None and (not isinstance(from_file, str) or not from_file.strip()):
         raise ConfigError(f'{path}: [index] data_dir must be a folder path in quotes, e.g. data_dir = "~/linkly-index"')
-    if os.environ.get("LINKLY_DATA_DIR"):
-        data_dir = Path(os.environ["LINKLY_DATA_DIR"]).expanduser()
-    elif from_file:
-        data_dir = _beside(path, from_file)
-    else:
-        data_dir = default_data_dir()
+    data_dir = data_dir_override() or (_beside(path, from_file) if from_file else default_data_dir())
     return Config(
         data_dir=data_dir.resolve(),
         libraries=_parse_libraries(raw.get("library", []), path),

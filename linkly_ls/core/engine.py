@@ -22,6 +22,7 @@ from linkly_ls.core.extract import is_supported
 from linkly_ls.core.embedding.settings import EmbeddingSettings
 from linkly_ls.core.errors import LinklyError
 from linkly_ls.core.search.keyword import IndexBusyError, KeywordIndex
+from linkly_ls.core.indexing.reachability import path_identity
 from linkly_ls.core.indexing.unfinished_runs import recorded_run
 from linkly_ls.core.indexing.vector_sync import VectorSync
 from linkly_ls.core.store.writer_lock import WriterLock
@@ -60,7 +61,7 @@ class Engine:
                 ) from error
             raise EngineError(f"cannot open the index in {self.data_dir}: {error}") from error
         #: which folder the index was opened in: one deleted or replaced meanwhile is not this index any more
-        self._data_dir_identity = _identity(self.data_dir)
+        self._data_dir_identity = path_identity(self.data_dir)
         #: the one-writer rule between processes: held by this process's IndexWriter, if it is the writer
         self.writer_lock = WriterLock(self.data_dir)
         #: chunk vectors for hybrid search; embedding runs only where `vectors.start()` is called
@@ -205,7 +206,7 @@ class Engine:
         """Why this index is gone, when its folder was deleted (or replaced: deleted and made again) since it
         was opened, else None. Its open files still answer, but nothing written to them lasts, and the
         folder at that path now belongs to whoever made it."""
-        if _identity(self.data_dir) == self._data_dir_identity:
+        if path_identity(self.data_dir) == self._data_dir_identity:
             return None
         return f"the index folder {self.data_dir} was deleted (or replaced) while this process ran"
 
@@ -341,14 +342,6 @@ class Engine:
             self.indexer.close()
         self.keyword.close()
         self.catalog.close()
-
-
-def _identity(path: Path) -> tuple[int, int] | None:
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    return (stat.st_dev, stat.st_ino)
 
 
 def _library_name_for(path: Path) -> str:

@@ -88,9 +88,9 @@ def check_mcp_keys(config: Config) -> None:
 
 def load_mcp_settings(config: Config) -> McpSettings:
     """Read and check `[mcp]`; a wrong value raises ConfigError naming the key."""
+    check_mcp_keys(config)
     section = config.section("mcp")
     where = f"{config.source}: [mcp]" if config.source else "[mcp]"
-    refuse_unknown_keys(section, _KNOWN_KEYS, where)
     tools = _string_list(section.get("tools", list(REGISTRY.names())), "tools", where)
     unknown_tools = [name for name in tools if name not in REGISTRY]
     if unknown_tools:

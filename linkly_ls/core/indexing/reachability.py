@@ -17,6 +17,16 @@ from collections.abc import Iterable
 from pathlib import Path
 
 
+def path_identity(path: str | Path) -> tuple[int, int] | None:
+    """Which file or folder is at `path` now, (device, inode), or None when nothing is: a folder deleted
+    and made again at the same path is another one."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return (stat.st_dev, stat.st_ino)
+
+
 def is_under(path: str, folder: str) -> bool:
     """Whether `path` is `folder` or inside it (plain string paths, as the catalog stores them)."""
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)

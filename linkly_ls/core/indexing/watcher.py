@@ -7,7 +7,6 @@ saved file is searchable within about a second and nothing is re-indexed whole.
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 import time
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from linkly_ls.core.errors import LinklyError
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.indexing.reachability import path_identity
 from linkly_ls.core.indexing.walker import IGNORE_FILES
 from linkly_ls.core.indexing.handover import RunInterrupted
 
@@ -175,15 +175,7 @@ def _identities(roots: list[str]) -> list[tuple[int, int] | None]:
     """Which file or folder each root is. The watches follow an inode: a root folder renamed away and made
     again (a restored backup, a `git clone` over it), or a single-file library saved by writing a new file
     over it (`sed -i`, most editors), is another one at the same path, whose changes no watch would see."""
-    identities: list[tuple[int, int] | None] = []
-    for root in roots:
-        try:
-            stat = os.stat(root)
-        except OSError:
-            identities.append(None)
-        else:
-            identities.append((stat.st_dev, stat.st_ino))
-    return identities
+    return [path_identity(root) for root in roots]
 
 
 def _watched(engine: Engine, names: list[str] | None) -> tuple[list[str], list[tuple]]:

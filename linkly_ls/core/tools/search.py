@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -275,6 +275,7 @@ def _evidence(
 ) -> tuple[Passage, float, float | None, float]:
     """(passage shown, its share of the query's words, the closeness in meaning, relevance before calibration)
     of a hit; `read(first, last)` gives the document's lines."""
+    read = cache(read)  # the best keyword passage is read to tell a table of contents, then scored
     title = f"{record.title}\n{Path(record.path).name}"  # the file's name is evidence as its title is
     keyword_passage = None if phrase is not None else _past_the_contents(read, document, scorer, title)
     if phrase is not None:

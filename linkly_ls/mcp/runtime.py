@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from linkly_ls.core.indexing.scratch import pid_alive
 from linkly_ls.core.tools.common import utc_now
 
 RUNTIME_FILE_NAME = "mcp-server.json"
@@ -88,17 +89,3 @@ def live_server(data_dir: Path) -> RuntimeInfo | None:
     """The runtime file's server, when its process is alive and its port answers."""
     info = read_runtime_file(data_dir)
     return info if info is not None and server_reachable(info) else None
-
-
-def pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, owned by someone else
-        return True
-    except OSError:
-        return False
-    return True

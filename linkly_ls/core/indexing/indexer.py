@@ -308,7 +308,7 @@ class Indexer:
         if not work:
             self._store_outcomes(outcomes, total, library, states, report, progress, ocr_later)
             return
-        pool, splitter = self.pool(key for key, _ in work), PdfSplitter()
+        pool, splitter = self.pool(key for key, _ in work), PdfSplitter(self.data_dir)
         tasks = splitter.split(work, pool.size)
         from_workers = splitter.merge(pool.run(tasks, quick=quick.__contains__ if quick else None))  # the workers start now
         try:

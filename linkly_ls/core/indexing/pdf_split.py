@@ -7,7 +7,7 @@ is therefore handed out as one part task per worker (measured: more parts
 cost more than they save, and a long PDF among plenty of other work is best
 left whole, as the other workers are busy meanwhile). Each part opens the
 PDF, reads its share of the pages (the share is fixed by the page count,
-which only the workers know) and saves them to a temporary folder. The part that finds every share saved - the last to
+which only the workers know) and saves them to a scratch folder of the data dir. The part that finds every share saved - the last to
 finish - assembles the document from them, exactly as a whole-file
 extraction does, and returns it; the other parts return nothing. The
 indexing process only hands out the parts and waits for all of them: one
@@ -20,13 +20,13 @@ from __future__ import annotations
 import os
 import pickle
 import shutil
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from linkly_ls.core.extract.base import ExtractLimits
+from linkly_ls.core.indexing.scratch import clear_abandoned, scratch_folder
 from linkly_ls.core.indexing.preparation import PreparedFile, hash_file, prepare_file
 from linkly_ls.core.indexing.work_plan import estimated_seconds
 from linkly_ls.core.indexing.workers import TaskOutcome
@@ -135,8 +135,10 @@ class _SplitFile:
 class PdfSplitter:
     """Indexing-process side: replaces long PDFs' tasks by part tasks, and their outcomes by one per file."""
 
-    def __init__(self) -> None:
+    def __init__(self, data_dir: Path) -> None:
+        self._data_dir = data_dir
         self._files: dict[str, _SplitFile] = {}
+        clear_abandoned(data_dir)
 
     def split(self, work: list[tuple[str, tuple]], workers: int) -> list[tuple[Any, Any]]:
         """`work`: (path, (path, known hash, limits)) tasks, slowest first.
@@ -155,7 +157,7 @@ class PdfSplitter:
             if Path(key).suffix.lower() != ".pdf" or seconds < SPLIT_MIN_SECONDS or seconds <= share:
                 tasks.append((key, task))
                 continue
-            folder = tempfile.mkdtemp(prefix="linkly-pdf-parts-")
+            folder = str(scratch_folder(self._data_dir, "pdf-parts"))
             self._files[key] = _SplitFile(folder=folder, parts=parts)
             path, known_hash, limits = task
             tasks.extend(

@@ -209,8 +209,9 @@ def test_an_error_while_storing_the_head_start_stops_the_workers_and_leaves_no_p
     with pytest.raises(EngineError, match="No space left"):
         engine.index()
     assert not any(thread.name == "linkly-workers" for thread in threading.enumerate())
-    part_folders = [folder for folder in made if "linkly-pdf-parts-" in folder]
-    assert part_folders and not any(Path(folder).exists() for folder in part_folders)
+    part_folders = [Path(folder) for folder in made if "pdf-parts-" in folder]
+    assert part_folders and not any(folder.exists() for folder in part_folders)
+    assert all(folder.parent == engine.data_dir / "scratch" for folder in part_folders), "never in /tmp"
 
 
 def test_a_newer_extractor_reads_its_documents_again_and_their_passages_are_cut_again(library_dir, engine_for, monkeypatch):

@@ -73,7 +73,7 @@ def test_parts_assemble_the_whole_file_document(relative, tmp_path, monkeypatch,
 
 def test_the_longest_pdf_split_in_workers_equals_the_whole_file(tmp_path, corpus):
     path = corpus / "books/R/R-fullrefman.pdf"
-    splitter = PdfSplitter()
+    splitter = PdfSplitter(tmp_path / "data")
     work = [(str(path), (str(path), None, LIMITS))]
     tasks = splitter.split(work, workers=2)
     assert len(tasks) > 1 and all(isinstance(task, PdfPartTask) for _, task in tasks)
@@ -98,7 +98,7 @@ def test_shares_cover_every_page_once():
 def test_one_failed_part_is_the_files_one_error(tmp_path):
     path = tmp_path / "long.pdf"
     path.write_bytes(b"%PDF-1.4\n" + b"0" * LONG_PDF_BYTES)
-    splitter = PdfSplitter()
+    splitter = PdfSplitter(tmp_path / "data")
     tasks = splitter.split([(str(path), (str(path), None, LIMITS)), ("b.md", ("b.md", None, LIMITS))], workers=2)
     parts = [key for key, _ in tasks if isinstance(key, tuple)]
     assert len(parts) >= 2 and tasks[-1][0] == "b.md"
@@ -114,7 +114,7 @@ def test_one_failed_part_is_the_files_one_error(tmp_path):
 def test_a_run_stopped_early_leaves_no_parts_folder(tmp_path):
     path = tmp_path / "long.pdf"
     path.write_bytes(b"%PDF-1.4\n" + b"0" * LONG_PDF_BYTES)
-    splitter = PdfSplitter()
+    splitter = PdfSplitter(tmp_path / "data")
     tasks = splitter.split([(str(path), (str(path), None, LIMITS))], workers=2)
     merged = splitter.merge(iter([TaskOutcome(key=tasks[0][0], value=None)]))
     assert list(merged) == []
@@ -127,9 +127,9 @@ def test_nothing_is_split_for_one_worker_or_a_short_pdf(tmp_path):
     short = tmp_path / "short.pdf"
     short.write_bytes(b"%PDF-1.4\n" + b"0" * 100_000)
     work = [(str(long), (str(long), None, LIMITS))]
-    assert PdfSplitter().split(work, workers=1) == work
+    assert PdfSplitter(tmp_path / "data").split(work, workers=1) == work
     work = [(str(short), (str(short), None, replace(LIMITS)))]
-    assert PdfSplitter().split(work, workers=2) == work
+    assert PdfSplitter(tmp_path / "data").split(work, workers=2) == work
 
 
 def test_an_unchanged_long_pdf_is_not_read_again(tmp_path, monkeypatch, corpus):
@@ -153,5 +153,5 @@ def test_a_long_pdf_among_plenty_of_other_work_stays_whole(tmp_path):
         other = tmp_path / f"other{number}.pdf"
         other.write_bytes(b"%PDF-1.4\n" + b"0" * 3_000_000)
         work.append((str(other), (str(other), None, LIMITS)))
-    assert PdfSplitter().split(work, workers=2) == work
-    assert len(PdfSplitter().split(work[:2], workers=2)) == 3, "beside one smaller file it is split in two"
+    assert PdfSplitter(tmp_path / "data").split(work, workers=2) == work
+    assert len(PdfSplitter(tmp_path / "data").split(work[:2], workers=2)) == 3, "beside one smaller file it is split in two"

@@ -1,9 +1,9 @@
 """Which lines of a document a `grep` pattern matches: the first match of each line, in order.
 
 The pattern runs over the document's lines joined by newlines, each of its
-spaces also matching a newline (`grep_patterns.across_line_breaks`), so a
-phrase that a PDF broke across two lines still matches while `.` stays within
-its line; a pattern whose spaces cannot be read that way runs over the lines
+spaces matching a run of blanks that may hold a newline
+(`grep_patterns.across_line_breaks`), so a phrase that a PDF broke across two
+lines, or indented, still matches while `.` stays within its line; a pattern whose spaces cannot be read that way runs over the lines
 joined by spaces (offsets unchanged). Patterns with `^` or `$` match line by line instead (in one
 multiline pass over the text when the pattern provably cannot reach past a
 line's end, see `grep_patterns`). A plain literal needs no regex engine. A
@@ -181,16 +181,19 @@ def match_column(line: str, source: str, case_insensitive: bool) -> int:
 
 def needs_regex(source: str, case_insensitive: bool) -> bool:
     """False for a case-sensitive plain literal, which is matched with `str.find` (and is always valid),
-    unless it holds a CJK word a line break may split (`across_line_breaks`)."""
-    return case_insensitive or not is_literal(source) or CJK_PAIR.search(source) is not None
+    unless it holds a space or a CJK word, which the text's layout may break (`across_line_breaks`)."""
+    return (
+        case_insensitive
+        or not is_literal(source)
+        or any(char.isspace() for char in source)
+        or CJK_PAIR.search(source) is not None
+    )
 
 
 def find_matching_lines(document: DocumentText, source: str, case_insensitive: bool) -> LineMatches:
     """The first match of every line that has one, in order."""
     try:
         if not needs_regex(source, case_insensitive):
-            if any(char.isspace() for char in source):  # may match where a newline became a space
-                return _numbered(document, *_first_literal_spans(document, source), one_line=False)
             return _first_literal_per_line(document, source)
         return _regex_lines(document, compile_pattern(source, case_insensitive))
     except TimeoutError:
@@ -227,7 +230,7 @@ def _regex_lines(document: DocumentText, pattern: regex.Pattern) -> LineMatches:
 
 
 def _first_literal_per_line(document: DocumentText, literal: str) -> LineMatches:
-    """A literal without whitespace: its first occurrence on each line, found with `str.find`.
+    """A literal without whitespace or CJK words: its first occurrence on each line, found with `str.find`.
 
     Matches never overlap a line break, so the first occurrence on a line is
     the first non-overlapping match there; the rest of the line is skipped.
@@ -243,23 +246,6 @@ def _first_literal_per_line(document: DocumentText, literal: str) -> LineMatches
         position = find(literal, line_end + 1)
     width = len(literal) - 1
     return LineMatches(document, starts, [start + width for start in starts])
-
-
-def _first_literal_spans(document: DocumentText, literal: str) -> tuple[list[int], list[int]]:
-    """The first of the non-overlapping occurrences of `literal` in `spaced` on each line (by its first character):
-    offsets of its first and last character."""
-    starts: list[int] = []
-    width = len(literal)
-    find, find_newline = document.spaced.find, document.text.find
-    line_end = -1
-    position = find(literal)
-    while position != -1:
-        if position > line_end:
-            starts.append(position)
-            line_end = find_newline("\n", position)
-            line_end = len(document.text) if line_end == -1 else line_end
-        position = find(literal, position + width)
-    return starts, [start + width - 1 for start in starts]
 
 
 def _first_spans(

@@ -40,6 +40,10 @@ _LINE_LOCAL_ESCAPES = frozenset("bBdwS")
 #: escapes that can match a newline, and what they mean on a single line
 _WITHOUT_NEWLINE = {"s": "[^\\S\\n]", "W": "[^\\w\\n]", "D": "[^\\d\\n]"}
 _QUANTIFIER = re.compile(r"\{\d*(?:,\d*)?\}")
+#: what a space of a pattern matches across line breaks: blanks holding at most one newline, at least one character
+SPACE_RUN = "(?:[ \\t\\xa0]*[ \\t\\xa0\\n][ \\t\\xa0]*)"
+#: what may fall between two CJK characters of a pattern: a line break and the blanks around it
+CJK_BREAK = "(?:[ \\t\\xa0]*\\n[ \\t\\xa0]*)?"
 
 
 def is_literal(pattern: str) -> bool:
@@ -140,10 +144,15 @@ def _character_set(pattern: str, index: int) -> tuple[int, str | None]:
 
 
 def across_line_breaks(pattern: str) -> str | None:
-    """The pattern with every space it matches (a space, `\\ `, a space in a set) matching a newline too,
-    and a newline allowed between two Chinese or Japanese characters that stand side by side in it: run
-    over newline-joined lines, a phrase matches across a line break where its words are spaced, and a
-    CJK word where a PDF broke it (CJK text has no spaces to break at).
+    """The pattern with its spaces matching the way text is laid out, for a run over newline-joined lines.
+
+    A space (or `\\ `, or several side by side) matches a run of spaces and tabs holding at
+    most one line break (`SPACE_RUN`): a phrase matches where a PDF broke it across two
+    lines, where the next line is indented, and where justified text put two spaces between
+    its words; a blank line between them still stops it. A quantified space (`a +b`) and a space in a set
+    match a newline as one more character. Between two Chinese or Japanese characters
+    side by side in the pattern, a line break (with the spaces around it) may fall: CJK
+    text has no spaces to break at.
 
     None when the pattern's spaces cannot be told from its text: verbose mode (`(?x)`, where a space is
     no character), nested sets (`[[:space:]]`, set operations) or a set opened with `]`.
@@ -154,8 +163,11 @@ def across_line_breaks(pattern: str) -> str | None:
     index = 0
     while index < len(pattern):
         char = pattern[index]
-        if char == "\\" and index + 1 < len(pattern):
-            out.append("[ \\n]" if pattern[index + 1] == " " else pattern[index : index + 2])
+        if char == "\\" and pattern[index + 1 : index + 2] == " ":
+            _add_space(out, pattern, index + 2)
+            index += 2
+        elif char == "\\" and index + 1 < len(pattern):
+            out.append(pattern[index : index + 2])
             index += 2
         elif char == "[":
             end = _set_end(pattern, index)
@@ -165,13 +177,23 @@ def across_line_breaks(pattern: str) -> str | None:
             out.append(members + "\\n]" if " " in members else members + "]")
             index = end + 1
         elif char == " ":
-            out.append("[ \\n]")
+            _add_space(out, pattern, index + 1)
             index += 1
         else:
             joined = _is_cjk(char) and index + 1 < len(pattern) and _is_cjk(pattern[index + 1])
-            out.append(char + "\\n?" if joined else char)
+            out.append(char + CJK_BREAK if joined else char)
             index += 1
     return "".join(out)
+
+
+def _add_space(out: list[str], pattern: str, after: int) -> None:
+    """What a space of the pattern matches. Spaces side by side are one `SPACE_RUN` (each one a run, two
+    could step over a blank line). A quantified space stays one character: a run of runs would make
+    `a +b` backtrack exponentially over a long gap."""
+    if pattern[after : after + 1] in ("*", "+", "?", "{"):
+        out.append("[ \\n]")
+    elif not out or out[-1] != SPACE_RUN:
+        out.append(SPACE_RUN)
 
 
 def _is_cjk(char: str) -> bool:

@@ -13,7 +13,15 @@ from linkly_ls.core.store.line_cache import DocumentText
 from linkly_ls.core.search import grep_lines
 from linkly_ls.core.errors import ToolError
 from linkly_ls.core.search.grep_lines import find_matching_lines
-from linkly_ls.core.search.grep_patterns import across_line_breaks, is_confined, is_literal, line_local_pattern, literal_suffix
+from linkly_ls.core.search.grep_patterns import (
+    CJK_BREAK,
+    SPACE_RUN,
+    across_line_breaks,
+    is_confined,
+    is_literal,
+    line_local_pattern,
+    literal_suffix,
+)
 
 LINES = [
     "Usage",
@@ -30,6 +38,9 @@ LINES = [
     "the end; the END",
     "aaa aaa aaa",
     "[x] {y} (z) a+b a.b",
+    "a phrase broken ",
+    "   across lines",
+    "justified  two  spaces",
     "Usage",
 ]
 
@@ -89,6 +100,7 @@ PATTERNS = [
     "^Usage", "^Usage$", "Usage$", "^", "$", "^$", r"^\s*$", "^[^a-z]", r"^\S+$", r"^the\b", "^.{5}$",
     r"\AUsage", r"Usage\Z", r"^(?=U)", r"(?<=^)U", "^[]x]", r"^[\s]", "^tab\there", r"^\w+$", "^(?:a+ )+",
     "d$", r"\)$", "^E|^U", r"^[a-c]+", "^caf", "ΣΊΣ", "σίσ", "STRASSE", "€", "\U0001f600", r"\[x\]", "{y}",
+    "broken across", "phrase broken across lines", "justified two", "two  spaces", "lines justified", r"broken\ across",
     "a+b", r"a\+b", "a.b", r"^\[", "^.*$", r"^(\w)\w*\1?", "^a{1,2}",
     r"^\s+\w", r"^\W", r"^\D+$", r"\s$", r"^[^\s]+$", r"^[\W]", r"^[^\W\d]+\s", r"^\w+\s+\w+$", r"\W$",
 ]
@@ -254,9 +266,11 @@ def test_dot_stays_within_a_line_spaces_cross_line_breaks_and_empty_matches_coun
 
 def test_spaces_of_a_pattern_match_a_newline_too_where_they_can_be_read():
     assert across_line_breaks("the.*file") == "the.*file"
-    assert across_line_breaks(r"quick brown\ fox") == "quick[ \\n]brown[ \\n]fox"
-    assert across_line_breaks("[^ ]+ [ ,]x") == "[^ \\n]+[ \\n][ ,\\n]x"
-    assert across_line_breaks(r"[\]] x") == "[\\]][ \\n]x"
+    assert across_line_breaks(r"quick brown\ fox") == f"quick{SPACE_RUN}brown{SPACE_RUN}fox"
+    assert across_line_breaks("[^ ]+ [ ,]x") == f"[^ \\n]+{SPACE_RUN}[ ,\\n]x"
+    assert across_line_breaks(r"[\]] x") == f"[\\]]{SPACE_RUN}x"
+    assert across_line_breaks("a +b") == "a[ \\n]+b" and across_line_breaks(r"a\ {2}b") == "a[ \\n]{2}b", "quantified: one character"
+    assert across_line_breaks("a  b") == across_line_breaks("a b") and across_line_breaks("a  +b") == f"a{SPACE_RUN}[ \\n]+b"
     for unreadable in ("(?x) a b", "(?ix)a", "[[:space:]]a", "[]] a", "[a"):
         assert across_line_breaks(unreadable) is None, unreadable
 
@@ -265,4 +279,41 @@ def test_a_cjk_word_a_line_break_split_still_matches():
     document = DocumentText("\n".join(["Debian 软件", "包管理", "软件包", "软件", "无关"]), (1.0, "h"))
     found = find_matching_lines(document, "软件包", False)
     assert [(match.first, match.last) for match in found.page(0, len(found))] == [(1, 2), (3, 3)]
-    assert across_line_breaks("软件+包") == "软\\n?件+包", "a quantified character keeps its quantifier"
+    assert across_line_breaks("软件+包") == f"软{CJK_BREAK}件+包", "a quantified character keeps its quantifier"
+
+
+def test_a_phrase_matches_however_its_words_are_laid_out_but_not_across_a_blank_line():
+    """A PDF's or a man page's layout: an indented next line, a space left before the break, justified spaces."""
+    text = [
+        "the packages listed",  # 1
+        "    here are installed",  # 2
+        "packages listed ",  # 3
+        "\there are kept",  # 4
+        "listed  here  twice",  # 5
+        "listed",  # 6
+        "",  # 7
+        "here after a blank line",  # 8
+        "所列的软件",  # 9
+        "    包中",  # 10
+    ]
+    document = DocumentText("\n".join(text), (1.0, "h"))
+
+    def lines(source: str, case_insensitive: bool = False) -> list[tuple[int, int]]:
+        found = find_matching_lines(document, source, case_insensitive)
+        return [(match.first, match.last) for match in found.page(0, len(found))]
+
+    assert lines("listed here") == [(1, 2), (3, 4), (5, 5)]
+    assert lines("LISTED HERE", case_insensitive=True) == [(1, 2), (3, 4), (5, 5)]
+    assert lines(r"listed\ here\ are") == [(1, 2), (3, 4)]
+    assert lines("here twice") == [(5, 5)] and lines("listed here twice") == [(5, 5)]
+    assert lines("软件包中") == [(9, 10)]
+    assert lines("listed  here") == lines("listed here") == lines(r"listed \ here"), "spaces side by side are one"
+    assert (6, 8) not in lines("listed here") and lines("listed here after") == [], "a blank line ends a phrase"
+
+
+def test_a_quantified_space_over_a_long_gap_does_not_backtrack_for_ever():
+    document = DocumentText("x" + " " * 20_000 + "y\n" + "x" + " " * 20_000, (1.0, "h"))
+    cpu = time.thread_time()
+    found = find_matching_lines(document, "x +y", False)
+    assert [(match.first, match.last) for match in found.page(0, len(found))] == [(1, 1)]
+    assert time.thread_time() - cpu < 0.9

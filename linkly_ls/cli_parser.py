@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +79,11 @@ def _given_path(text: str) -> Path:
     return Path(text)
 
 
+def _library_name(text: str) -> str:
+    """A library name as the index keeps it: composed (NFC), as a macOS terminal may type it decomposed."""
+    return unicodedata.normalize("NFC", text)
+
+
 def build_parser(registry: ToolRegistry = REGISTRY) -> argparse.ArgumentParser:
     parser = _Parser(prog=PROGRAM, description="Search, outline, grep and read your local documents.")
     parser.register("action", "parsers", _Commands)
@@ -98,7 +104,7 @@ def build_parser(registry: ToolRegistry = REGISTRY) -> argparse.ArgumentParser:
 
     index = command("index", "add folders as a library and index them (incremental)")
     index.add_argument("paths", nargs="*", type=_given_path, help="folders or files; none: re-index every library")
-    index.add_argument("--library", help="library name (default: the folder's name)")
+    index.add_argument("--library", type=_library_name, help="library name (default: the folder's name)")
     index.add_argument("--description", default="", help="what the library holds, shown by list-libraries")
     index.add_argument(
         "--wait",
@@ -127,11 +133,11 @@ def build_parser(registry: ToolRegistry = REGISTRY) -> argparse.ArgumentParser:
     status.add_argument("--json", action="store_true", help="structured JSON output")
 
     remove = command("remove-library", "forget a library: its documents leave the index (its folders are not touched)")
-    remove.add_argument("name", help="the library's name (see `linkly list-libraries`)")
+    remove.add_argument("name", type=_library_name, help="the library's name (see `linkly list-libraries`)")
     remove.add_argument("--json", action="store_true", help="structured JSON output")
 
     watch = command("watch", "index, then keep the index current as files change")
-    watch.add_argument("--library", action="append", help="only this library (repeatable)")
+    watch.add_argument("--library", action="append", type=_library_name, help="only this library (repeatable)")
 
     serve = command("serve", "serve the tools to AI agents over MCP (HTTP), keeping the index current")
     serve.add_argument("--host", help="address to listen on (default: [mcp] host, 127.0.0.1)")

@@ -30,6 +30,7 @@ import difflib
 import os
 import re
 import tomllib
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +41,8 @@ from linkly_ls.core.errors import UsageError
 from linkly_ls.core.extract.base import ExtractLimits
 
 APP_NAME = "linkly-ls"
-LIBRARY_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._ -]{0,63}$")
+#: letters and digits of any script (`Bücher`, `笔记`), '.', '_', '-' and spaces, starting with a letter or digit
+LIBRARY_NAME_PATTERN = re.compile(r"^[^\W_][\w. -]{0,63}$")
 #: the file's tables; each checks its own keys where it is read ([mcp] and [[remote]] by their faces)
 TABLES = frozenset({"index", "limits", "library", "embedding", "mcp", "remote"})
 _INDEX_KEYS = frozenset({"data_dir"})
@@ -109,7 +111,9 @@ def default_data_dir() -> Path:
 
 
 def validate_library_name(name: str) -> str:
-    if not LIBRARY_NAME_PATTERN.match(name or ""):
+    """The name in Unicode's composed form (NFC: `Bücher` typed on macOS is the same library), when it is valid."""
+    name = unicodedata.normalize("NFC", name or "")
+    if not LIBRARY_NAME_PATTERN.match(name):
         raise ConfigError(
             f"library name {name!r} is not valid: use 1-64 letters, digits, '.', '_', '-' or spaces, "
             "starting with a letter or digit"

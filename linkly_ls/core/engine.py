@@ -10,6 +10,7 @@ import errno
 import os
 import re
 import threading
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cached_property
@@ -346,5 +347,5 @@ class Engine:
 
 def _library_name_for(path: Path) -> str:
     base = path.name if path.is_dir() else path.parent.name
-    cleaned = re.sub(r"[^A-Za-z0-9._ -]+", "-", base).strip("-. ") or "library"
+    cleaned = re.sub(r"[^\w. -]+", "-", unicodedata.normalize("NFC", base)).strip("-._ ") or "library"
     return cleaned[:64]

@@ -125,3 +125,20 @@ def test_a_bad_glob_or_data_dir_is_a_clear_config_error(tmp_path, monkeypatch, t
     with pytest.raises(ConfigError) as raised:
         load_config(config_file)
     assert str(raised.value).startswith(f"{config_file}: ") and message in str(raised.value)
+
+
+def test_library_names_may_be_written_in_any_script_and_are_kept_composed(tmp_path, monkeypatch):
+    import unicodedata
+
+    from linkly_ls.core.config import validate_library_name
+
+    assert validate_library_name("Bücher") == "Bücher"
+    assert validate_library_name(unicodedata.normalize("NFD", "Bücher")) == "Bücher", "as macOS types it"
+    assert validate_library_name("笔记 2024") == "笔记 2024" and validate_library_name("Ελληνικά_σημειώσεις")
+    for invalid in ("", "_notes", "-x", "a/b", "a:b", "x" * 65, "😀"):
+        with pytest.raises(ConfigError, match="is not valid"):
+            validate_library_name(invalid)
+    config = tmp_path / "config.toml"
+    config.write_text(f'[[library]]\nname = "Übersicht"\npaths = ["{tmp_path}"]\n', encoding="utf-8")
+    monkeypatch.setenv("LINKLY_CONFIG", str(config))
+    assert [library.name for library in load_config().libraries] == ["Übersicht"]

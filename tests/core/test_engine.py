@@ -241,3 +241,24 @@ def test_linklys_own_data_folder_is_no_library_and_a_description_can_be_set_late
             engine.describe_library("other", "x")
     finally:
         engine.close()
+
+
+def test_a_folder_named_in_another_script_gives_its_library_its_name_and_finds_it_by_either_form(tmp_path):
+    import unicodedata
+
+    from linkly_ls.core.tools import call_tool
+
+    for name in ("笔记", "Bücher"):
+        folder = tmp_path / unicodedata.normalize("NFD", name)
+        folder.mkdir()
+        (folder / "note.md").write_text(f"# {name}\n\nkeyword zebrafish\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data"))
+    try:
+        assert engine.add_library([tmp_path / "笔记"]).name == "笔记"
+        assert engine.add_library([tmp_path / unicodedata.normalize("NFD", "Bücher")]).name == "Bücher"
+        engine.index()
+        for typed in ("Bücher", unicodedata.normalize("NFD", "Bücher"), "local://Bücher"):
+            result = call_tool(engine, "search", {"query": "zebrafish", "library": typed})
+            assert [hit.library for hit in result.results] == ["Bücher"], typed
+    finally:
+        engine.close()

@@ -209,7 +209,7 @@ def resolve_library(catalog: Catalog, name: str | None) -> LibraryRecord | None:
         )
     if plain.startswith("local://"):
         plain = plain[len("local://") :].strip("/")
-    library = catalog.library(plain)
+    library = catalog.library(unicodedata.normalize("NFC", plain))
     if library is None:
         names = ", ".join(lib.name for lib in catalog.libraries()) or "(none yet: run `linkly index PATH`)"
         raise ArgumentError(f"`library` {name!r} does not exist; available: {names}")

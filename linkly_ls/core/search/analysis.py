@@ -17,6 +17,8 @@ _CJK = (
     "\uac00-\ud7af"  # hangul syllables
 )
 CJK_RUN = re.compile(f"[{_CJK}]+")
+#: the characters of `CJK_RUN`, for a character class of another pattern
+CJK_CHARS = _CJK
 #: written without backtracking (a letter, word characters, then runs of ' ’ - each followed by word
 #: characters): the same words as "a letter, then [\w'’-]* ending in \w", 12 % faster
 _WORD = re.compile(rf"[^\W\d_]\w*(?:['’-]+\w+)*|[{_CJK}]", re.UNICODE)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import re
 
-from linkly_ls.core.search.analysis import SNOWBALL_ENGLISH_STOPWORDS, cjk_query_terms, has_cjk
+from linkly_ls.core.search.analysis import SNOWBALL_ENGLISH_STOPWORDS, cjk_query_terms, for_keywords, has_cjk
 from linkly_ls.core.search.query_terms import ANALYZERS, english_query_terms
 
 COSINE_UNRELATED = 0.15
@@ -74,7 +74,7 @@ class RelevanceScorer:
         reading that finds most."""
         if not self.terms:
             return 0.0
-        text = title + "\n" + "\n".join(lines)
+        text = for_keywords(title + "\n" + "\n".join(lines))  # as the index read it: composed, words rejoined
         cjk_found = {term for term in self.cjk_terms if term in text}
         best = 0.0
         for analyzer, weights in self.readings:

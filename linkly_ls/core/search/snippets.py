@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from linkly_ls.core.search.analysis import CJK_RUN, STOPWORDS
+from linkly_ls.core.search.analysis import CJK_CHARS, CJK_RUN, STOPWORDS
 from linkly_ls.core.search.query_terms import ANALYZERS
 
-_WORD = re.compile(r"[\w'’-]+", re.UNICODE)
+#: a word, or a run of CJK characters: a word of another script written against CJK characters
+#: ("使用PostgreSQL数据库") is a word of its own, as the keyword index reads it (`analysis.for_keywords`)
+_WORD = re.compile(f"(?:[^\\W{CJK_CHARS}]|['’-])+|[{CJK_CHARS}]+")
 _APOSTROPHE = re.compile(r"['’]")
+#: the part before an apostrophe that is a French or Italian elision (l'hôtel, d'écriture, qu'il, dell'arte) ...
+_ELISION = re.compile(r"(?i)[a-z]{1,2}|[a-z]*qu|dell|nell|all|sull|dall")
+#: ... before the vowel or mute h it elides before (English `it’s`, `we’re` keep their first part)
+_ELIDED_START = re.compile(r"(?i)[aeiouyhàâäæéèêëîïôöœùûü]")
 SNIPPET_LINES = 3
 SNIPPET_CHARS = 320
 #: distinct words whose stems are kept between searches (a few MB)
@@ -57,7 +64,7 @@ class QueryMatcher:
     """Decides whether a word of the text matches a query term, across the languages indexed."""
 
     def __init__(self, query: str, readings: tuple[str, ...] = EVERY_READING) -> None:
-        self.query = query
+        self.query = query = composed(query)
         self.readings = readings
         self._in_language: dict[tuple[str, ...], QueryMatcher] = {readings: self}
         self.groups: list[set[str]] = []
@@ -88,8 +95,7 @@ class QueryMatcher:
     def group_of(self, word: str) -> int | None:
         key = word.lower()
         if key not in self._cache:
-            # a contraction or a possessive is its first part: `that’s` is no match for a query's `s`
-            forms = word_forms(_APOSTROPHE.split(word.strip("'’"), 1)[0] or word, self.readings)
+            forms = word_forms(_reading_of(word), self.readings)
             if forms.isdisjoint(self._query_forms):
                 self._cache[key] = None
             else:
@@ -97,7 +103,8 @@ class QueryMatcher:
         return self._cache[key]
 
     def mark(self, text: str) -> tuple[str, set[int]]:
-        """The text with matched words in **bold**, and which query terms were seen."""
+        """The text (composed, see `composed`) with matched words in **bold**, and which query terms were seen."""
+        text = composed(text)
         seen: set[int] = set()
 
         def replace(match: re.Match[str]) -> str:
@@ -117,12 +124,12 @@ class QueryMatcher:
             if run in marked:
                 seen.add(len(self.groups) + index)
                 marked = marked.replace(run, f"**{run}**")
-        return marked, seen
+        return (marked.replace("****", "") if self.cjk else marked), seen  # `**数据库****管理**` is one bold run
 
     def exact_in(self, text: str) -> int:
         """How many words of the text are a query word as typed (case aside): `apt-get dist-upgrade` itself,
         where `apt full-upgrade` matches the same terms by their stems."""
-        return sum(1 for word in _WORD.findall(text) if word.lower() in self._typed) if self._typed else 0
+        return sum(1 for word in _WORD.findall(composed(text)) if word.lower() in self._typed) if self._typed else 0
 
     def terms_in(self, text: str) -> set[int]:
         """Which query terms the text holds: `mark(text)[1]` without building the marked text."""
@@ -131,13 +138,40 @@ class QueryMatcher:
         seen: set[int] = set()
         if self.groups:
             by_word = self._by_word
-            for word in _WORD.findall(text):
+            for word in _WORD.findall(composed(text)):
                 group = by_word.get(word, _UNSEEN)
                 if group is _UNSEEN:
                     group = by_word[word] = self.group_of(word)
                 if group is not None:
                     seen.add(group)
         return seen
+
+
+def _reading_of(word: str) -> str:
+    """The part of a word with an apostrophe that carries its meaning: after an elision (`l'hôtel` is
+    `hôtel`), else before (a contraction or a possessive: `that’s` is no match for a query's `s`)."""
+    parts = _APOSTROPHE.split(word.strip("'’"), 1)
+    if len(parts) == 2 and _ELISION.fullmatch(parts[0]) and _ELIDED_START.match(parts[1]):
+        return parts[1]
+    return parts[0] or word
+
+
+def composed(text: str) -> str:
+    """`text` in Unicode's composed form (NFC), as the index reads it: a letter and its combining
+    accent (`c` and U+0327, as macOS and some PDFs write `ç`) are one character of one word."""
+    if text.isascii() or unicodedata.is_normalized("NFC", text):
+        return text
+    return unicodedata.normalize("NFC", text)
+
+
+def cut(text: str, limit: int) -> str:
+    """`text` cut to about `limit` characters with ` …`, at a space when one falls in its last third
+    (text without spaces, Chinese or a run of emoji, is cut where the limit falls)."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    space = head.rfind(" ")
+    return (head[:space] if space > limit * 2 // 3 else head).rstrip() + " …"
 
 
 def best_snippet(
@@ -179,10 +213,8 @@ def best_snippet(
         text = _page_opening(lines, last, skip_lines) or " ".join(
             _marker_title(lines[n - 1]) for n in sorted(skip_lines) if first <= n <= last
         )
-    text = _around_first_term(matcher, text.replace("**", ""), focus)  # bold marks the query's words alone
-    if len(text) > SNIPPET_CHARS:
-        text = text[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
-    marked, seen = matcher.mark(text)
+    text = _around_first_term(matcher, composed(text).replace("**", ""), focus)  # bold marks the query's words alone
+    marked, seen = matcher.mark(cut(text, SNIPPET_CHARS))
     focus = next((number for number, seen_here, _ in scored if seen_here and number >= best_line), None)
     if focus is None:  # no query word in the passage: its first line of text, never a blank one
         focus = next((number for number in shown if lines[number - 1].strip()), best_line)
@@ -233,9 +265,7 @@ def excerpt(marked: str, limit: int) -> str:
         ends = [text.rfind(end, 0, position) + len(end) for end in _SENTENCE_ENDS if text.rfind(end, 0, position) >= 0]
         start = max(ends, default=-1)
         text = "… " + text[start if 0 <= start and position - start < limit // 2 else position :]
-    if len(text) > limit:
-        text = text[:limit].rsplit(" ", 1)[0] + " …"
-    return text
+    return cut(text, limit)
 
 
 #: an entry of a table of contents: a title, then dot leaders (`. . . .` or `....`) or a wide gap, then its page

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import unicodedata
 from bisect import bisect_left
 from collections import OrderedDict
 from itertools import accumulate, chain, islice, repeat
@@ -49,6 +50,7 @@ class DocumentText:
         self._lines_nbytes = 0
         self._checkpoints: list[int] | None = None
         self._checkpoints_nbytes = 0
+        self._composed: DocumentText | None = None
 
     @classmethod
     def from_blob(cls, blob: bytes, version: TextVersion) -> DocumentText:
@@ -142,9 +144,20 @@ class DocumentText:
         end = self.text.find("\n", offset)
         return start, len(self.text) if end == -1 else end
 
+    def composed(self) -> DocumentText:
+        """This text in Unicode's composed form (NFC), which `grep` matches its (composed) pattern against:
+        a `ç` written as `c` and a combining cedilla (macOS, some PDFs) is then found. Itself when the
+        text is composed already (looked at once), else a composed copy, kept with it."""
+        if self._composed is None:
+            plain = self.text.isascii() or unicodedata.is_normalized("NFC", self.text)
+            self._composed = self if plain else DocumentText(unicodedata.normalize("NFC", self.text), self.version)
+        return self._composed
+
     @property
     def nbytes(self) -> int:
         size = sys.getsizeof(self.text) + self._lines_nbytes + self._checkpoints_nbytes
+        if self._composed is not None and self._composed is not self:
+            size += self._composed.nbytes
         return size + (sys.getsizeof(self._spaced) if self._spaced is not None else 0)
 
 

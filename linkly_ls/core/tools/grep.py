@@ -189,6 +189,7 @@ def grep(engine: Engine, **arguments: Any) -> GrepResult | RemoteResult:
     document = engine.catalog.document_text(record.doc_id)
     if document is None:
         raise ToolError(f"`doc_id` {record.doc_id!r} is not an indexed document; use an id from search results")
+    document = document.composed()
     found = find_matching_lines(document, source, case_insensitive)
     before = params["before"] if params["before"] is not None else params["context"]
     after = params["after"] if params["after"] is not None else params["context"]

@@ -60,3 +60,14 @@ def test_a_french_or_german_form_covers_the_passage_that_holds_another_form_of_t
     frequencies = {("body", "catalogu"): 5, ("body", "map"): 500}
     rare_first = RelevanceScorer("cataloguing maps", lambda field, term: frequencies[field, term], documents=1000)
     assert rare_first.lexical(["maps"], "") < 0.3, "each word weighs what its English reading weighs, in every reading"
+
+
+def test_a_passage_counts_the_words_the_index_reads_in_it():
+    """Accents written decomposed (macOS), a word written against Chinese characters, a word a line
+    break hyphenated: the keyword index finds them all (`for_keywords`), so the share must too."""
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFD", "Les châtaignes de Besançon")
+    assert RelevanceScorer("châtaignes Besançon").lexical([decomposed], "") == 1.0
+    assert RelevanceScorer("postgresql").lexical(["我们使用PostgreSQL数据库"], "") == 1.0
+    assert RelevanceScorer("Datenbankverwaltung").lexical(["die Daten-", "bankverwaltung ist"], "") == 1.0

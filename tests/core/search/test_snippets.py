@@ -75,3 +75,28 @@ def test_a_table_of_contents_reads_as_one_and_a_page_of_text_does_not():
         "in another vector (in suitably large units of money), 17 of them in all.",
     ]
     assert not reads_as_contents(prose) and not reads_as_contents(contents[:1])
+
+
+def test_decomposed_accents_words_against_chinese_and_elided_words_are_marked():
+    import unicodedata
+
+    marked, seen = QueryMatcher("Besançon postgresql hôtel").mark(
+        unicodedata.normalize("NFD", "à Besançon, ") + "使用PostgreSQL数据库, l'hôtel"
+    )
+    assert marked == "à **Besançon**, 使用**PostgreSQL**数据库, **l'hôtel**" and seen == {0, 1, 2}
+    assert QueryMatcher("hôtel").mark("d’hôtel et d'hôtels")[1] == {0}
+    assert QueryMatcher("s").mark("it’s we’re")[1] == set(), "an English contraction keeps its first part"
+
+
+def test_the_snippet_points_at_the_line_of_an_elided_word():
+    lines = ["Un guide de voyage.", "", "Nous avons réservé", "une chambre à l'hôtel du centre."]
+    snippet = best_snippet(QueryMatcher("hôtel"), lines, 1, 4)
+    assert snippet.line == 4 and "**l'hôtel**" in snippet.text
+
+
+def test_a_long_line_without_spaces_keeps_its_text_and_adjacent_chinese_terms_are_one_bold_run():
+    line = "数据库管理系统是一种软件。" * 30 + "它提供向量检索功能，" + "以及其他的功能。" * 40
+    snippet = best_snippet(QueryMatcher("向量检索"), [line], 1, 1)
+    assert "**向量检索**" in snippet.text and len(snippet.text) > 100
+    assert QueryMatcher("数据库 管理").mark("数据库管理系统")[0] == "**数据库管理**系统"
+    assert excerpt("段落" + "文字" * 200, 60).endswith(" …") and len(excerpt("段落" + "文字" * 200, 60)) > 50

@@ -78,3 +78,20 @@ def test_a_long_line_is_shown_around_its_match(tmp_path):
         shown = call_tool(engine, "grep", arguments).to_json()["matches"][0]["text"]
         assert "xneedley" in shown, pattern
         assert shown.startswith("… x") and shown.endswith("y …") and len(shown) == 1004
+
+
+def test_a_composed_pattern_finds_text_stored_with_decomposed_accents(tmp_path):
+    import unicodedata
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "noel.md").write_text(unicodedata.normalize("NFD", "# Noël\n\nMarché de Besançon\nfin\n"), encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="n", paths=[folder])]))
+    try:
+        engine.index()
+        doc_id = call_tool(engine, "search", {"query": "*"}).results[0].doc_id
+        for pattern in ("Besançon", unicodedata.normalize("NFD", "Besançon"), "marché de"):
+            found = call_tool(engine, "grep", {"pattern": pattern, "doc_id": doc_id, "case_insensitive": True})
+            assert [match.line for match in found.matches] == [3], pattern
+    finally:
+        engine.close()

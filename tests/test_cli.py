@@ -115,6 +115,14 @@ def test_errors_have_exit_codes_and_one_line(env, args, code, message):
     assert len(result.stderr.strip().splitlines()) == 1 and result.stdout == ""
 
 
+def test_arguments_that_are_not_utf8_are_a_usage_error(env):
+    for command in (["search", b"r\xe9sum\xe9"], ["grep", b"caf\xe9", "0123456789ab"], ["find-paths", "--patterns", b"\xe9t\xe9"]):
+        result = subprocess.run([sys.executable, "-m", "linkly_ls.cli", *command], env=env, capture_output=True, timeout=300)
+        stderr = result.stderr.decode()
+        assert result.returncode == 2 and "Traceback" not in stderr, stderr
+        assert "is not valid UTF-8 text" in stderr and "\\xe9" in stderr
+
+
 def test_invalid_regex_is_a_usage_error(env):
     doc_id = json.loads(run(env, "search", "ownership", "--json").stdout)["results"][0]["doc_id"]
     result = run(env, "grep", "(", doc_id)

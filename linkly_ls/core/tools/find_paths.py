@@ -8,9 +8,9 @@ matches only in the file name are dropped: this tool finds folders.
 from __future__ import annotations
 
 import unicodedata
-
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from linkly_ls.core.engine import Engine
@@ -66,9 +66,18 @@ class FindPathsResult:
 
 
 def _fold(text: str) -> str:
-    """Case-insensitive for ASCII letters only; other scripts match literally, an accent written as a
-    letter and a combining mark (as macOS writes names) as the accented letter."""
-    return "".join(char.lower() if char.isascii() else char for char in unicodedata.normalize("NFC", text))
+    """Case and accents aside (`CAFÉ`, `cafe` and `Café` alike; a name macOS wrote decomposed too), one
+    character for one: positions in the folded path are positions in the path (in NFC)."""
+    return "".join(map(_fold_char, unicodedata.normalize("NFC", text)))
+
+
+@lru_cache(maxsize=4096)
+def _fold_char(char: str) -> str:
+    if char.isascii():
+        return char.lower()
+    lower = char.lower()
+    lower = lower if len(lower) == 1 else char  # `İ` lowers to two characters: kept as it is
+    return unicodedata.normalize("NFD", lower)[0]
 
 
 def bucket_for(path: str, patterns: list[str]) -> str | None:

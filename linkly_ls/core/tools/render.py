@@ -11,12 +11,20 @@ from linkly_ls.core.tools.common import utc_now
 
 #: control characters other than newline and tab (C0, DEL, C1): a document's or a file name's escape
 #: sequences would retitle or clear the terminal of whoever reads the text form
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: and the bidirectional embeddings, overrides and isolates, which make a terminal show text in another
+#: order than it is (a file named `report\u202efdp.md` shows as `reportdm.pdf`); the marks (U+200E/F)
+#: that right-to-left text needs stay
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def visible_controls(text: str) -> str:
-    """`text` with each control character written out (`\\x1b`), so it shows instead of acting."""
-    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+    """`text` with each control character written out (`\\x1b`, `\\u202e`), so it shows instead of acting."""
+    return _CONTROL.sub(_written_out, text)
+
+
+def _written_out(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def to_payload(result: Any, now: str | None = None) -> dict[str, Any]:

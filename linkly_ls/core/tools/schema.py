@@ -331,6 +331,7 @@ def validate(tool: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
 #: most characters of a wrong argument an error message repeats
 SHOWN_VALUE_CHARS = 200
 _INTEGER_TEXT = re.compile(r"\s*[+-]?\d+\s*")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _as_json(value: Any) -> str:
@@ -365,6 +366,11 @@ def _check(name: str, value: Any, spec: dict) -> Any:
     if kind == "string":
         if not isinstance(value, str):
             raise ArgumentError(f"`{name}` must be a string, got {_as_json(value)}")
+        if _SURROGATE.search(value):  # bytes a terminal in another encoding sent, kept as lone surrogates
+            raise ArgumentError(
+                f"`{name}` is not valid UTF-8 text (is the terminal set to another encoding, such as Latin-1?): "
+                f"{value.encode('utf-8', 'surrogateescape').decode('ascii', 'backslashreplace')}"
+            )
         # blank text is no query or name, but a space is a pattern like any other
         if len(value) < spec.get("minLength", 0) or not value.strip() and spec.get("minLength") and spec.get("format") != "regex":
             raise ArgumentError(f"`{name}` must not be empty")

@@ -46,3 +46,24 @@ def test_a_folders_path_glob_scopes_a_search_to_that_folder_not_its_namesakes(tm
         assert [hit.path for hit in hits] == [f"{root}/projects/plan.md"]
     finally:
         engine.close()
+
+
+def test_folders_are_found_whatever_the_case_and_accents_of_the_pattern(tmp_path):
+    import unicodedata
+
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+
+    root = tmp_path / "lib"
+    for folder in ("Café", unicodedata.normalize("NFD", "Français"), "Übersicht", "İstanbul"):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "note.md").write_text("# Note\n\ntext\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="p", paths=[root])], raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+        for pattern, folder in [("cafe", "Café"), ("CAFÉ", "Café"), ("FRANÇAIS", "Français"), ("francais", "Français"),
+                                ("uebersicht", None), ("ubersicht", "Übersicht"), ("İstanbul", "İstanbul")]:
+            found = call_tool(engine, "find_paths", {"patterns": [pattern]}).to_json()["directories"]
+            assert [entry["path"] for entry in found] == ([f"{root}/{folder}/"] if folder else []), pattern
+    finally:
+        engine.close()

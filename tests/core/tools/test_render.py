@@ -27,6 +27,7 @@ def test_escape_sequences_and_newlines_in_names_show_instead_of_acting(tmp_path)
     root.mkdir()
     (root / "esc.md").write_text("# Escape zebrafish\n\n\x1b]0;owned\x07\x1b[2J zebrafish\n", encoding="utf-8")
     (root / "evil\n- doc_id: `deadbeef0000` injected.md").write_text("# Named\n\nzebrafish too\n", encoding="utf-8")
+    (root / "report\u202efdp.md").write_text("# Reversed\n\nzebrafish again, שלום\u200f עולם\n", encoding="utf-8")
     engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="odd", paths=[root])], raw={"embedding": {"model": "none"}}))
     try:
         engine.index()
@@ -34,5 +35,7 @@ def test_escape_sequences_and_newlines_in_names_show_instead_of_acting(tmp_path)
         assert "\x1b" not in text and "\x07" not in text and "\\x1b]0;owned\\x07\\x1b[2J" in text
         assert "\n- doc_id: `deadbeef0000`" not in text and "/evil\\n- doc_id: `deadbeef0000` injected.md" in text
         assert "\\x1b" not in render_error("a\x1bb", "json") and render_error("a\x1bb") == "Error: a\\x1bb"
+        assert "\u202e" not in text and "/report\\u202efdp.md" in text, "a file name that shows reversed is written out"
+        assert "שלום\u200f עולם" in text, "the marks right-to-left text needs stay"
     finally:
         engine.close()

@@ -88,7 +88,7 @@ def find_related(
     terms = extract_keywords(record.title if line is None else "", section, headings, limit=QUERY_TERMS)
     if not terms:
         terms = extract_keywords(record.title, section, headings, limit=QUERY_TERMS)
-    linked = LinkResolver(engine.catalog).linked_documents(record)
+    linked = LinkResolver(engine.catalog).linked_documents(record) - {record.doc_id}  # its links within itself
     excluded = linked | {record.doc_id} | _copies(engine, record)
     allowed_set = set(allowed) if allowed is not None else None
     scores: dict[str, RelatedDocument] = {}

@@ -31,7 +31,14 @@ from linkly_ls.core.store.line_cache import DocumentText
 from linkly_ls.core.errors import ArgumentError, ToolError
 from linkly_ls.core.search.analysis import CJK_RUN
 from linkly_ls.core.search.pattern_size import MAX_COPIES, expanded_size
-from linkly_ls.core.search.grep_patterns import across_line_breaks, is_confined, is_literal, line_local_pattern, literal_suffix
+from linkly_ls.core.search.grep_patterns import (
+    across_line_breaks,
+    has_anchor,
+    is_confined,
+    is_literal,
+    line_local_pattern,
+    literal_suffix,
+)
 
 if TYPE_CHECKING:
     import regex
@@ -208,7 +215,7 @@ def _regex_lines(document: DocumentText, pattern: regex.Pattern) -> LineMatches:
     import regex
 
     source = pattern.pattern
-    if not any(token in source for token in ("^", "$", "\\A", "\\Z")):
+    if not has_anchor(source):
         across = across_line_breaks(source)
         if not is_confined(source) or (across is not None and across != source):
             text, pattern = (document.spaced, pattern) if across is None else (document.text, regex.compile(across, pattern.flags))

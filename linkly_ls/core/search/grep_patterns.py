@@ -143,6 +143,28 @@ def _character_set(pattern: str, index: int) -> tuple[int, str | None]:
     return position + 1, head + "".join(members) + "]"
 
 
+def has_anchor(pattern: str) -> bool:
+    """True when the pattern holds a `^`, `$`, `\\A` or `\\Z` that anchors: not an escaped `\\$` (a shell
+    prompt in a manual) nor a `^` or `$` inside a set (`[^x]`). A set this cannot read counts as one."""
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            if pattern[index + 1 : index + 2] in ("A", "Z"):
+                return True
+            index += 2
+        elif char == "[":
+            end = _set_end(pattern, index)
+            if end is None:
+                return True
+            index = end + 1
+        elif char in "^$":
+            return True
+        else:
+            index += 1
+    return False
+
+
 def across_line_breaks(pattern: str) -> str | None:
     """The pattern with its spaces matching the way text is laid out, for a run over newline-joined lines.
 

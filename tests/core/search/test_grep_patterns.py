@@ -17,6 +17,7 @@ from linkly_ls.core.search.grep_patterns import (
     CJK_BREAK,
     SPACE_RUN,
     across_line_breaks,
+    has_anchor,
     is_confined,
     is_literal,
     line_local_pattern,
@@ -53,7 +54,7 @@ def reference(lines: list[str], pattern: regex.Pattern) -> list[tuple[int, int, 
     of its first match, which may be empty); the offsets are -1 for anchored patterns, matched line by line.
     """
     source = pattern.pattern
-    if any(token in source for token in ("^", "$", "\\A", "\\Z")):
+    if has_anchor(source):
         return [(n, n, -1, -1) for n, line in enumerate(lines, start=1) if pattern.search(line)]
     across = across_line_breaks(source)
     text = " ".join(lines) if across is None else "\n".join(lines)
@@ -100,7 +101,7 @@ PATTERNS = [
     "^Usage", "^Usage$", "Usage$", "^", "$", "^$", r"^\s*$", "^[^a-z]", r"^\S+$", r"^the\b", "^.{5}$",
     r"\AUsage", r"Usage\Z", r"^(?=U)", r"(?<=^)U", "^[]x]", r"^[\s]", "^tab\there", r"^\w+$", "^(?:a+ )+",
     "d$", r"\)$", "^E|^U", r"^[a-c]+", "^caf", "ΣΊΣ", "σίσ", "STRASSE", "€", "\U0001f600", r"\[x\]", "{y}",
-    "broken across", "phrase broken across lines", "justified two", "two  spaces", "lines justified", r"broken\ across",
+    "broken across", "phrase broken across lines", r"broken [^x]cross", r"a\$? phrase", r"lines\$|spaces", "justified two", "two  spaces", "lines justified", r"broken\ across",
     "a+b", r"a\+b", "a.b", r"^\[", "^.*$", r"^(\w)\w*\1?", "^a{1,2}",
     r"^\s+\w", r"^\W", r"^\D+$", r"\s$", r"^[^\s]+$", r"^[\W]", r"^[^\W\d]+\s", r"^\w+\s+\w+$", r"\W$",
 ]
@@ -309,6 +310,15 @@ def test_a_phrase_matches_however_its_words_are_laid_out_but_not_across_a_blank_
     assert lines("软件包中") == [(9, 10)]
     assert lines("listed  here") == lines("listed here") == lines(r"listed \ here"), "spaces side by side are one"
     assert (6, 8) not in lines("listed here") and lines("listed here after") == [], "a blank line ends a phrase"
+
+
+def test_only_a_caret_or_dollar_that_anchors_makes_a_pattern_match_line_by_line():
+    assert all(map(has_anchor, ["^a", "a$", r"\Aa", r"a\Z", "(^|x)a", "[]^]a", "[a"]))
+    assert not any(map(has_anchor, [r"\$ dquilt", "[^x]nd", "[$^]", r"a\^b", "a b"]))
+    document = DocumentText("\n".join(["run dquilt refresh", "$ dquilt diff", "Victoria and", "Western Australia."]), (1.0, "h"))
+    for source, expected in [(r"refresh \$ dquilt", [(1, 2)]), ("Victoria [^x]nd Western", [(3, 4)]), (r"and Western Australia\.$", [])]:
+        found = find_matching_lines(document, source, False)
+        assert [(match.first, match.last) for match in found.page(0, len(found))] == expected, source
 
 
 def test_a_quantified_space_over_a_long_gap_does_not_backtrack_for_ever():

@@ -56,3 +56,21 @@ def test_a_related_document_changed_on_disk_is_marked_stale(tmp_path):
         assert after["doc_id"] == engine.doc("sailing.md") and after["stale"] is True
     finally:
         engine.close()
+
+
+def test_a_documents_links_within_itself_are_not_counted_as_linked_documents(tmp_path):
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "a.md").write_text("# Sailing\n\nWind and sails, see [below](#knots).\n\n## Knots\n\nsailing knots\n", encoding="utf-8")
+    (root / "b.md").write_text("# Boats\n\nsailing boats and wind\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="n", paths=[root])], raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+        doc_id = call_tool(engine, "search", {"query": "knots"}).results[0].doc_id
+        result = call_tool(engine, "related", {"doc_id": doc_id}).to_json()
+        assert result["excluded_links"] == 0 and [hit["path"] for hit in result["results"]] == [str(root / "b.md")]
+    finally:
+        engine.close()

@@ -284,10 +284,13 @@ def _evidence(
         passage = _shown_passage(document, cosine[1] if cosine else None, keyword_passage)
     lexical = scorer.lexical(read(passage.start_line, passage.end_line), title)
     if keyword_passage is not None and passage is not keyword_passage and phrase is None:
-        # the closest chunk in meaning, unless the keyword hit holds more of the query's words: a list
-        # whose snippets miss the words the keyword side found them by reads as noise
-        found = scorer.lexical(read(keyword_passage.start_line, keyword_passage.end_line), title)
-        if found > lexical:
+        # the closest chunk in meaning, unless the keyword hit holds more of the query's words (a list
+        # whose snippets miss the words the keyword side found them by reads as noise), or unless it is
+        # a table of contents and the keyword hit the section itself
+        keyword_lines = read(keyword_passage.start_line, keyword_passage.end_line)
+        found = scorer.lexical(keyword_lines, title)
+        contents = reads_as_contents(read(passage.start_line, passage.end_line)) and not reads_as_contents(keyword_lines)
+        if found > lexical or contents:
             passage, lexical = keyword_passage, found
     semantic = scorer.semantic(cosine[0]) if cosine else None
     return passage, lexical, semantic, scorer.combine(lexical, semantic)

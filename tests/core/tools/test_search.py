@@ -379,3 +379,26 @@ def test_a_hit_shows_the_section_the_query_names_not_the_table_of_contents_listi
         assert hit.section == "2 Gardening with quokkas"
     finally:
         engine.close()
+
+
+def test_the_passage_closest_in_meaning_gives_way_to_the_section_when_it_is_a_table_of_contents():
+    """Hybrid search cited the contents page (its closest chunk in meaning) where keywords found p. 23."""
+    from linkly_ls.core.search.ranked import Passage, RankedDocument
+    from linkly_ls.core.search.relevance import RelevanceScorer
+    from linkly_ls.core.store.records import DocumentSummary
+    from linkly_ls.core.tools.search import _evidence
+
+    titles = ["Simple manipulations", "Arrays and matrices", "The function tapply() and ragged arrays", "Lists"]
+    lines = ["Table of Contents"] + [f"{n} {title} . . . . . . . . . . . . {n * 9}" for n, title in enumerate(titles, 1)]
+    lines += ["", "4.2 The function tapply() and ragged arrays", "", "To continue the previous example, tapply() applies"]
+    lines += ["a function to each group of ragged arrays, one per factor level.", ""]
+
+    def read(first: int, last: int) -> list[str]:
+        return lines[first - 1 : last]
+
+    contents, section = Passage(1, 5), Passage(7, 10)
+    document = RankedDocument("d", keyword_rank=1, keyword_passage=section, vector_rank=0, vector_passage=contents)
+    record = DocumentSummary("d", "b", "/books/R-intro.pdf", "pdf", "An Introduction to R", 1, 1, "h", 60, len(lines),
+                             True, [], None, "en")
+    passage, _, _, _ = _evidence(read, document, record, (0.8, contents), RelevanceScorer("ragged arrays"), None)
+    assert passage == section

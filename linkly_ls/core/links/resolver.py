@@ -31,6 +31,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +39,7 @@ from linkly_ls.core.document import OutlineNode
 from linkly_ls.core.links.headings import HeadingIndex, SectionIndex
 from linkly_ls.core.links.targets import is_external, wikilink_folder
 from linkly_ls.core.store.catalog import Catalog, DocumentRecord, LinkRecord
-from linkly_ls.core.store.records import name_key
+from linkly_ls.core.store.records import name_key, title_key
 
 BROKEN = ("missing", "missing_heading", "ambiguous")
 _NOTE_TYPES = ("md", "mdx")
@@ -370,11 +371,12 @@ class LinkResolver:
             paths |= {root, root + ".html", root + ".htm"}
         if posixpath.basename(path) in _INDEX_NAMES:
             paths.add(posixpath.dirname(path))
-        return sorted(paths)
+        return sorted(paths) if path.isascii() else _both_forms(sorted(paths))
 
 
 def _path_candidates(path: str) -> list[str]:
-    """The indexed paths a link to `path` may mean, most literal first."""
+    """The indexed paths a link to `path` may mean, most literal first; a name with accents also as
+    macOS writes it (decomposed) and as typed elsewhere (composed), which its file system takes alike."""
     candidates = [path]
     root, extension = posixpath.splitext(path)
     if extension.lower() in (".html", ".htm"):
@@ -382,8 +384,14 @@ def _path_candidates(path: str) -> list[str]:
     elif not extension or not extension[1:].isalpha():
         candidates += [path + ".md", path + ".mdx"]
     candidates += [posixpath.join(path, name) for name in _INDEX_NAMES]
-    return candidates
+    return candidates if path.isascii() else _both_forms(candidates)
+
+
+def _both_forms(paths: list[str]) -> list[str]:
+    """Each path, then its composed (NFC) and decomposed (NFD) forms where they differ."""
+    forms = (form for path in paths for form in (path, unicodedata.normalize("NFC", path), unicodedata.normalize("NFD", path)))
+    return list(dict.fromkeys(forms))
 
 
 def _title(record: DocumentRecord) -> str:
-    return " ".join(record.title.split()).casefold()
+    return title_key(record.title)

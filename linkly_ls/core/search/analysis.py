@@ -177,8 +177,20 @@ def word_lines(lines: list[str], page_starts: list[int]) -> list[str]:
     return [line for number, line in enumerate(lines) if number not in markers]
 
 
-def cjk_terms(text: str) -> list[str]:
-    """Index terms for CJK text: every character bigram of each CJK run, or the lone character.
+#: a line break (and the blanks around it) between two CJK characters: where a PDF broke a line of CJK text,
+#: which has no spaces, it most often broke a word
+_CJK_LINE_BREAK = re.compile(f"(?<=[{_CJK}])[ \t]*\n[ \t]*(?=[{_CJK}])")
+
+
+def joined_cjk_lines(text: str) -> str:
+    """`text` with the line breaks between two CJK characters taken out (a blank line stays a break)."""
+    return _CJK_LINE_BREAK.sub("", text) if "\n" in text else text
+
+
+def cjk_terms(text: str, across_lines: bool = False) -> list[str]:
+    """Index terms for CJK text: every character bigram of each CJK run, or the lone character; with
+    `across_lines` (a passage's text) a run goes on across a line break (`joined_cjk_lines`), so a word a
+    PDF broke at the end of a line is found.
 
     Bigrams make any two-character word findable without a dictionary, which is
     the failure of tokenizers that keep a whole CJK sentence as one token.
@@ -186,7 +198,7 @@ def cjk_terms(text: str) -> list[str]:
     if text.isascii():
         return []
     terms: list[str] = []
-    for run in CJK_RUN.findall(text):
+    for run in CJK_RUN.findall(joined_cjk_lines(text) if across_lines else text):
         if len(run) == 1:
             terms.append(run)
         else:
@@ -211,6 +223,34 @@ def written_outside_latin(text: str) -> bool:
 
 def has_cjk(text: str) -> bool:
     return CJK_RUN.search(text) is not None
+
+
+def _accent_folds() -> dict[int, str]:
+    """Each accented Latin letter (Latin-1 and Latin Extended-A/B) -> its letter without the accent, where
+    that is one ASCII letter: the keyword index folds them alike (Tantivy's ASCII folding)."""
+    folds = {ord(char): base for char, base in (("ø", "o"), ("Ø", "O"), ("ł", "l"), ("Ł", "L"), ("đ", "d"), ("Đ", "D"))}
+    for code in range(0xC0, 0x250):
+        base = unicodedata.normalize("NFD", chr(code))[0]
+        if base != chr(code) and base.isascii() and base.isalpha():
+            folds[code] = base
+    return folds
+
+
+_ACCENT_FOLDS = _accent_folds()
+
+
+def composed(text: str) -> str:
+    """`text` in Unicode's composed form (NFC), as the index reads it: a letter and its combining
+    accent (`c` and U+0327, as macOS and some PDFs write `ç`) are one character of one word."""
+    if text.isascii() or unicodedata.is_normalized("NFC", text):
+        return text
+    return unicodedata.normalize("NFC", text)
+
+
+def fold_accents(text: str) -> str:
+    """`text` (composed, NFC) with its accented Latin letters as plain ones, one character for one: a match's
+    offsets in the folded text are its offsets in `text` (`"resume"` finds `résumé` at the same place)."""
+    return text if text.isascii() else text.translate(_ACCENT_FOLDS)
 
 
 def extract_keywords(title: str, lines: list[str], headings: list[str], limit: int = 8) -> list[str]:

@@ -3,8 +3,9 @@
 The pattern runs over the document's lines joined by newlines, each of its
 spaces matching a run of blanks that may hold a newline
 (`grep_patterns.across_line_breaks`), so a phrase that a PDF broke across two
-lines, or indented, still matches while `.` stays within its line; a pattern whose spaces cannot be read that way runs over the lines
-joined by spaces (offsets unchanged). Patterns with `^` or `$` match line by line instead (in one
+lines, or indented, still matches while `.` stays within its line; a pattern
+whose spaces cannot be read that way runs over the lines joined by spaces
+(offsets unchanged). Patterns anchored by `^` or `$` match line by line instead (in one
 multiline pass over the text when the pattern provably cannot reach past a
 line's end, see `grep_patterns`). A plain literal needs no regex engine. A
 pattern that can match neither a space nor a newline (`is_confined`) runs on

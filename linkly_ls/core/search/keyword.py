@@ -30,8 +30,9 @@ log = logging.getLogger("linkly_ls.search")
 #: what the index holds and how it is analysed; an index written by another version is rebuilt on open
 #: (2: language fields only for documents with enough text to trust their language; 3: page and slide
 #: marker lines are no words of the body; 4: a word hyphenated at a line break is also read whole, and a
-#: word written against CJK characters apart from them, `analysis.for_keywords`)
-SCHEMA_VERSION = 4
+#: word written against CJK characters apart from them, `analysis.for_keywords`; 5: a CJK word a line
+#: break split is read whole, `analysis.cjk_terms`)
+SCHEMA_VERSION = 5
 VERSION_FILE = "linkly-schema.json"
 #: field -> weight of a query term matched there
 #: (title 0.3 and headings 0.2, on top of the body that usually holds them too, chosen by
@@ -182,7 +183,7 @@ class KeywordIndex:
                 }
                 if language_field:
                     fields[language_field] = body
-                terms = cjk_terms(document.title + "\n" + chunk.text)
+                terms = cjk_terms(document.title) + cjk_terms(chunk.text, across_lines=True)
                 if terms:
                     fields["cjk"] = " ".join(terms)
                 writer.add_document(tantivy.Document(**fields))

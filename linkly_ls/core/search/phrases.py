@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from linkly_ls.core.search.analysis import has_cjk
+from linkly_ls.core.search.analysis import composed, fold_accents, has_cjk
 
 if TYPE_CHECKING:
     from linkly_ls.core.search.keyword import ChunkHit, KeywordIndex
@@ -100,8 +100,39 @@ def words_pattern(words: Sequence[str], separator: str, cjk: bool) -> re.Pattern
 
 
 def phrase_pattern(phrase: str) -> re.Pattern[str]:
-    """The exact pattern of a phrase: its words in order, anything but letters and digits between."""
-    return words_pattern(words_of(phrase), _BETWEEN_WORDS, has_cjk(phrase))
+    """The exact pattern of a phrase, to search in `phrase_text`: its words in order, anything but letters
+    and digits between, accents aside (`"resume"` finds `résumé`, `"strasse"` finds `Straße`). The layout
+    of a page may break a word: a word hyphenated at a line break (`compo-` / `nents`) and a CJK word a
+    line break split are found too."""
+    words = words_of(fold_accents(composed(phrase)))
+    body = _BETWEEN_WORDS.join(_word_across_breaks(word) for word in words)
+    return re.compile(body if has_cjk(phrase) else rf"(?<![^\W_]){body}(?![^\W_])", re.IGNORECASE)
+
+
+def phrase_text(text: str) -> str:
+    """What a phrase pattern is searched in: the text composed and its accents folded (its lines unchanged)."""
+    return fold_accents(composed(text))
+
+
+#: what may fall inside a word of a phrase where the page broke it: a hyphen and a line break ...
+_HYPHEN_BREAK = r"(?:-[ \t]*\n[ \t]*)?"
+#: ... or, between two CJK characters, a line break alone
+_CJK_BREAK = r"(?:[ \t]*\n[ \t]*)?"
+
+
+def _word_across_breaks(word: str) -> str:
+    pieces: list[str] = []
+    index = 0
+    while index < len(word):
+        if index:
+            pieces.append(_CJK_BREAK if has_cjk(word[index - 1]) and has_cjk(word[index]) else _HYPHEN_BREAK)
+        if word[index : index + 2].lower() == "ss":  # `Straße` is `strasse` to the index
+            pieces.append(f"(?:{re.escape(word[index])}{_HYPHEN_BREAK}{re.escape(word[index + 1])}|ß)")
+            index += 2
+            continue
+        pieces.append(re.escape(word[index]))
+        index += 1
+    return "".join(pieces)
 
 
 @dataclass(frozen=True)
@@ -165,7 +196,7 @@ def _confirmed(catalog: Catalog, hits: list[ChunkHit], pattern: re.Pattern[str])
     for doc_id, chunks in by_document.items():
         spans = [(chunk.start_line, chunk.end_line) for chunk in chunks]
         for (first, last), lines in zip(spans, span_lines(catalog, doc_id, spans)):
-            text = "\n".join(lines)
+            text = phrase_text("\n".join(lines))
             match = pattern.search(text)
             if match is not None:
                 line = first + text.count("\n", 0, match.start())

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import re
 
-from linkly_ls.core.search.analysis import SNOWBALL_ENGLISH_STOPWORDS, cjk_query_terms, for_keywords, has_cjk
+from linkly_ls.core.search.analysis import SNOWBALL_ENGLISH_STOPWORDS, cjk_query_terms, for_keywords, has_cjk, joined_cjk_lines
 from linkly_ls.core.search.query_terms import ANALYZERS, english_query_terms
 
 COSINE_UNRELATED = 0.15
@@ -75,7 +75,8 @@ class RelevanceScorer:
         if not self.terms:
             return 0.0
         text = for_keywords(title + "\n" + "\n".join(lines))  # as the index read it: composed, words rejoined
-        cjk_found = {term for term in self.cjk_terms if term in text}
+        joined = joined_cjk_lines(text) if self.cjk_terms else text
+        cjk_found = {term for term in self.cjk_terms if term in joined}
         best = 0.0
         for analyzer, weights in self.readings:
             found = set(analyzer.analyze(text)) | cjk_found

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from linkly_ls.core.search.analysis import CJK_CHARS, CJK_RUN, STOPWORDS
+from linkly_ls.core.search.analysis import CJK_CHARS, CJK_RUN, STOPWORDS, composed, fold_accents
 from linkly_ls.core.search.query_terms import ANALYZERS
 
 #: a word, or a run of CJK characters: a word of another script written against CJK characters
@@ -156,14 +155,6 @@ def _reading_of(word: str) -> str:
     return parts[0] or word
 
 
-def composed(text: str) -> str:
-    """`text` in Unicode's composed form (NFC), as the index reads it: a letter and its combining
-    accent (`c` and U+0327, as macOS and some PDFs write `ç`) are one character of one word."""
-    if text.isascii() or unicodedata.is_normalized("NFC", text):
-        return text
-    return unicodedata.normalize("NFC", text)
-
-
 def cut(text: str, limit: int) -> str:
     """`text` cut to about `limit` characters with ` …`, at a space when one falls in its last third
     (text without spaces, Chinese or a run of emoji, is cut where the limit falls)."""
@@ -243,7 +234,8 @@ def _around_first_term(matcher: QueryMatcher, text: str, focus: Sequence[re.Patt
     first query term, when that would otherwise fall past the end of the snippet."""
     if len(text) <= SNIPPET_CHARS:
         return text
-    position = min((found.start() for pattern in focus if (found := pattern.search(text))), default=None)
+    folded = fold_accents(text) if focus else text  # a phrase pattern reads the text so (`phrases.phrase_text`)
+    position = min((found.start() for pattern in focus if (found := pattern.search(folded))), default=None)
     if position is None:
         position = next((m.start() for m in _WORD.finditer(text) if matcher.group_of(m.group(0)) is not None), None)
     if position is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import posixpath
+import unicodedata
 from dataclasses import dataclass, field
 
 from linkly_ls.core.document import OutlineNode
@@ -33,14 +34,15 @@ def make_doc_id(path: str) -> str:
 
 
 def name_key(path: str) -> str:
-    """How a wikilink names a document by its file: the file name without its extension, casefolded."""
+    """How a wikilink names a document by its file: the file name without its extension, casefolded,
+    composed (NFC: macOS writes `Noël` in a file name decomposed)."""
     stem, _ = posixpath.splitext(posixpath.basename(path.replace("\\", "/")))
-    return " ".join(stem.split()).casefold()
+    return unicodedata.normalize("NFC", " ".join(stem.split()).casefold())
 
 
 def title_key(title: str) -> str:
-    """How a wikilink names a document by its title."""
-    return " ".join(title.split()).casefold()
+    """How a wikilink names a document by its title (composed, as `name_key`)."""
+    return unicodedata.normalize("NFC", " ".join(title.split()).casefold())
 
 
 @dataclass

@@ -10,11 +10,12 @@ for a lock instead of failing at once: one process writes, others read beside it
 from __future__ import annotations
 
 import sqlite3
+import unicodedata
 from pathlib import Path
 
 #: 2: links (`link_rows.py`), the documents' name keys for resolving wikilinks, the files each walk
 #: skipped (`skipped`) and the libraries' `respect_gitignore`
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 #: what every storage call raises when the database cannot be read or written (a full disk, a
 #: read-only folder, a damaged file, a lock held past the timeout); callers outside `store/`
@@ -129,8 +130,11 @@ def create_catalog_tables(db: Connection) -> None:
     """Create the catalog's tables that are missing, bring an older catalog up to this
     SCHEMA_VERSION, and record it (one transaction)."""
     with db:
-        if "documents" in _tables(db):
+        tables = _tables(db)
+        if "documents" in tables:
             _add_document_columns(db)
+            if "links" in tables and _stored_version(db) < 3:  # (a version 1 catalog's keys are composed above)
+                _compose_name_keys(db)
         db.executescript(_SCHEMA)
         for table, column, declaration in _ADDED_COLUMNS:
             columns = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
@@ -167,6 +171,31 @@ def _add_document_columns(db: Connection) -> None:
     )
     marks = ",".join("?" * len(LINKED_TYPES))
     db.execute(f"UPDATE documents SET links_state = 'pending' WHERE doc_type IN ({marks})", LINKED_TYPES)
+
+
+def _stored_version(db: Connection) -> int:
+    row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def _compose_name_keys(db: Connection) -> None:
+    """Version 2 to 3: the name keys of documents and wikilinks in Unicode's composed form (NFC), so that
+    `[[Noël]]` typed on one machine names `Noël.md` whose name macOS wrote decomposed. A key is its
+    text casefolded; composing the stored key gives the key of version 3 (`records.name_key`)."""
+    rows = db.execute("SELECT doc_id, name_key, title_key FROM documents").fetchall()
+    db.executemany(
+        "UPDATE documents SET name_key = ?, title_key = ? WHERE doc_id = ?",
+        [(_composed(name), _composed(title), doc_id) for doc_id, name, title in rows if not (name + title).isascii()],
+    )
+    links = db.execute("SELECT source_id, ordinal, target_name FROM links WHERE target_name IS NOT NULL").fetchall()
+    db.executemany(
+        "UPDATE links SET target_name = ? WHERE source_id = ? AND ordinal = ?",
+        [(_composed(name), source, ordinal) for source, ordinal, name in links if not name.isascii()],
+    )
+
+
+def _composed(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
 
 
 def copy_database(source: Path, target: Path) -> None:

@@ -203,3 +203,26 @@ def test_a_chapter_destination_above_its_bookmarked_title_leads_to_that_chapter(
         assert lines[remark.target_line - 1] == "Why packages matter to everyone." and remark.heading == "Getting started"
     finally:
         engine.close()
+
+
+def test_a_link_typed_composed_reaches_a_file_named_decomposed_and_back(tmp_path):
+    """macOS writes `Noël à Besançon.md` decomposed (NFD); a link typed elsewhere is composed (NFC)."""
+    import unicodedata
+
+    from linkly_ls.core.store.records import make_doc_id
+
+    root = tmp_path / "notes"
+    root.mkdir()
+    target = root / unicodedata.normalize("NFD", "Noël à Besançon.md")
+    target.write_text("# Noël à Besançon\n\n## Marché\n\nchâtaignes\n", encoding="utf-8")
+    source = root / "index.md"
+    source.write_text("[Noël](Noël%20à%20Besançon.md#marché) and [[Noël à Besançon]]\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="n", paths=[root])]))
+    try:
+        engine.index()
+        links = LinkResolver(engine.catalog).links_of(engine.catalog.get(make_doc_id(str(source))))
+        assert [(link.status, link.doc_id) for link in links] == [("ok", make_doc_id(str(target)))] * 2
+        back = LinkResolver(engine.catalog).backlinks(engine.catalog.get(make_doc_id(str(target))))
+        assert len(back) == 2
+    finally:
+        engine.close()

@@ -178,3 +178,11 @@ def test_a_run_of_thousands_of_letters_is_no_keyword_but_a_long_compound_is():
     count, keywords = analysis.words_and_keywords("Export", lines, [])
     assert count == 17 and filler not in keywords
     assert "Donaudampfschifffahrtsgesellschaft" in keywords and "needle" in keywords
+
+
+def test_a_cjk_word_a_line_break_split_gives_its_bigram_but_a_blank_line_does_not():
+    from linkly_ls.core.search.analysis import cjk_terms
+
+    assert "下重" in cjk_terms("按照这些条款下\n重新分发", across_lines=True) and "下重" in cjk_terms("条款下  \n  重新", across_lines=True)
+    assert "下重" not in cjk_terms("条款下\n\n重新分发", across_lines=True) and "下重" not in cjk_terms("条款下 重新", across_lines=True)
+    assert "下重" not in cjk_terms("条款下\n重新分发"), "headings, one a line, are no run"

@@ -9,7 +9,7 @@ import pytest
 
 from linkly_ls.core.config import Config, LibraryConfig
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.search.phrases import lone_identifier, phrase_pattern, split_phrases
+from linkly_ls.core.search.phrases import lone_identifier, phrase_pattern, phrase_text, split_phrases
 from linkly_ls.core.tools import call_tool
 
 
@@ -45,12 +45,21 @@ def test_quoted_phrases_are_split_from_the_words(query: str, phrases: list[str],
         ("2.6.32", "Linux 2.6.321", False),
         ("Élan vital", "son élan vital", True),
         ("软件包", "使用软件包管理器", True),
+        ("resume final", "le Résumé final", True),
+        ("résumé final", "le resume final", True),
+        ("Besançon", "à Besanc\u0327on", True),
+        ("grosse strasse", "die Große Straße", True),
+        ("components of other vectors", "the compo-\nnents of other vectors", True),
+        ("sem vel leo", "sem vel le-\n  o ultrices", True),
+        ("条款下重新分发", "按照这些条款下\n重新分发", True),
+        ("条款下重新分发", "条款下\n\n重新分发", False),
+        ("components", "compo-\n\nnents", False),
     ],
 )
 def test_a_phrase_matches_its_words_in_order_whole_and_with_anything_but_words_between(
     phrase: str, text: str, found: bool
 ) -> None:
-    assert bool(phrase_pattern(phrase).search(text)) is found
+    assert bool(phrase_pattern(phrase).search(phrase_text(text))) is found
 
 
 @pytest.fixture(scope="module")
@@ -141,3 +150,20 @@ def test_a_query_of_many_unclosed_quotes_is_split_in_one_pass():
     started = time.thread_time()
     quoted = split_phrases("\u00ab" * 1_000_000 + ' "a b" ')  # a search for each: 5 s here, quadratic
     assert quoted.phrases == ["a b"] and time.thread_time() - started < 2.5
+
+
+def test_phrases_the_layout_of_a_page_broke_are_found_by_search(tmp_path: Path) -> None:
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "zh.txt").write_text("自由软件\n\n您可以按照这些条款下\n重新分发本文档。\n", encoding="utf-8")
+    (root / "r.txt").write_text("Notes\n\nthe homo-\nscedastic errors and the compo-\nnents of other vectors\n", encoding="utf-8")
+    (root / "fr.txt").write_text("Le Re\u0301sume\u0301 final\n\nde l'année\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="n", paths=[root])], raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+        for query, name in [('"条款下重新分发"', "zh.txt"), ('"homoscedastic errors"', "r.txt"),
+                            ('"components of other vectors"', "r.txt"), ('"resume final"', "fr.txt")]:
+            result = call_tool(engine, "search", {"query": query})
+            assert [Path(hit.path).name for hit in result.results] == [name] and not result.miss, query
+    finally:
+        engine.close()

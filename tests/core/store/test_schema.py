@@ -130,3 +130,31 @@ def test_a_version_1_catalog_gains_links_and_reads_its_linked_documents_again(tm
     assert newer_pptx["/n/slides.pptx"] == ("bbbbbbbbbbbb", 3, -1, "")  # read by the extractor before version 2
     catalog.close()
     Catalog(path).close()  # a second start changes nothing
+
+
+def test_a_version_2_catalogs_name_keys_are_composed_when_it_is_opened(tmp_path):
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFD", "noël à besançon")
+    path = tmp_path / "catalog.sqlite3"
+    connection = open_connection(path, read_only=False)
+    create_catalog_tables(connection)
+    with connection:
+        connection.execute(
+            "INSERT INTO documents (doc_id, library, path, doc_type, title, size, mtime_ns, content_hash, indexed_at, "
+            "word_count, total_lines, has_outline, keywords, outline, page_starts, warnings, lines, name_key, title_key) "
+            "VALUES ('d', 'l', '/n/x.md', 'md', 'T', 1, 1, 'h', 0, 1, 1, 0, '[]', '[]', '[]', '[]', x'', ?, ?)",
+            (decomposed, "plain"),
+        )
+        connection.execute(
+            "INSERT INTO links (source_id, ordinal, line, start_col, end_col, kind, target, text, target_name, fragment) "
+            "VALUES ('d', 0, 1, 0, 0, 'wiki', 'x', '', ?, '')",
+            (decomposed,),
+        )
+        connection.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    create_catalog_tables(connection)
+    composed = unicodedata.normalize("NFC", decomposed)
+    assert connection.execute("SELECT name_key, title_key FROM documents").fetchall() == [(composed, "plain")]
+    assert connection.execute("SELECT target_name FROM links").fetchall() == [(composed,)]
+    assert connection.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (str(SCHEMA_VERSION),)
+    connection.close()

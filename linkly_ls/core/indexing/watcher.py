@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from bisect import bisect_left
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -56,6 +57,14 @@ def paths_by_library(engine: Engine, changed: set[Path]) -> dict[str, list[Path]
     An indexed file stays with the library that holds it: a library nested in another, added after the
     outer one indexed its folder, would otherwise get the change, and skip the file as the other's."""
     grouped: dict[str, list[Path]] = {}
+    indexed: dict[str, list[str]] = {}  # library -> its documents' paths, sorted: read once, not once a path
+
+    def documents_under(library: str, prefix: str) -> list[str]:
+        if library not in indexed:
+            indexed[library] = sorted(engine.catalog.file_states(library))
+        paths = indexed[library]
+        # the paths that start with `prefix` (which ends in "/") sort from it up to the same with "/" + 1
+        return paths[bisect_left(paths, prefix) : bisect_left(paths, prefix[:-1] + chr(ord("/") + 1))]
 
     def add(path: Path, deepest: str) -> None:
         held = engine.catalog.by_path(str(path))
@@ -74,7 +83,7 @@ def paths_by_library(engine: Engine, changed: set[Path]) -> dict[str, list[Path]
         for other in engine.libraries():  # those whose folders meet this one may hold documents under it
             if not any(root.startswith(prefix) or prefix.startswith(root.rstrip("/") + "/") for root in other.paths):
                 continue
-            documents = [Path(p) for p in engine.catalog.file_states(other.name) if p.startswith(prefix)]
+            documents = [Path(p) for p in documents_under(other.name, prefix)]
             if documents:
                 grouped.setdefault(other.name, []).extend(documents)
         if _is(path, Path.is_dir) and not path.is_symlink():  # a linked folder is never walked

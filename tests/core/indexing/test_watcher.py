@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -221,6 +222,36 @@ def test_a_file_replaced_by_a_folder_of_its_name_leaves_the_index(tmp_path):
         apply_changes(engine, {report})  # watchfiles names the folder that appeared
         assert engine.catalog.by_path(str(report)) is None
         assert engine.catalog.by_path(str(report / "inner.md")) is not None
+    finally:
+        engine.close()
+
+
+def test_a_deleted_folder_of_many_files_reads_each_librarys_documents_once(tmp_path, monkeypatch):
+    """A branch switch or `rm -rf` of 2,000 notes read the library's documents once per deleted path
+    (15 s before the next save was seen); the grouping is done in one reading a library."""
+    import shutil
+
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.indexing.watcher import apply_changes, paths_by_library
+
+    notes = tmp_path / "notes"
+    (notes / "burst").mkdir(parents=True)
+    for number in range(300):
+        (notes / "burst" / f"n{number}.md").write_text(f"# N{number}\n\nword{number}\n", encoding="utf-8")
+    (notes / "keep.md").write_text("# Keep\n\nkept\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="notes", paths=[notes])], raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+        changed = {notes / "burst" / f"n{number}.md" for number in range(300)} | {notes / "burst"}
+        shutil.rmtree(notes / "burst")
+        readings: list[str] = []
+        file_states = engine.catalog.file_states
+        monkeypatch.setattr(engine.catalog, "file_states", lambda library, *more: readings.append(library) or file_states(library, *more))
+        grouped = paths_by_library(engine, changed)
+        assert readings == ["notes"] and set(grouped["notes"]) == changed
+        apply_changes(engine, changed)
+        assert [Path(path).name for path in engine.catalog.paths()] == ["keep.md"]
     finally:
         engine.close()
 

@@ -1,4 +1,4 @@
-"""`workspace/symbol`: full-text search over every library, as you type.
+"""`workspace/symbol`: full-text search over every library, as you type; nothing when the search is a miss.
 
 Each hit is one SymbolInformation named "title · p. 29 · section: snippet" (the
 page and section where the document has them), at the hit's best matching line: in the file itself for text formats (md, mdx, txt, html; the
@@ -76,6 +76,8 @@ def search_symbols(
     try:
         result = call_tool(engine, "search", {"query": query, "limit": RESULT_LIMIT})
     except ToolError:
+        return []
+    if result.miss:  # the nearest documents of a query nothing matches are noise in a symbol picker
         return []
     symbols: list[types.SymbolInformation] = []
     for hit in result.results:

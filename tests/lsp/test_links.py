@@ -160,6 +160,24 @@ async def test_completion_after_wikilink_and_inline_link_openers(session: Sessio
     assert "Ownership Rules" in await labels(2, 41)
 
 
+async def test_heading_completion_after_a_folder_in_a_wikilink_and_after_an_escaped_path(session: Session) -> None:
+    """What note completion writes (`[[notes/name`, `a%20b.docx`) must lead to the note's headings too."""
+    uri = (session.folders["books"] / "draft.md").as_uri()
+    lines = ["See [[notes/ch04-01-what-is-ownership#owner", "and [x](dpkg%20cheat%20sheet.docx#manip"]
+    open_text(session, uri, "\n".join(lines) + "\n")
+    document = types.TextDocumentIdentifier(uri=uri)
+
+    async def labels(line: int) -> list[str]:
+        position = types.Position(line=line, character=len(lines[line]))
+        answer = await session.client.text_document_completion_async(types.CompletionParams(text_document=document, position=position))
+        return [item.label for item in answer.items]
+
+    assert "Ownership Rules" in await labels(0)
+    if has_extractor("docx"):
+        found = await labels(1)
+        assert any("manipulating-packages" in label for label in found), found
+
+
 async def test_links_to_the_notes_own_headings_follow_its_unsaved_edits(session: Session) -> None:
     """A heading just typed (not saved) is a link target at once, at the line where it stands now."""
     path = session.path(STRUCTS)

@@ -37,7 +37,7 @@ from typing import Any
 
 from linkly_ls.core.document import OutlineNode
 from linkly_ls.core.links.headings import HeadingIndex, SectionIndex
-from linkly_ls.core.links.targets import is_external, wikilink_folder
+from linkly_ls.core.links.targets import is_external, wikilink_folder, wikilink_key
 from linkly_ls.core.store.catalog import Catalog, DocumentRecord, LinkRecord
 from linkly_ls.core.store.records import name_key, title_key
 
@@ -129,6 +129,7 @@ class LinkResolver:
         self._headings: dict[str, HeadingIndex] = {}
         self._destinations: dict[str, dict[str, int]] = {}
         self._destination_pages: dict[tuple[str, str], int | None] = {}
+        self._libraries: list[tuple[str, str]] | None = None
 
     def links_of(self, record: DocumentRecord, line: int | None = None) -> list[ResolvedLink]:
         """The document's links resolved (`line`: those on that line: a request about the link under the
@@ -189,7 +190,7 @@ class LinkResolver:
             resolved.status = "external" if is_external(link.target) else "site"
             return resolved
         if link.target_name is not None:
-            target = self._by_name(link, resolved)
+            target = self._by_name(link, resolved, source_path)
         else:
             target = self._by_path(link.target_path or "", source_path, source, resolved)
         if target is None:
@@ -249,13 +250,34 @@ class LinkResolver:
         resolved.path = path
         return None
 
-    def _by_name(self, link: LinkRecord, resolved: ResolvedLink) -> DocumentRecord | None:
-        named = self.catalog.documents_named(link.target_name or "")
-        folder = wikilink_folder(link.target)
+    def named(self, name: str, source_path: str) -> DocumentRecord | None:
+        """The document `[[name]]` written in `source_path` leads to, when exactly one does."""
+        chosen = self._named_candidates(name, wikilink_key(name.partition("#")[0].strip()), source_path)
+        return self.record(chosen[0][0]) if len(chosen) == 1 else None
+
+    def _named_candidates(self, target: str, key: str, source_path: str) -> list[tuple[str, str, str, str]]:
+        """The documents a wikilink's name may mean: narrowed by its folder (`[[alpha/readme]]`), its file
+        name before a title, and, among several, those of the source's own library (another vault's
+        note of the same name, indexed in the same data dir, made every such link ambiguous)."""
+        named = self.catalog.documents_named(key)
+        folder = wikilink_folder(target)
         if folder:
             named = [row for row in named if posixpath.dirname(row[1]).endswith("/" + folder.strip("/"))]
-        by_file = [row for row in named if name_key(row[1]) == link.target_name]
-        chosen = by_file or named
+        chosen = [row for row in named if name_key(row[1]) == key] or named
+        if len(chosen) > 1:
+            library = self._library_of(source_path)
+            chosen = [row for row in chosen if row[3] == library] or chosen
+        return chosen
+
+    def _library_of(self, path: str) -> str | None:
+        """The library whose folder holds `path` most closely (a note not indexed yet has no record)."""
+        if self._libraries is None:
+            self._libraries = [(root.rstrip("/") + "/", library.name) for library in self.catalog.libraries() for root in library.paths]
+        holders = [(len(root), name) for root, name in self._libraries if path.startswith(root) or path + "/" == root]
+        return max(holders)[1] if holders else None
+
+    def _by_name(self, link: LinkRecord, resolved: ResolvedLink, source_path: str) -> DocumentRecord | None:
+        chosen = self._named_candidates(link.target, link.target_name or "", source_path)
         if len(chosen) == 1:
             return self.record(chosen[0][0])
         if not chosen:

@@ -133,11 +133,11 @@ class LinkReads:
                 found[path] = (doc_id, title, doc_type)
         return found
 
-    def documents_named(self, key: str) -> list[tuple[str, str, str]]:
-        """(doc_id, path, title) of the documents whose file name or title has this name key, by path."""
+    def documents_named(self, key: str) -> list[tuple[str, str, str, str]]:
+        """(doc_id, path, title, library) of the documents whose file name or title has this name key, by path."""
         rows = self.connect().execute(
-            "SELECT doc_id, path, title FROM documents WHERE name_key = ? "
-            "UNION SELECT doc_id, path, title FROM documents WHERE title_key = ? ORDER BY 2",
+            "SELECT doc_id, path, title, library FROM documents WHERE name_key = ? "
+            "UNION SELECT doc_id, path, title, library FROM documents WHERE title_key = ? ORDER BY 2",
             (key, key),
         )
         return [tuple(row) for row in rows]  # type: ignore[misc]

@@ -187,7 +187,7 @@ def _named(engine: Engine, query: str) -> set[str]:
     words = title_key(query).split()
     if 1 < len(words) <= NAME_WORDS:
         keys |= {joint.join(words) for joint in ("", "-", "_")}
-    return {doc_id for key in keys if key for doc_id, _, _ in engine.catalog.documents_named(key)}
+    return {row[0] for key in keys if key for row in engine.catalog.documents_named(key)}
 
 
 def _named_first(named: set[str], documents: list[RankedDocument]) -> list[RankedDocument]:

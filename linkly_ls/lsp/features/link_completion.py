@@ -12,14 +12,15 @@ from __future__ import annotations
 import asyncio
 import posixpath
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 from lsprotocol import types
 
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.links.headings import heading_anchors
 from linkly_ls.core.links.resolver import LinkResolver
-from linkly_ls.core.links.targets import wikilink_key
 from linkly_ls.core.store.records import DocumentRecord, name_key
 from linkly_ls.lsp.link_context import as_typed, is_note, python_column, source_record
 from linkly_ls.lsp.uris import open_buffer
@@ -68,14 +69,15 @@ def completions(ls: LinklyLanguageServer, engine: Engine, uri: str, position: ty
     if wiki:
         typed, heading = wiki.group(1), wiki.group(2)
         if heading is not None:
-            target = _target_record(ls, engine, uri, source_path, _named(engine, typed))
+            target = _target_record(ls, engine, uri, source_path, _named(engine, typed, source_path))
             return _heading_items(target, heading, position, wiki=True, units=ls)
         return _note_items(engine, source_path, typed, position, ls, wiki=True)
     inline = _INLINE.search(before)
     if inline:
         typed, heading = inline.group(1), inline.group(2)
         if heading is not None:
-            target_path = posixpath.normpath(posixpath.join(posixpath.dirname(source_path), typed)) if typed else source_path
+            # the path as completion writes it (`Zoë%20Müller.md`) names the file with its spaces
+            target_path = posixpath.normpath(posixpath.join(posixpath.dirname(source_path), unquote(typed))) if typed else source_path
             target = _target_record(ls, engine, uri, source_path, target_path)
             return _heading_items(target, heading, position, wiki=False, units=ls)
         return _note_items(engine, source_path, typed, position, ls, wiki=False)
@@ -90,7 +92,9 @@ def _edit_range(position: types.Position, typed: str, ls) -> types.Range:
 def _note_items(engine: Engine, source_path: str, typed: str, position: types.Position, ls, wiki: bool) -> types.CompletionList:
     documents = engine.catalog.document_names()
     names = wiki_names([path for _, path, _, _ in documents]) if wiki else {}
-    scored: list[tuple[int, str, types.CompletionItem]] = []
+    own = engine.library_for_path(Path(source_path))  # its library's notes first (another vault's come after)
+    own_paths = {path for _, path, _, _ in engine.catalog.document_names(own.name)} if own is not None else set()
+    scored: list[tuple[bool, int, str, types.CompletionItem]] = []
     folder = posixpath.dirname(source_path)
     for doc_id, path, title, doc_type in documents:
         if path == source_path:
@@ -114,9 +118,9 @@ def _note_items(engine: Engine, source_path: str, typed: str, position: types.Po
             text_edit=types.TextEdit(range=_edit_range(position, typed, ls), new_text=insert),
             data={"doc_id": doc_id},
         )
-        scored.append((score, insert, item))
-    scored.sort(key=lambda entry: (entry[0], entry[1]))
-    items = [item for _, _, item in scored[:MAX_ITEMS]]
+        scored.append((path not in own_paths, score, insert, item))
+    scored.sort(key=lambda entry: entry[:3])
+    items = [item for *_, item in scored[:MAX_ITEMS]]
     return types.CompletionList(is_incomplete=len(scored) > MAX_ITEMS, items=items)
 
 
@@ -142,9 +146,11 @@ def wiki_names(paths: list[str]) -> dict[str, str]:
     return names
 
 
-def _named(engine: Engine, name: str) -> str | None:
-    rows = engine.catalog.documents_named(wikilink_key(name)) if name.strip() else []
-    return rows[0][1] if len(rows) == 1 else None
+def _named(engine: Engine, name: str, source_path: str) -> str | None:
+    """The path of the note `[[name]]` leads to (its folder and the source's library narrowing it, as the
+    link itself resolves), or None."""
+    record = LinkResolver(engine.catalog).named(name, source_path) if name.strip() else None
+    return record.path if record is not None else None
 
 
 def _target_record(ls: LinklyLanguageServer, engine: Engine, uri: str, source_path: str, target_path: str | None) -> DocumentRecord | None:

@@ -226,3 +226,29 @@ def test_a_link_typed_composed_reaches_a_file_named_decomposed_and_back(tmp_path
         assert len(back) == 2
     finally:
         engine.close()
+
+
+def test_a_wikilink_two_libraries_answer_leads_into_the_sources_own_library(tmp_path):
+    """Two vaults indexed in one data dir each hold `projects.md`: `[[projects]]` is not ambiguous."""
+    from linkly_ls.core.store.records import make_doc_id
+
+    vaults = {name: tmp_path / name for name in ("mine", "other")}
+    for name, root in vaults.items():
+        (root / "sub").mkdir(parents=True)
+        (root / "projects.md").write_text(f"# Projects of {name}\n\n## Plans\n", encoding="utf-8")
+        (root / "sub" / "index.md").write_text("[[projects#plans]] and [[only-here]]\n", encoding="utf-8")
+    (vaults["other"] / "only-here.md").write_text("# Only here\n", encoding="utf-8")
+    libraries = [LibraryConfig(name=name, paths=[root]) for name, root in vaults.items()]
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=libraries))
+    try:
+        engine.index()
+        resolver = LinkResolver(engine.catalog)
+        for name, root in vaults.items():
+            links = resolver.links_of(engine.catalog.get(make_doc_id(str(root / "sub" / "index.md"))))
+            assert [(link.status, link.path) for link in links] == [
+                ("ok", str(root / "projects.md")),
+                ("ok", str(vaults["other"] / "only-here.md")),  # a name only another library holds still leads there
+            ], name
+        assert resolver.named("projects", str(vaults["mine"] / "new.md")).path == str(vaults["mine"] / "projects.md")
+    finally:
+        engine.close()

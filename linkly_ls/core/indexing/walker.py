@@ -26,6 +26,9 @@ MAX_COUNTED_ENTRIES = 50_000
 
 IGNORE_FILES = (".gitignore", ".ignore")
 ALWAYS_SKIPPED_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".tox"}
+#: files never indexed: hidden ones, and the owner files Microsoft Office writes beside a document it has
+#: open (`~$report.docx`, a few bytes naming who has it open: no document, and no readable DOCX)
+HIDDEN_PREFIXES = (".", "~$")
 
 
 def glob_problem(pattern: str) -> str | None:
@@ -164,7 +167,7 @@ def _wanted_files(
     current = Path(directory)
     unsupported = 0
     for name in sorted(filenames):
-        if name.startswith("."):
+        if name.startswith(HIDDEN_PREFIXES):
             continue
         full = current / name
         relative = relative_dir + name
@@ -209,7 +212,7 @@ def count_documents(folder: Path) -> int:
         dirnames[:] = [name for name in dirnames if not name.startswith(".") and name not in ALWAYS_SKIPPED_DIRS]
         for name in filenames:
             seen += 1
-            if not name.startswith(".") and is_supported(Path(name)) and not os.path.islink(os.path.join(directory, name)):
+            if not name.startswith(HIDDEN_PREFIXES) and is_supported(Path(name)) and not os.path.islink(os.path.join(directory, name)):
                 count += 1
         seen += len(dirnames)
         if seen >= MAX_COUNTED_ENTRIES:
@@ -245,7 +248,7 @@ def is_indexable(path: Path, root: Path, rules: WalkRules) -> bool:
             return False
     except OSError:
         return False
-    if any(part.startswith(".") or part in ALWAYS_SKIPPED_DIRS for part in parts):
+    if any(part.startswith(".") or part in ALWAYS_SKIPPED_DIRS for part in parts) or parts[-1].startswith(HIDDEN_PREFIXES):
         return False
     if any(path.is_relative_to(skipped) for skipped in rules.skip_dirs):
         return False

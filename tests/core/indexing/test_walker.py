@@ -24,6 +24,8 @@ def test_walk_honours_gitignore_ignore_hidden_and_unsupported(tmp_path):
             "b.txt": "x",
             "c.py": "code",
             ".hidden.md": "x",
+            "~$report.docx": "owner file",
+            "sub/~$notes.docx": "owner file",
             ".git/d.md": "x",
             "build/e.md": "x",
             "sub/.gitignore": "secret*.md\n",
@@ -61,10 +63,10 @@ def test_a_file_under_a_linked_folder_is_not_indexable(tmp_path):
 
 
 def test_is_indexable_agrees_with_walk(tmp_path):
-    make_tree(tmp_path, {".gitignore": "ignored/\n", "ignored/a.md": "x", "kept/b.md": "x", "c.pdf": "x"})
+    make_tree(tmp_path, {".gitignore": "ignored/\n", "ignored/a.md": "x", "kept/b.md": "x", "c.pdf": "x", "kept/~$d.docx": "x"})
     rules = WalkRules([], [], [])
     walked = set(walk_library(tmp_path, rules))
-    for candidate in [tmp_path / "ignored/a.md", tmp_path / "kept/b.md", tmp_path / "c.pdf"]:
+    for candidate in [tmp_path / "ignored/a.md", tmp_path / "kept/b.md", tmp_path / "c.pdf", tmp_path / "kept/~$d.docx"]:
         assert is_indexable(candidate, tmp_path, rules) == (candidate in walked)
 
 

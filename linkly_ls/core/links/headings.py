@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 
 from linkly_ls.core.document import OutlineNode
 from linkly_ls.core.provenance import PAGE_MARKER
-from linkly_ls.core.links.targets import heading_slug
+from linkly_ls.core.links.targets import heading_slug, loose_heading_slug
 
 #: a heading's number ("2.3 ", "A.1 ", "Appendix B "), which a destination named by the heading leaves out
 _HEADING_NUMBER = re.compile(r"^(?:appendix\s+)?(?:\d+|[a-z])(?:\.\d+)*\.?\s+(?=\S)")
@@ -35,12 +36,12 @@ def flatten(nodes: list[OutlineNode]) -> list[OutlineNode]:
     return flat
 
 
-def heading_anchors(nodes: list[OutlineNode]) -> list[tuple[str, OutlineNode]]:
+def heading_anchors(nodes: list[OutlineNode], slug_of: Callable[[str], str] = heading_slug) -> list[tuple[str, OutlineNode]]:
     """(anchor, heading) in document order; a repeated anchor gets `-1`, `-2` as renderers do."""
     seen: dict[str, int] = {}
     anchors: list[tuple[str, OutlineNode]] = []
     for node in flatten(nodes):
-        slug = heading_slug(node.title)
+        slug = slug_of(node.title)
         count = seen.get(slug, 0)
         seen[slug] = count + 1
         anchors.append((slug if count == 0 else f"{slug}-{count}", node))
@@ -60,6 +61,8 @@ class HeadingIndex:
         for anchor, node in heading_anchors(nodes):
             self.by_anchor.setdefault(anchor, node)
             self.by_title.setdefault(node.title.casefold(), node)
+        for anchor, node in heading_anchors(nodes, loose_heading_slug):
+            self.by_anchor.setdefault(anchor, node)
         self._by_unnumbered_title: dict[str, OutlineNode] | None = None
 
     def titled(self, title: str) -> OutlineNode | None:

@@ -96,7 +96,15 @@ def wikilink_folder(name: str) -> str:
 
 
 def heading_slug(title: str) -> str:
-    """The anchor a Markdown renderer (GitHub, mdBook, Docusaurus, Astro) gives a heading:
-    lowercase, punctuation dropped, spaces to hyphens."""
+    """The anchor GitHub gives a heading (github-slugger; mdBook, Docusaurus and Astro alike for most):
+    lower case, punctuation and symbols dropped, each space a hyphen, nothing trimmed: `## 🚀 Launch plan`
+    is `#-launch-plan`, `## Straße` is `#straße`."""
+    title = title.strip()
+    return "".join(char for char in title.lower() if char.isalnum() or char in " -_").replace(" ", "-")
+
+
+def loose_heading_slug(title: str) -> str:
+    """The same anchor case-folded and trimmed (`#launch-plan`, `#strasse`): how other renderers and hand-written
+    links spell it, which a link is also understood by."""
     slug = "".join(char for char in title.casefold() if char.isalnum() or char in " -_")
     return slug.strip().replace(" ", "-")

@@ -40,3 +40,16 @@ def test_heading_slugs_follow_the_renderers():
     assert heading_slug("Install it!") == "install-it"
     assert heading_slug("What Is Ownership?") == "what-is-ownership"
     assert heading_slug("Écrire du code") == "écrire-du-code"
+    assert heading_slug("🚀 Launch plan") == "-launch-plan", "as GitHub: the emoji goes, its space stays"
+    assert heading_slug("Straße") == "straße", "lower case, not case-folded"
+
+
+def test_a_heading_is_found_by_githubs_anchor_and_by_the_trimmed_case_folded_one():
+    from linkly_ls.core.document import OutlineNode
+    from linkly_ls.core.links.headings import HeadingIndex, heading_anchors
+
+    nodes = [OutlineNode("🚀 Launch plan", 2, 1, 2), OutlineNode("Straße", 2, 3, 4), OutlineNode("Notes", 2, 5, 6), OutlineNode("Notes", 2, 7, 8)]
+    assert [anchor for anchor, _ in heading_anchors(nodes)] == ["-launch-plan", "straße", "notes", "notes-1"]
+    index = HeadingIndex(nodes)
+    for fragment, line in [("-launch-plan", 1), ("launch-plan", 1), ("straße", 3), ("strasse", 3), ("notes-1", 7), ("notes", 5)]:
+        assert index.named(fragment).start_line == line, fragment

@@ -82,7 +82,12 @@ class EmbeddingRounds:
         try:
             while not self.sync.stopping():
                 if not queued:
-                    queued = index.missing_documents(limit=DOCS_PER_ROUND * rounds_ahead)
+                    wanted = DOCS_PER_ROUND * rounds_ahead
+                    queued = index.missing_documents(limit=wanted)
+                    # documents saved since the count are missing too: the total grows with them, and is
+                    # exact once the rest fits in the queue (status said "713 of 9 documents")
+                    total = done + len(queued) if len(queued) < wanted else max(total, done + len(queued))
+                    self.sync.set_state(total=total)
                 missing = queued[:DOCS_PER_ROUND]
                 if index.model_id != self.sync.first_pass.model_id:
                     self.sync.first_pass.catch_up([doc_id for doc_id, _ in missing])

@@ -252,3 +252,26 @@ def test_a_new_chunking_version_embeds_only_the_passages_whose_text_changed(tmp_
     finally:
         engine.close()
 
+
+
+def test_documents_saved_while_embedding_grow_the_total_the_done_count_never_passes(tmp_path, monkeypatch):
+    """`linkly status` said "embedding: 713 of 9 documents": the total was counted once, at the start."""
+    from linkly_ls.core.indexing import embedding_rounds
+
+    monkeypatch.setattr(embedding_rounds, "DOCS_PER_ROUND", 2)
+    engine = indexed_engine(tmp_path, 3, 1)
+    seen: list[tuple[int, int]] = []
+    try:
+        def progress(done: int, total: int, path: str) -> None:
+            state = engine.vectors.state()
+            seen.append((state.done, state.total))
+            if len(seen) == 1:  # a burst of notes saved meanwhile
+                write_notes(tmp_path / "notes" / "later", 5, 1)
+                engine.index()
+
+        engine.vectors.run_until_complete(progress=progress, wait_for_model=True)
+        state = engine.vectors.state()
+        assert (state.done, state.total) == (8, 8)
+        assert all(done <= total for done, total in seen), seen
+    finally:
+        engine.close()

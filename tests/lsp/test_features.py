@@ -188,6 +188,11 @@ async def test_empty_query_is_an_empty_list(session: Session) -> None:
     assert await workspace_symbols(session, "   ") == []
 
 
+async def test_a_word_typed_halfway_finds_the_notes_it_begins_the_name_of(session: Session) -> None:
+    symbols = await workspace_symbols(session, "Ownersh")
+    assert symbols and symbols[0].name.startswith("What Is Ownership?"), [symbol.name for symbol in symbols]
+
+
 async def test_read_and_text_document_content_serve_the_canonical_lines(session: Session) -> None:
     doc_id = await session.doc_id(OWNERSHIP)
     canonical: list[str] = []

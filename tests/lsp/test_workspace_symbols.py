@@ -23,3 +23,21 @@ def test_a_query_nothing_matches_gives_no_symbols_not_the_nearest_documents(tmp_
         assert search_symbols(engine, SourceFiles(), "compost", len, lambda: False)
     finally:
         engine.close()
+
+
+def test_the_word_being_typed_finds_the_documents_whose_names_it_begins(tmp_path) -> None:
+    from linkly_ls.core.search.word_completion import WordCompletions
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "method.md").write_text("# Zettelkasten method\n\nOne idea a card, cards linked.\n", encoding="utf-8")
+    (notes / "soil.md").write_text("# Soil\n\nCompost for tomatoes.\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="n", paths=[notes])], raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+        completions = WordCompletions(engine.catalog)
+        assert search_symbols(engine, SourceFiles(), "zett", len, lambda: False) == [], "without completion: a miss"
+        (found,) = search_symbols(engine, SourceFiles(), "zett", len, lambda: False, completions)
+        assert found.name.startswith("Zettelkasten method") and found.location.uri.endswith("/method.md")
+    finally:
+        engine.close()

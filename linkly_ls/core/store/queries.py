@@ -6,9 +6,10 @@ writes, keyword bookkeeping and document text stay in `catalog.py`.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from linkly_ls.core.store.records import (
     DOC_COLUMNS,
@@ -226,6 +227,12 @@ class CatalogReads:
             marks = ",".join("?" * len(batch))
             found.update(db.execute(f"SELECT doc_id, content_hash FROM documents WHERE doc_id IN ({marks})", batch))
         return found
+
+    def named_words(self) -> Iterator[tuple[str, str, list[str], list[dict]]]:
+        """(title, path, keywords, outline as stored: nested dicts with `title` and `children`) of every
+        document: the words a person names documents by, for completing a word being typed."""
+        for title, path, keywords, outline in self.connect().execute("SELECT title, path, keywords, outline FROM documents"):
+            yield title, path, json.loads(keywords), json.loads(outline)
 
     def summaries(self, doc_ids: list[str]) -> dict[str, DocumentSummary]:
         """doc_id -> what a search hit shows of it, for those of `doc_ids` the catalog has (no outline is parsed)."""

@@ -1,5 +1,8 @@
 """`workspace/symbol`: full-text search over every library, as you type; nothing when the search is a miss.
 
+The word being typed (the query's last, no space after it) is searched as the words of document
+names it may become (`core.search.word_completion`): `zett` finds the notes on the Zettelkasten.
+
 Each hit is one SymbolInformation named "title · p. 29 · section: snippet" (the
 page and section where the document has them), at the hit's best matching line: in the file itself for text formats (md, mdx, txt, html; the
 line found again in the file by its text, since extraction drops front
@@ -26,6 +29,7 @@ from pygls.exceptions import JsonRpcContentModified
 
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.search.snippets import excerpt
+from linkly_ls.core.search.word_completion import WordCompletions
 from linkly_ls.core.tools import ToolError, call_tool
 from linkly_ls.lsp.features.symbols import UnitCounter
 from linkly_ls.lsp.linemap import SOURCES, SourceFiles, source_line
@@ -68,11 +72,19 @@ def hit_range(
 
 
 def search_symbols(
-    engine: Engine, sources: SourceFiles, query: str, units: UnitCounter, abandoned: Callable[[], bool]
+    engine: Engine,
+    sources: SourceFiles,
+    query: str,
+    units: UnitCounter,
+    abandoned: Callable[[], bool],
+    completions: WordCompletions | None = None,
 ) -> list[types.SymbolInformation]:
-    """Run the search tool and turn its hits into symbols, stopping early once `abandoned()`."""
+    """Run the search tool and turn its hits into symbols, stopping early once `abandoned()`. The word
+    being typed is searched as the words of document names it may become (`completions`)."""
     if abandoned():
         raise SearchAbandoned
+    if completions is not None:
+        query = completions.completed_query(query)
     try:
         result = call_tool(engine, "search", {"query": query, "limit": RESULT_LIMIT})
     except ToolError:
@@ -104,6 +116,12 @@ class WorkspaceSymbolSearch:
         self.latest = 0
         self.sources = SOURCES
         self._last_query_at = float("-inf")
+        self._completions: WordCompletions | None = None
+
+    def completions_for(self, engine: Engine) -> WordCompletions:
+        if self._completions is None or self._completions.catalog is not engine.catalog:
+            self._completions = WordCompletions(engine.catalog)
+        return self._completions
 
     async def answer(self, ls: LinklyLanguageServer, query: str) -> list[types.SymbolInformation]:
         if not query.strip():
@@ -123,7 +141,9 @@ class WorkspaceSymbolSearch:
 
         units = ls.workspace.position_codec.client_num_units
         try:
-            symbols = await asyncio.to_thread(search_symbols, engine, self.sources, query.strip(), units, abandoned)
+            symbols = await asyncio.to_thread(
+                search_symbols, engine, self.sources, query.lstrip(), units, abandoned, self.completions_for(engine)
+            )
         except asyncio.CancelledError:
             cancelled.set()
             raise

@@ -1,0 +1,89 @@
+"""The words a word being typed may become, for search as you type (an editor's workspace symbols).
+
+The keyword index cannot list its terms, and a word typed halfway (`zett`) matches nothing in it, so
+a picker stays empty until the word is whole. What a person types there is most often a word of a
+document's name: its title, a heading, its file name, one of its keywords. Those words, counted by
+the documents that hold them, are kept in sorted order; a prefix of three characters or more that is
+no such word itself becomes its most common words that start with it (`zett` -> `zettelkasten`).
+The list is built again when the catalog changes (`Catalog.change_stamp`), on the first query after.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import threading
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from linkly_ls.core.search.analysis import composed
+
+if TYPE_CHECKING:
+    from linkly_ls.core.store.catalog import Catalog
+
+#: the shortest prefix that is completed: fewer letters start too many words to choose from
+MIN_PREFIX_CHARS = 3
+#: the words a prefix becomes, most common first
+COMPLETIONS = 3
+_WORD = re.compile(r"[^\W_]{3,}")
+#: the word being typed: the query's last word, with nothing after it
+_LAST_WORD = re.compile(r"([^\W_]+)$")
+
+
+class WordCompletions:
+    """The words of one catalog's document names, kept current, completing a prefix."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self._lock = threading.Lock()
+        self._stamp: object = None
+        self._words: list[str] = []
+        self._counts: Counter[str] = Counter()
+
+    def completed_query(self, query: str) -> str:
+        """`query` with its last word, when it is a prefix and no word of its own, replaced by the words it
+        may become; the query as it is otherwise (a space after the word says it is whole)."""
+        typed = _LAST_WORD.search(query)
+        if typed is None:
+            return query
+        words = self.complete(typed.group(1))
+        return f"{query[: typed.start()]}{' '.join(words)}" if words else query
+
+    def complete(self, prefix: str) -> list[str]:
+        """The most common words starting with `prefix` (case aside), or [] when it is short or a word itself."""
+        key = composed(prefix).casefold()
+        if len(key) < MIN_PREFIX_CHARS:
+            return []
+        words, counts = self._current()
+        if key in counts:
+            return []
+        start = bisect_left(words, key)
+        end = bisect_left(words, key + "\U0010ffff")
+        return sorted(words[start:end], key=lambda word: (-counts[word], word))[:COMPLETIONS]
+
+    def _current(self) -> tuple[list[str], Counter[str]]:
+        with self._lock:
+            stamp = self.catalog.change_stamp()
+            if stamp != self._stamp:
+                self._counts = _vocabulary(self.catalog)
+                self._words = sorted(self._counts)
+                self._stamp = stamp
+            return self._words, self._counts
+
+
+def _vocabulary(catalog: Catalog) -> Counter[str]:
+    """Each word of the documents' names -> in how many documents it stands."""
+    counts: Counter[str] = Counter()
+    for title, path, keywords, outline in catalog.named_words():
+        stem = posixpath.splitext(posixpath.basename(path))[0]
+        text = " ".join([title, stem, *keywords, *_headings(outline)])
+        counts.update({word.casefold() for word in _WORD.findall(composed(text))})
+    return counts
+
+
+def _headings(nodes: Iterable[dict]) -> Iterable[str]:
+    for node in nodes:
+        yield node.get("title", "")
+        yield from _headings(node.get("children", ()))

@@ -26,6 +26,7 @@ from linkly_ls.core.extract.base import READ_ERROR, ExtractLimits
 from linkly_ls.core.extract.ocr import ocr_pending, ocr_unavailable_reason
 from linkly_ls.core.search.keyword import KeywordIndex
 from linkly_ls.core.indexing.document_store import DocumentStore, FlushCallback
+from linkly_ls.core.indexing.nesting import Nesting
 from linkly_ls.core.indexing.pdf_split import PdfSplitter, run_task
 from linkly_ls.core.indexing.preparation import PreparedFile, hash_file, one_line, prepare_file, prepare_here
 from linkly_ls.core.indexing.skips import OTHER_LIBRARY, TOO_LARGE, SkipTally, describe
@@ -152,6 +153,7 @@ class Indexer:
             respect_ignore_files=library.respect_gitignore,
         )
         tally = SkipTally()
+        nesting = Nesting.of(self.catalog, library)
         states = self.catalog.file_states(library.name, EXTRACTOR_VERSIONS)
         previous_errors = {error.path: error for error in self.catalog.errors(library.name)}
         unreadable: dict[str, str] = {}
@@ -182,6 +184,9 @@ class Indexer:
         rehash_budget = REHASH_HERE_BYTES
         for path in found:
             key = str(path)
+            if nesting.in_inner_library(key):  # not seen: held here before the inner library was, it leaves
+                tally.add(str(path.parent), OTHER_LIBRARY)
+                continue
             seen.add(key)
             try:
                 stat = path.stat()
@@ -213,7 +218,7 @@ class Indexer:
                 report.failed += 1
                 continue
             owner = self.catalog.by_path(key) if state is None else None
-            if owner is not None and owner.library != library.name:
+            if owner is not None and owner.library != library.name and not nesting.takes_over(key, owner.library):
                 tally.add(str(path.parent), OTHER_LIBRARY)
                 continue
             work.append((key, (key, state[3] if state else None, first_pass)))

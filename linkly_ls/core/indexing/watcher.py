@@ -51,11 +51,10 @@ class UndecodableName(WatchError):
 
 
 def paths_by_library(engine: Engine, changed: set[Path]) -> dict[str, list[Path]]:
-    """Group changed paths under their library; a folder expands to its files and a vanished one to its
-    documents; a changed `.gitignore` or `.ignore` stands for its folder.
-
-    An indexed file stays with the library that holds it: a library nested in another, added after the
-    outer one indexed its folder, would otherwise get the change, and skip the file as the other's."""
+    """Group changed paths under their library, the innermost whose folder holds them (`nesting`); a folder
+    expands to its files and a vanished one to its documents (of whichever library holds them, which
+    looks at them again); a changed `.gitignore` or `.ignore` stands for its folder. A path an outer
+    library still holds goes to that library too: it hands the file over, or drops it if deleted."""
     grouped: dict[str, list[Path]] = {}
     indexed: dict[str, list[str]] = {}  # library -> its documents' paths, sorted: read once, not once a path
 
@@ -67,8 +66,10 @@ def paths_by_library(engine: Engine, changed: set[Path]) -> dict[str, list[Path]
         return paths[bisect_left(paths, prefix) : bisect_left(paths, prefix[:-1] + chr(ord("/") + 1))]
 
     def add(path: Path, deepest: str) -> None:
+        grouped.setdefault(deepest, []).append(path)
         held = engine.catalog.by_path(str(path))
-        grouped.setdefault(held.library if held is not None else deepest, []).append(path)
+        if held is not None and held.library != deepest:
+            grouped.setdefault(held.library, []).append(path)
 
     for path in changed:
         library = engine.library_for_path(path)

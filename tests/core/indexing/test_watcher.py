@@ -256,9 +256,10 @@ def test_a_deleted_folder_of_many_files_reads_each_librarys_documents_once(tmp_p
         engine.close()
 
 
-def test_a_change_under_a_nested_library_reaches_the_library_that_holds_the_file(tmp_path):
-    """The outer library indexed the folder before a library of its inner folder was added: an edit or a
-    deletion there went to the inner library, which skipped the file as the other's, and was lost."""
+def test_a_change_under_a_nested_library_hands_the_file_to_the_inner_library(tmp_path):
+    """The outer library indexed the folder before a library of its inner folder was added: a file there
+    belongs to the inner library (the innermost folder), whichever indexed it first; a deletion leaves
+    the index whichever holds it."""
     from linkly_ls.core.config import Config, LibraryConfig
     from linkly_ls.core.engine import Engine
     from linkly_ls.core.indexing.watcher import apply_changes
@@ -277,7 +278,7 @@ def test_a_change_under_a_nested_library_reaches_the_library_that_holds_the_file
         note.write_text("# Note\n\nnumbat\n", encoding="utf-8")
         apply_changes(engine, {note})
         held = engine.catalog.by_path(str(note))
-        assert held is not None and held.library == "outer" and "numbat" in engine.catalog.lines(held.doc_id)
+        assert held is not None and held.library == "inner" and "numbat" in engine.catalog.lines(held.doc_id)
         fresh = inner / "fresh.md"
         fresh.write_text("# Fresh\n\nbilby\n", encoding="utf-8")
         apply_changes(engine, {fresh})

@@ -15,9 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from linkly_ls.core.embedding.settings import ENGLISH_ONLY_MODELS
 from linkly_ls.core.links.headings import flatten
 from linkly_ls.core.links.resolver import LinkResolver
-from linkly_ls.core.search.analysis import BARE_MARKER, extract_keywords
+from linkly_ls.core.search.analysis import BARE_MARKER, extract_keywords, mostly_outside_latin
 from linkly_ls.core.search.relevance import RelevanceScorer
 from linkly_ls.core.store.catalog import DocumentRecord
 
@@ -96,6 +97,9 @@ def find_related(
     reason = "the model has not computed this document's vectors yet (first-pass ones are not used here); ranked by shared key terms"
     embedder, index, why = engine.vectors.search_index()
     query_vector = None
+    if index is not None and embedder is not None and embedder.model_id in ENGLISH_ONLY_MODELS and mostly_outside_latin("\n".join(section)):
+        # a Chinese or Russian section read by an English model lands near anything: its key terms decide
+        index, why = None, "the section is not in the Latin script and the embedding model reads English only"
     if index is not None:
         import numpy as np  # loaded with the vectors, not with every open index
 

@@ -221,6 +221,14 @@ def written_outside_latin(text: str) -> bool:
     return _LATIN_LETTER.search(text) is None and _LETTER.search(text) is not None
 
 
+def mostly_outside_latin(text: str, sample_chars: int = 20_000) -> bool:
+    """Whether most letters of the text (of its first `sample_chars`) are not Latin: a Chinese document
+    that names PostgreSQL now and then."""
+    sample = text[:sample_chars]
+    letters = len(_LETTER.findall(sample))
+    return letters > 0 and len(_LATIN_LETTER.findall(sample)) * 2 < letters
+
+
 def has_cjk(text: str) -> bool:
     return CJK_RUN.search(text) is not None
 

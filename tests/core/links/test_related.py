@@ -77,3 +77,22 @@ def test_a_document_without_text_has_nothing_related_and_snippets_show_no_page_m
         assert not any("--- chapter" in hit.hit.snippet or "--- page" in hit.hit.snippet for hit in book.results)
     finally:
         engine.close()
+
+
+def test_a_chinese_section_is_related_by_its_key_terms_not_by_an_english_models_vectors(tmp_path: Path):
+    """The bundled model reads English only: a Chinese note's neighbours by its vectors were unrelated."""
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "学习.md").write_text("# 学习笔记\n\n我们使用PostgreSQL数据库管理系统。数据库管理很重要。\n", encoding="utf-8")
+    (root / "数据库.md").write_text("# 数据库管理系统\n\n关系数据库管理系统的索引和查询。\n", encoding="utf-8")
+    for number in range(6):
+        (root / f"astro-{number}.md").write_text(f"# Astro page {number}\n\nComponents, layouts and islands {number}.\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="notes", paths=[root])]))
+    try:
+        engine.index()
+        engine.vectors.run_until_complete(wait_for_model=True)
+        related = find_related(engine, engine.catalog.get(make_doc_id(str(root / "学习.md"))), None, 3, None)
+        assert related.mode == "keyword" and "reads English only" in related.mode_reason
+        assert [document.doc_id for document in related.documents][:1] == [make_doc_id(str(root / "数据库.md"))]
+    finally:
+        engine.close()

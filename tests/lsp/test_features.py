@@ -140,6 +140,12 @@ async def test_document_symbols_of_a_buffer_named_by_no_type_follow_its_language
     assert [(s.name, s.selection_range.start.line) for s in flatten(symbols)] == [("New note", 0), ("Sub", 2)]
 
 
+async def test_a_relative_path_is_read_from_the_workspace_folder_that_has_it(session: Session) -> None:
+    name = "sect.backup.html"  # in the `books` workspace folder, the second
+    view = await session.request("linkly/uriForPath", {"path": name})
+    assert view["doc_id"] == await session.doc_id(name)
+
+
 @needs_pdf
 async def test_document_symbols_of_a_pdf_view_are_its_outline(session: Session) -> None:
     view = await session.request("linkly/uriForPath", {"path": str(session.path("pdflatex-outline.pdf"))})

@@ -149,6 +149,15 @@ class ViewRefresher:
             await self.ls.workspace_text_document_content_refresh_async(types.TextDocumentContentRefreshParams(uri=uri))
 
 
+def _from_workspace(ls: LinklyLanguageServer, path: Path) -> Path:
+    """A relative path as the editor means it: in the workspace folder that has it (else the first),
+    never in the server's own working folder."""
+    if path.is_absolute():
+        return path.resolve()
+    candidates = [(folder / path).resolve() for folder in ls.workspace_folder_paths()]
+    return next((candidate for candidate in candidates if candidate.exists()), candidates[0] if candidates else path.resolve())
+
+
 def register(server: LinklyLanguageServer) -> None:
     refresher = ViewRefresher(server)
     server.on_indexed.append(refresher.after_index)
@@ -170,7 +179,7 @@ def register(server: LinklyLanguageServer) -> None:
         if arguments.get("uri"):
             record = await asyncio.to_thread(document_for_uri, engine, str(arguments["uri"]))
         else:
-            path = Path(str(arguments["path"])).expanduser().resolve()
+            path = _from_workspace(ls, Path(str(arguments["path"])).expanduser())
             record = await asyncio.to_thread(document_for_path, engine, path)
         return {
             "uri": doc_uri(record.doc_id),

@@ -11,7 +11,7 @@ from typing import Any
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.indexing.skips import describe, reasons_in_order
 from linkly_ls.core.tools.common import FAILURES_SHOWN, counted, empty_index_notice, resolve_library
-from linkly_ls.core.tools.schema import validate
+from linkly_ls.core.tools.validation import validate
 
 MAX_TREE_DEPTH = 3
 MAX_CHILDREN = 12

@@ -15,7 +15,7 @@ from typing import Any
 
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.tools.common import counted, empty_index_notice, escape_path_glob, resolve_library
-from linkly_ls.core.tools.schema import validate
+from linkly_ls.core.tools.validation import validate
 
 
 @dataclass

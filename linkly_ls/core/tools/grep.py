@@ -22,7 +22,7 @@ from linkly_ls.core.tools.remote_documents import RemoteResult, ask_remote, sent
 from linkly_ls.core.errors import ToolError
 from linkly_ls.core.provenance import Place, provenance_of
 from linkly_ls.core.search.grep_lines import LineMatch, compile_pattern, find_matching_lines, match_column, needs_regex
-from linkly_ls.core.tools.schema import validate
+from linkly_ls.core.tools.validation import validate
 
 MAX_LINE_CHARS_SHOWN = 1000
 

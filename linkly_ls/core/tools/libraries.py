@@ -9,7 +9,7 @@ from linkly_ls.core.store.catalog import LibraryRecord
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.tools.common import FAILURES_SHOWN, counted
 from linkly_ls.core.indexing.skips import describe, reasons_in_order
-from linkly_ls.core.tools.schema import validate
+from linkly_ls.core.tools.validation import validate
 
 
 #: what list_libraries and `linkly index` say of a library the config file no longer defines

@@ -16,7 +16,7 @@ from linkly_ls.core.links.resolver import LinkResolver, ResolvedLink
 from linkly_ls.core.provenance import Place, provenance_of
 from linkly_ls.core.store.catalog import DocumentRecord, DocumentSummary
 from linkly_ls.core.tools.common import get_document
-from linkly_ls.core.tools.schema import validate
+from linkly_ls.core.tools.validation import validate
 
 
 @dataclass

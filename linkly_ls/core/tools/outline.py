@@ -15,7 +15,7 @@ from linkly_ls.core.remote.names import split_doc_id
 from linkly_ls.core.tools.common import get_document, iso_utc, add_on_disk, on_disk_note
 from linkly_ls.core.tools.remote_documents import RemoteResult, ask_remote, rewrite_document
 from linkly_ls.core.errors import ArgumentError
-from linkly_ls.core.tools.schema import validate
+from linkly_ls.core.tools.validation import validate
 
 
 @dataclass

@@ -16,7 +16,7 @@ from linkly_ls.core.tools.common import get_document, add_on_disk, on_disk_note
 from linkly_ls.core.tools.remote_documents import RemoteResult, ask_remote, sent_arguments
 from linkly_ls.core.errors import ToolError
 from linkly_ls.core.provenance import Provenance, page_range_label
-from linkly_ls.core.tools.schema import validate
+from linkly_ls.core.tools.validation import validate
 
 
 @dataclass

@@ -15,7 +15,7 @@ from linkly_ls.core.links.related import Related, find_related
 from linkly_ls.core.provenance import provenance_of
 from linkly_ls.core.search.snippets import QueryMatcher, best_snippet
 from linkly_ls.core.tools.common import get_document, resolve_library
-from linkly_ls.core.tools.schema import validate
+from linkly_ls.core.tools.validation import validate
 from linkly_ls.core.tools.search_results import SearchHit
 
 

@@ -26,7 +26,7 @@ from linkly_ls.core.tools.read import read
 from linkly_ls.core.tools.remote_search import search_anywhere
 from linkly_ls.core.tools.find_paths import FindPathsResult, FolderCandidate, find_paths
 from linkly_ls.core.tools.libraries import LibrariesResult, list_libraries
-from linkly_ls.core.tools.schema import validate
+from linkly_ls.core.tools.validation import validate
 
 
 @dataclass

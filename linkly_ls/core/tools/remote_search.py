@@ -26,7 +26,7 @@ from linkly_ls.core.remote.names import (
     remote_library,
     remote_path,
 )
-from linkly_ls.core.tools.schema import validate
+from linkly_ls.core.tools.validation import validate
 from linkly_ls.core.provenance import Place
 from linkly_ls.core.tools.search import OTHER_WORDS, WEAK_RELEVANCE, search
 from linkly_ls.core.tools.search_guidance import filter_advice

@@ -34,7 +34,7 @@ from linkly_ls.core.search.phrases import (
 )
 from linkly_ls.core.search.ranking import best_cosines, rank_documents
 from linkly_ls.core.search.relevance import RelevanceScorer
-from linkly_ls.core.tools.schema import validate
+from linkly_ls.core.tools.validation import validate
 from linkly_ls.core.search.snippets import QueryMatcher, best_snippet, reads_as_contents
 from linkly_ls.core.store.records import DocumentSummary
 from linkly_ls.core.tools.search_filters import allowed_documents, blame_the_filters

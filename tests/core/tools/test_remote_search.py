@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from linkly_ls.core.remote import RemoteAnswer, RemoteStatus
 from linkly_ls.core.tools.remote_search import merge_search
-from linkly_ls.core.tools.schema import validate
+from linkly_ls.core.tools.validation import validate
 from support.tool_library import search
 
 

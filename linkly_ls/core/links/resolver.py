@@ -31,19 +31,17 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
 from linkly_ls.core.document import OutlineNode
 from linkly_ls.core.links.headings import HeadingIndex, SectionIndex
-from linkly_ls.core.links.targets import is_external, wikilink_folder, wikilink_key
+from linkly_ls.core.links.targets import is_external, path_candidates, paths_naming, wikilink_folder, wikilink_key
 from linkly_ls.core.store.catalog import Catalog, DocumentRecord, LinkRecord
 from linkly_ls.core.store.records import name_key, title_key
 
 BROKEN = ("missing", "missing_heading", "ambiguous")
 _NOTE_TYPES = ("md", "mdx")
-_INDEX_NAMES = ("index.md", "README.md", "readme.md", "index.mdx", "_index.md", "index.html")
 _PAGE_FRAGMENT = re.compile(r"^page=(\d+)$")
 #: a PDF's named destination (`other.pdf#nameddest=NAME`, as PDF viewers read a URL's fragment)
 _NAMED_DESTINATION = "nameddest="
@@ -208,7 +206,7 @@ class LinkResolver:
         document (a PDF's thousands), only those into that section's lines are read."""
         between = None if section is None else (section.start_line, section.end_line or 2**31)
         found = self.catalog.links_to(
-            self._paths_naming(record),
+            paths_naming(record.path),
             sorted({name_key(record.path), _title(record)}),
             None if from_itself else record.doc_id,
             between,
@@ -227,7 +225,7 @@ class LinkResolver:
 
     def document_at(self, path: str) -> DocumentRecord | None:
         """The indexed document a path link to `path` leads to, if any."""
-        candidates = _path_candidates(path)
+        candidates = path_candidates(path)
         found = self.catalog.documents_at(candidates)
         return next((self.record(found[c][0]) for c in candidates if c in found), None)
 
@@ -383,36 +381,6 @@ class LinkResolver:
             if fragment in line and wanted.search(line):
                 return number
         return None
-
-    def _paths_naming(self, record: DocumentRecord) -> list[str]:
-        """Every target path a link to `record` may carry (see `_path_candidates`)."""
-        path = record.path
-        root, extension = posixpath.splitext(path)
-        paths = {path}
-        if extension.lower() in (".md", ".mdx", ".markdown"):
-            paths |= {root, root + ".html", root + ".htm"}
-        if posixpath.basename(path) in _INDEX_NAMES:
-            paths.add(posixpath.dirname(path))
-        return sorted(paths) if path.isascii() else _both_forms(sorted(paths))
-
-
-def _path_candidates(path: str) -> list[str]:
-    """The indexed paths a link to `path` may mean, most literal first; a name with accents also as
-    macOS writes it (decomposed) and as typed elsewhere (composed), which its file system takes alike."""
-    candidates = [path]
-    root, extension = posixpath.splitext(path)
-    if extension.lower() in (".html", ".htm"):
-        candidates += [root + ".md", root + ".mdx"]
-    elif not extension or not extension[1:].isalpha():
-        candidates += [path + ".md", path + ".mdx"]
-    candidates += [posixpath.join(path, name) for name in _INDEX_NAMES]
-    return candidates if path.isascii() else _both_forms(candidates)
-
-
-def _both_forms(paths: list[str]) -> list[str]:
-    """Each path, then its composed (NFC) and decomposed (NFD) forms where they differ."""
-    forms = (form for path in paths for form in (path, unicodedata.normalize("NFC", path), unicodedata.normalize("NFD", path)))
-    return list(dict.fromkeys(forms))
 
 
 def _title(record: DocumentRecord) -> str:

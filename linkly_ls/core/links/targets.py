@@ -6,13 +6,15 @@ its name key (the file name or title it names, casefolded); a URL with a
 scheme and a site-absolute path (`/en/guide/`) keep only their raw target.
 Which document a path or name really is gets decided when the link is read
 (`resolver.py`), so a link written before its target exists resolves as soon
-as the target is indexed.
+as the target is indexed; the paths a link path may mean (`path_candidates`), and
+the paths a link to a document may carry (`paths_naming`), are decided here.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
+import unicodedata
 from urllib.parse import unquote
 
 from linkly_ls.core.document import Link
@@ -108,3 +110,37 @@ def loose_heading_slug(title: str) -> str:
     links spell it, which a link is also understood by."""
     slug = "".join(char for char in title.casefold() if char.isalnum() or char in " -_")
     return slug.strip().replace(" ", "-")
+
+
+#: the files a link to their folder means (`[docs](docs/)`), as static site generators serve them
+INDEX_NAMES = ("index.md", "README.md", "readme.md", "index.mdx", "_index.md", "index.html")
+
+
+def paths_naming(path: str) -> list[str]:
+    """Every target path a link to the document at `path` may carry (see `path_candidates`)."""
+    root, extension = posixpath.splitext(path)
+    paths = {path}
+    if extension.lower() in (".md", ".mdx", ".markdown"):
+        paths |= {root, root + ".html", root + ".htm"}
+    if posixpath.basename(path) in INDEX_NAMES:
+        paths.add(posixpath.dirname(path))
+    return sorted(paths) if path.isascii() else both_forms(sorted(paths))
+
+
+def path_candidates(path: str) -> list[str]:
+    """The indexed paths a link to `path` may mean, most literal first; a name with accents also as
+    macOS writes it (decomposed) and as typed elsewhere (composed), which its file system takes alike."""
+    candidates = [path]
+    root, extension = posixpath.splitext(path)
+    if extension.lower() in (".html", ".htm"):
+        candidates += [root + ".md", root + ".mdx"]
+    elif not extension or not extension[1:].isalpha():
+        candidates += [path + ".md", path + ".mdx"]
+    candidates += [posixpath.join(path, name) for name in INDEX_NAMES]
+    return candidates if path.isascii() else both_forms(candidates)
+
+
+def both_forms(paths: list[str]) -> list[str]:
+    """Each path, then its composed (NFC) and decomposed (NFD) forms where they differ."""
+    forms = (form for path in paths for form in (path, unicodedata.normalize("NFC", path), unicodedata.normalize("NFD", path)))
+    return list(dict.fromkeys(forms))

@@ -36,6 +36,7 @@ def test_the_word_being_typed_finds_the_documents_whose_names_it_begins(tmp_path
     try:
         engine.index()
         completions = WordCompletions(engine.catalog)
+        assert completions.wait_until_current(30)
         assert search_symbols(engine, SourceFiles(), "zett", len, lambda: False) == [], "without completion: a miss"
         (found,) = search_symbols(engine, SourceFiles(), "zett", len, lambda: False, completions)
         assert found.name.startswith("Zettelkasten method") and found.location.uri.endswith("/method.md")

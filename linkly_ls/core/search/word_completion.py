@@ -5,7 +5,10 @@ a picker stays empty until the word is whole. What a person types there is most 
 document's name: its title, a heading, its file name, one of its keywords. Those words, counted by
 the documents that hold them, are kept in sorted order; a prefix of three characters or more that is
 no such word itself becomes its most common words that start with it (`zett` -> `zettelkasten`).
-The list is built again when the catalog changes (`Catalog.change_stamp`), on the first query after.
+The list is built again when the catalog changes (`Catalog.change_stamp`), in a thread of its own
+started by the first query after: reading every document's name and outline takes a second or more on
+a large index, which a query must not wait for (until the first list is built, a word is searched as
+typed; while a newer one is built, the older one completes).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ class WordCompletions:
         self._stamp: object = None
         self._words: list[str] = []
         self._counts: Counter[str] = Counter()
+        self._building: threading.Thread | None = None
 
     def completed_query(self, query: str) -> str:
         """`query` with its last word, when it is a prefix and no word of its own, replaced by the words it
@@ -63,14 +67,32 @@ class WordCompletions:
         end = bisect_left(words, key + "\U0010ffff")
         return sorted(words[start:end], key=lambda word: (-counts[word], word))[:COMPLETIONS]
 
+    def wait_until_current(self, timeout: float) -> bool:
+        """Build the list for the catalog as it is now, if it is not, and wait for it; whether it is current."""
+        self._current()
+        building = self._building
+        if building is not None:
+            building.join(timeout)
+        return self._stamp == self.catalog.change_stamp()
+
     def _current(self) -> tuple[list[str], Counter[str]]:
+        """The list built last, starting a new build when the catalog changed since (and none runs)."""
         with self._lock:
             stamp = self.catalog.change_stamp()
-            if stamp != self._stamp:
-                self._counts = _vocabulary(self.catalog)
-                self._words = sorted(self._counts)
-                self._stamp = stamp
+            if stamp != self._stamp and self._building is None:
+                self._building = threading.Thread(target=self._build, args=(stamp,), name="linkly-word-list", daemon=True)
+                self._building.start()
             return self._words, self._counts
+
+    def _build(self, stamp: object) -> None:
+        counts: Counter[str] | None = None
+        try:
+            counts = _vocabulary(self.catalog)
+        finally:
+            with self._lock:
+                if counts is not None:
+                    self._counts, self._words, self._stamp = counts, sorted(counts), stamp
+                self._building = None
 
 
 def _vocabulary(catalog: Catalog) -> Counter[str]:

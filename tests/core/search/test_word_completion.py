@@ -15,6 +15,8 @@ def test_a_prefix_becomes_the_most_common_words_of_document_names_and_follows_th
     try:
         engine.index()
         completions = WordCompletions(engine.catalog)
+        assert completions.complete("zett") == [], "the list is built in the background: the first query does not wait"
+        assert completions.wait_until_current(30)
         assert completions.complete("zett") == ["zettelkasten", "zettel"], "the word in two documents first"
         assert completions.complete("ZETTELK") == ["zettelkasten"]
         assert completions.complete("zettel") == [], "a whole word stays as typed"
@@ -24,6 +26,8 @@ def test_a_prefix_becomes_the_most_common_words_of_document_names_and_follows_th
         assert completions.completed_query("zett ") == "zett ", "a space after the word says it is whole"
         (notes / "zetetic.md").write_text("# Zetetic astronomy\n", encoding="utf-8")
         engine.index()
+        assert completions.complete("zet") == ["zettelkasten", "zettel"], "the older list, while the new one is built"
+        assert completions.wait_until_current(30)
         assert completions.complete("zet") == ["zettelkasten", "zetetic", "zettel"]
     finally:
         engine.close()

@@ -84,6 +84,8 @@ class ExtractedDocument:
     page_starts: list[int] = field(default_factory=list)
     language: str | None = None
     links: list[Link] = field(default_factory=list)
+    #: other names a note goes by (front matter `aliases:`, as Obsidian writes them): a wikilink may name it by them
+    aliases: list[str] = field(default_factory=list)
 
 
 class ExtractionError(Exception):

@@ -15,8 +15,7 @@ def front_matter_text(line: str) -> str:
     """The value of a front matter `title:` or `description:` line, else "" (such lines are shown as text)."""
     match = FRONT_MATTER_KEY.match(line)
     if match and match.group(1) in ("title", "description"):
-        value = match.group(2).strip()
-        return value[1:-1] if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"" else value
+        return _unquoted(match.group(2).strip())
     return ""
 
 
@@ -48,9 +47,39 @@ def parse_front_matter(lines: list[str]) -> tuple[dict[str, str], int]:
                 block.append(lines[index].strip())
                 index += 1
             value = " ".join(part for part in block if part)
-        elif len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
+        else:
+            value = _unquoted(value)
         fields.setdefault(key, value)
     if not fields:
         return {}, 0
     return fields, end + 1
+
+
+_FLOW_ITEM = re.compile(r"""\s*(?:"([^"]*)"|'([^']*)'|([^,]*))\s*(?:,|$)""")
+
+
+def front_matter_aliases(lines: list[str]) -> list[str]:
+    """The names under `aliases:` (or `alias:`) of a front matter block (`lines` up to the body): a flow
+    list (`[Home, "Start page"]`), a block list (`- Home` lines), or one value, which may list names
+    with commas (`Home, Start`) as older Obsidian notes do."""
+    _, body_start = parse_front_matter(lines)
+    names: list[str] = []
+    index = 1
+    while index < body_start - 1:
+        match = FRONT_MATTER_KEY.match(lines[index])
+        index += 1
+        if not match or match.group(1) not in ("aliases", "alias"):
+            continue
+        value = match.group(2).strip()
+        if value.startswith("[") and value.endswith("]"):
+            names += [next(part for part in found.groups() if part is not None) for found in _FLOW_ITEM.finditer(value[1:-1])]
+        elif value:
+            names += _unquoted(value).split(",")
+        while index < body_start - 1 and lines[index].lstrip().startswith("- "):
+            names.append(_unquoted(lines[index].lstrip()[2:].strip()))
+            index += 1
+    return list(dict.fromkeys(name.strip() for name in names if name.strip()))
+
+
+def _unquoted(value: str) -> str:
+    return value[1:-1] if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"" else value

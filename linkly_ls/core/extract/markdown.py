@@ -20,7 +20,7 @@ import pyromark
 
 from linkly_ls.core.document import ExtractedDocument, Heading, OutlineNode, build_outline
 from linkly_ls.core.extract.base import ExtractLimits, decode_text, read_bytes, title_from_path
-from linkly_ls.core.extract.front_matter import front_matter_text, parse_front_matter
+from linkly_ls.core.extract.front_matter import front_matter_aliases, front_matter_text, parse_front_matter
 from linkly_ls.core.extract.markdown_links import find_links
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
@@ -61,7 +61,10 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
         first_h1 = next((found[1] for found in ordered if found[0] == 1), "")
         title = first_h1 or (ordered[0][1] if ordered else "") or title_from_path(path)
     links = find_links(source[body_start:], first_line=body_start + 1)
-    return ExtractedDocument(lines=lines, title=title, doc_type="md", outline=outline, links=links, warnings=warnings)
+    aliases = front_matter_aliases(source[:body_start])
+    return ExtractedDocument(
+        lines=lines, title=title, doc_type="md", outline=outline, links=links, warnings=warnings, aliases=aliases
+    )
 
 
 def outline_of(source: list[str], is_mdx: bool = False) -> list[OutlineNode]:

@@ -39,6 +39,7 @@ class DocumentStore:
         #: documents read but not yet in the catalog: written in one transaction by the next save
         self._unsaved: list[tuple[DocumentRecord, list[str]]] = []
         self._unsaved_links: dict[str, list[LinkRecord]] = {}
+        self._unsaved_aliases: dict[str, list[str]] = {}
         self.after_flush: list[FlushCallback] = []
 
     def record_ocr_failure(self, path: str, message: str) -> None:
@@ -102,6 +103,7 @@ class DocumentStore:
         )
         self._unsaved.append((record, document.lines))
         self._unsaved_links[record.doc_id] = link_records(document.links, record.path)
+        self._unsaved_aliases[record.doc_id] = document.aliases
         self._chunk_cache[record.doc_id] = IndexedChunks(
             doc_id=record.doc_id,
             title=record.title,
@@ -114,8 +116,9 @@ class DocumentStore:
         """Write the documents read since the last save to the catalog, in one transaction."""
         unsaved, self._unsaved = self._unsaved, []
         links, self._unsaved_links = self._unsaved_links, {}
+        aliases, self._unsaved_aliases = self._unsaved_aliases, {}
         try:
-            read_again = self.catalog.put_documents(unsaved, links, EXTRACTOR_VERSIONS)
+            read_again = self.catalog.put_documents(unsaved, links, EXTRACTOR_VERSIONS, aliases)
             cut_again(self.catalog, read_again)
         except Exception:
             for record, _ in unsaved:  # not in the catalog: the next run reads these files again

@@ -207,7 +207,7 @@ class LinkResolver:
         between = None if section is None else (section.start_line, section.end_line or 2**31)
         found = self.catalog.links_to(
             paths_naming(record.path),
-            sorted({name_key(record.path), _title(record)}),
+            sorted({name_key(record.path), _title(record), *self.catalog.aliases_of(record.doc_id)}),
             None if from_itself else record.doc_id,
             between,
         )

@@ -1,4 +1,5 @@
-"""The `links` table: every document's links, written with the document and read for the notes graph.
+"""The `links` and `aliases` tables: every document's links, and the other names a note goes by, written
+with the document and read for the notes graph.
 
 A document's links are replaced in the same transaction as its row, and
 dropped with it, so they are never out of step with the text they came from.
@@ -17,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from linkly_ls.core.store.queries import BATCH
-from linkly_ls.core.store.records import LinkRecord
+from linkly_ls.core.store.records import LinkRecord, title_key
 from linkly_ls.core.store.schema import Connection
 
 _LINK_COLUMNS = "line, start_col, end_col, kind, target, text, target_path, target_name, fragment, target_line"
@@ -53,6 +54,13 @@ def replace_links(db: Connection, doc_id: str, links: list[LinkRecord]) -> None:
             for ordinal, link in enumerate(links)
         ],
     )
+
+
+def replace_aliases(db: Connection, doc_id: str, aliases: list[str]) -> None:
+    """Inside the caller's transaction: the names a wikilink may also give the document are `aliases`."""
+    db.execute("DELETE FROM aliases WHERE doc_id = ?", (doc_id,))
+    keys = dict.fromkeys(title_key(alias) for alias in aliases)
+    db.executemany("INSERT INTO aliases(doc_id, key) VALUES (?, ?)", [(doc_id, key) for key in keys if key])
 
 
 def drop_links(db: Connection, doc_id: str) -> None:
@@ -133,12 +141,19 @@ class LinkReads:
                 found[path] = (doc_id, title, doc_type)
         return found
 
+    def aliases_of(self, doc_id: str) -> list[str]:
+        """The alias keys of a document (`replace_aliases`)."""
+        return [row[0] for row in self.connect().execute("SELECT key FROM aliases WHERE doc_id = ? ORDER BY key", (doc_id,))]
+
     def documents_named(self, key: str) -> list[tuple[str, str, str, str]]:
-        """(doc_id, path, title, library) of the documents whose file name or title has this name key, by path."""
+        """(doc_id, path, title, library) of the documents whose file name, title or an alias has this name
+        key, by path."""
         rows = self.connect().execute(
             "SELECT doc_id, path, title, library FROM documents WHERE name_key = ? "
-            "UNION SELECT doc_id, path, title, library FROM documents WHERE title_key = ? ORDER BY 2",
-            (key, key),
+            "UNION SELECT doc_id, path, title, library FROM documents WHERE title_key = ? "
+            "UNION SELECT d.doc_id, d.path, d.title, d.library FROM aliases a JOIN documents d ON d.doc_id = a.doc_id "
+            "WHERE a.key = ? ORDER BY 2",
+            (key, key, key),
         )
         return [tuple(row) for row in rows]  # type: ignore[misc]
 

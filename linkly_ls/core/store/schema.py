@@ -99,6 +99,9 @@ CREATE TABLE IF NOT EXISTS links (
 );
 CREATE INDEX IF NOT EXISTS links_target_path ON links(target_path);
 CREATE INDEX IF NOT EXISTS links_target_name ON links(target_name);
+CREATE TABLE IF NOT EXISTS aliases (doc_id TEXT NOT NULL, key TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS aliases_key ON aliases(key);
+CREATE INDEX IF NOT EXISTS aliases_doc ON aliases(doc_id);
 """
 
 #: column additions of later schema versions, applied to a catalog an older version created

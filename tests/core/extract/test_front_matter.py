@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from linkly_ls.core.extract.front_matter import front_matter_text, parse_front_matter
+import pytest
+
+from linkly_ls.core.extract.front_matter import front_matter_aliases, front_matter_text, parse_front_matter
 
 
 def test_scalars_quotes_and_block_scalars_with_the_first_body_line() -> None:
@@ -44,3 +46,17 @@ def test_only_title_and_description_lines_are_shown_as_text() -> None:
     assert front_matter_text("description: plain words") == "plain words"
     assert front_matter_text("tags: [a, b]") == ""
     assert front_matter_text("not a key line") == ""
+
+
+@pytest.mark.parametrize(
+    ("front", "aliases"),
+    [
+        (["aliases: [Home, \"Start page\", 'A, b']"], ["Home", "Start page", "A, b"]),
+        (["aliases:", "  - Home", "  - \"Edgy one\"", "tags: [x]"], ["Home", "Edgy one"]),
+        (["alias: Home, Start"], ["Home", "Start"]),
+        (["aliases: []", "title: T"], []),
+        (["title: T"], []),
+    ],
+)
+def test_aliases_are_read_in_each_way_obsidian_writes_them(front, aliases):
+    assert front_matter_aliases(["---", *front, "---", "# Body", "aliases: [Not, These]"]) == aliases

@@ -252,3 +252,30 @@ def test_a_wikilink_two_libraries_answer_leads_into_the_sources_own_library(tmp_
         assert resolver.named("projects", str(vaults["mine"] / "new.md")).path == str(vaults["mine"] / "projects.md")
     finally:
         engine.close()
+
+
+def test_a_wikilink_may_name_a_note_by_an_alias_of_its_front_matter(tmp_path):
+    """Obsidian's `aliases:`: `[[Home]]` leads to the note that says it is also called Home."""
+    from linkly_ls.core.store.records import make_doc_id
+
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "vault-home.md").write_text("---\ntitle: Vault home\naliases: [Home, \"Start page\"]\n---\n# Vault home\n\n## Today\n", encoding="utf-8")
+    (root / "edge.md").write_text("---\naliases:\n  - Edgy\n  - Sharp one\n---\n# Edge cases\n", encoding="utf-8")
+    (root / "index.md").write_text("[[Home]] [[start page#today]] [[Edgy]] [[sharp one]] [[Nobody]]\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="v", paths=[root])]))
+    try:
+        engine.index()
+        resolver = LinkResolver(engine.catalog)
+        links = resolver.links_of(engine.catalog.get(make_doc_id(str(root / "index.md"))))
+        assert [(link.status, link.path and link.path.rsplit("/", 1)[-1]) for link in links] == [
+            ("ok", "vault-home.md"), ("ok", "vault-home.md"), ("ok", "edge.md"), ("ok", "edge.md"), ("missing", None)
+        ]
+        assert links[1].target_line == 7, "the heading of the note its alias names"
+        back = resolver.backlinks(engine.catalog.get(make_doc_id(str(root / "edge.md"))))
+        assert [link.target for link in back] == ["Edgy", "sharp one"]
+        (root / "edge.md").write_text("# Edge cases\n", encoding="utf-8")  # the aliases are taken out
+        engine.index()
+        assert [link.status for link in LinkResolver(engine.catalog).links_of(engine.catalog.get(make_doc_id(str(root / "index.md"))))][2:4] == ["missing", "missing"]
+    finally:
+        engine.close()

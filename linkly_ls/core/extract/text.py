@@ -85,7 +85,7 @@ def find_headings(lines: list[str]) -> dict[int, tuple[int, str]]:
             headings[index] = (1, title)
             continue
         numbered = _NUMBERED.match(title)
-        if numbered and not after and _reads_like_title(numbered.group(3)):
+        if numbered and not after and _reads_like_title(numbered.group(3), subsection="." in numbered.group(1)):
             headings[index] = (numbered.group(1).count(".") + 1, title)
             continue
         if indented_body and not numbered and _reads_like_section_name(title):
@@ -114,11 +114,15 @@ def _similar_length(text: str, underline: str) -> bool:
     return abs(len(underline.strip()) - len(text)) <= max(3, len(text) // 5)
 
 
-def _reads_like_title(title: str) -> bool:
+def _reads_like_title(title: str, subsection: bool = False) -> bool:
+    """A numbered line's text that reads as a heading. In lower case only as a subsection's few words
+    (`5.21. watch`, `4.1. control`: files named by the Debian maintainers' guide), which a numbered list's
+    item (`1. mix the flour`) is not."""
     if _is_cjk_title(title):
         return True
     words = title.split()
-    return not title.endswith((".", ",", ";", ":")) and 1 <= len(words) <= 14 and not title.islower()
+    lower_case_allowed = subsection and len(words) <= 3
+    return not title.endswith((".", ",", ";", ":")) and 1 <= len(words) <= 14 and (lower_case_allowed or not title.islower())
 
 
 def _is_cjk_title(title: str) -> bool:

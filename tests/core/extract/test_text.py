@@ -150,3 +150,13 @@ def test_a_file_of_one_sentence_is_titled_by_it(tmp_path: Path):
     record = tmp_path / "record.txt"
     record.write_text("\nTHE MALAWI LIBRARY ASSOCIATION, ITS SECOND ANNUAL MEETING, 26 APRIL 1980.\n\n\n")
     assert extract_file(record).title == "THE MALAWI LIBRARY ASSOCIATION, ITS SECOND ANNUAL MEETING, 26 APRIL 1980"
+
+
+def test_a_subsection_named_in_lower_case_is_a_heading_and_a_numbered_list_item_is_not():
+    """The Debian maintainers' guide names its sections after files (`5.21. watch`): left out, their text
+    was cited as the section before."""
+    from linkly_ls.core.extract.text import find_headings
+
+    lines = ["5. Other files", "", "5.20. TODO", "", "Text.", "", "5.21. watch", "", "The watch file.", "",
+             "1. mix the flour", "", "2. add water", "", "5.22. a lower case sentence of many words here", ""]
+    assert [title for _, title in find_headings(lines).values()] == ["5. Other files", "5.20. TODO", "5.21. watch"]

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from linkly_ls.core.search.analysis import composed, fold_accents, has_cjk
+from linkly_ls.core.search.snippets import reads_as_contents
 
 if TYPE_CHECKING:
     from linkly_ls.core.search.keyword import ChunkHit, KeywordIndex
@@ -188,7 +189,8 @@ def span_lines(catalog: Catalog, doc_id: str, spans: list[tuple[int, int]]) -> l
 
 
 def _confirmed(catalog: Catalog, hits: list[ChunkHit], pattern: re.Pattern[str]) -> dict[str, PhraseSpan]:
-    """doc_id -> the first candidate chunk (best keyword score first) whose lines hold `pattern`."""
+    """doc_id -> the first candidate chunk (best keyword score first) whose lines hold `pattern`, and that is
+    no table of contents or index when another is not (the section, not the page that lists it)."""
     by_document: dict[str, list[ChunkHit]] = {}
     for hit in hits:
         by_document.setdefault(hit.doc_id, []).append(hit)
@@ -198,8 +200,11 @@ def _confirmed(catalog: Catalog, hits: list[ChunkHit], pattern: re.Pattern[str])
         for (first, last), lines in zip(spans, span_lines(catalog, doc_id, spans)):
             text = phrase_text("\n".join(lines))
             match = pattern.search(text)
-            if match is not None:
-                line = first + text.count("\n", 0, match.start())
+            if match is None:
+                continue
+            line = first + text.count("\n", 0, match.start())
+            found.setdefault(doc_id, PhraseSpan(first, last, line, line + match.group().count("\n")))
+            if not reads_as_contents(lines):
                 found[doc_id] = PhraseSpan(first, last, line, line + match.group().count("\n"))
                 break
     return found

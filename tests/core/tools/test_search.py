@@ -377,6 +377,9 @@ def test_a_hit_shows_the_section_the_query_names_not_the_table_of_contents_listi
         (hit,) = call_tool(engine, "search", {"query": "gardening quokkas", "limit": 1}).results
         assert hit.start_line > len(contents) and hit.snippet.startswith("2 **Gardening** with **quokkas**")
         assert hit.section == "2 Gardening with quokkas"
+        for quoted in ('"gardening with quokkas"', '"quokkas" gardening'):  # a phrase's passage too
+            (hit,) = call_tool(engine, "search", {"query": quoted, "limit": 1}).results
+            assert hit.start_line > len(contents) and hit.section == "2 Gardening with quokkas", quoted
     finally:
         engine.close()
 

@@ -82,18 +82,22 @@ def _fold_char(char: str) -> str:
 
 def bucket_for(path: str, patterns: list[str]) -> str | None:
     """The folder a path is counted under: the one whose name holds the end of the earliest match (a
-    pattern may span folders, `lib/notes`), the file's own folder when the match runs into its name."""
+    pattern may span folders, `lib/notes`), the file's own folder when the match runs into its name. A
+    folder named the pattern itself comes first: `de` means `astro-docs/de/`, not the `web-dev/` above it."""
     path = unicodedata.normalize("NFC", path)
     folded = _fold(path)
     file_start = path.rfind("/") + 1
-    best: tuple[int, int] | None = None
+    best: tuple[bool, int, int] | None = None
     for pattern in patterns:
-        position = folded.find(pattern)
-        if position != -1 and position < file_start and (best is None or (position, -len(pattern)) < (best[0], -best[1])):
-            best = (position, len(pattern))
+        whole = folded.find(f"/{pattern}/", 0, file_start)
+        position = whole + 1 if whole != -1 else folded.find(pattern)
+        candidate = (whole == -1, position, -len(pattern))
+        if position != -1 and position < file_start and (best is None or candidate < best):
+            best = candidate
     if best is None:
         return None
-    position, length = best
+    _, position, negative_length = best
+    length = -negative_length
     end = path.find("/", min(max(position + 1, position + length - 1), file_start - 1))
     return path[:end] if end != -1 else None
 

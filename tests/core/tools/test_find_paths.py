@@ -67,3 +67,12 @@ def test_folders_are_found_whatever_the_case_and_accents_of_the_pattern(tmp_path
             assert [entry["path"] for entry in found] == ([f"{root}/{folder}/"] if folder else []), pattern
     finally:
         engine.close()
+
+
+def test_a_folder_named_the_pattern_is_found_before_folders_that_hold_it_in_their_name():
+    """`de` (the German pages) was counted under `web-dev/`, the first folder holding the two letters."""
+    from linkly_ls.core.tools.find_paths import bucket_for
+
+    assert bucket_for("/c/notes/web-dev/astro-docs/de/guide/x.md", ["de"]) == "/c/notes/web-dev/astro-docs/de"
+    assert bucket_for("/c/notes/web-dev/astro-docs/en/x.md", ["de"]) == "/c/notes/web-dev"
+    assert bucket_for("/c/Notes/Web-Dev/DE/x.md", ["german", "de"]) == "/c/Notes/Web-Dev/DE"

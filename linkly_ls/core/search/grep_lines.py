@@ -173,7 +173,10 @@ def compile_pattern(source: str, case_insensitive: bool) -> regex.Pattern:
     try:
         return regex.compile(source, flags)
     except (regex.error, OverflowError, ValueError) as error:  # ValueError: flags that exclude each other
-        raise ArgumentError(f"`pattern` is not a valid regular expression: {error}") from None
+        raise ArgumentError(
+            f"`pattern` is not a valid regular expression: {error}; to find the text as written, escape its "
+            f"special characters: `{regex.escape(source, special_only=True, literal_spaces=True)}`"
+        ) from None
 
 
 def match_column(line: str, source: str, case_insensitive: bool) -> int:

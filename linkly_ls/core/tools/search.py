@@ -150,7 +150,10 @@ def _misspelt_notes(searcher: Any, words: str, missing_words: list[str] | None) 
     if not nowhere:
         return []
     named = ", ".join(f"'{word}'" for word in nowhere[:5])
-    return [f"No indexed document contains {named}: the results match the other words; check the spelling."]
+    return [
+        f"No indexed document contains {named}: the results match the other words only. Check the spelling, "
+        "or take it that the documents do not cover it (or say it in other words)."
+    ]
 
 
 def _phrase_notes(phrases: PhraseMatches) -> list[str]:

@@ -405,3 +405,20 @@ def test_the_passage_closest_in_meaning_gives_way_to_the_section_when_it_is_a_ta
                              True, [], None, "en")
     passage, _, _, _ = _evidence(read, document, record, (0.8, contents), RelevanceScorer("ragged arrays"), None)
     assert passage == section
+
+
+def test_a_word_no_document_holds_beside_found_ones_is_named_without_blaming_the_spelling_alone(tmp_path):
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "bots.md").write_text("# Bots\n\nAgents that talk to each other.\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="n", paths=[root])], raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+        result = call_tool(engine, "search", {"query": "chatbots agents talk"})
+        (note,) = [note for note in result.notes if "'chatbots'" in note]
+        assert "match the other words only" in note and "do not cover it" in note
+    finally:
+        engine.close()

@@ -104,7 +104,8 @@ class Provenance:
             index = bisect_right(starts, line) - 1
             if index < 0 or line > nodes[index]["end_line"]:
                 break
-            titles.append(nodes[index]["title"])
+            if not titles or titles[-1] != nodes[index]["title"]:  # a DOCX's title style and heading of one name
+                titles.append(nodes[index]["title"])
             nodes = nodes[index].get("children") or []
         return SECTION_SEPARATOR.join(titles) or None
 

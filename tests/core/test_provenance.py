@@ -58,6 +58,14 @@ def test_section_is_the_heading_path_of_the_innermost_enclosing_node():
     assert provenance.page_range(9, 22) == (1, 3)
 
 
+def test_a_heading_nested_under_a_title_of_its_own_name_is_named_once():
+    """A DOCX's title style and its first heading of one name: `5.4 dpkg > 5.4 dpkg > 5.4.2 Removing`."""
+    layout = DocumentLayout("0123456789ab", [], [
+        outline_node("5.4 dpkg", 1, 30, [outline_node("5.4 dpkg", 2, 30, [outline_node("5.4.2 Removing", 20, 30)])]),
+    ])
+    assert Provenance(layout).section(25) == "5.4 dpkg > 5.4.2 Removing"
+
+
 def test_labels_name_pages_slides_and_chapters():
     place = Place(page=29, section="6.5 Summary")
     assert place.label("pdf") == "p. 29 · 6.5 Summary"

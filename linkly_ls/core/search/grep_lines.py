@@ -51,6 +51,8 @@ CJK_PAIR = re.compile(f"{CJK_RUN.pattern[:-1]}{{2}}")
 CPU_CLOCK_INTERVAL_S = 0.01
 #: the least timeout one engine call gets, so that a retried call can make progress
 MIN_CALL_TIMEOUT_S = 0.01
+#: matches on one line beyond its first that are read through before the text is searched again from the next line
+SKIPPED_PER_LINE = 4
 #: the suffix search gives up (and the whole text is searched) past this many suffix matches ...
 SUFFIX_FREE_MATCHES = 100
 #: ... plus one for every this many characters searched: denser, it would cost more than it saves
@@ -96,11 +98,11 @@ class MatchBudget:
         return max(self.remaining(), MIN_CALL_TIMEOUT_S)
 
 
-def budgeted_finditer(pattern: regex.Pattern, text: str, budget: MatchBudget) -> Iterator[regex.Match]:
-    """`pattern.finditer(text)` under `budget`: after an engine timeout with budget left, a new
+def budgeted_finditer(pattern: regex.Pattern, text: str, budget: MatchBudget, position: int = 0) -> Iterator[regex.Match]:
+    """`pattern.finditer(text, position)` under `budget`: after an engine timeout with budget left, a new
     iterator goes on from the end of the last match, and yields what the first would have (but
     the empty match it finds again where the last one was empty)."""
-    position, empty_at = 0, -1
+    empty_at = -1
     while True:
         try:
             for found in pattern.finditer(text, position, timeout=budget.call_timeout()):
@@ -114,10 +116,10 @@ def budgeted_finditer(pattern: regex.Pattern, text: str, budget: MatchBudget) ->
             budget.confirm()
 
 
-def budgeted_search(pattern: regex.Pattern, text: str, budget: MatchBudget) -> regex.Match | None:
+def budgeted_search(pattern: regex.Pattern, text: str, budget: MatchBudget, position: int = 0) -> regex.Match | None:
     while True:
         try:
-            return pattern.search(text, timeout=budget.call_timeout())
+            return pattern.search(text, position, timeout=budget.call_timeout())
         except TimeoutError:
             budget.confirm()
 
@@ -223,7 +225,8 @@ def _regex_lines(document: DocumentText, pattern: regex.Pattern) -> LineMatches:
         across = across_line_breaks(source)
         if not is_confined(source) or (across is not None and across != source):
             text, pattern = (document.spaced, pattern) if across is None else (document.text, regex.compile(across, pattern.flags))
-            return _numbered(document, *_first_spans(document, text, pattern, MatchBudget(), empty=True), one_line=False)
+            bounded = is_literal(source)  # a phrase as typed: its blank runs cannot backtrack
+            return _numbered(document, *_first_spans(document, text, pattern, MatchBudget(), bounded), one_line=False)
         budget = MatchBudget()
         suffix = literal_suffix(source)
         if suffix is not None:
@@ -231,13 +234,13 @@ def _regex_lines(document: DocumentText, pattern: regex.Pattern) -> LineMatches:
             if found is not None:
                 return found
         # a confined pattern finds the same matches whether lines are joined by newlines or spaces
-        return _numbered(document, *_first_spans(document, document.text, pattern, budget, empty=True), one_line=True)
+        return _numbered(document, *_first_spans(document, document.text, pattern, budget), one_line=True)
     per_line = line_local_pattern(source)
     if per_line is None:
         return _matching_lines_one_by_one(document, pattern)
     multiline = regex.compile(per_line, pattern.flags | regex.MULTILINE)
     # empty matches count here, as they do line by line
-    return _numbered(document, *_first_spans(document, document.text, multiline, MatchBudget(), empty=True), one_line=True)
+    return _numbered(document, *_first_spans(document, document.text, multiline, MatchBudget()), one_line=True)
 
 
 def _first_literal_per_line(document: DocumentText, literal: str) -> LineMatches:
@@ -260,27 +263,51 @@ def _first_literal_per_line(document: DocumentText, literal: str) -> LineMatches
 
 
 def _first_spans(
-    document: DocumentText, text: str, pattern: regex.Pattern, budget: MatchBudget, empty: bool = False
+    document: DocumentText, text: str, pattern: regex.Pattern, budget: MatchBudget, bounded: bool = False
 ) -> tuple[list[int], list[int]]:
-    """The first of the non-overlapping matches in `text` on each line (by its first character): offsets of its
-    first and last character. Empty matches are left out unless `empty`.
+    """The first match in `text` on each line (by its first character, a line's newline its own), empty ones
+    included: offsets of its first and last character. After a line's first match, the next line is
+    searched from its start, or from where that match ended when it ran on into a later line.
 
-    A plain literal cannot backtrack, so it runs without the time budget
-    (whose check costs about a microsecond per match).
+    The matches are read one after the other (one engine call for many: a call costs microseconds,
+    more with a time limit), and the text searched again from the next line once a line has shown
+    more than SKIPPED_PER_LINE matches beyond its first (`grep ' '` of a manual of 650,000 spaces
+    stepped through them all) or one of them runs on into the next line (which a search from
+    there may match). A plain literal cannot backtrack, and neither can one whose spaces became blank runs
+    (`bounded`: they are possessive), so they run without the time budget, whose clock the engine reads
+    at every match (four times the cost of `grep ' '`).
     """
     starts: list[int] = []
     last_chars: list[int] = []
     find = document.text.find
-    line_end = -1  # the newline (or end) of the line of the last match kept: its own newline counts as part of it
-    found_all = pattern.finditer(text) if is_literal(pattern.pattern) else budgeted_finditer(pattern, text, budget)
-    for found in found_all:
-        start, end = found.span()
-        if start <= line_end or (start == end and not empty):
-            continue
-        starts.append(start)
-        last_chars.append(max(end - 1, start))
-        line_end = find("\n", start)
-        line_end = len(text) if line_end == -1 else line_end
+    literal = bounded or is_literal(pattern.pattern)
+    line_end = -1  # the newline (or end) of the line of the last match kept
+    position = 0
+    while position <= len(text):
+        resume = len(text) + 1
+        try:
+            found_all = pattern.finditer(text, position) if literal else pattern.finditer(text, position, timeout=budget.call_timeout())
+            skipped = 0
+            for found in found_all:
+                start, end = found.span()
+                if start > line_end:
+                    starts.append(start)
+                    last_chars.append(max(end - 1, start))
+                    line_end = find("\n", start)
+                    line_end = len(text) if line_end == -1 else line_end
+                    skipped = 0
+                    if end > line_end + 1:  # it ran on into a later line: search again from where it ended
+                        resume = end
+                        break
+                    continue
+                skipped += 1
+                if skipped > SKIPPED_PER_LINE or end > line_end + 1:
+                    resume = line_end + 1
+                    break
+        except TimeoutError:
+            budget.confirm()  # spent: the pattern is stopped; else the search goes on from the next line
+            resume = max(line_end + 1, position)
+        position = resume
     return starts, last_chars
 
 

@@ -15,7 +15,9 @@ from linkly_ls.core.errors import ToolError
 from linkly_ls.core.search.grep_lines import find_matching_lines
 from linkly_ls.core.search.grep_patterns import (
     CJK_BREAK,
+    LEADING_BLANKS,
     SPACE_RUN,
+    SPACE_RUN_YIELDING,
     across_line_breaks,
     has_anchor,
     is_confined,
@@ -65,10 +67,16 @@ def reference(lines: list[str], pattern: regex.Pattern) -> list[tuple[int, int, 
         starts.append(position)
         position += len(line) + 1
     matched: dict[int, tuple[int, int, int, int]] = {}
-    for found in pattern.finditer(text):
+    position = 0
+    while position <= len(text):  # each line's first match; the next line searched from its start
+        found = pattern.search(text, position)
+        if found is None:
+            break
         first = bisect.bisect_right(starts, found.start())
         last_char = max(found.end() - 1, found.start())
         matched.setdefault(first, (first, bisect.bisect_right(starts, last_char), found.start(), last_char))
+        next_line = starts[first] if first < len(starts) else len(text) + 1
+        position = max(found.end(), next_line)
     return list(matched.values())
 
 
@@ -268,10 +276,11 @@ def test_dot_stays_within_a_line_spaces_cross_line_breaks_and_empty_matches_coun
 def test_spaces_of_a_pattern_match_a_newline_too_where_they_can_be_read():
     assert across_line_breaks("the.*file") == "the.*file"
     assert across_line_breaks(r"quick brown\ fox") == f"quick{SPACE_RUN}brown{SPACE_RUN}fox"
-    assert across_line_breaks("[^ ]+ [ ,]x") == f"[^ \\n]+{SPACE_RUN}[ ,\\n]x"
+    assert across_line_breaks("[^ ]+ [ ,]x") == f"[^ \\n]+{SPACE_RUN_YIELDING}[ ,\\n]x", "before a set: gives blanks back"
     assert across_line_breaks(r"[\]] x") == f"[\\]]{SPACE_RUN}x"
     assert across_line_breaks("a +b") == "a[ \\n]+b" and across_line_breaks(r"a\ {2}b") == "a[ \\n]{2}b", "quantified: one character"
-    assert across_line_breaks("a  b") == across_line_breaks("a b") and across_line_breaks("a  +b") == f"a{SPACE_RUN}[ \\n]+b"
+    assert across_line_breaks("a  b") == across_line_breaks("a b") and across_line_breaks("a  +b") == f"a{SPACE_RUN_YIELDING}[ \\n]+b"
+    assert across_line_breaks(" <- ") == f"{LEADING_BLANKS}<-{SPACE_RUN}" and across_line_breaks("x( )+y") == "x([ \\n])+y"
     for unreadable in ("(?x) a b", "(?ix)a", "[[:space:]]a", "[]] a", "[a"):
         assert across_line_breaks(unreadable) is None, unreadable
 
@@ -319,6 +328,21 @@ def test_only_a_caret_or_dollar_that_anchors_makes_a_pattern_match_line_by_line(
     for source, expected in [(r"refresh \$ dquilt", [(1, 2)]), ("Victoria [^x]nd Western", [(3, 4)]), (r"and Western Australia\.$", [])]:
         found = find_matching_lines(document, source, False)
         assert [(match.first, match.last) for match in found.page(0, len(found))] == expected, source
+
+
+@pytest.mark.parametrize("pattern", [" ", "x y", " <- ", "x( )+y", "e s", "a \\s+q"])
+def test_a_long_gap_of_blanks_costs_one_pass_not_its_square(pattern):
+    """`grep ' '` on the R manual (lines of thousands of spaces) took over a second and was stopped."""
+    document = DocumentText("\n".join(["x" + " " * 4000 + "z", "w " * 2000, "e" + " " * 4000 + "t"] * 30), (1.0, "h"))
+    cpu = time.thread_time()
+    find_matching_lines(document, pattern, False)
+    assert time.thread_time() - cpu < 0.5, pattern
+
+
+def test_a_pattern_that_starts_with_a_space_matches_on_the_line_of_what_follows():
+    document = DocumentText("\n".join(["the heap", "    memory here", "memory", "a memory"]), (1.0, "h"))
+    found = find_matching_lines(document, " memory", False)
+    assert [(match.first, match.last) for match in found.page(0, len(found))] == [(2, 2), (4, 4)]
 
 
 def test_a_quantified_space_over_a_long_gap_does_not_backtrack_for_ever():

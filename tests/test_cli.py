@@ -123,6 +123,22 @@ def test_arguments_that_are_not_utf8_are_a_usage_error(env):
         assert "is not valid UTF-8 text" in stderr and "\\xe9" in stderr
 
 
+def test_a_folder_whose_name_is_not_utf8_is_refused_and_indexing_goes_on(tmp_path):
+    """It crashed with a UnicodeEncodeError and was registered: every later `linkly index` failed too."""
+    folder = os.fsencode(tmp_path) + b"/bad\xffdir"
+    os.mkdir(folder)
+    with open(folder + b"/n.md", "w", encoding="utf-8") as handle:
+        handle.write("# Note\n\nwombat\n")
+    (tmp_path / "good").mkdir()
+    (tmp_path / "good" / "a.md").write_text("# A\n\nwombat\n", encoding="utf-8")
+    environment = dict(os.environ, LINKLY_DATA_DIR=str(tmp_path / "data"), LINKLY_CONFIG=str(tmp_path / "none.toml"))
+    refused = subprocess.run([sys.executable, "-m", "linkly_ls.cli", "index", folder], env=environment, capture_output=True, timeout=300)
+    stderr = refused.stderr.decode()
+    assert refused.returncode == 2 and "bad\\xffdir: its name is not UTF-8 text" in stderr and "Traceback" not in stderr
+    assert run(environment, "index", str(tmp_path / "good")).returncode == 0
+    assert run(environment, "index").returncode == 0, "nothing was registered that breaks the next run"
+
+
 def test_invalid_regex_is_a_usage_error(env):
     doc_id = json.loads(run(env, "search", "ownership", "--json").stdout)["results"][0]["doc_id"]
     result = run(env, "grep", "(", doc_id)

@@ -241,7 +241,12 @@ class Engine:
         data_dir = self.data_dir.resolve()
         for path in resolved:
             if not path.exists():
-                raise ConfigError(f"{path} does not exist")
+                raise ConfigError(f"{shown_path(path)} does not exist")
+            if shown_path(path) != str(path):  # bytes that are not UTF-8: no name the index can keep
+                raise ConfigError(
+                    f"{shown_path(path)}: its name is not UTF-8 text, which the index keeps paths in; rename it "
+                    "(e.g. `convmv -f latin1 -t utf-8 --notest`) or index the folders inside it"
+                )
             if path == Path(path.anchor):
                 raise ConfigError(f"{path} is the whole file system: give the folders that hold your documents")
             if path.is_relative_to(data_dir):
@@ -343,6 +348,11 @@ class Engine:
             self.indexer.close()
         self.keyword.close()
         self.catalog.close()
+
+
+def shown_path(path: Path) -> str:
+    """A path as text, the bytes of a name that is not UTF-8 written out (`bad\\xffdir`)."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def _library_name_for(path: Path) -> str:

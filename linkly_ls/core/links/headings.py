@@ -6,6 +6,7 @@ is built once per target document: a long reference is linked hundreds of times.
 from __future__ import annotations
 
 import re
+import unicodedata
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 
@@ -88,7 +89,7 @@ class HeadingIndex:
         A repeated heading's anchor takes `-1`, `-2` (GitHub, mdBook) or `_1`, `_2`
         (the Node.js documentation's generator); both spellings are understood.
         """
-        wanted = fragment.casefold()
+        wanted = unicodedata.normalize("NFC", fragment).casefold()  # an anchor typed decomposed names a composed heading
         repeated = _NODE_REPEAT.match(wanted)
         keys = [heading_slug(fragment) if wiki else wanted, wanted]
         if repeated:

@@ -101,15 +101,20 @@ def heading_slug(title: str) -> str:
     """The anchor GitHub gives a heading (github-slugger; mdBook, Docusaurus and Astro alike for most):
     lower case, punctuation and symbols dropped, each space a hyphen, nothing trimmed: `## 🚀 Launch plan`
     is `#-launch-plan`, `## Straße` is `#straße`."""
-    title = title.strip()
-    return "".join(char for char in title.lower() if char.isalnum() or char in " -_").replace(" ", "-")
+    title = unicodedata.normalize("NFC", title.strip())
+    return "".join(char for char in title.lower() if _in_slug(char)).replace(" ", "-")
 
 
 def loose_heading_slug(title: str) -> str:
     """The same anchor case-folded and trimmed (`#launch-plan`, `#strasse`): how other renderers and hand-written
     links spell it, which a link is also understood by."""
-    slug = "".join(char for char in title.casefold() if char.isalnum() or char in " -_")
+    slug = "".join(char for char in unicodedata.normalize("NFC", title).casefold() if _in_slug(char))
     return slug.strip().replace(" ", "-")
+
+
+def _in_slug(char: str) -> bool:
+    """Letters, digits and the marks that complete them (`हिन्दी`'s vowel signs, as github-slugger keeps them)."""
+    return char.isalnum() or char in " -_" or unicodedata.category(char).startswith("M")
 
 
 #: the files a link to their folder means (`[docs](docs/)`), as static site generators serve them

@@ -106,7 +106,11 @@ def phrase_pattern(phrase: str) -> re.Pattern[str]:
     of a page may break a word: a word hyphenated at a line break (`compo-` / `nents`) and a CJK word a
     line break split are found too."""
     words = words_of(fold_accents(composed(phrase)))
-    body = _BETWEEN_WORDS.join(_word_across_breaks(word) for word in words)
+    body = _word_across_breaks(words[0]) if words else ""
+    for before, word in zip(words, words[1:]):
+        # Chinese or Japanese beside another word needs nothing between (`Linux系统` for "linux 系统")
+        between = "[\\W_]*" if has_cjk(before[-1] + word[0]) else _BETWEEN_WORDS
+        body += between + _word_across_breaks(word)
     return re.compile(body if has_cjk(phrase) else rf"(?<![^\W_]){body}(?![^\W_])", re.IGNORECASE)
 
 
@@ -125,13 +129,13 @@ def _word_across_breaks(word: str) -> str:
     pieces: list[str] = []
     index = 0
     while index < len(word):
-        if index:
-            pieces.append(_CJK_BREAK if has_cjk(word[index - 1]) and has_cjk(word[index]) else _HYPHEN_BREAK)
-        if word[index : index + 2].lower() == "ss":  # `Straße` is `strasse` to the index
+        if index:  # a line break at a script change (`API` / `服务器`) needs no hyphen either
+            pieces.append(_CJK_BREAK if has_cjk(word[index - 1] + word[index]) else _HYPHEN_BREAK)
+        if word[index : index + 2].lower() == "ss":  # `Straße` is `strasse` to the index, and back
             pieces.append(f"(?:{re.escape(word[index])}{_HYPHEN_BREAK}{re.escape(word[index + 1])}|ß)")
             index += 2
             continue
-        pieces.append(re.escape(word[index]))
+        pieces.append("(?:ß|ss)" if word[index] == "ß" else re.escape(word[index]))
         index += 1
     return "".join(pieces)
 

@@ -42,6 +42,8 @@ def test_heading_slugs_follow_the_renderers():
     assert heading_slug("Écrire du code") == "écrire-du-code"
     assert heading_slug("🚀 Launch plan") == "-launch-plan", "as GitHub: the emoji goes, its space stays"
     assert heading_slug("Straße") == "straße", "lower case, not case-folded"
+    assert heading_slug("हिन्दी भाषा") == "हिन्दी-भाषा", "the vowel signs stay, as GitHub keeps them"
+    assert heading_slug("Cafe\u0301 Notes") == "café-notes", "a heading written decomposed"
 
 
 def test_a_heading_is_found_by_githubs_anchor_and_by_the_trimmed_case_folded_one():
@@ -51,5 +53,14 @@ def test_a_heading_is_found_by_githubs_anchor_and_by_the_trimmed_case_folded_one
     nodes = [OutlineNode("🚀 Launch plan", 2, 1, 2), OutlineNode("Straße", 2, 3, 4), OutlineNode("Notes", 2, 5, 6), OutlineNode("Notes", 2, 7, 8)]
     assert [anchor for anchor, _ in heading_anchors(nodes)] == ["-launch-plan", "straße", "notes", "notes-1"]
     index = HeadingIndex(nodes)
-    for fragment, line in [("-launch-plan", 1), ("launch-plan", 1), ("straße", 3), ("strasse", 3), ("notes-1", 7), ("notes", 5)]:
+    for fragment, line in [("-launch-plan", 1), ("launch-plan", 1), ("straße", 3), ("strasse", 3), ("notes-1", 7), ("notes", 5),
+                           ("stra\u00dfe", 3)]:
         assert index.named(fragment).start_line == line, fragment
+
+
+def test_an_anchor_typed_decomposed_names_a_heading_written_composed_and_back():
+    from linkly_ls.core.document import OutlineNode
+    from linkly_ls.core.links.headings import HeadingIndex
+
+    assert HeadingIndex([OutlineNode("Café Notes", 2, 1, 2)]).named("cafe\u0301-notes").start_line == 1
+    assert HeadingIndex([OutlineNode("Cafe\u0301 Notes", 2, 4, 5)]).named("café-notes").start_line == 4

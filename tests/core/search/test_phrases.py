@@ -54,6 +54,10 @@ def test_quoted_phrases_are_split_from_the_words(query: str, phrases: list[str],
         ("条款下重新分发", "按照这些条款下\n重新分发", True),
         ("条款下重新分发", "条款下\n\n重新分发", False),
         ("components", "compo-\n\nnents", False),
+        ("große straße", "die grosse strasse", True),
+        ("boß", "der boss", True),
+        ("linux 系统", "使用Linux系统", True),
+        ("API服务器", "API\n服务器", True),
     ],
 )
 def test_a_phrase_matches_its_words_in_order_whole_and_with_anything_but_words_between(

@@ -199,7 +199,7 @@ def best_snippet(
             best_score = score
             best_line, best_seen = number, covered
     shown = [number for number, _, _ in scored if number >= best_line][:SNIPPET_LINES]
-    text = " ".join(stripped for stripped in (lines[n - 1].strip() for n in shown) if stripped)
+    text = _joined([stripped for stripped in (lines[n - 1].strip() for n in shown) if stripped])
     if not text:  # a passage of nothing but a page marker: the start of its page, else its title
         text = _page_opening(lines, last, skip_lines) or " ".join(
             _marker_title(lines[n - 1]) for n in sorted(skip_lines) if first <= n <= last
@@ -210,6 +210,14 @@ def best_snippet(
     if focus is None:  # no query word in the passage: its first line of text, never a blank one
         focus = next((number for number in shown if lines[number - 1].strip()), best_line)
     return Snippet(text=marked, line=focus, matched_terms=len(seen | best_seen), total_terms=matcher.total_terms)
+
+
+def _joined(lines: list[str]) -> str:
+    """Lines as one text: a space between them, none where CJK text goes on (`管理` / `系统` is one word)."""
+    text = lines[0] if lines else ""
+    for line in lines[1:]:
+        text += line if CJK_RUN.match(line) and CJK_RUN.match(text[-1]) else " " + line
+    return text
 
 
 def _page_opening(lines: list[str], marker: int, skip_lines: frozenset[int]) -> str:

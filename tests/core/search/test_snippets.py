@@ -100,3 +100,8 @@ def test_a_long_line_without_spaces_keeps_its_text_and_adjacent_chinese_terms_ar
     assert "**向量检索**" in snippet.text and len(snippet.text) > 100
     assert QueryMatcher("数据库 管理").mark("数据库管理系统")[0] == "**数据库管理**系统"
     assert excerpt("段落" + "文字" * 200, 60).endswith(" …") and len(excerpt("段落" + "文字" * 200, 60)) > 50
+
+
+def test_a_cjk_word_a_line_break_split_is_one_word_of_the_snippet():
+    snippet = best_snippet(QueryMatcher("管理系统"), ["数据库管理", "系统很重要", "English line"], 1, 3)
+    assert snippet.text == "数据库**管理系统**很重要 English line"

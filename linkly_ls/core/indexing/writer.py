@@ -153,7 +153,7 @@ class IndexWriter:
             embedding = {
                 "documents_done": state.done,
                 "documents_total": state.total,
-                "eta_seconds": None if eta is None else round(eta),
+                "eta_seconds": None if eta is None or state.done >= state.total else round(eta),
             }
             return WriterActivity(os.getpid(), EMBEDDING, embedding=embedding)
         self._eta.reset()

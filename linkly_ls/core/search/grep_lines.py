@@ -2,7 +2,7 @@
 
 The pattern runs over the document's lines joined by newlines, each of its
 spaces matching a run of blanks that may hold a newline
-(`grep_patterns.across_line_breaks`), so a phrase that a PDF broke across two
+(`grep_layout.across_line_breaks`), so a phrase that a PDF broke across two
 lines, or indented, still matches while `.` stays within its line; a pattern
 whose spaces cannot be read that way runs over the lines joined by spaces
 (offsets unchanged). Patterns anchored by `^` or `$` match line by line instead (in one
@@ -32,14 +32,8 @@ from linkly_ls.core.store.line_cache import DocumentText
 from linkly_ls.core.errors import ArgumentError, ToolError
 from linkly_ls.core.search.analysis import CJK_RUN
 from linkly_ls.core.search.pattern_size import MAX_COPIES, expanded_size
-from linkly_ls.core.search.grep_patterns import (
-    across_line_breaks,
-    has_anchor,
-    is_confined,
-    is_literal,
-    line_local_pattern,
-    literal_suffix,
-)
+from linkly_ls.core.search.grep_layout import across_line_breaks, has_anchor
+from linkly_ls.core.search.grep_patterns import is_confined, is_literal, line_local_pattern, literal_suffix
 
 if TYPE_CHECKING:
     import regex

@@ -1,0 +1,31 @@
+"""Patterns read against a page's layout: spaces as blank runs across a line break, real anchors."""
+
+from linkly_ls.core.search.grep_layout import (
+    CJK_BREAK,
+    LEADING_BLANKS,
+    SPACE_RUN,
+    SPACE_RUN_YIELDING,
+    across_line_breaks,
+    has_anchor,
+)
+
+
+def test_spaces_of_a_pattern_match_a_newline_too_where_they_can_be_read():
+    assert across_line_breaks("the.*file") == "the.*file"
+    assert across_line_breaks(r"quick brown\ fox") == f"quick{SPACE_RUN}brown{SPACE_RUN}fox"
+    assert across_line_breaks("[^ ]+ [ ,]x") == f"[^ \\n]+{SPACE_RUN_YIELDING}[ ,\\n]x", "before a set: gives blanks back"
+    assert across_line_breaks(r"[\]] x") == f"[\\]]{SPACE_RUN}x"
+    assert across_line_breaks("a +b") == "a[ \\n]+b" and across_line_breaks(r"a\ {2}b") == "a[ \\n]{2}b", "quantified: one character"
+    assert across_line_breaks("a  b") == across_line_breaks("a b") and across_line_breaks("a  +b") == f"a{SPACE_RUN_YIELDING}[ \\n]+b"
+    assert across_line_breaks(" <- ") == f"{LEADING_BLANKS}<-{SPACE_RUN}" and across_line_breaks("x( )+y") == "x([ \\n])+y"
+    for unreadable in ("(?x) a b", "(?ix)a", "[[:space:]]a", "[]] a", "[a"):
+        assert across_line_breaks(unreadable) is None, unreadable
+
+
+def test_only_a_caret_or_dollar_that_anchors_counts():
+    assert all(map(has_anchor, ["^a", "a$", r"\Aa", r"a\Z", "(^|x)a", "[]^]a", "[a"]))
+    assert not any(map(has_anchor, [r"\$ dquilt", "[^x]nd", "[$^]", r"a\^b", "a b"]))
+
+
+def test_a_cjk_word_may_be_broken_between_any_two_of_its_characters():
+    assert across_line_breaks("软件+包") == f"软{CJK_BREAK}件+包", "a quantified character keeps its quantifier"

@@ -150,3 +150,17 @@ def test_catalog_reads_lines_stored_by_older_versions(tmp_path):
     assert catalog.line_range("bbbbbbbbbbbb", 99, 5) == ["line 99", "line 100"]
     assert catalog.lines("bbbbbbbbbbbb") == lines
     assert catalog.document_text("bbbbbbbbbbbb").line(50) == "line 50"
+
+
+def test_the_composed_text_composes_only_the_lines_that_need_it_and_keeps_their_numbers():
+    import unicodedata
+
+    from linkly_ls.core.store.line_cache import DocumentText
+
+    text = "a\nCafe\u0301 x\nb\u0301 stays\nz\n\u1100\u1161\u11a8\nend"
+    document = DocumentText(text, (1.0, "h"))
+    composed = document.composed()
+    assert composed.text == unicodedata.normalize("NFC", text) and composed.line_count == document.line_count
+    assert document.composed() is composed, "kept with the text"
+    plain = DocumentText("a\nb\u0301 combining mark that composes with nothing\nRésumé", (1.0, "h"))
+    assert plain.composed() is plain

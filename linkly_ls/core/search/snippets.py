@@ -14,6 +14,8 @@ from linkly_ls.core.search.query_terms import ANALYZERS
 #: ("使用PostgreSQL数据库") is a word of its own, as the keyword index reads it (`analysis.for_keywords`)
 _WORD = re.compile(f"(?:[^\\W{CJK_CHARS}]|['’-])+|[{CJK_CHARS}]+")
 _APOSTROPHE = re.compile(r"['’]")
+#: a line that ends in a word hyphenated there (`con-`)
+_HYPHENATED_END = re.compile(r"[^\W\d_]-\Z")
 #: the part before an apostrophe that is a French or Italian elision (l'hôtel, d'écriture, qu'il, dell'arte) ...
 _ELISION = re.compile(r"(?i)[a-z]{1,2}|[a-z]*qu|dell|nell|all|sull|dall")
 #: ... before the vowel or mute h it elides before (English `it’s`, `we’re` keep their first part)
@@ -95,6 +97,8 @@ class QueryMatcher:
         key = word.lower()
         if key not in self._cache:
             forms = word_forms(_reading_of(word), self.readings)
+            if forms.isdisjoint(self._query_forms) and "-" in word.strip("-"):  # `con-ducted` a line break split
+                forms = word_forms(word.replace("-", ""), self.readings)
             if forms.isdisjoint(self._query_forms):
                 self._cache[key] = None
             else:
@@ -213,10 +217,13 @@ def best_snippet(
 
 
 def _joined(lines: list[str]) -> str:
-    """Lines as one text: a space between them, none where CJK text goes on (`管理` / `系统` is one word)."""
+    """Lines as one text: a space between them, none where CJK text goes on (`管理` / `系统` is one word) or a
+    word hyphenated at the line's end goes on in lower case (`con-` / `ducted` is `con-ducted`, which
+    marks as `conducted`)."""
     text = lines[0] if lines else ""
     for line in lines[1:]:
-        text += line if CJK_RUN.match(line) and CJK_RUN.match(text[-1]) else " " + line
+        goes_on = (CJK_RUN.match(line) and CJK_RUN.match(text[-1])) or (_HYPHENATED_END.search(text) and line[:1].islower())
+        text += line if goes_on else " " + line
     return text
 
 

@@ -105,3 +105,9 @@ def test_a_long_line_without_spaces_keeps_its_text_and_adjacent_chinese_terms_ar
 def test_a_cjk_word_a_line_break_split_is_one_word_of_the_snippet():
     snippet = best_snippet(QueryMatcher("管理系统"), ["数据库管理", "系统很重要", "English line"], 1, 3)
     assert snippet.text == "数据库**管理系统**很重要 English line"
+
+
+def test_a_word_a_line_break_hyphenated_is_joined_and_marked_whole():
+    snippet = best_snippet(QueryMatcher("analyses conducted"), ["the analyses con-", "ducted by Smith-", "Jones"], 1, 3)
+    assert snippet.text == "the **analyses** **con-ducted** by Smith- Jones", "a name's hyphen before a capital stays"
+    assert QueryMatcher("email").mark("send an e-mail")[0] == "send an **e-mail**"

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from linkly_ls.core.store.catalog import Catalog, LibraryRecord, StoreError
+from linkly_ls.core.store.records import holding_library
 from linkly_ls.core.config import Config, ConfigError, load_config, validate_library_name
 from linkly_ls.core.extract import is_supported
 from linkly_ls.core.embedding.settings import EmbeddingSettings
@@ -330,15 +331,7 @@ class Engine:
             return self.indexer.index_library(library, only_paths=paths)
 
     def library_for_path(self, path: Path) -> LibraryRecord | None:
-        best: tuple[int, LibraryRecord] | None = None
-        for library in self.libraries():
-            for root in library.paths:
-                root_path = Path(root)
-                if path == root_path or path.is_relative_to(root_path):
-                    depth = len(root_path.parts)
-                    if best is None or depth > best[0]:
-                        best = (depth, library)
-        return best[1] if best else None
+        return holding_library(self.libraries(), path)
 
     def close(self) -> None:
         if "remotes" in self.__dict__:

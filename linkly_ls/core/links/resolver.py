@@ -32,13 +32,14 @@ import os
 import posixpath
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from linkly_ls.core.document import OutlineNode
 from linkly_ls.core.links.headings import HeadingIndex, SectionIndex
 from linkly_ls.core.links.targets import is_external, path_candidates, paths_naming, wikilink_folder, wikilink_key
 from linkly_ls.core.store.catalog import Catalog, DocumentRecord, LinkRecord
-from linkly_ls.core.store.records import name_key, title_key
+from linkly_ls.core.store.records import LibraryRecord, holding_library, name_key, title_key
 
 BROKEN = ("missing", "missing_heading", "ambiguous")
 _NOTE_TYPES = ("md", "mdx")
@@ -127,7 +128,7 @@ class LinkResolver:
         self._headings: dict[str, HeadingIndex] = {}
         self._destinations: dict[str, dict[str, int]] = {}
         self._destination_pages: dict[tuple[str, str], int | None] = {}
-        self._libraries: list[tuple[str, str]] | None = None
+        self._libraries: list[LibraryRecord] | None = None
 
     def links_of(self, record: DocumentRecord, line: int | None = None) -> list[ResolvedLink]:
         """The document's links resolved (`line`: those on that line: a request about the link under the
@@ -270,9 +271,9 @@ class LinkResolver:
     def _library_of(self, path: str) -> str | None:
         """The library whose folder holds `path` most closely (a note not indexed yet has no record)."""
         if self._libraries is None:
-            self._libraries = [(root.rstrip("/") + "/", library.name) for library in self.catalog.libraries() for root in library.paths]
-        holders = [(len(root), name) for root, name in self._libraries if path.startswith(root) or path + "/" == root]
-        return max(holders)[1] if holders else None
+            self._libraries = self.catalog.libraries()
+        library = holding_library(self._libraries, Path(path))
+        return library.name if library is not None else None
 
     def _by_name(self, link: LinkRecord, resolved: ResolvedLink, source_path: str) -> DocumentRecord | None:
         chosen = self._named_candidates(link.target, link.target_name or "", source_path)

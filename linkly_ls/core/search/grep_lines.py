@@ -92,11 +92,11 @@ class MatchBudget:
         return max(self.remaining(), MIN_CALL_TIMEOUT_S)
 
 
-def budgeted_finditer(pattern: regex.Pattern, text: str, budget: MatchBudget, position: int = 0) -> Iterator[regex.Match]:
-    """`pattern.finditer(text, position)` under `budget`: after an engine timeout with budget left, a new
+def budgeted_finditer(pattern: regex.Pattern, text: str, budget: MatchBudget) -> Iterator[regex.Match]:
+    """`pattern.finditer(text)` under `budget`: after an engine timeout with budget left, a new
     iterator goes on from the end of the last match, and yields what the first would have (but
     the empty match it finds again where the last one was empty)."""
-    empty_at = -1
+    position, empty_at = 0, -1
     while True:
         try:
             for found in pattern.finditer(text, position, timeout=budget.call_timeout()):
@@ -110,10 +110,10 @@ def budgeted_finditer(pattern: regex.Pattern, text: str, budget: MatchBudget, po
             budget.confirm()
 
 
-def budgeted_search(pattern: regex.Pattern, text: str, budget: MatchBudget, position: int = 0) -> regex.Match | None:
+def budgeted_search(pattern: regex.Pattern, text: str, budget: MatchBudget) -> regex.Match | None:
     while True:
         try:
-            return pattern.search(text, position, timeout=budget.call_timeout())
+            return pattern.search(text, timeout=budget.call_timeout())
         except TimeoutError:
             budget.confirm()
 
@@ -274,13 +274,15 @@ def _first_spans(
     starts: list[int] = []
     last_chars: list[int] = []
     find = document.text.find
-    literal = bounded or is_literal(pattern.pattern)
+    unbudgeted = bounded or is_literal(pattern.pattern)
     line_end = -1  # the newline (or end) of the line of the last match kept
     position = 0
     while position <= len(text):
         resume = len(text) + 1
         try:
-            found_all = pattern.finditer(text, position) if literal else pattern.finditer(text, position, timeout=budget.call_timeout())
+            found_all = (
+                pattern.finditer(text, position) if unbudgeted else pattern.finditer(text, position, timeout=budget.call_timeout())
+            )
             skipped = 0
             for found in found_all:
                 start, end = found.span()

@@ -207,8 +207,9 @@ def _confirmed(catalog: Catalog, hits: list[ChunkHit], pattern: re.Pattern[str])
             if match is None:
                 continue
             line = first + text.count("\n", 0, match.start())
-            found.setdefault(doc_id, PhraseSpan(first, last, line, line + match.group().count("\n")))
+            span = PhraseSpan(first, last, line, line + match.group().count("\n"))
+            found.setdefault(doc_id, span)
             if not reads_as_contents(lines):
-                found[doc_id] = PhraseSpan(first, last, line, line + match.group().count("\n"))
+                found[doc_id] = span
                 break
     return found

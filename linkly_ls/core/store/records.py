@@ -6,7 +6,9 @@ import hashlib
 import json
 import posixpath
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from linkly_ls.core.document import OutlineNode
 from linkly_ls.core.search.analysis import MAX_KEYWORD_CHARS
@@ -79,6 +81,19 @@ class LibraryRecord:
     origin: str = "cli"
     #: whether `.gitignore` and `.ignore` files inside the library's folders keep files out
     respect_gitignore: bool = True
+
+
+def holding_library(libraries: Iterable[LibraryRecord], path: Path) -> LibraryRecord | None:
+    """The library whose folder holds `path` most closely (the innermost, when one lies inside another)."""
+    best: tuple[int, LibraryRecord] | None = None
+    for library in libraries:
+        for root in library.paths:
+            root_path = Path(root)
+            if path == root_path or path.is_relative_to(root_path):
+                depth = len(root_path.parts)
+                if best is None or depth > best[0]:
+                    best = (depth, library)
+    return best[1] if best else None
 
 
 @dataclass

@@ -222,7 +222,8 @@ def link_limit(page_count: int) -> int:
 
 def read_links(pages: list[PdfPage], warnings: list[str] | None = None) -> list[Link]:
     """The pages' links in page order, at most `link_limit` of them; past it, a warning names the page
-    where reading stopped and how many link annotations were left."""
+    where reading stopped and how many link annotations were left. Annotations of one line that lead to
+    the same place are one link: a contents line often links its number, its title and its page number."""
     links: list[Link] = []
     limit = link_limit(len(pages))
     by_index = {page.index: page for page in pages}
@@ -230,9 +231,11 @@ def read_links(pages: list[PdfPage], warnings: list[str] | None = None) -> list[
         if not page.links:
             continue
         tops = LineTops(page)
+        seen: set[tuple[int, str, int | None]] = set()
         for number, entry in enumerate(page.links):
             link = _link(entry, tops.line_at(entry.top, entry.bottom), by_index)
-            if link is not None:
+            if link is not None and (link.line, link.target, link.target_line) not in seen:
+                seen.add((link.line, link.target, link.target_line))
                 links.append(link)
                 if len(links) >= limit:
                     left = len(page.links) - number - 1 + sum(len(later.links) for later in pages[place + 1 :])

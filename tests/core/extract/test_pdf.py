@@ -176,7 +176,7 @@ def test_a_line_cut_by_the_page_edge_keeps_its_words_and_text_off_the_page_is_le
 def test_link_annotations_become_links_to_lines_or_urls(extracted):
     document = extracted("papers/standards/fhs-3.0.pdf")
     inside = [link for link in document.links if link.target_line is not None]
-    assert len(inside) >= 300
+    assert len(inside) >= 150  # a contents line links its title and its page number to one place: one link
     first = inside[0]
     assert first.target == "#page=8" and document.lines[first.line - 1].startswith("1.1. Purpose")
     assert document.lines[first.target_line - 1] == "1.1. Purpose"

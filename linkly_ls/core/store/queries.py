@@ -22,6 +22,7 @@ from linkly_ls.core.store.records import (
     ErrorRecord,
     LibraryRecord,
     SkippedCount,
+    WorkFacts,
     document_from_row,
     layout_from_row,
     library_from_row,
@@ -226,6 +227,24 @@ class CatalogReads:
             batch = doc_ids[start : start + BATCH]
             marks = ",".join("?" * len(batch))
             found.update(db.execute(f"SELECT doc_id, content_hash FROM documents WHERE doc_id IN ({marks})", batch))
+        return found
+
+    def work_facts(self, doc_ids: list[str]) -> dict[str, WorkFacts]:
+        """doc_id -> what tells whether two documents are one work (`same_work`), for those of `doc_ids` the
+        catalog has."""
+        found: dict[str, WorkFacts] = {}
+        db = self.connect()
+        for start in range(0, len(doc_ids), BATCH):
+            batch = doc_ids[start : start + BATCH]
+            marks = ",".join("?" * len(batch))
+            for doc_id, content_hash, doc_type, title, path, library, keywords, word_count in db.execute(
+                "SELECT doc_id, content_hash, doc_type, title, path, library, keywords, word_count FROM documents "
+                f"WHERE doc_id IN ({marks})",
+                batch,
+            ):
+                found[doc_id] = WorkFacts(
+                    doc_id, content_hash, doc_type, title, path, library, tuple(json.loads(keywords)), word_count
+                )
         return found
 
     def named_words(self) -> Iterator[tuple[str, str, list[str], list[dict]]]:

@@ -274,3 +274,17 @@ def _stored_keywords(stored: str) -> list[str]:
 def layout_from_row(row: tuple) -> DocumentLayout:
     """A layout from the values of `LAYOUT_COLUMNS`."""
     return DocumentLayout(doc_id=row[0], page_starts=json.loads(row[1]), outline=json.loads(row[2]))
+
+
+@dataclass(frozen=True)
+class WorkFacts:
+    """What the catalog says of one document that tells whether another is the same work."""
+
+    doc_id: str
+    content_hash: str
+    doc_type: str
+    title: str
+    path: str
+    library: str
+    keywords: tuple[str, ...]
+    word_count: int

@@ -30,7 +30,7 @@ from linkly_ls.core.tools.validation import validate
 from linkly_ls.core.provenance import Place
 from linkly_ls.core.tools.search import OTHER_WORDS, WEAK_RELEVANCE, search
 from linkly_ls.core.tools.search_guidance import filter_advice
-from linkly_ls.core.tools.search_results import SearchHit, SearchResult
+from linkly_ls.core.tools.search_results import OtherFile, SearchHit, SearchResult
 
 LOCAL_SERVER = "local"
 
@@ -167,6 +167,14 @@ def hit_from_remote(remote: str, data: dict[str, Any]) -> SearchHit:
         content_hash=data.get("content_hash"),
         server=remote,
         place=Place(_whole_number(data.get("page")), data.get("section") if isinstance(data.get("section"), str) else None),
+        also_as=[
+            OtherFile(
+                remote_doc_id(remote, str(other["doc_id"])), remote_path(remote, str(other["path"])),
+                str(other.get("doc_type", "")), remote_library(remote, str(other.get("library", ""))),
+            )
+            for other in data.get("also_as") or []
+            if isinstance(other, dict) and "doc_id" in other and "path" in other
+        ],
     )
 
 

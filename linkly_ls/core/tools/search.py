@@ -36,11 +36,12 @@ from linkly_ls.core.search.ranking import best_cosines, rank_documents
 from linkly_ls.core.search.relevance import RelevanceScorer
 from linkly_ls.core.tools.validation import validate
 from linkly_ls.core.search.snippets import QueryMatcher, best_snippet, reads_as_contents
-from linkly_ls.core.store.records import DocumentSummary
+from linkly_ls.core.search.same_work import WorkGroups
+from linkly_ls.core.store.records import DocumentSummary, WorkFacts
 from linkly_ls.core.tools.search_filters import allowed_documents, blame_the_filters
 from linkly_ls.core.tools.search_guidance import OTHER_WORDS, WEAK_RELEVANCE, add_guidance, empty_index_result, lead_guidance
 from linkly_ls.core.tools.search_listing import listing, lists_everything
-from linkly_ls.core.tools.search_results import SearchHit, SearchResult
+from linkly_ls.core.tools.search_results import OtherFile, SearchHit, SearchResult
 
 __all__ = ["OTHER_WORDS", "WEAK_RELEVANCE", "SearchHit", "SearchResult", "allowed_documents", "search"]
 
@@ -83,7 +84,8 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     ranking = rank_documents(engine, words, holding or allowed, mode=mode)
     by_date = params["time_sort"] != "default"
     pool = max(limit, TIME_SORT_POOL if by_date else CALIBRATION_DEPTH)
-    distinct = _distinct_documents(engine, _named_first(named, ranking.documents), pool)
+    works = _distinct_works(engine, _named_first(named, ranking.documents), pool)
+    distinct = [document for document, _ in works]
     records = engine.catalog.summaries([document.doc_id for document in distinct])
     picked = [(document, records[document.doc_id]) for document in distinct if document.doc_id in records]
     cosines = best_cosines(ranking, [document.doc_id for document, _ in picked])
@@ -114,6 +116,9 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
         )
         for document, record in picked[:limit]
     ]
+    other_files = {document.doc_id: others for document, others in works}
+    for hit in results:
+        hit.also_as = [OtherFile(other.doc_id, other.path, other.doc_type, other.library) for other in other_files[hit.doc_id]]
     if by_date:
         _set_relevance(results, relevance)
     else:
@@ -203,27 +208,27 @@ def _named_first(named: set[str], documents: list[RankedDocument]) -> list[Ranke
     ]
 
 
-def _distinct_documents(engine: Engine, documents: list[RankedDocument], limit: int) -> list[RankedDocument]:
-    """The first `limit` ranked documents with distinct content: copies of a file show once.
+def _distinct_works(
+    engine: Engine, documents: list[RankedDocument], limit: int
+) -> list[tuple[RankedDocument, list[WorkFacts]]]:
+    """The first `limit` ranked documents that are distinct works (`same_work`), each with the other
+    files of its work ranked below it: copies of a file, the same text in another format.
 
-    Only ids and content hashes are read to decide (in pages, best first); full
-    records, whose outlines can be large, are read for the documents shown.
+    Only what tells works apart is read (in pages, best first); full records, whose outlines can be
+    large, are read for the documents shown.
     """
-    picked: list[RankedDocument] = []
-    seen_content: set[str] = set()
+    groups = WorkGroups(limit)
+    by_id = {document.doc_id: document for document in documents}
     page = limit * 4 + 50
     for start in range(0, len(documents), page):
-        batch = documents[start : start + page]
-        hashes = engine.catalog.content_hashes([document.doc_id for document in batch])
-        for document in batch:
-            content_hash = hashes.get(document.doc_id)
-            if content_hash is None or content_hash in seen_content:
-                continue
-            seen_content.add(content_hash)
-            picked.append(document)
-            if len(picked) >= limit:
-                return picked
-    return picked
+        batch = [document.doc_id for document in documents[start : start + page]]
+        facts = engine.catalog.work_facts(batch)
+        for doc_id in batch:
+            if doc_id in facts:
+                groups.add(facts[doc_id])
+        if groups.full:
+            break
+    return [(by_id[lead.doc_id], others) for lead, others in groups.works]
 
 
 def _make_hit(

@@ -21,6 +21,19 @@ def one_line(text: str) -> str:
 
 
 @dataclass
+class OtherFile:
+    """Another file of a hit's work: a copy, or the same text in another format (`same_work`)."""
+
+    doc_id: str
+    path: str
+    doc_type: str
+    library: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"doc_id": self.doc_id, "path": self.path, "doc_type": self.doc_type, "library": self.library}
+
+
+@dataclass
 class SearchHit:
     doc_id: str
     title: str
@@ -46,6 +59,8 @@ class SearchHit:
     #: the server that answered ("local" or a remote's name), set when several servers were searched
     server: str | None = None
     place: Place = field(default_factory=Place)
+    #: the other files of this work, shown here rather than as results of their own
+    also_as: list[OtherFile] = field(default_factory=list)
 
     @classmethod
     def from_summary(
@@ -111,6 +126,8 @@ class SearchHit:
             data["content_hash"] = self.content_hash
         if self.server is not None:
             data["server"] = self.server
+        if self.also_as:
+            data["also_as"] = [other.to_json() for other in self.also_as]
         return data
 
 
@@ -176,6 +193,8 @@ class SearchResult:
                 out.append(f"- keywords: {', '.join(hit.keywords)}")
             if hit.text_missing_reason:
                 out.append(f"- text missing: {hit.text_missing_reason}")
+            for other in hit.also_as:
+                out.append(f"- also as: {other.doc_type} · `{other.doc_id}` · {one_line(other.path)}")
             if hit.snippet:
                 out.append(f"> {hit.snippet}")
             if hit.explain:

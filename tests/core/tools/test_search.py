@@ -31,6 +31,27 @@ def test_many_copies_of_a_file_show_once_and_leave_room_for_other_documents(engi
     result = call_tool(engine, "search", {"query": "spring neap tides", "limit": 3})
     names = [Path(hit.path).name for hit in result.results]
     assert len(names) == 2 and "other.md" in names and names[0].startswith("copy-")
+    copies = result.results[names.index(names[0])].also_as
+    assert len(copies) == 79 and all(Path(copy.path).name.startswith("copy-") for copy in copies)
+
+
+def test_a_chapter_and_the_slides_converted_from_it_are_one_result_naming_both(engine_for, tmp_path):
+    fixtures = Path(__file__).resolve().parents[3] / "fixtures"
+    library = tmp_path / "rust"
+    library.mkdir()
+    for source in (*sorted((fixtures / "notes" / "rust").glob("*.md")), *(fixtures / "slides").glob("*.pptx")):
+        (library / source.name).write_bytes(source.read_bytes())
+    engine = engine_for(library)
+    engine.index()
+    result = call_tool(engine, "search", {"query": "ownership rules heap stack", "limit": 5})
+    names = [Path(hit.path).name for hit in result.results]
+    chapter, slides = "ch04-01-what-is-ownership.md", "rust ownership - lunch and learn.pptx"
+    assert (chapter in names) != (slides in names)
+    shown = result.results[names.index(chapter if chapter in names else slides)]
+    assert [Path(other.path).name for other in shown.also_as] == [slides if chapter in names else chapter]
+    assert shown.to_json()["also_as"][0]["doc_type"] in {"md", "pptx"}
+    assert "- also as: " in result.to_markdown()
+    assert len(result.results) >= 2 and all("also_as" not in hit.to_json() for hit in result.results if hit is not shown)
 
 
 def test_snippet_term_matching_agrees_with_marking():

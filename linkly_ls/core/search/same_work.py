@@ -1,0 +1,65 @@
+"""Which ranked documents are one work: copies of a file, or one text saved in two formats.
+
+A library often holds a paper as PDF beside the text or Markdown it was made from, or
+slides converted from a chapter. Shown as two results they take two of the few places a
+person (or an agent) reads; shown once, with the other files named, every place shows a
+different text. Deciding needs only facts the catalog already keeps: the content hash
+(copies), and for two formats the title or file name, the key terms and the length.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from linkly_ls.core.store.records import WorkFacts, name_key, title_key
+
+#: a converted text differs in length by its running heads, page numbers and slide marks:
+#: maint-guide is 23,576 words as text and 24,605 as PDF; a draft and its 3-slide summary differ by 3x
+LENGTH_RATIO = 1.5
+#: share of the shorter list of key terms the other must hold (7 of 8 for the same book in two formats;
+#: two translations share names only)
+SHARED_KEYWORDS = 0.75
+#: fewer key terms than this prove nothing
+MIN_SHARED_KEYWORDS = 3
+
+
+def same_work(first: WorkFacts, second: WorkFacts) -> bool:
+    """True for copies of one file, and for one text in two formats: the same title or file name, nearly
+    the same length and key terms. Two files of one format that differ are versions, not one work."""
+    if first.content_hash == second.content_hash:
+        return True
+    if first.doc_type == second.doc_type:
+        return False
+    if title_key(first.title) != title_key(second.title) and name_key(first.path) != name_key(second.path):
+        return False
+    shorter, longer = sorted((first.word_count, second.word_count))
+    if shorter == 0 or longer > LENGTH_RATIO * shorter:
+        return False
+    terms = [{_folded(term) for term in facts.keywords} for facts in (first, second)]
+    shared = len(terms[0] & terms[1])
+    return shared >= MIN_SHARED_KEYWORDS and shared >= SHARED_KEYWORDS * min(len(terms[0]), len(terms[1]))
+
+
+class WorkGroups:
+    """Ranked documents gathered into works, best first: each work is its best-ranked document and the
+    other files of it ranked below, up to `limit` works (files of a work already listed still join it)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.works: list[tuple[WorkFacts, list[WorkFacts]]] = []
+
+    @property
+    def full(self) -> bool:
+        return len(self.works) >= self.limit
+
+    def add(self, facts: WorkFacts) -> None:
+        for lead, others in self.works:
+            if same_work(lead, facts):
+                others.append(facts)
+                return
+        if not self.full:
+            self.works.append((facts, []))
+
+
+def _folded(text: str) -> str:
+    return unicodedata.normalize("NFC", text).casefold()

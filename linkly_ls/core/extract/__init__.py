@@ -69,7 +69,7 @@ _MODULES: dict[str, str] = {
 #: docx 2: footnotes and endnotes are read, under headings of their own at the end, and a picture's
 #: alternative text (`[image: ...]`), as pptx 3 does; md 2 and mdx 2: the front matter's `aliases`; txt 3: a
 #: subsection numbered `5.21.` whose name is in lower case (`watch`) is a heading
-EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 3, "pdf": 6, "pptx": 3, "html": 2, "epub": 2, "docx": 2, "md": 2, "mdx": 2}
+EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 3, "pdf": 6, "pptx": 3, "html": 2, "epub": 2, "docx": 3, "md": 2, "mdx": 2}
 
 
 #: in the warning of a file whose content is another format than its name says (read as what it is)
@@ -205,13 +205,23 @@ def extract_file(
     except MemoryError as error:
         raise ExtractionError("ran out of memory while extracting") from error
     except Exception as error:  # a parser library's own failure on a broken file
-        raise ExtractionError(_describe_failure(doc_type, error)) from error
+        raise ExtractionError(_describe_failure(path, doc_type, error)) from error
     document.doc_type = doc_type if doc_type != "mdx" or named_type == "mdx" else named_type
     document.warnings[:0] = notes
     cap_lines(document, limits)
     return document
 
 
-def _describe_failure(doc_type: str, error: Exception) -> str:
+#: the formats kept in a ZIP container of XML parts
+ZIP_TYPES = frozenset({"docx", "pptx", "epub"})
+
+
+def _describe_failure(path: Path, doc_type: str, error: Exception) -> str:
     detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    if isinstance(error, SyntaxError) and doc_type in ZIP_TYPES:  # lxml's XMLSyntaxError names no part
+        from linkly_ls.core.extract.zipguard import damaged_xml_member
+
+        member = damaged_xml_member(path)
+        if member is not None:
+            return f"not a readable {doc_type.upper()} file: its part {member!r} is damaged XML ({detail[:200]})"
     return f"not a readable {doc_type.upper()} file ({type(error).__name__}: {detail[:200]})"

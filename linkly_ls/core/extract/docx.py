@@ -22,21 +22,38 @@ from linkly_ls.core.extract.base import ExtractLimits, alt_text, title_from_path
 from linkly_ls.core.extract.zipguard import check_zip
 
 _HEADING_NAME = re.compile(r"^heading\s*([1-9])$", re.I)
-_GENERIC_TITLE = re.compile(r"^(untitled|title|document|microsoft word - .*)$", re.I)
+#: titles that name no document: Word's defaults, and python-docx's for a file without core properties
+_GENERIC_TITLE = re.compile(r"^(untitled|title|document|word document|microsoft word - .*)$", re.I)
 _MAX_BASED_ON = 10
-#: the text-bearing children of a paragraph's runs (and of the runs of its hyperlinks), in document order;
-#: one compiled query a paragraph, where python-docx's `Paragraph.text` runs one per run
+_MARKUP_COMPATIBILITY = "http://schemas.openxmlformats.org/markup-compatibility/2006"
+#: the text-bearing children of a paragraph's runs, in document order, as Word shows them: runs inside
+#: insertions, moves, content controls, fields, smart tags and hyperlinks too (python-docx's
+#: `Paragraph.text` reads only direct runs and those of hyperlinks, and lost a tracked draft's new text);
+#: not deleted or moved-away text, hidden text, ruby annotations, nor the runs of a text box the paragraph
+#: anchors (`$depth` text boxes deep: the box's own paragraphs are read as paragraphs) or the fallback
+#: copy of it that Word writes for older readers
 _RUN_CONTENT = etree.XPath(
-    "w:r/*[self::w:t or self::w:tab or self::w:ptab or self::w:br or self::w:cr or self::w:noBreakHyphen]"
-    " | w:hyperlink/w:r/*[self::w:t or self::w:tab or self::w:ptab or self::w:br or self::w:cr"
-    " or self::w:noBreakHyphen]",
-    namespaces={"w": nsmap["w"]},
+    ".//w:r[count(ancestor::w:txbxContent) = $depth]"
+    "[not(ancestor::w:del or ancestor::w:moveFrom or ancestor::mc:Fallback or ancestor::w:rt)]"
+    "[not(w:rPr/w:vanish[not(@w:val) or @w:val != '0' and @w:val != 'false'])]"
+    "/*[self::w:t or self::w:tab or self::w:ptab or self::w:br or self::w:cr or self::w:noBreakHyphen"
+    " or self::w:footnoteReference or self::w:endnoteReference]",
+    namespaces={"w": nsmap["w"], "mc": _MARKUP_COMPATIBILITY},
+)
+#: the text boxes a paragraph anchors (`$depth` deep), once: not the fallback copy
+_TEXT_BOXES = etree.XPath(
+    ".//w:txbxContent[count(ancestor::w:txbxContent) = $depth][not(ancestor::mc:Fallback)]",
+    namespaces={"w": nsmap["w"], "mc": _MARKUP_COMPATIBILITY},
 )
 #: the alternative text of the pictures a paragraph holds
 _ALT_TEXT = etree.XPath(".//wp:docPr/@descr", namespaces={"wp": nsmap["wp"]})
 _TEXT, _BREAK, _BREAK_TYPE = qn("w:t"), qn("w:br"), qn("w:type")
 _HYPERLINK, _ANCHOR_ATTR, _REL_ID = qn("w:hyperlink"), qn("w:anchor"), qn("r:id")
-_BOOKMARK, _NAME = qn("w:bookmarkStart"), qn("w:name")
+_BOOKMARK, _NAME, _ID = qn("w:bookmarkStart"), qn("w:name"), qn("w:id")
+_FOOTNOTE_REFERENCE, _ENDNOTE_REFERENCE = qn("w:footnoteReference"), qn("w:endnoteReference")
+_NOTE_REFERENCES = frozenset({_FOOTNOTE_REFERENCE, _ENDNOTE_REFERENCE})
+_CUSTOM_MARK = qn("w:customMarkFollows")
+_TRUE = frozenset({"1", "true", "on"})
 #: what the other run contents stand for, as python-docx renders them
 _RUN_CHARACTERS = {qn("w:tab"): "\t", qn("w:ptab"): "\t", qn("w:cr"): "\n", qn("w:noBreakHyphen"): "-"}
 
@@ -48,11 +65,11 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
     builder = LineBuilder()
     walker = _BodyWalker(styles, builder, _external_targets(document))
     walker.walk(document.element.body)
-    for heading, notes in _notes(document):
+    for heading, notes in _notes(document, walker.marks):
         builder.blank()
         builder.heading(heading, 1)
-        for number, text in notes:
-            builder.text(f"[{number}] {text}")
+        for note in notes:
+            builder.text(note)
     lines, outline = builder.finish()
     return ExtractedDocument(
         lines=lines,
@@ -73,17 +90,21 @@ def _external_targets(document: DocxDocument) -> dict[str, str]:
 
 
 #: the parts of a document's notes, and the heading their text is written under at the end
-_NOTE_PARTS = (("/footnotes", "w:footnote", "Footnotes"), ("/endnotes", "w:endnote", "Endnotes"))
+_NOTE_PARTS = (
+    ("/footnotes", "w:footnote", "Footnotes", _FOOTNOTE_REFERENCE),
+    ("/endnotes", "w:endnote", "Endnotes", _ENDNOTE_REFERENCE),
+)
 #: notes that are Word's separator lines, not text
 _NOTE_SEPARATORS = frozenset({"separator", "continuationSeparator", "continuationNotice"})
 _SAFE_XML = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
 
 
-def _notes(document: DocxDocument) -> list[tuple[str, list[tuple[str, str]]]]:
-    """(heading, [(number, text)]) of the footnotes and of the endnotes, each part that has any: their text
-    is no part of the body, and a search for a sentence of a footnote found nothing."""
-    found: list[tuple[str, list[tuple[str, str]]]] = []
-    for reltype_end, tag, heading in _NOTE_PARTS:
+def _notes(document: DocxDocument, marks: NoteMarks) -> list[tuple[str, list[str]]]:
+    """(heading, ["[mark] text"]) of the footnotes and of the endnotes, each part that has any, marked as the
+    body refers to them (`marks`): their text is no part of the body, and a search for a sentence of a
+    footnote found nothing."""
+    found: list[tuple[str, list[str]]] = []
+    for reltype_end, tag, heading, reference_tag in _NOTE_PARTS:
         part = next((rel.target_part for rel in document.part.rels.values()
                      if not rel.is_external and rel.reltype.endswith(reltype_end)), None)
         if part is None:
@@ -92,15 +113,16 @@ def _notes(document: DocxDocument) -> list[tuple[str, list[tuple[str, str]]]]:
             root = etree.fromstring(part.blob, _SAFE_XML)
         except etree.XMLSyntaxError:
             continue  # the body is still read; a damaged notes part loses only the notes
-        notes = []
+        notes: list[tuple[int, str]] = []
         for note in root.iterchildren(qn(tag)):
             if note.get(qn("w:type")) in _NOTE_SEPARATORS:
                 continue
             text = " ".join(" ".join(paragraph_text(p).split()) for p in note.iter(qn("w:p")))
             if text.strip():
-                notes.append((note.get(qn("w:id")) or str(len(notes) + 1), text.strip()))
+                note_id = note.get(_ID) or f"unnumbered {len(notes)}"
+                notes.append((marks.number(reference_tag, note_id), f"{marks.mark(reference_tag, note_id)} {text.strip()}"))
         if notes:
-            found.append((heading, notes))
+            found.append((heading, [line for _, line in sorted(notes)]))
     return found
 
 
@@ -170,6 +192,9 @@ class _BodyWalker:
         self.targets = targets
         self.links: list[Link] = []
         self.bookmarks: dict[str, int] = {}
+        self.marks = NoteMarks()
+        #: how many text boxes deep the paragraphs being read are
+        self.depth = 0
 
     def finished_links(self, total_lines: int) -> list[Link]:
         """The hyperlinks seen; one to a bookmark of the document knows its target line."""
@@ -209,7 +234,16 @@ class _BodyWalker:
                 self.walk(content if content is not None else child)
 
     def _paragraph(self, element) -> None:
-        text = paragraph_text(element)
+        self._write_paragraph(element)
+        for box in _TEXT_BOXES(element, depth=self.depth):
+            self.depth += 1
+            try:
+                self.walk(box)
+            finally:
+                self.depth -= 1
+
+    def _write_paragraph(self, element) -> None:
+        text = paragraph_text(element, self.marks, self.depth)
         described = alt_text(_ALT_TEXT(element))
         if described:
             text = f"{text} {described}".strip()
@@ -239,26 +273,56 @@ class _BodyWalker:
         for row in element.iterchildren(qn("w:tr")):
             cells = []
             for cell in row.iterchildren(qn("w:tc")):
-                parts = (paragraph_text(p) for p in cell.iter(qn("w:p")))
+                parts = (paragraph_text(p, self.marks, self.depth) for p in cell.iter(qn("w:p")))
                 cells.append(" ".join(" ".join(part.split()) for part in parts if part.strip()))
             if any(cells):
+                self._note_links(row, self.builder.next_line)
                 self.builder.text(" | ".join(cells))
         self.builder.blank()
 
 
-def paragraph_text(element) -> str:
-    """A `w:p` element's text exactly as python-docx's `Paragraph.text` gives it, several times faster."""
+def paragraph_text(element, marks: NoteMarks | None = None, depth: int = 0) -> str:
+    """A `w:p` element's text as Word shows it (`_RUN_CONTENT`), with a note's number where the text
+    refers to it when `marks` numbers them; `depth` is how many text boxes deep the paragraph is."""
     parts: list[str] = []
-    for child in _RUN_CONTENT(element):
+    for child in _RUN_CONTENT(element, depth=depth):
         tag = child.tag
         if tag == _TEXT:
             parts.append(child.text or "")
         elif tag == _BREAK:
             if child.get(_BREAK_TYPE, "textWrapping") == "textWrapping":  # page and column breaks are ""
                 parts.append("\n")
+        elif tag in _NOTE_REFERENCES:
+            if marks is not None and child.get(_CUSTOM_MARK) not in _TRUE:  # a custom mark is the run's text
+                parts.append(marks.mark(tag, child.get(_ID) or ""))
         else:
             parts.append(_RUN_CHARACTERS[tag])
     return "".join(parts)
+
+
+class NoteMarks:
+    """The numbers Word shows for the notes: footnotes 1, 2, 3 and endnotes i, ii, iii (its defaults), in
+    the order the text first refers to them; a note nothing refers to is numbered after those."""
+
+    def __init__(self) -> None:
+        self.numbers: dict[str, dict[str, int]] = {_FOOTNOTE_REFERENCE: {}, _ENDNOTE_REFERENCE: {}}
+
+    def number(self, reference_tag: str, note_id: str) -> int:
+        numbers = self.numbers[reference_tag]
+        return numbers.setdefault(note_id, len(numbers) + 1)
+
+    def mark(self, reference_tag: str, note_id: str) -> str:
+        number = self.number(reference_tag, note_id)
+        return f"[{number}]" if reference_tag == _FOOTNOTE_REFERENCE else f"[{_roman(number)}]"
+
+
+def _roman(number: int) -> str:
+    letters = []
+    for value, symbol in ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"), (50, "l"),
+                          (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):
+        count, number = divmod(number, value)
+        letters.append(symbol * count)
+    return "".join(letters)
 
 
 def _title(document: DocxDocument, walker: _BodyWalker, path: Path) -> str:

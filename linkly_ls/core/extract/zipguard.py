@@ -14,6 +14,8 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
+from lxml import etree
+
 from linkly_ls.core.document import ExtractionError
 from linkly_ls.core.extract.base import READ_ERROR, ExtractLimits
 
@@ -24,6 +26,14 @@ READ_STEP = 64 * 2**20
 _DEFLATE_OVERHEAD = 1.001
 _DEFLATE_SLACK = 1024
 
+#: the first bytes of an OLE compound file, and the stream an encrypted Office document keeps its package in
+COMPOUND_FILE_SIGNATURE = bytes.fromhex("d0cf11e0a1b11ae1")
+ENCRYPTED_PACKAGE_NAME = "EncryptedPackage".encode("utf-16-le")
+#: the largest XML part read to find which one is damaged
+MAX_CHECKED_PART = 64 * 2**20
+#: how much of a compound file is searched for that stream's name (its directory is near the start)
+COMPOUND_FILE_SCAN = 4 * 2**20
+
 zipfile.ZipExtFile.MAX_N = min(zipfile.ZipExtFile.MAX_N, READ_STEP)
 
 
@@ -32,9 +42,7 @@ def open_checked_zip(path: Path, limits: ExtractLimits, kind: str) -> zipfile.Zi
     try:
         archive = zipfile.ZipFile(path)
     except zipfile.BadZipFile as error:
-        raise ExtractionError(
-            f"not a readable {kind} file: the ZIP container is damaged or incomplete ({error})"
-        ) from error
+        raise ExtractionError(_not_a_zip(path, kind, error)) from error
     except OSError as error:
         raise ExtractionError(f"{READ_ERROR}{error.strerror or error}") from error
     try:
@@ -43,6 +51,28 @@ def open_checked_zip(path: Path, limits: ExtractLimits, kind: str) -> zipfile.Zi
         archive.close()
         raise
     return archive
+
+
+def _not_a_zip(path: Path, kind: str, error: Exception) -> str:
+    """Why `path` is no ZIP container: Office writes a file saved with a password, and wrote its formats
+    before 2007, as a compound file, whose signature says so."""
+    try:
+        with path.open("rb") as file:
+            head = file.read(COMPOUND_FILE_SCAN)
+    except OSError:
+        head = b""
+    if head.startswith(COMPOUND_FILE_SIGNATURE):
+        if ENCRYPTED_PACKAGE_NAME in head:
+            return (
+                f"not a readable {kind} file: it is encrypted (saved with a password); "
+                "save it again without a password to index it"
+            )
+        return (
+            f"not a readable {kind} file: it is an Office compound file, the format of a password-protected "
+            "document or of Office 97-2003 (.doc, .ppt, .xls) under a newer name; save it again as "
+            f"{kind} without a password to index it"
+        )
+    return f"not a readable {kind} file: the ZIP container is damaged or incomplete ({error})"
 
 
 def check_zip(path: Path, limits: ExtractLimits, kind: str) -> None:
@@ -69,3 +99,23 @@ def _check_sizes(archive: zipfile.ZipFile, limits: ExtractLimits, kind: str) -> 
             f"{kind} file would unpack to {total:,} bytes, over the "
             f"{limits.max_unzipped_bytes:,}-byte limit ([limits] max_unzipped_mb); possibly a zip bomb"
         )
+
+
+def damaged_xml_member(path: Path) -> str | None:
+    """The first XML part of a ZIP container that does not parse (an error message's missing name), if
+    any; parts past `MAX_CHECKED_PART` bytes are not read."""
+    parser = etree.XMLParser(resolve_entities=False, no_network=True)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for entry in archive.infolist():
+                if not entry.filename.endswith((".xml", ".rels", ".opf", ".ncx", ".xhtml")):
+                    continue
+                if entry.file_size > MAX_CHECKED_PART:
+                    continue
+                try:
+                    etree.fromstring(archive.read(entry), parser)
+                except etree.XMLSyntaxError:
+                    return entry.filename
+    except (OSError, zipfile.BadZipFile, RuntimeError):
+        return None
+    return None

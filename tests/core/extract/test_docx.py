@@ -86,15 +86,141 @@ def test_paragraph_text_renders_run_contents_as_python_docx_does(corpus):
         " w:alignment='right' w:leader='none'/></w:r>"
         "<w:hyperlink><w:r><w:t>link</w:t><w:br/><w:t>wrapped</w:t></w:r></w:hyperlink>"
         "<w:r><w:br w:type='page'/><w:t>after a page break</w:t><w:br w:type='column'/><w:cr/>"
-        "<w:t>non</w:t><w:noBreakHyphen/><w:t>breaking</w:t><w:t/><w:delText>deleted</w:delText></w:r>"
-        "<w:ins><w:r><w:t>inserted</w:t></w:r></w:ins></w:p>"
+        "<w:t>non</w:t><w:noBreakHyphen/><w:t>breaking</w:t><w:t/><w:delText>deleted</w:delText></w:r></w:p>"
     )
     expected = Paragraph(paragraph, None).text
     assert expected == "tab\tptab \tlink\nwrappedafter a page break\nnon-breaking"
     assert paragraph_text(paragraph) == expected
     handbook = Document(str(corpus / "documents/work/Chapter 13 Trustee Handbook.docx"))
-    for element in handbook.element.body.iter(qn("w:p")):
-        assert paragraph_text(element) == Paragraph(element, handbook).text
+    for element in handbook.element.body.iter(qn("w:p")):  # no tracked changes, fields or notes in these
+        if element.find(".//" + qn("w:footnoteReference")) is None:
+            assert paragraph_text(element) == Paragraph(element, handbook).text
+
+
+def made_docx(tmp_path, body: str, footnotes: str = "", name: str = "made.docx", core_title: bool = True):
+    """The fixture cheat sheet with `body` as its whole body (and `footnotes` added to its notes)."""
+    import re
+    import zipfile
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parents[3] / "fixtures" / "documents" / "dpkg cheat sheet.docx"
+    target = tmp_path / name
+    namespaces = (
+        ' xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"'
+        ' xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape"'
+    )
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as copy:
+        for item in original.infolist():
+            data = original.read(item.filename)
+            if item.filename == "word/document.xml":
+                text = data.decode().replace("<w:document ", "<w:document" + namespaces + " ", 1)
+                text = re.sub(r"<w:body>.*?(<w:sectPr|</w:body>)", lambda m: "<w:body>" + body + m.group(1), text,
+                              flags=re.S)
+                data = text.encode()
+            elif item.filename == "word/footnotes.xml":
+                data = data.replace(b"</w:footnotes>", footnotes.encode() + b"</w:footnotes>")
+            elif item.filename == "docProps/core.xml" and not core_title:
+                continue
+            elif item.filename == "_rels/.rels" and not core_title:
+                data = re.sub(rb"<Relationship [^>]*docProps/core.xml[^>]*/>", b"", data)
+            copy.writestr(item, data)
+    return target
+
+
+def _p(runs: str) -> str:
+    return f"<w:p>{runs}</w:p>"
+
+
+def _r(text: str, properties: str = "") -> str:
+    return f'<w:r>{properties}<w:t xml:space="preserve">{text}</w:t></w:r>'
+
+
+def test_a_tracked_draft_reads_as_word_shows_it(tmp_path):
+    body = (
+        _p(_r("Tracked: kept ") + f'<w:del w:id="1" w:author="a"><w:r><w:delText>gone </w:delText></w:r></w:del>'
+           + f'<w:ins w:id="2" w:author="a">{_r("inserted")}</w:ins>')
+        + _p(_r("Moved: ") + f'<w:moveFrom w:id="3" w:author="a">{_r("moved away")}</w:moveFrom>'
+             + f'<w:moveTo w:id="4" w:author="a">{_r("moved here")}</w:moveTo>')
+        + _p(_r("Client: ") + f"<w:sdt><w:sdtPr/><w:sdtContent>{_r('ACME Corporation')}</w:sdtContent></w:sdt>")
+        + _p(_r("See ") + f'<w:fldSimple w:instr=" REF x "><w:r><w:t>Figure 7</w:t></w:r></w:fldSimple>')
+        + _p(_r("Meet in ") + f'<w:smartTag w:element="City">{_r("Seattle")}</w:smartTag>')
+        + _p(_r("Shown ") + _r("hidden", "<w:rPr><w:vanish/></w:rPr>") + _r("unhidden", '<w:rPr><w:vanish w:val="0"/></w:rPr>'))
+    )
+    lines = [line for line in extract_file(made_docx(tmp_path, body)).lines if line]
+    assert lines == [
+        "Tracked: kept inserted", "Moved: moved here", "Client: ACME Corporation", "See Figure 7", "Meet in Seattle",
+        "Shown unhidden",
+    ]
+
+
+def test_a_text_box_is_read_once_after_the_paragraph_anchoring_it(tmp_path):
+    box = f"<w:txbxContent>{_p(_r('Text box words'))}</w:txbxContent>"
+    body = _p(
+        _r("Anchor ")
+        + '<w:r><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing><wp:anchor><wp:docPr id="1" name="TB"/>'
+        + '<a:graphic><a:graphicData uri="x"><wps:wsp><wps:txbx>' + box + "</wps:txbx></wps:wsp></a:graphicData>"
+        + "</a:graphic></wp:anchor></w:drawing></mc:Choice><mc:Fallback><w:pict><v:shape><v:textbox>" + box
+        + "</v:textbox></v:shape></w:pict></mc:Fallback></mc:AlternateContent></w:r>"
+    ) + _p(_r("Older box: ") + f"<w:r><w:pict><v:shape><v:textbox>{box}</v:textbox></v:shape></w:pict></w:r>")
+    lines = [line for line in extract_file(made_docx(tmp_path, body)).lines if line]
+    assert lines == ["Anchor", "Text box words", "Older box:", "Text box words"]
+
+
+def test_footnotes_are_numbered_as_word_shows_them_and_marked_where_the_text_cites_them(tmp_path):
+    body = _p(_r("First claim") + '<w:r><w:footnoteReference w:id="7"/></w:r>' + _r(" and more.")) + _p(
+        _r("Second claim") + '<w:r><w:footnoteReference w:id="3"/></w:r>'
+    )
+    notes = "".join(
+        f'<w:footnote w:id="{note_id}"><w:p><w:r><w:footnoteRef/></w:r>{_r(text)}</w:p></w:footnote>'
+        for note_id, text in (("3", "Note of the second."), ("7", "Note of the first."))
+    )
+    lines = [line for line in extract_file(made_docx(tmp_path, body, notes)).lines if line]
+    assert lines == ["First claim[1] and more.", "Second claim[2]", "Footnotes", "[1] Note of the first.",
+                     "[2] Note of the second."]
+
+
+def test_a_link_in_a_table_cell_is_kept_on_its_row(tmp_path):
+    cell = '<w:tc><w:p><w:hyperlink w:anchor="target"><w:r><w:t>see target</w:t></w:r></w:hyperlink></w:p></w:tc>'
+    body = (
+        _p(_r("Before"))
+        + f"<w:tbl><w:tr><w:tc>{_p(_r('Name'))}</w:tc>{cell}</w:tr></w:tbl>"
+        + '<w:p><w:bookmarkStart w:id="1" w:name="target"/>' + _r("The target") + "</w:p>"
+    )
+    document = extract_file(made_docx(tmp_path, body))
+    [link] = document.links
+    assert document.lines[link.line - 1] == "Name | see target"
+    assert (link.target, link.text, document.lines[link.target_line - 1]) == ("#target", "see target", "The target")
+
+
+def test_python_docx_default_title_names_no_document(tmp_path):
+    document = extract_file(made_docx(tmp_path, _p(_r("Plain words")), name="meeting notes.docx", core_title=False))
+    assert document.title == "meeting notes"
+
+
+def test_a_password_protected_document_says_so(tmp_path):
+    from linkly_ls.core.extract.zipguard import COMPOUND_FILE_SIGNATURE, ENCRYPTED_PACKAGE_NAME
+
+    encrypted = tmp_path / "salaries.docx"
+    encrypted.write_bytes(COMPOUND_FILE_SIGNATURE + bytes(1000) + ENCRYPTED_PACKAGE_NAME + bytes(1000))
+    with pytest.raises(ExtractionError, match="encrypted .saved with a password"):
+        extract_file(encrypted)
+    legacy = tmp_path / "old.docx"
+    legacy.write_bytes(COMPOUND_FILE_SIGNATURE + bytes(3000))
+    with pytest.raises(ExtractionError, match="Office 97-2003"):
+        extract_file(legacy)
+
+
+def test_damaged_xml_names_its_part(tmp_path):
+    import zipfile
+
+    source = made_docx(tmp_path, _p(_r("Fine")))
+    broken = tmp_path / "broken.docx"
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(broken, "w") as copy:
+        for item in original.infolist():
+            data = original.read(item.filename)
+            copy.writestr(item, data.replace(b"<w:body>", b"<w:body><w:p><<") if item.filename == "word/document.xml" else data)
+    with pytest.raises(ExtractionError, match="its part 'word/document.xml' is damaged XML"):
+        extract_file(broken)
 
 
 def test_hyperlinks_keep_their_url_text_and_paragraph_line(extracted):

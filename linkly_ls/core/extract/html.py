@@ -275,6 +275,14 @@ class HtmlRenderer:
         if href and not href.lower().startswith("javascript:"):
             self._pending_links.append((href, node_text(node)))
 
+    def _note_inner_links(self, node: LexborNode) -> None:
+        """The links of a heading or a table row, which is written whole rather than walked; not a heading's
+        permalink (Sphinx's `¶`, a `#`), which every heading of a generated manual has."""
+        for link in node.css("a[href]"):
+            text = node_text(link)
+            if any(character.isalnum() for character in text) or not (link.attributes.get("href") or "").startswith("#"):
+                self._note_link(link)
+
     def _place_links(self, line: int) -> None:
         self.links.extend((line, href, text) for href, text in self._pending_links)
         self._pending_links.clear()
@@ -314,6 +322,7 @@ class HtmlRenderer:
         if not title:
             return
         self._note_inner_anchors(node)
+        self._note_inner_links(node)
         self.builder.blank()
         if self.emit_headings:
             self.builder.headings.append(Heading(level=level, title=title, line=self.builder.next_line))
@@ -333,8 +342,9 @@ class HtmlRenderer:
 
     def _table(self, node: LexborNode) -> None:
         self.builder.blank()
-        self._note_inner_anchors(node)
         for row in _table_rows(node):
+            self._note_inner_anchors(row)
+            self._note_inner_links(row)
             if row.tag == "caption":
                 caption = node_text(row)
                 if caption:

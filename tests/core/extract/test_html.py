@@ -110,3 +110,30 @@ def test_a_footnote_written_as_an_aside_is_kept_and_a_sidebar_is_not(tmp_path):
     text = "\n".join(extract_file(page).lines)
     assert "higher precedence than" in text and "An EPUB note." in text
     assert "Related pages" not in text
+
+
+def test_links_in_table_rows_and_headings_are_kept_without_permalinks(tmp_path):
+    page = tmp_path / "contents.html"
+    page.write_text(
+        '<html><body><h1 id="top">Contents <a class="headerlink" href="#top">¶</a></h1>'
+        '<table><tr><td><a href="https://example.org/cell">in a cell</a></td><td><a href="#later">Chapter II</a></td></tr>'
+        '<tr><td id="row-two">second row</td></tr></table>'
+        '<h2 id="later"><a href="other.html">Chapter II</a></h2><p>text</p></body></html>',
+        encoding="utf-8",
+    )
+    document = extract_file(page)
+    found = [(document.lines[link.line - 1], link.target, link.target_line) for link in document.links]
+    later = document.lines.index("Chapter II") + 1
+    assert found == [
+        ("in a cell | Chapter II", "https://example.org/cell", None),
+        ("in a cell | Chapter II", "#later", later),
+        ("Chapter II", "other.html", None),
+    ]
+
+
+def test_an_epub_contents_table_links_its_chapters(corpus):
+    book = extract_file(corpus / "books/epub/Winter Sports in Switzerland - E. F. Benson.epub")
+    inside = [link for link in book.links if link.target_line is not None]
+    assert len(inside) >= 140  # the CONTENTS and illustrations tables (4 links were kept before: none of them)
+    chapter_two = next(link for link in inside if link.text == "Rinks and Skaters")
+    assert book.lines[chapter_two.target_line - 1].startswith("CHAPTER II")

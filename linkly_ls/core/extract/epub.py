@@ -46,19 +46,23 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
     toc = _without_repeats(package.toc)
     builder = LineBuilder()
     rendered: dict[str, _RenderedChapter] = {}
+    continuing: str | None = None  # the contents entry the text read so far ends in
     for number, chapter in enumerate(package.chapters, start=1):
         tree = parse_html(chapter.data)
         for noise in tree.css(_NOISE_SELECTORS):
             noise.decompose()
         root = tree.body or tree.root
-        builder.page(f"--- chapter {number}: {_chapter_title(chapter.href, toc, tree)} ---")
+        builder.page("")
         renderer = HtmlRenderer(builder, emit_headings=not toc)
         if root is not None:
             renderer.render(root)
-        rendered.setdefault(
-            chapter.href,
-            _RenderedChapter(builder.page_starts[-1], renderer.anchors, renderer.heading_lines, renderer.links),
-        )
+        placed = _RenderedChapter(builder.page_starts[-1], renderer.anchors, renderer.heading_lines, renderer.links)
+        rendered.setdefault(chapter.href, placed)
+        entries = _entries_in(chapter.href, toc, placed)
+        title = _chapter_title(entries, placed, builder.lines, continuing) or _page_title(tree, chapter.href)
+        builder.lines[placed.marker_line - 1] = f"--- chapter {number}: {title} ---"
+        if entries:
+            continuing = entries[-1][1].title
     if toc:
         builder.headings = _toc_headings(toc, rendered)
     lines, outline = builder.finish()
@@ -125,17 +129,43 @@ def _without_repeats(toc: list[TocEntry]) -> list[TocEntry]:
     return kept
 
 
-def _chapter_title(href: str, toc: list[TocEntry], tree) -> str:
-    entries = [entry for entry in toc if _file_of(entry.href) == href and entry.title]
-    if entries:
-        whole = next((entry for entry in entries if "#" not in entry.href), entries[0])
-        return whole.title
-    for selector in ("h1", "h2", "h3", "title"):
+def _entries_in(href: str, toc: list[TocEntry], chapter: _RenderedChapter) -> list[tuple[int, TocEntry]]:
+    """The contents entries that lead into the spine file `href`, with the line each leads to, in the
+    order of the text (an entry whose anchor is not found leads to the file's start)."""
+    found = []
+    for entry in toc:
+        file_path, _, fragment = entry.href.partition("#")
+        if file_path == href and entry.title:
+            line = chapter.anchors.get(fragment, chapter.marker_line) if fragment else chapter.marker_line
+            found.append((line, entry))
+    return sorted(found, key=lambda placed: placed[0])
+
+
+def _chapter_title(
+    entries: list[tuple[int, TocEntry]], chapter: _RenderedChapter, lines: list[str], continuing: str | None
+) -> str | None:
+    """What a spine file's marker calls it: the contents entry that leads to its start (the whole file, or
+    an anchor with no text above it), else the entry the file goes on with (`continuing`): a file that
+    ends one chapter and starts the next is named for the one its first lines belong to."""
+    for line, entry in entries:
+        if not any(text.strip() for text in lines[chapter.marker_line : line - 1]):
+            return entry.title
+        break
+    if continuing is not None:
+        return f"{continuing} (continued)"
+    return entries[0][1].title if entries else None
+
+
+def _page_title(tree, href: str) -> str:
+    """A spine file the contents does not name: its first heading, its HTML title, else its file name."""
+    for selector in ("h1", "h2", "h3"):
         node = tree.css_first(selector)
         text = node_text(node) if node is not None else ""
         if text:
             return text[:120]
-    return posixpath.basename(href)
+    node = tree.css_first("title")
+    text = " ".join((node.text(deep=True) if node is not None else "").split())
+    return text[:120] if text else posixpath.basename(href)
 
 
 def _toc_headings(toc: list[TocEntry], rendered: dict[str, _RenderedChapter]) -> list[Heading]:

@@ -151,3 +151,16 @@ def test_links_between_chapters_lead_to_the_chapter_line(extracted):
     link = next(link for link in document.links if link.target == "introduction-to-ubuntu-development.xhtml")
     assert document.lines[link.target_line - 1].startswith("--- chapter 2:")
     assert link.target_line in document.page_starts
+
+
+def test_a_chapter_marker_names_the_chapter_its_first_lines_belong_to(extracted):
+    document = extracted("books/epub/Winter Sports in Switzerland - E. F. Benson.epub")
+    markers = {line: text for line, text in enumerate(document.lines, start=1) if text.startswith("--- chapter")}
+    chapter_two = next(node for node in document.outline if node.title.startswith("CHAPTER II "))
+    marker_before = max(line for line in markers if line < chapter_two.start_line)
+    # the spine file holding the end of chapter I and the start of chapter II opens with chapter I
+    assert markers[marker_before] == "--- chapter 3: CHAPTER I THE SUN-SEEKER (continued) ---"
+    for line, text in markers.items():  # a file starting at a chapter's anchor is named for that chapter
+        heading = next((node for node in document.outline if node.start_line in (line, line + 1)), None)
+        if heading is not None and not text.endswith("(continued) ---"):
+            assert heading.title in text

@@ -6,6 +6,7 @@ outline ranges point into them, so all three always agree.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 
@@ -101,11 +102,12 @@ class Heading:
     line: int
 
 
-def build_outline(headings: list[Heading], total_lines: int) -> list[OutlineNode]:
+def build_outline(headings: list[Heading], total_lines: int, page_starts: Iterable[int] = ()) -> list[OutlineNode]:
     """Nest a flat, document-ordered list of headings into an outline tree.
 
     Each section runs until the line before the next heading of the same or a
-    higher level (or the end of the document). Ids are dotted positions
+    higher level (or the end of the document), or before the page marker just
+    above that heading (`page_starts`: a slide's marker belongs to its slide). Ids are dotted positions
     ("1", "2.3"). Headings that point outside the document or backwards are
     clamped so a wrong bookmark can never produce an inverted range.
     """
@@ -126,22 +128,25 @@ def build_outline(headings: list[Heading], total_lines: int) -> list[OutlineNode
         else:
             roots.append(node)
         stack.append(node)
-    _assign_ranges(roots, max(total_lines, 1))
+    _assign_ranges(roots, max(total_lines, 1), frozenset(page_starts))
     _assign_ids(roots, "")
     return roots
 
 
-def _assign_ranges(nodes: list[OutlineNode], parent_end: int) -> None:
+def _assign_ranges(nodes: list[OutlineNode], parent_end: int, page_starts: frozenset[int]) -> None:
     """Each node's end line; a child that starts past its parent's end (its bookmark points past the
     parent's next sibling) is moved to that end, so a section always holds its subsections."""
     for node in nodes:
         node.start_line = min(node.start_line, parent_end)
     for index, node in enumerate(nodes):
         if index + 1 < len(nodes):
-            node.end_line = max(node.start_line, nodes[index + 1].start_line - 1)
+            end = nodes[index + 1].start_line - 1
+            if end in page_starts:
+                end -= 1
+            node.end_line = max(node.start_line, end)
         else:
             node.end_line = max(node.start_line, parent_end)
-        _assign_ranges(node.children, node.end_line)
+        _assign_ranges(node.children, node.end_line, page_starts)
 
 
 def _assign_ids(nodes: list[OutlineNode], prefix: str) -> None:
@@ -200,4 +205,4 @@ class LineBuilder:
     def finish(self) -> tuple[list[str], list[OutlineNode]]:
         while self.lines and self.lines[-1] == "":
             self.lines.pop()
-        return self.lines, build_outline(self.headings, len(self.lines))
+        return self.lines, build_outline(self.headings, len(self.lines), self.page_starts)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from linkly_ls.core.store.records import DocumentLayout
@@ -95,6 +96,10 @@ class Provenance:
         return number or None
 
     def section(self, line: int) -> str | None:
+        """The sections enclosing `line`; a page's marker line is in the section whose heading opens the
+        page right below it (a slide's marker, with its title on the next line, is in that slide)."""
+        if line + 1 in self._heading_starts and self._is_page_start(line):
+            line += 1
         titles: list[str] = []
         nodes = self._outline
         while nodes:
@@ -108,6 +113,20 @@ class Provenance:
                 titles.append(nodes[index]["title"])
             nodes = nodes[index].get("children") or []
         return SECTION_SEPARATOR.join(titles) or None
+
+    @cached_property
+    def _heading_starts(self) -> frozenset[int]:
+        starts: set[int] = set()
+        pending = list(self._outline)
+        while pending:
+            node = pending.pop()
+            starts.add(node["start_line"])
+            pending.extend(node.get("children") or [])
+        return frozenset(starts)
+
+    def _is_page_start(self, line: int) -> bool:
+        index = bisect_right(self.page_starts, line) - 1
+        return index >= 0 and self.page_starts[index] == line
 
     def place(self, line: int) -> Place:
         return Place(page=self.page(line), section=self.section(line))

@@ -117,11 +117,12 @@ def hit_in(result, doc_type: str):
 
 
 def test_search_hits_carry_page_and_section_and_markdown_shows_them(engine):
-    result = call_tool(engine, "search", {"query": "ownership rules"})
+    # the slides are converted from the chapter: one work, so each is searched on its own
+    result = call_tool(engine, "search", {"query": "ownership rules", "doc_types": ["pptx"]})
     slide = hit_in(result, "pptx")
     assert (slide.page, slide.section) == (3, "Ownership Rules")
     assert "(slide 3 · Ownership Rules)" in result.to_markdown()
-    note = hit_in(result, "md").to_json()
+    note = hit_in(call_tool(engine, "search", {"query": "ownership rules", "doc_types": ["md"]}), "md").to_json()
     assert "page" not in note and note["section"].startswith("What Is Ownership?")
     pdf = hit_in(call_tool(engine, "search", {"query": "impression letters alphabet"}), "pdf").to_json()
     lines = call_tool(engine, "read", {"doc_id": pdf["doc_id"]}).to_json()["lines"]
@@ -144,7 +145,7 @@ def test_grep_matches_carry_page_and_section(engine):
     assert {match["section"] for match in matches} == {"Foo", "Bar", "Baz"}
     markdown = result.to_markdown()
     assert "[p. 2 · Foo]" in markdown and "[p. 3 · Bar]" in markdown
-    note = hit_in(call_tool(engine, "search", {"query": "ownership rules"}), "md").doc_id
+    note = hit_in(call_tool(engine, "search", {"query": "ownership rules", "doc_types": ["md"]}), "md").doc_id
     (match,) = call_tool(engine, "grep", {"doc_id": note, "pattern": "^### Ownership Rules"}).to_json()["matches"]
     assert "page" not in match and match["section"] == "What Is Ownership? > Ownership Rules"
 
@@ -154,5 +155,19 @@ def test_read_says_the_page_range_of_its_lines(engine):
     page = call_tool(engine, "read", {"doc_id": doc_id, "offset": 20, "limit": 60})
     assert page.to_json()["pages"] == {"first": 1, "last": 3}
     assert "[pp. 1-3]" in page.to_markdown()
-    note = hit_in(call_tool(engine, "search", {"query": "ownership rules"}), "md").doc_id
+    note = hit_in(call_tool(engine, "search", {"query": "ownership rules", "doc_types": ["md"]}), "md").doc_id
     assert "pages" not in call_tool(engine, "read", {"doc_id": note, "limit": 5}).to_json()
+
+
+def test_a_slides_marker_line_belongs_to_that_slide(engine):
+    doc_id = hit_in(call_tool(engine, "search", {"query": "ownership rules", "doc_types": ["pptx"]}), "pptx").doc_id
+    grep = call_tool(engine, "grep", {"doc_id": doc_id, "pattern": "^--- slide 3 ---$", "context": 0}).to_json()
+    (match,) = grep["matches"]
+    assert (match["page"], match["section"]) == (3, "Ownership Rules")
+    nodes = call_tool(engine, "outline", {"doc_ids": [doc_id]}).to_json()["documents"][0]["nodes"]
+    lines = call_tool(engine, "read", {"doc_id": doc_id, "limit": 500}).to_json()["lines"]
+    markers = [line["line"] for line in lines if MARKER.match(line["text"])]
+    assert len(nodes) == len(markers) >= 5
+    for node in nodes:  # a slide's range holds its own marker (above its title, or its untitled heading) alone
+        inside = [marker for marker in markers if node["start_line"] - 1 <= marker <= node["end_line"]]
+        assert len(inside) == 1, (node, inside)

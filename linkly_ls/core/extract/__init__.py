@@ -69,7 +69,7 @@ _MODULES: dict[str, str] = {
 #: docx 2: footnotes and endnotes are read, under headings of their own at the end, and a picture's
 #: alternative text (`[image: ...]`), as pptx 3 does; md 2 and mdx 2: the front matter's `aliases`; txt 3: a
 #: subsection numbered `5.21.` whose name is in lower case (`watch`) is a heading
-EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 3, "pdf": 6, "pptx": 3, "html": 3, "epub": 3, "docx": 3, "md": 2, "mdx": 2}
+EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 3, "pdf": 6, "pptx": 4, "html": 3, "epub": 3, "docx": 3, "md": 2, "mdx": 2}
 
 
 #: in the warning of a file whose content is another format than its name says (read as what it is)

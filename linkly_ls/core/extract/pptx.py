@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Iterable
+from collections.abc import Iterable, Iterator
 
 import pptx
 from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
@@ -26,6 +26,8 @@ from linkly_ls.core.extract.zipguard import check_zip
 _TITLE_PLACEHOLDERS = frozenset({PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE, PP_PLACEHOLDER.VERTICAL_TITLE})
 _GENERIC_TITLE = re.compile(r"^(untitled|title|slide \d+|powerpoint presentation|presentation\d*)$", re.I)
 _MAX_GROUP_DEPTH = 20
+#: a slide element's `show` when the slide is left out of the slide show
+_HIDDEN = frozenset({"0", "false"})
 _FURNITURE = frozenset({PP_PLACEHOLDER.SLIDE_NUMBER, PP_PLACEHOLDER.DATE})
 
 
@@ -34,8 +36,13 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
     presentation = _open(path)
     builder = LineBuilder()
     first_title: str | None = None
-    for number, slide in enumerate(presentation.slides, start=1):
+    warnings: list[str] = []
+    for number, slide in enumerate(_slides(presentation, warnings), start=1):
         builder.page(f"--- slide {number} ---")
+        if slide is None:
+            builder.headings.append(Heading(level=1, title=f"Slide {number}", line=builder.page_starts[-1]))
+            builder.text("[this slide is missing from the file]")
+            continue
         title_shape = _title_shape(slide)
         title = _shape_text(title_shape).strip() if title_shape is not None else ""
         if title:
@@ -44,6 +51,8 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
             builder.heading(title, 1)
         else:  # the marker line itself carries the slide number
             builder.headings.append(Heading(level=1, title=f"Slide {number}", line=builder.page_starts[-1]))
+        if slide._element.get("show") in _HIDDEN:
+            builder.text("[hidden slide]")
         for shape in _reading_order(slide.shapes):
             if title_shape is not None and shape.shape_id == title_shape.shape_id:
                 continue
@@ -60,7 +69,20 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
         doc_type="pptx",
         outline=outline,
         page_starts=builder.page_starts,
+        warnings=warnings,
     )
+
+
+def _slides(presentation: Presentation, warnings: list[str]) -> Iterator[Slide | None]:
+    """The slides in the presentation's order; None for one whose part the file lacks (python-pptx's
+    iteration raised KeyError and the whole deck was lost), which `warnings` names."""
+    listed = presentation._element.sldIdLst  # not `presentation.slides`: it renames every slide part first
+    for number, slide_id in enumerate(listed.sldId_lst if listed is not None else [], start=1):
+        try:
+            yield presentation.part.related_slide(slide_id.rId)
+        except KeyError:
+            warnings.append(f"slide {number} is missing from the file (the presentation lists it, its part is gone)")
+            yield None
 
 
 def _open(path: Path) -> Presentation:

@@ -81,3 +81,29 @@ def test_a_pictures_alternative_text_is_a_line_of_its_own(extracted):
     assert "[image: The first page of the AutoGen ArXiv paper. 44bf7d06-5e7a-4a40-a2e1-a2e42ef28c8a]" in lines
     draft = extracted("documents/drafts/AutoGen paper draft.docx").lines
     assert any(line.startswith("[image: 图形用户界面, 文本") for line in draft)
+
+
+def test_a_slide_missing_from_the_file_loses_only_itself_and_a_hidden_slide_says_so(tmp_path):
+    import re
+    import zipfile
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parents[3] / "fixtures" / "slides" / "rust ownership - lunch and learn.pptx"
+    damaged = tmp_path / "damaged.pptx"
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(damaged, "w", zipfile.ZIP_DEFLATED) as copy:
+        for item in original.infolist():
+            data = original.read(item.filename)
+            if item.filename == "ppt/_rels/presentation.xml.rels":  # slide 2's part and its relationship are gone
+                data = re.sub(rb'<Relationship Id="rId3" [^>]*slides/slide2.xml" */>', b"", data)
+            elif item.filename.startswith(("ppt/slides/slide2.xml", "ppt/slides/_rels/slide2.xml")):
+                continue
+            elif item.filename == "ppt/slides/slide3.xml":
+                data = data.replace(b"<p:sld ", b'<p:sld show="0" ', 1)
+            copy.writestr(item, data)
+    document = extract_file(damaged)
+    intact = extract_file(source)
+    assert document.warnings == ["slide 2 is missing from the file (the presentation lists it, its part is gone)"]
+    assert len(document.page_starts) == len(intact.page_starts)
+    assert slide_lines(document, 2) == ["--- slide 2 ---", "[this slide is missing from the file]", ""]
+    assert slide_lines(document, 3)[:3] == ["--- slide 3 ---", "Ownership Rules", "[hidden slide]"]
+    assert slide_lines(document, 4) == slide_lines(intact, 4)

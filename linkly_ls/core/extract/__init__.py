@@ -16,6 +16,7 @@ from linkly_ls.core.document import ExtractedDocument, ExtractionError
 from linkly_ls.core.extract.base import READ_ERROR, ExtractLimits, cap_lines
 
 if TYPE_CHECKING:
+    from linkly_ls.core.extract.source import OpenedSource
     from linkly_ls.core.extract.pdf import PageReading
 
 #: file suffix -> document type (the `type` that search results and filters use)
@@ -68,7 +69,11 @@ _MODULES: dict[str, str] = {
 #: to a named destination keeps the name; html 2 and epub 2: a footnote written as an <aside> is kept;
 #: docx 2: footnotes and endnotes are read, under headings of their own at the end, and a picture's
 #: alternative text (`[image: ...]`), as pptx 3 does; md 2 and mdx 2: the front matter's `aliases`; txt 3: a
-#: subsection numbered `5.21.` whose name is in lower case (`watch`) is a heading
+#: subsection numbered `5.21.` whose name is in lower case (`watch`) is a heading; pdf 6: one line's links to
+#: one place are one link; html 3 and epub 3: links in table rows and headings, an EPUB chapter marker named
+#: for the entry its first lines belong to; docx 3: text as Word shows it (insertions, content controls,
+#: fields, text boxes; not hidden text), notes numbered as shown; pptx 4: hidden and missing slides; and
+#: in pdf 6, epub 3 and pptx 4, a section ends before the page marker above the next heading
 EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 3, "pdf": 6, "pptx": 4, "html": 3, "epub": 3, "docx": 3, "md": 2, "mdx": 2}
 
 
@@ -161,16 +166,22 @@ def _sniff_zip(path: Path) -> str | None:
 
 
 def extract_file(
-    path: Path, limits: ExtractLimits | None = None, pdf_pages: PageReading | None = None
+    path: Path,
+    limits: ExtractLimits | None = None,
+    pdf_pages: PageReading | None = None,
+    source: OpenedSource | None = None,
 ) -> ExtractedDocument:
     """Extract one file. Raises ExtractionError with a reason a person can act on.
 
     `pdf_pages`: a PDF's pages read beforehand (see core/pdf_split.py); used only when the file is a PDF.
+    `source`: the file opened already (indexing opens a library file so, never through a link); its
+    readers then read what it holds, and `path` only names it.
     """
     limits = limits or ExtractLimits()
     named_type = doc_type_for(path)
     if named_type is None:
         raise ExtractionError(f"unsupported file type {path.suffix or '(no extension)'}")
+    path = source.read_path if source is not None else path
     try:
         size = path.stat().st_size
     except OSError as error:
@@ -206,6 +217,8 @@ def extract_file(
         raise ExtractionError("ran out of memory while extracting") from error
     except Exception as error:  # a parser library's own failure on a broken file
         raise ExtractionError(_describe_failure(path, doc_type, error)) from error
+    if source is not None:
+        source.check_unchanged()
     document.doc_type = doc_type if doc_type != "mdx" or named_type == "mdx" else named_type
     document.warnings[:0] = notes
     cap_lines(document, limits)

@@ -28,6 +28,7 @@ from linkly_ls.core.search.keyword import KeywordIndex
 from linkly_ls.core.indexing.document_store import DocumentStore, FlushCallback
 from linkly_ls.core.indexing.nesting import Nesting
 from linkly_ls.core.indexing.pdf_split import PdfSplitter, run_task
+from linkly_ls.core.document import ExtractionError
 from linkly_ls.core.indexing.preparation import PreparedFile, hash_file, one_line, prepare_file, prepare_here
 from linkly_ls.core.indexing.skips import OTHER_LIBRARY, TOO_LARGE, SkipTally, describe
 from linkly_ls.core.indexing.reachability import is_under, keep_message, root_problem, unreadable_problem
@@ -389,5 +390,5 @@ class Indexer:
 def _same_content(path: Path, known_hash: str) -> bool:
     try:
         return hash_file(path) == known_hash
-    except OSError:  # a worker reads it again and reports the error
+    except (OSError, ExtractionError):  # a worker reads it again and reports the error
         return False

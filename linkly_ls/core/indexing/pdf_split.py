@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from linkly_ls.core.extract.base import ExtractLimits
 from linkly_ls.core.indexing.scratch import clear_abandoned, scratch_folder
+from linkly_ls.core.document import ExtractionError
+from linkly_ls.core.extract.source import OpenedSource
 from linkly_ls.core.indexing.preparation import PreparedFile, hash_file, prepare_file
 from linkly_ls.core.indexing.work_plan import estimated_seconds
 from linkly_ls.core.indexing.workers import TaskOutcome
@@ -79,7 +81,8 @@ def prepare_pdf_part(task: PdfPartTask) -> PreparedFile | None:
     doc = None
     if not _unchanged(task):  # an unchanged file is not read again; the assembling part notes it
         try:
-            doc = open_pdf(Path(task.path))
+            with OpenedSource(Path(task.path)) as source:  # never through a link, as prepare_file reads it
+                doc = open_pdf(source.read_path)
         except Exception:  # noqa: BLE001 - not a readable PDF: the assembling part reads the file whole and says why
             doc = None
     if doc is not None:
@@ -105,7 +108,7 @@ def _unchanged(task: PdfPartTask) -> bool:
         return False
     try:
         return hash_file(Path(task.path)) == task.known_hash
-    except OSError:
+    except (OSError, ExtractionError):
         return False
 
 

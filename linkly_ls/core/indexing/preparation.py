@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -13,6 +12,7 @@ from linkly_ls.core.search.analysis import detect_language, word_lines, words_an
 from linkly_ls.core.document import ExtractedDocument, ExtractionError, OutlineNode
 from linkly_ls.core.extract import extract_file
 from linkly_ls.core.extract.base import READ_ERROR, ExtractLimits
+from linkly_ls.core.extract.source import OpenedSource
 from linkly_ls.core.search.chunking import Chunk, chunk_document
 from linkly_ls.core.indexing.workers import TaskOutcome
 
@@ -37,11 +37,9 @@ class PreparedFile:
 
 
 def hash_file(path: Path) -> str:
-    digest = hashlib.blake2b(digest_size=16)
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    """The content hash of a library file, read without following a link (ExtractionError if it is one)."""
+    with OpenedSource(path) as source:
+        return source.content_hash()
 
 
 def one_line(message: str, limit: int = 500) -> str:
@@ -68,15 +66,16 @@ def prepare_file(task: tuple[str, str | None, ExtractLimits], pdf_pages: PageRea
     stat = path.stat()
     prepared = PreparedFile(path=path_text, size=stat.st_size, mtime_ns=stat.st_mtime_ns, content_hash="")
     try:
-        prepared.content_hash = hash_file(path)
+        with OpenedSource(path) as source:  # never through a link: see core/extract/source.py
+            prepared.size, prepared.mtime_ns = source.stat.st_size, source.stat.st_mtime_ns
+            prepared.content_hash = source.content_hash()
+            if known_hash is not None and known_hash == prepared.content_hash:
+                prepared.unchanged = True
+                return prepared
+            document = extract_file(path, limits, pdf_pages, source)
     except OSError as error:
         prepared.error = f"{READ_ERROR}{error.strerror or error}"
         return prepared
-    if known_hash is not None and known_hash == prepared.content_hash:
-        prepared.unchanged = True
-        return prepared
-    try:
-        document = extract_file(path, limits, pdf_pages)
     except ExtractionError as error:
         prepared.error = str(error)
         return prepared

@@ -7,6 +7,8 @@ from these readings; relevance, feedback and the miss check read queries the sam
 
 from __future__ import annotations
 
+import re
+
 import tantivy
 from tantivy import Filter, TextAnalyzerBuilder, Tokenizer
 
@@ -15,6 +17,26 @@ from linkly_ls.core.search.analysis import SNOWBALL_ENGLISH_STOPWORDS, for_keywo
 #: a word of this many bytes (UTF-8) or more is left out of the index and of queries (a hash, a run of
 #: base64): it can never match
 WORD_BYTES_LIMIT = 60
+
+
+#: the most distinct words a query is searched by (Lucene's `maxClauseCount`): a pasted chapter of 90,000
+#: words took 4 s and a gigabyte; a long request or a pasted page stays far below it
+MAX_QUERY_WORDS = 1024
+_QUERY_WORD = re.compile(r"[^\W_]+")
+
+
+def bounded_query(text: str, limit: int = MAX_QUERY_WORDS) -> tuple[str, int]:
+    """`text` up to where its (`limit` + 1)-th distinct word first appears, and how many distinct words it
+    had (the text is whole when that is at most `limit`)."""
+    seen: set[str] = set()
+    cut = len(text)
+    for word in _QUERY_WORD.finditer(text):
+        key = word.group().casefold()
+        if key not in seen:
+            if len(seen) == limit and cut == len(text):
+                cut = word.start()
+            seen.add(key)
+    return text[:cut], len(seen)
 
 
 def query_term_counts(terms: list[str]) -> dict[str, float]:

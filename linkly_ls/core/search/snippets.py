@@ -70,12 +70,14 @@ class QueryMatcher:
         self._in_language: dict[tuple[str, ...], QueryMatcher] = {readings: self}
         self.groups: list[set[str]] = []
         self.cjk: list[str] = [run for run in CJK_RUN.findall(query)]
+        seen: set[frozenset[str]] = set()  # a pasted page repeats its words: a list's `in` was quadratic
         for word in _WORD.findall(query):
             if CJK_RUN.fullmatch(word) or word.lower() in STOPWORDS:
                 continue
-            forms = set(word_forms(word, readings))
-            if forms and forms not in self.groups:
-                self.groups.append(forms)
+            forms = frozenset(word_forms(word, readings))
+            if forms and forms not in seen:
+                seen.add(forms)
+                self.groups.append(set(forms))
         self._query_forms: set[str] = set().union(*self.groups)
         self._typed = {word.lower() for word in _WORD.findall(query) if word.lower() not in STOPWORDS}
         self._cache: dict[str, int | None] = {}

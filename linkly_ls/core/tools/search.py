@@ -22,6 +22,7 @@ from linkly_ls.core.extract import doc_type_for
 from linkly_ls.core.store.records import name_key, title_key
 from linkly_ls.core.provenance import Provenance, provenance_of
 from linkly_ls.core.search.calibration import absent_words, calibrate, query_words, words_nowhere
+from linkly_ls.core.search.query_terms import MAX_QUERY_WORDS, bounded_query
 from linkly_ls.core.search.ranked import Passage, RankedDocument
 from linkly_ls.core.search.phrases import (
     MAX_CANDIDATE_CHUNKS,
@@ -72,7 +73,7 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
             blame_the_filters(engine, listed, params)
         return listed
     quoted = split_phrases(query)
-    words = quoted.text or query
+    words, distinct_words = bounded_query(quoted.text or query)
     named = _named(engine, words)
     if allowed is not None:
         named &= set(allowed)
@@ -125,7 +126,8 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
         _calibrate_relevance(results, no_match, evidence)
     result = SearchResult(
         query=query, results=results, mode=ranking.mode, mode_reason=ranking.reason, indexing=ranking.building,
-        absent_words=missing_words, notes=_phrase_notes(phrases) + _misspelt_notes(searcher, words, missing_words),
+        absent_words=missing_words,
+        notes=_phrase_notes(phrases) + _misspelt_notes(searcher, words, missing_words) + _cut_notes(distinct_words),
     )
     add_guidance(result, params, unheld, quoted=bool(quoted.phrases))
     if ranking.mode == "vector" and not ranking.documents:  # nearest neighbours exist wherever vectors do
@@ -158,6 +160,15 @@ def _misspelt_notes(searcher: Any, words: str, missing_words: list[str] | None) 
     return [
         f"No indexed document contains {named}: the results match the other words only. Check the spelling, "
         "or take it that the documents do not cover it (or say it in other words)."
+    ]
+
+
+def _cut_notes(distinct_words: int) -> list[str]:
+    if distinct_words <= MAX_QUERY_WORDS:
+        return []
+    return [
+        f"The query holds {distinct_words:,} different words: it was searched by its first {MAX_QUERY_WORDS:,} "
+        "(the text up to the next new word); search by a passage's key words, or `grep` a document for a phrase."
     ]
 
 

@@ -28,3 +28,14 @@ def test_the_french_and_german_readings_leave_out_english_function_words_too():
     assert query_terms.reading_terms("and", "lk_de") == ["and"], "a query of nothing else keeps its words"
     assert query_terms.is_function_word("The") and not query_terms.is_function_word("ownership")
     assert not query_terms.is_function_word("—")
+
+
+def test_a_query_is_bounded_by_its_distinct_words_keeping_repeats():
+    from linkly_ls.core.search.query_terms import bounded_query
+
+    assert bounded_query("tide tide moon Tide sea", limit=2) == ("tide tide moon Tide ", 3)
+    text = "harbour " * 5 + "sea"
+    assert bounded_query(text, limit=2) == (text, 2)
+    many = " ".join(f"w{number}x" for number in range(5000))
+    kept, distinct = bounded_query(many)
+    assert distinct == 5000 and len(kept.split()) == 1024

@@ -443,3 +443,11 @@ def test_a_word_no_document_holds_beside_found_ones_is_named_without_blaming_the
         assert "match the other words only" in note and "do not cover it" in note
     finally:
         engine.close()
+
+
+def test_a_pasted_chapter_is_searched_by_its_first_thousand_words_and_says_so(engine):
+    query = "receipts " + " ".join(f"w{number}x" for number in range(60_000))
+    result = search(engine, query=query, limit=5)
+    assert any("60,001 different words" in note and "first 1,024" in note for note in result.notes)
+    assert any("receipts" in path for path in rel(engine, result.results))
+    assert not search(engine, query="receipts", limit=5).notes

@@ -235,6 +235,14 @@ async def test_binary_formats_map_to_their_views(session: Session) -> None:
         assert word in read["text"] and read["location_uri"] == view["uri"]
 
 
+async def test_document_symbols_of_a_file_neither_open_nor_indexed_are_none(session: Session, tmp_path) -> None:
+    outside = tmp_path / "outside secret.md"
+    outside.write_text("# zebrafish key material\n\ntext\n", encoding="utf-8")
+    assert not await document_symbols(session, outside.as_uri())  # the file is never read from disk
+    indexed = await document_symbols(session, session.path(OWNERSHIP).as_uri())  # not open, but indexed
+    assert indexed and indexed[0].name == "What Is Ownership?"
+
+
 async def test_unknown_linkly_uris_and_paths_are_refused(session: Session) -> None:
     for uri in ("linkly://doc/000000000000", "linkly://doc/../../etc/passwd", "linkly://other/abc"):
         with pytest.raises(JsonRpcException):

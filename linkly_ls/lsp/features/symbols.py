@@ -29,7 +29,6 @@ from lsprotocol import types
 from linkly_ls.core.document import ExtractionError, OutlineNode
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.extract import doc_type_for, extract_file
-from linkly_ls.core.extract.base import decode_text
 from linkly_ls.lsp.features.virtual_documents import document_for_uri
 from linkly_ls.lsp.linemap import anchor_outline, same_lines
 from linkly_ls.lsp.uris import LANGUAGE_SUFFIXES, TEXT_DOC_TYPES, is_linkly_uri, open_buffer, path_from_uri
@@ -117,11 +116,8 @@ def outline_for(
         return record.outline, engine.catalog.lines(record.doc_id)
     if doc_type_for(path) not in TEXT_DOC_TYPES:
         return [], []
-    if buffer_text is None:
-        try:
-            buffer_text, _encoding = decode_text(path.read_bytes())
-        except OSError:
-            return [], []
+    if buffer_text is None:  # not open in the editor: only what the index holds, never a file read from disk
+        return (record.outline, engine.catalog.lines(record.doc_id)) if record is not None else ([], [])
     buffer_lines = buffer_text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if record is not None and content_hash(buffer_text) == record.content_hash:
         indexed = engine.catalog.lines(record.doc_id)

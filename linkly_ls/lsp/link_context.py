@@ -157,7 +157,7 @@ def links_in(
     record, path = source_record(engine, uri)
     if path is None:
         return None
-    resolver = LinkResolver(engine.catalog)
+    resolver = LinkResolver(engine.catalog, look_outside=True)  # the editor's user may see any of their files
     lines = buffer_lines(ls, uri, engine, record)
     if not is_linkly_uri(uri) and reads_as_note(ls, uri, path):
         found = [link for link in note_links(path, lines) if line is None or link.line == line]

@@ -22,7 +22,8 @@ Resolution happens when links are read, against the catalog as it is then:
 
 A status says what became of each link: `ok`, `external` (a URL),
 `site` (a path from a web site's root), `unindexed` (the file exists but is
-not indexed: an image, a source file), `missing`, `missing_heading`,
+not indexed: an image, a source file), `outside` (a path outside every
+library, not looked for: see `LinkResolver`), `missing`, `missing_heading`,
 `ambiguous`. Broken links are the last three.
 """
 
@@ -120,8 +121,12 @@ class OutgoingLinks:
 class LinkResolver:
     """Resolves links against one catalog; keeps the target records it read, for one request."""
 
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, catalog: Catalog, look_outside: bool = False) -> None:
+        """`look_outside`: whether a link to a path outside every library is checked on disk (`unindexed`
+        or `missing`), as an editor's own server may for its user; the tools answer `outside` instead, so
+        that whoever can ask them cannot learn which files exist elsewhere on the machine."""
         self.catalog = catalog
+        self.look_outside = look_outside
         self._records: dict[str, DocumentRecord | None] = {}
         self._sections: dict[str, SectionIndex] = {}
         self._lines: dict[str, list[str]] = {}
@@ -245,7 +250,10 @@ class LinkResolver:
         target = self.document_at(path)
         if target is not None:
             return target
-        resolved.status = "unindexed" if os.path.exists(path) else "missing"
+        if self.look_outside or self._library_of(path) is not None:
+            resolved.status = "unindexed" if os.path.exists(path) else "missing"
+        else:
+            resolved.status = "outside"
         resolved.path = path
         return None
 

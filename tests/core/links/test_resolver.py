@@ -1,5 +1,7 @@
 """Resolving stored links against the index: targets, headings, statuses, backlinks, updates."""
 
+import os
+
 import pymupdf
 
 from linkly_ls.core.config import Config, LibraryConfig
@@ -279,3 +281,19 @@ def test_a_wikilink_may_name_a_note_by_an_alias_of_its_front_matter(tmp_path):
         assert [link.status for link in LinkResolver(engine.catalog).links_of(engine.catalog.get(make_doc_id(str(root / "index.md"))))][2:4] == ["missing", "missing"]
     finally:
         engine.close()
+
+
+def test_a_path_outside_every_library_is_not_looked_for_but_by_the_editors_server(notes, tmp_path):
+    """Whoever may ask the tools cannot learn which files exist elsewhere on the machine."""
+    exists = tmp_path / "outside-exists.txt"
+    exists.write_text("x", encoding="utf-8")
+    note = notes.root / "outward.md"
+    there = os.path.relpath(exists, notes.root)
+    absent = os.path.relpath(tmp_path / "outside-absent.txt", notes.root)
+    note.write_text(f"# Out\n\n[a]({there}) [b]({absent}) [c](tool.py)\n", encoding="utf-8")
+    notes.index()
+    record = notes.catalog.get(notes.doc("outward.md"))
+    by_tools = [link.status for link in LinkResolver(notes.catalog).links_of(record)]
+    by_editor = [link.status for link in LinkResolver(notes.catalog, look_outside=True).links_of(record)]
+    assert by_tools == ["outside", "outside", "unindexed"]
+    assert by_editor == ["unindexed", "missing", "unindexed"]

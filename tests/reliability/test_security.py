@@ -197,3 +197,19 @@ def test_what_linkly_writes_is_private_even_in_a_data_folder_others_can_enter(tm
     assert any(path.name.startswith("catalog") for path in written)
     assert [path for path in written if path.stat().st_mode & 0o077] == []
     assert (library / "secret.md").stat().st_mode & 0o077, "the library's own files are not touched"
+
+
+def test_the_model_runtime_records_nothing_about_the_machine(tmp_path: Path) -> None:
+    """onnxruntime keeps a telemetry queue with a device id in ~/.cache/Microsoft from its import on."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("onnxruntime")
+    home = tmp_path / "home"
+    home.mkdir()
+    environment = {key: value for key, value in os.environ.items() if key != "ORT_DISABLE_TELEMETRY"}
+    environment["HOME"] = str(home)
+    script = "import linkly_ls.core.embedding.onnx, onnxruntime; onnxruntime.get_available_providers()"
+    subprocess.run([sys.executable, "-c", script], env=environment, check=True, timeout=120)
+    assert not list(home.rglob("*")), sorted(home.rglob("*"))

@@ -273,6 +273,12 @@ async def test_every_command_returns_the_tools_json(session: Session) -> None:
     assert answers["linkly.reindex"]["reports"][0]["indexed"] == 0  # nothing changed
 
 
+async def test_a_reindex_of_paths_that_cannot_be_paths_is_refused_as_such(session: Session) -> None:
+    for paths in (["\u0000"], ["notes", ""], []):
+        with pytest.raises(JsonRpcException, match="`paths` must be"):
+            await session.command("linkly.reindex", {"paths": paths})
+
+
 async def test_command_errors_carry_the_tool_message_only(session: Session) -> None:
     with pytest.raises(JsonRpcException) as caught:
         await session.command("linkly.read", {"doc_id": "not-an-id"})

@@ -36,6 +36,12 @@ BATCH = 500
 LAYOUT_CACHE_SIZE = 256
 
 
+def _nanoseconds(seconds: float) -> int:
+    """Unix seconds as the catalog's nanoseconds, held to SQLite's 64-bit integers (year 1 and 9999 are
+    past them: such a bound passes every date or none)."""
+    return max(-(2**63), min(2**63 - 1, int(seconds * 1e9)))
+
+
 class LayoutCache:
     """Parsed layouts of recently shown documents, each with the version it was parsed from.
 
@@ -212,10 +218,10 @@ class CatalogReads:
             values.extend(doc_types)
         if modified_after is not None:
             clauses.append("mtime_ns >= ?")
-            values.append(int(modified_after * 1e9))
+            values.append(_nanoseconds(modified_after))
         if modified_before is not None:
             clauses.append("mtime_ns <= ?")
-            values.append(int(modified_before * 1e9))
+            values.append(_nanoseconds(modified_before))
         where = " AND ".join(clauses) or "1"
         return self.connect().execute(f"SELECT doc_id, path FROM documents WHERE {where}", values).fetchall()
 

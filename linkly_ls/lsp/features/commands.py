@@ -80,8 +80,10 @@ async def reindex(ls: LinklyLanguageServer, *arguments: Any) -> dict[str, Any]:
         raise request_failed("indexing is not available")
     paths = parameters.get("paths")
     if paths is not None:
-        if not isinstance(paths, list) or not paths or not all(isinstance(path, str) for path in paths):
+        if not isinstance(paths, list) or not paths or not all(isinstance(path, str) and path for path in paths):
             raise invalid_params("`paths` must be a non-empty list of file or folder paths")
+        if any("\0" in path for path in paths):
+            raise invalid_params("`paths` must be file or folder paths; a NUL character is in none")
         with tool_errors():
             reports = await ls.indexing.apply({Path(path).expanduser().resolve() for path in paths})
     else:

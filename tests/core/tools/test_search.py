@@ -451,3 +451,9 @@ def test_a_pasted_chapter_is_searched_by_its_first_thousand_words_and_says_so(en
     assert any("60,001 different words" in note and "first 1,024" in note for note in result.notes)
     assert any("receipts" in path for path in rel(engine, result.results))
     assert not search(engine, query="receipts", limit=5).notes
+
+
+@pytest.mark.parametrize("bounds", [{"modified_before": "0001-01-01"}, {"modified_after": "9999-12-31T23:59:59+14:00"}])
+def test_dates_past_what_the_index_stores_pass_nothing_rather_than_fail(engine, bounds):
+    result = search(engine, query="receipts", **bounds)
+    assert result.results == [] and result.miss

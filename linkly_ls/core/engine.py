@@ -149,7 +149,8 @@ class Engine:
             record = LibraryRecord(
                 name=library.name,
                 description=library.description,
-                paths=[str(path) for path in library.paths],
+                # by their real path: indexing refuses a file reached through a link (core/extract/source.py)
+                paths=[str(path.expanduser().resolve()) for path in library.paths],
                 include=library.include,
                 exclude=library.exclude,
                 origin=library.origin,  # "config" (the file) or "editor" (a language server's settings)

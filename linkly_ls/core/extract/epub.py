@@ -20,6 +20,7 @@ from linkly_ls.core.extract.epub_package import (
     EpubFormatError,
     EpubPackage,
     TocEntry,
+    encrypted_documents,
     read_from_zip,
     read_with_ebooklib,
 )
@@ -105,6 +106,12 @@ def _chapter_links(rendered: dict[str, _RenderedChapter], total_lines: int) -> l
 def _read_package(path: Path, limits: ExtractLimits) -> EpubPackage:
     archive = open_checked_zip(path, limits, "EPUB")
     try:
+        encrypted = encrypted_documents(archive)
+        if encrypted:
+            raise ExtractionError(
+                f"DRM-protected EPUB: {len(encrypted)} of its files are encrypted ({encrypted[0]}, ...), so its text "
+                "cannot be read; index a copy without DRM"
+            )
         try:
             return read_with_ebooklib(path)
         except Exception:  # noqa: BLE001 - ebooklib fails in many ways on real files; the fallback decides

@@ -173,6 +173,31 @@ def _read_nav(archive: zipfile.ZipFile, opf_dir: str, href: str, names: set[str]
     return entries
 
 
+#: the algorithms of font obfuscation (IDPF's and Adobe's), which hides fonts, not text
+_FONT_OBFUSCATION = frozenset({"http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC"})
+_TEXT_SUFFIXES = (".xhtml", ".html", ".htm", ".xml", ".ncx", ".opf")
+
+
+def encrypted_documents(archive: zipfile.ZipFile) -> list[str]:
+    """The text files `META-INF/encryption.xml` says are encrypted (DRM), not counting obfuscated fonts."""
+    try:
+        root = _parse(archive, "META-INF/encryption.xml", set(archive.namelist()))
+    except (EpubFormatError, etree.XMLSyntaxError):  # none, or unreadable: the chapters tell
+        return []
+    encrypted: list[str] = []
+    for data in root.iter():
+        if _local(data) != "EncryptedData":
+            continue
+        method = next((child for child in data.iter() if _local(child) == "EncryptionMethod"), None)
+        if method is not None and method.get("Algorithm") in _FONT_OBFUSCATION:
+            continue
+        for reference in data.iter():
+            uri = reference.get("URI") if _local(reference) == "CipherReference" else None
+            if uri and uri.lower().endswith(_TEXT_SUFFIXES):
+                encrypted.append(uri)
+    return encrypted
+
+
 def _parse(archive: zipfile.ZipFile, member: str, names: set[str]):
     if member not in names:
         raise EpubFormatError(f"{member} is missing from the EPUB")

@@ -164,3 +164,29 @@ def test_a_chapter_marker_names_the_chapter_its_first_lines_belong_to(extracted)
         heading = next((node for node in document.outline if node.start_line in (line, line + 1)), None)
         if heading is not None and not text.endswith("(continued) ---"):
             assert heading.title in text
+
+
+@pytest.mark.parametrize(
+    "algorithm, refused",
+    [("http://www.w3.org/2001/04/xmlenc#aes128-cbc", True), ("http://www.idpf.org/2008/embedding", False)],
+)
+def test_a_drm_protected_book_says_so_and_obfuscated_fonts_do_not_count(corpus, tmp_path, algorithm, refused):
+    source = corpus / "books/epub/Winter Sports in Switzerland - E. F. Benson.epub"
+    book = tmp_path / "protected.epub"
+    chapter = next(name for name in zipfile.ZipFile(source).namelist() if name.endswith("-h-0.htm.html"))
+    encryption = (
+        '<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" '
+        'xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData>'
+        f'<enc:EncryptionMethod Algorithm="{algorithm}"/><enc:CipherData>'
+        f'<enc:CipherReference URI="{chapter if refused else "OEBPS/font.otf"}"/></enc:CipherData>'
+        "</enc:EncryptedData></encryption>"
+    )
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(book, "w") as copy:
+        for item in original.infolist():
+            copy.writestr(item, original.read(item.filename))
+        copy.writestr("META-INF/encryption.xml", encryption)
+    if refused:
+        with pytest.raises(ExtractionError, match="DRM-protected EPUB: 1 of its files are encrypted"):
+            extract_file(book)
+    else:
+        assert extract_file(book).title == extract_file(source).title

@@ -25,7 +25,7 @@ from linkly_ls.core.errors import ErrorKind, IndexHeldError, LinklyError, ToolEr
 from linkly_ls.core.indexing.writer import IndexWriter
 from linkly_ls.core.indexing.writer_status import ONE_RUN, holder_text
 from linkly_ls.core.tools.common import resolve_library
-from linkly_ls.core.tools.libraries import DROPPED_NOTE
+from linkly_ls.core.tools.libraries import dropped_note
 from linkly_ls.core.tools.remote_collections import call_on_remote
 from linkly_ls.core.tools.registry import REGISTRY, ToolRegistry
 from linkly_ls.core.tools.render import render, render_error
@@ -125,7 +125,7 @@ def run_index(engine: Engine, args: argparse.Namespace) -> int:
                 f"OCR of {report.ocr_files} file(s) done after {report.seconds:.1f} s"
             )
     for name in engine.dropped_from_config():
-        print(f"note: library {name!r} is {DROPPED_NOTE.format(name=name)}")
+        print(f"note: library {name!r} is {dropped_note(name)}")
     if getattr(args, "wait", False):
         _embed_all(engine)
     return 0
@@ -264,8 +264,15 @@ def run_mcp(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None, registry: ToolRegistry = REGISTRY) -> int:
     os.umask(PRIVATE_UMASK)
+    if sys.stderr is None:  # started with `2>&-`: print(file=None) would write errors into the answer
+        sys.stderr = open(os.devnull, "w")
     parser = build_parser(registry)
     args = parser.parse_args(argv)
+    if sys.stdout is None:  # started with `>&-`
+        if args.command not in ("serve", "watch"):
+            print("linkly: standard output is closed: the answer cannot be written", file=sys.stderr)
+            return 1
+        sys.stdout = open(os.devnull, "w")  # a server's notices have nowhere to go; it serves all the same
     output_format = "json" if getattr(args, "json", False) else "markdown"
     engine: Engine | None = None
     try:

@@ -71,6 +71,21 @@ def _split(value: str | None) -> list[str] | None:
     return [part.strip() for part in value.split(",") if part.strip()]
 
 
+def _given_value(text: str) -> str:
+    """An option's value; an empty one (`--library "$LIB"` with LIB unset) is refused rather than read as
+    no filter at all, which widened a search to every library."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty value (an unset variable?): leave the option out for no filter")
+    return text
+
+
+def _whole_number(text: str) -> int:
+    """A number in ASCII digits (`int` also takes `١٢`)."""
+    if not text.strip().lstrip("-").isascii() or not text.strip().lstrip("-").isdigit():
+        raise argparse.ArgumentTypeError(f"invalid whole number: {text!r}")
+    return int(text)
+
+
 def _given_path(text: str) -> Path:
     """A path argument; an empty one (an unset shell variable: `linkly index "$DIR"`) is refused rather
     than read as the current folder."""
@@ -140,7 +155,7 @@ def build_parser(registry: ToolRegistry = REGISTRY) -> argparse.ArgumentParser:
     watch.add_argument("--library", action="append", type=_library_name, help="only this library (repeatable)")
 
     serve = command("serve", "serve the tools to AI agents over MCP (HTTP), keeping the index current")
-    serve.add_argument("--host", help="address to listen on (default: [mcp] host, 127.0.0.1)")
+    serve.add_argument("--host", type=_given_value, help="address to listen on (default: [mcp] host, 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default: [mcp] port, 60606; the next free one if taken)")
     serve.add_argument("--no-watch", dest="watch", action="store_false", help="index at start but do not watch")
 
@@ -172,8 +187,7 @@ def add_tool_command(sub: Any, tool: Tool) -> argparse.ArgumentParser:
             options["action"] = "store_true"
         else:
             options["default"] = spec.get("default")
-            if spec["type"] == "integer":
-                options["type"] = int
+            options["type"] = _whole_number if spec["type"] == "integer" else _given_value
             if "enum" in spec:
                 options["choices"] = spec["enum"]
             if name in required:

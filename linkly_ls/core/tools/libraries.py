@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,8 +15,13 @@ from linkly_ls.core.tools.validation import validate
 
 #: what list_libraries and `linkly index` say of a library the config file no longer defines
 DROPPED_NOTE = (
-    "no longer in the config file, it stays indexed and watched: `linkly remove-library {name}` forgets it"
+    "no longer in the config file, it stays indexed and watched: `linkly remove-library {quoted}` forgets it"
 )
+
+
+def dropped_note(name: str) -> str:
+    """DROPPED_NOTE for library `name`, quoted for a shell (`'cfg lib'`) so the command can be pasted."""
+    return DROPPED_NOTE.format(quoted=shlex.quote(name))
 
 
 @dataclass
@@ -58,7 +64,7 @@ class LibraryInfo:
             "include": self.record.include,
             "exclude": self.record.exclude,
             "source": self.record.origin,
-            **({"note": DROPPED_NOTE.format(name=self.record.name)} if self.dropped_from_config else {}),
+            **({"note": dropped_note(self.record.name)} if self.dropped_from_config else {}),
         }
 
 
@@ -85,7 +91,7 @@ class LibrariesResult:
             if record.description:
                 out.append(f"  {record.description}")
             if library.dropped_from_config:
-                out.append(f"  {DROPPED_NOTE.format(name=record.name)}")
+                out.append(f"  {dropped_note(record.name)}")
             out.append(f"  paths: {', '.join(record.paths)}")
             for path, message in library.failures:
                 out.append(f"  failed: {path}: {message}")

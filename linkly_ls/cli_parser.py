@@ -124,8 +124,9 @@ def build_parser(registry: ToolRegistry = REGISTRY) -> argparse.ArgumentParser:
     index.add_argument(
         "--wait",
         action="store_true",
-        help="also compute every chunk's vector before returning (otherwise `linkly watch`, "
-        "`linkly serve` or the next `--wait` does it; search meanwhile uses keywords for the rest)",
+        help="also compute the bundled model's vector of every chunk before returning (otherwise `linkly watch`, "
+        "`linkly serve` or the next `--wait` does it; search meanwhile ranks by the fast first-pass vectors "
+        "every chunk gets at once)",
     )
     honour = index.add_mutually_exclusive_group()
     honour.add_argument(

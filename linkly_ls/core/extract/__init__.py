@@ -72,7 +72,7 @@ _MODULES: dict[str, str] = {
 #: subsection numbered `5.21.` whose name is in lower case (`watch`) is a heading; pdf 6: one line's links to
 #: one place are one link; html 3 and epub 3: links in table rows and headings, an EPUB chapter marker named
 #: for the entry its first lines belong to; docx 3: text as Word shows it (insertions, content controls,
-#: fields, text boxes; not hidden text), notes numbered as shown; pptx 4: hidden and missing slides; and
+#: fields, text boxes, list numbers; not hidden text), notes numbered as shown; pptx 4: hidden and missing slides; and
 #: in pdf 6, epub 3 and pptx 4, a section ends before the page marker above the next heading
 EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 3, "pdf": 6, "pptx": 4, "html": 3, "epub": 3, "docx": 3, "md": 2, "mdx": 2}
 

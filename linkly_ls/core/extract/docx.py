@@ -19,43 +19,25 @@ from lxml import etree
 
 from linkly_ls.core.document import ExtractedDocument, ExtractionError, LineBuilder, Link
 from linkly_ls.core.extract.base import ExtractLimits, alt_text, title_from_path
+from linkly_ls.core.extract.docx_numbering import ListNumbers
+from linkly_ls.core.extract.docx_text import (
+    ENDNOTE_REFERENCE,
+    FOOTNOTE_REFERENCE,
+    TEXT_BOXES,
+    NoteMarks,
+    paragraph_text,
+)
 from linkly_ls.core.extract.zipguard import check_zip
 
 _HEADING_NAME = re.compile(r"^heading\s*([1-9])$", re.I)
 #: titles that name no document: Word's defaults, and python-docx's for a file without core properties
 _GENERIC_TITLE = re.compile(r"^(untitled|title|document|word document|microsoft word - .*)$", re.I)
 _MAX_BASED_ON = 10
-_MARKUP_COMPATIBILITY = "http://schemas.openxmlformats.org/markup-compatibility/2006"
-#: the text-bearing children of a paragraph's runs, in document order, as Word shows them: runs inside
-#: insertions, moves, content controls, fields, smart tags and hyperlinks too (python-docx's
-#: `Paragraph.text` reads only direct runs and those of hyperlinks, and lost a tracked draft's new text);
-#: not deleted or moved-away text, hidden text, ruby annotations, nor the runs of a text box the paragraph
-#: anchors (`$depth` text boxes deep: the box's own paragraphs are read as paragraphs) or the fallback
-#: copy of it that Word writes for older readers
-_RUN_CONTENT = etree.XPath(
-    ".//w:r[count(ancestor::w:txbxContent) = $depth]"
-    "[not(ancestor::w:del or ancestor::w:moveFrom or ancestor::mc:Fallback or ancestor::w:rt)]"
-    "[not(w:rPr/w:vanish[not(@w:val) or @w:val != '0' and @w:val != 'false'])]"
-    "/*[self::w:t or self::w:tab or self::w:ptab or self::w:br or self::w:cr or self::w:noBreakHyphen"
-    " or self::w:footnoteReference or self::w:endnoteReference]",
-    namespaces={"w": nsmap["w"], "mc": _MARKUP_COMPATIBILITY},
-)
-#: the text boxes a paragraph anchors (`$depth` deep), once: not the fallback copy
-_TEXT_BOXES = etree.XPath(
-    ".//w:txbxContent[count(ancestor::w:txbxContent) = $depth][not(ancestor::mc:Fallback)]",
-    namespaces={"w": nsmap["w"], "mc": _MARKUP_COMPATIBILITY},
-)
 #: the alternative text of the pictures a paragraph holds
 _ALT_TEXT = etree.XPath(".//wp:docPr/@descr", namespaces={"wp": nsmap["wp"]})
-_TEXT, _BREAK, _BREAK_TYPE = qn("w:t"), qn("w:br"), qn("w:type")
+_TEXT = qn("w:t")
 _HYPERLINK, _ANCHOR_ATTR, _REL_ID = qn("w:hyperlink"), qn("w:anchor"), qn("r:id")
 _BOOKMARK, _NAME, _ID = qn("w:bookmarkStart"), qn("w:name"), qn("w:id")
-_FOOTNOTE_REFERENCE, _ENDNOTE_REFERENCE = qn("w:footnoteReference"), qn("w:endnoteReference")
-_NOTE_REFERENCES = frozenset({_FOOTNOTE_REFERENCE, _ENDNOTE_REFERENCE})
-_CUSTOM_MARK = qn("w:customMarkFollows")
-_TRUE = frozenset({"1", "true", "on"})
-#: what the other run contents stand for, as python-docx renders them
-_RUN_CHARACTERS = {qn("w:tab"): "\t", qn("w:ptab"): "\t", qn("w:cr"): "\n", qn("w:noBreakHyphen"): "-"}
 
 
 def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
@@ -63,7 +45,7 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
     document = _open(path)
     styles = _style_table(document)
     builder = LineBuilder()
-    walker = _BodyWalker(styles, builder, _external_targets(document))
+    walker = _BodyWalker(styles, builder, _external_targets(document), ListNumbers(_numbering_part(document)))
     walker.walk(document.element.body)
     for heading, notes in _notes(document, walker.marks):
         builder.blank()
@@ -80,6 +62,13 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
     )
 
 
+def _numbering_part(document: DocxDocument) -> bytes | None:
+    """The bytes of `word/numbering.xml` (how Word numbers lists), if the document has one."""
+    part = next((rel.target_part for rel in document.part.rels.values()
+                 if not rel.is_external and rel.reltype.endswith("/numbering")), None)
+    return part.blob if part is not None else None
+
+
 def _external_targets(document: DocxDocument) -> dict[str, str]:
     """Relationship id -> URL (or file) of the document part's external relationships."""
     targets: dict[str, str] = {}
@@ -91,8 +80,8 @@ def _external_targets(document: DocxDocument) -> dict[str, str]:
 
 #: the parts of a document's notes, and the heading their text is written under at the end
 _NOTE_PARTS = (
-    ("/footnotes", "w:footnote", "Footnotes", _FOOTNOTE_REFERENCE),
-    ("/endnotes", "w:endnote", "Endnotes", _ENDNOTE_REFERENCE),
+    ("/footnotes", "w:footnote", "Footnotes", FOOTNOTE_REFERENCE),
+    ("/endnotes", "w:endnote", "Endnotes", ENDNOTE_REFERENCE),
 )
 #: notes that are Word's separator lines, not text
 _NOTE_SEPARATORS = frozenset({"separator", "continuationSeparator", "continuationNotice"})
@@ -134,17 +123,20 @@ def _open(path: Path) -> DocxDocument:
 
 
 class _StyleInfo:
-    __slots__ = ("name", "level", "is_list")
+    __slots__ = ("name", "level", "is_list", "numbering")
 
-    def __init__(self, name: str, level: int | None, is_list: bool) -> None:
+    def __init__(self, name: str, level: int | None, is_list: bool, numbering: tuple[str, int] | None) -> None:
         self.name = name
         self.level = level
         self.is_list = is_list
+        #: (numId, level) of the list the style numbers its paragraphs in (numbered heading styles)
+        self.numbering = numbering
 
 
 def _style_table(document: DocxDocument) -> dict[str, _StyleInfo]:
     """Paragraph style id -> name, outline level (None for body text) and list-ness."""
     raw: dict[str, tuple[str, int | None, str | None]] = {}
+    numbered: dict[str, tuple[str, int] | None] = {}
     for style in document.styles.element.findall(qn("w:style")):
         if style.get(qn("w:type")) != "paragraph":
             continue
@@ -153,8 +145,13 @@ def _style_table(document: DocxDocument) -> dict[str, _StyleInfo]:
         name = name_element.get(qn("w:val")) if name_element is not None else style_id
         based_on = style.find(qn("w:basedOn"))
         raw[style_id] = (name or style_id, _outline_level(style), based_on.get(qn("w:val")) if based_on is not None else None)
+        numbered[style_id] = _numbering(style)
     table: dict[str, _StyleInfo] = {}
     for style_id, (name, level, _parent) in raw.items():
+        numbering, parent, steps = numbered[style_id], raw[style_id][2], 0
+        while numbering is None and parent in raw and steps < _MAX_BASED_ON:
+            numbering, parent = numbered[parent], raw[parent][2]
+            steps += 1
         heading = _HEADING_NAME.match(name)
         if heading:
             level = int(heading.group(1))
@@ -165,8 +162,22 @@ def _style_table(document: DocxDocument) -> dict[str, _StyleInfo]:
             while level is None and parent in raw and steps < _MAX_BASED_ON:
                 level, parent = raw[parent][1], raw[parent][2]
                 steps += 1
-        table[style_id] = _StyleInfo(name, level, name.lower().startswith("list"))
+        table[style_id] = _StyleInfo(name, level, name.lower().startswith("list"), numbering)
     return table
+
+
+def _numbering(element) -> tuple[str, int] | None:
+    """(numId, level) of an element's `w:pPr/w:numPr`, None without one (the level 0 when not given)."""
+    properties = element.find(qn("w:pPr"))
+    found = properties.find(qn("w:numPr")) if properties is not None else None
+    if found is None:
+        return None
+    num_id, level = found.find(qn("w:numId")), found.find(qn("w:ilvl"))
+    try:
+        depth = int(level.get(qn("w:val"))) if level is not None else 0
+    except (TypeError, ValueError):
+        depth = 0
+    return ((num_id.get(qn("w:val")) or "") if num_id is not None else "", depth)
 
 
 def _outline_level(element) -> int | None:
@@ -185,7 +196,9 @@ def _outline_level(element) -> int | None:
 class _BodyWalker:
     """Writes body elements into the builder in document order."""
 
-    def __init__(self, styles: dict[str, _StyleInfo], builder: LineBuilder, targets: dict[str, str]) -> None:
+    def __init__(
+        self, styles: dict[str, _StyleInfo], builder: LineBuilder, targets: dict[str, str], numbers: ListNumbers
+    ) -> None:
         self.styles = styles
         self.builder = builder
         self.title_paragraph: str | None = None
@@ -193,6 +206,7 @@ class _BodyWalker:
         self.links: list[Link] = []
         self.bookmarks: dict[str, int] = {}
         self.marks = NoteMarks()
+        self.numbers = numbers
         #: how many text boxes deep the paragraphs being read are
         self.depth = 0
 
@@ -235,7 +249,7 @@ class _BodyWalker:
 
     def _paragraph(self, element) -> None:
         self._write_paragraph(element)
-        for box in _TEXT_BOXES(element, depth=self.depth):
+        for box in TEXT_BOXES(element, depth=self.depth):
             self.depth += 1
             try:
                 self.walk(box)
@@ -262,11 +276,25 @@ class _BodyWalker:
                 self.title_paragraph = " ".join(text.split())
             self.builder.blank()
             self._note_links(element, self.builder.next_line)
-            self.builder.heading(text, min(level, 9))
+            number = self._number(element, style)
+            self.builder.heading(f"{number} {text}" if number else text, min(level, 9))
             return
-        numbered = properties is not None and properties.find(qn("w:numPr")) is not None
         self._note_links(element, self.builder.next_line)
-        self.builder.text(("- " if numbered or (style and style.is_list) else "") + text)
+        number = self._number(element, style)
+        bulleted = number == "" or (number is None and style is not None and style.is_list)
+        self.builder.text(f"{number} {text}" if number else ("- " + text if bulleted else text))
+
+    def _number(self, element, style: _StyleInfo | None) -> str | None:
+        """The number Word shows before the paragraph (`ListNumbers.label`): its own list, else its style's;
+        a paragraph's level applies to its style's list too."""
+        own = _numbering(element)
+        inherited = style.numbering if style is not None else None
+        if own is not None and own[0] == "":
+            own = (inherited[0], own[1]) if inherited is not None else None
+        chosen = own or inherited
+        if chosen is None:
+            return None
+        return self.numbers.label(*chosen)
 
     def _table(self, element) -> None:
         self.builder.blank()
@@ -279,50 +307,6 @@ class _BodyWalker:
                 self._note_links(row, self.builder.next_line)
                 self.builder.text(" | ".join(cells))
         self.builder.blank()
-
-
-def paragraph_text(element, marks: NoteMarks | None = None, depth: int = 0) -> str:
-    """A `w:p` element's text as Word shows it (`_RUN_CONTENT`), with a note's number where the text
-    refers to it when `marks` numbers them; `depth` is how many text boxes deep the paragraph is."""
-    parts: list[str] = []
-    for child in _RUN_CONTENT(element, depth=depth):
-        tag = child.tag
-        if tag == _TEXT:
-            parts.append(child.text or "")
-        elif tag == _BREAK:
-            if child.get(_BREAK_TYPE, "textWrapping") == "textWrapping":  # page and column breaks are ""
-                parts.append("\n")
-        elif tag in _NOTE_REFERENCES:
-            if marks is not None and child.get(_CUSTOM_MARK) not in _TRUE:  # a custom mark is the run's text
-                parts.append(marks.mark(tag, child.get(_ID) or ""))
-        else:
-            parts.append(_RUN_CHARACTERS[tag])
-    return "".join(parts)
-
-
-class NoteMarks:
-    """The numbers Word shows for the notes: footnotes 1, 2, 3 and endnotes i, ii, iii (its defaults), in
-    the order the text first refers to them; a note nothing refers to is numbered after those."""
-
-    def __init__(self) -> None:
-        self.numbers: dict[str, dict[str, int]] = {_FOOTNOTE_REFERENCE: {}, _ENDNOTE_REFERENCE: {}}
-
-    def number(self, reference_tag: str, note_id: str) -> int:
-        numbers = self.numbers[reference_tag]
-        return numbers.setdefault(note_id, len(numbers) + 1)
-
-    def mark(self, reference_tag: str, note_id: str) -> str:
-        number = self.number(reference_tag, note_id)
-        return f"[{number}]" if reference_tag == _FOOTNOTE_REFERENCE else f"[{_roman(number)}]"
-
-
-def _roman(number: int) -> str:
-    letters = []
-    for value, symbol in ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"), (50, "l"),
-                          (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):
-        count, number = divmod(number, value)
-        letters.append(symbol * count)
-    return "".join(letters)
 
 
 def _title(document: DocxDocument, walker: _BodyWalker, path: Path) -> str:

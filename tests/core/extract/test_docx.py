@@ -97,8 +97,11 @@ def test_paragraph_text_renders_run_contents_as_python_docx_does(corpus):
             assert paragraph_text(element) == Paragraph(element, handbook).text
 
 
-def made_docx(tmp_path, body: str, footnotes: str = "", name: str = "made.docx", core_title: bool = True):
-    """The fixture cheat sheet with `body` as its whole body (and `footnotes` added to its notes)."""
+def made_docx(
+    tmp_path, body: str, footnotes: str = "", name: str = "made.docx", core_title: bool = True, numbering: str = ""
+):
+    """The fixture cheat sheet with `body` as its whole body (`footnotes` added to its notes, `numbering` as
+    its lists' definitions)."""
     import re
     import zipfile
     from pathlib import Path
@@ -117,6 +120,8 @@ def made_docx(tmp_path, body: str, footnotes: str = "", name: str = "made.docx",
                 text = re.sub(r"<w:body>.*?(<w:sectPr|</w:body>)", lambda m: "<w:body>" + body + m.group(1), text,
                               flags=re.S)
                 data = text.encode()
+            elif item.filename == "word/numbering.xml" and numbering:
+                data = (f'<w:numbering xmlns:w="{W}">{numbering}</w:numbering>').encode()
             elif item.filename == "word/footnotes.xml":
                 data = data.replace(b"</w:footnotes>", footnotes.encode() + b"</w:footnotes>")
             elif item.filename == "docProps/core.xml" and not core_title:
@@ -125,6 +130,9 @@ def made_docx(tmp_path, body: str, footnotes: str = "", name: str = "made.docx",
                 data = re.sub(rb"<Relationship [^>]*docProps/core.xml[^>]*/>", b"", data)
             copy.writestr(item, data)
     return target
+
+
+W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 
 
 def _p(runs: str) -> str:
@@ -251,3 +259,50 @@ def test_footnotes_are_read_under_a_heading_of_their_own_at_the_end(tmp_path):
     assert document.outline[-1].title == "Footnotes"
     plain = extract_file(source)
     assert "Footnotes" not in {node.title for node in plain.outline}, "separators alone are no notes"
+
+
+def _list_level(level: int, number_format: str, text: str, start: int = 1) -> str:
+    return (f'<w:lvl w:ilvl="{level}"><w:start w:val="{start}"/><w:numFmt w:val="{number_format}"/>'
+            f'<w:lvlText w:val="{text}"/></w:lvl>')
+
+
+def _item(num_id: int, level: int, text: str, style: str = "") -> str:
+    styled = f'<w:pStyle w:val="{style}"/>' if style else ""
+    return (f'<w:p><w:pPr>{styled}<w:numPr><w:ilvl w:val="{level}"/><w:numId w:val="{num_id}"/></w:numPr></w:pPr>'
+            f"{_r(text)}</w:p>")
+
+
+def test_list_paragraphs_show_the_numbers_word_shows(tmp_path):
+    numbering = (
+        '<w:abstractNum w:abstractNumId="0">' + _list_level(0, "decimal", "%1.") + _list_level(1, "lowerLetter", "%1.%2)")
+        + "</w:abstractNum>"
+        + '<w:abstractNum w:abstractNumId="1">' + _list_level(0, "bullet", "\u2022") + "</w:abstractNum>"
+        + '<w:abstractNum w:abstractNumId="2">' + _list_level(0, "upperRoman", "%1.", start=4) + "</w:abstractNum>"
+        + '<w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num>'
+        + '<w:num w:numId="2"><w:abstractNumId w:val="1"/></w:num>'
+        + '<w:num w:numId="3"><w:abstractNumId w:val="2"/></w:num>'
+        + '<w:num w:numId="4"><w:abstractNumId w:val="0"/><w:lvlOverride w:ilvl="0"><w:startOverride w:val="7"/>'
+        + "</w:lvlOverride></w:num>"
+    )
+    body = (
+        _item(1, 0, "first") + _item(1, 1, "first's part") + _item(1, 1, "second part") + _item(1, 0, "second")
+        + _item(1, 1, "restarted part") + _item(2, 0, "a bullet") + _item(3, 0, "roman from four")
+        + _item(4, 0, "from seven") + _item(9, 0, "a list numbering.xml lacks") + _p(_r("plain"))
+    )
+    lines = [line for line in extract_file(made_docx(tmp_path, body, numbering=numbering)).lines if line]
+    assert lines == [
+        "1. first", "1.a) first's part", "1.b) second part", "2. second", "2.a) restarted part", "- a bullet",
+        "IV. roman from four", "7. from seven", "a list numbering.xml lacks", "plain",
+    ]
+
+
+def test_letters_past_z_repeat_as_word_writes_them():
+    from linkly_ls.core.extract.docx_numbering import ListNumbers
+
+    numbers = ListNumbers(
+        (f'<w:numbering xmlns:w="{W}"><w:abstractNum w:abstractNumId="0">' + _list_level(0, "upperLetter", "(%1)")
+         + '</w:abstractNum><w:num w:numId="5"><w:abstractNumId w:val="0"/></w:num></w:numbering>').encode()
+    )
+    labels = [numbers.label("5", 0) for _ in range(28)]
+    assert labels[:2] == ["(A)", "(B)"] and labels[25:] == ["(Z)", "(AA)", "(BB)"]
+    assert ListNumbers(b"<broken").label("5", 0) is None

@@ -2,15 +2,16 @@
 
 The walker lists only regular files, but a file can be swapped for a link
 between the listing and the read: someone who may write into a shared library
-folder replaces `notes/a.md` with a link to `~/.ssh/id_ed25519` (or a folder on
-the way with a link to another folder) for the moment a worker opens it. Each
-reader opening the path again (the sniffer, the hash, MuPDF, zipfile, PIL)
-would follow the link. So the file is opened once with `O_NOFOLLOW`, the path
-the kernel says the descriptor holds must be the library path itself (no folder
-on the way was a link), and every reader then opens `/proc/self/fd/N`, which is
-that same file whatever the path names by then. Without `/proc` (macOS), the
-readers open the path, and the path must still name the same unchanged file
-when they are done.
+folder replaces `notes/a.md` with a link to `~/.ssh/id_ed25519` for the moment a
+worker opens it. Each reader opening the path again (the sniffer, the hash,
+MuPDF, zipfile, PIL) would follow the link. So the file is opened once with
+`O_NOFOLLOW`, and every reader then opens `/proc/self/fd/N`, which is that same
+file whatever the path names by then. Without `/proc` (macOS), the readers open
+the path, and the path must still name the same unchanged file when they are done.
+
+A folder on the way swapped for a link at the moment of the open is not caught:
+telling it from a library whose own folder is reached through a link (a folder
+moved and left as a link) needs the library's root, which a task does not carry.
 """
 
 from __future__ import annotations
@@ -74,11 +75,6 @@ class OpenedSource:
             self.stat = os.fstat(self.fd)
             if not stat.S_ISREG(self.stat.st_mode):
                 raise ExtractionError("not a regular file any more (it was when listed): not read")
-            held = _held_path(self.fd)
-            if held is not None and held != os.path.abspath(path):
-                raise ExtractionError(
-                    "its path leads through a symbolic link now (a folder on the way was replaced by one): not read"
-                )
         except BaseException:
             os.close(self.fd)
             raise
@@ -118,20 +114,3 @@ class OpenedSource:
 
 def _has_fd_paths() -> bool:
     return sys.platform.startswith("linux") and _FD_PATHS.is_dir()
-
-
-def _held_path(fd: int) -> str | None:
-    """The path of the file `fd` holds, as the kernel resolved it, where the system says."""
-    if _has_fd_paths():
-        try:
-            return os.readlink(_FD_PATHS / str(fd))
-        except OSError:
-            return None
-    if sys.platform == "darwin":
-        import fcntl
-
-        try:
-            return fcntl.fcntl(fd, getattr(fcntl, "F_GETPATH", 50), b"\0" * 1024).rstrip(b"\0").decode()
-        except (OSError, UnicodeDecodeError):
-            return None
-    return None

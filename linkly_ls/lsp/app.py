@@ -29,6 +29,7 @@ from linkly_ls.lsp.features import (
     workspace_symbols,
 )
 from linkly_ls.lsp.server import LinklyLanguageServer
+from linkly_ls.mcp.settings import is_loopback_host
 
 FEATURES = (
     symbols,
@@ -81,6 +82,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=2087)
     parser.add_argument("--log-level", default="WARNING", help="logging level on stderr (default WARNING)")
     args = parser.parse_args(argv)
+    if args.tcp and not is_loopback_host(args.host):
+        parser.error(
+            f"--host {args.host}: the language server's TCP port has no authentication, so it listens on "
+            "loopback only (127.0.0.1, ::1, localhost); reach it from elsewhere through an SSH tunnel"
+        )
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("pygls.protocol.json_rpc").addFilter(drop_answered_errors)
     server = create_server()

@@ -37,3 +37,12 @@ def test_python_dash_m_runs_the_launcher() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.splitlines() == [f"linkly-ls {__version__}", "enabled True"], done.stderr
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.20", "example.org"])
+def test_the_tcp_port_without_authentication_listens_on_loopback_only(host: str) -> None:
+    from linkly_ls.lsp.app import main
+
+    with pytest.raises(SystemExit) as refused:
+        main(["--tcp", "--host", host])
+    assert refused.value.code == 2

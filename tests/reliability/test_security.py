@@ -62,7 +62,8 @@ def refused(engine: Engine, tool: str, arguments: dict) -> str:
 
 BAD_IDS = [
     "../../etc/passwd", "/etc/passwd", "..", ".", "", "~/.ssh/id_rsa", "C:\\Windows\\win.ini",
-    "file:///etc/passwd", "linkly://doc/0123456789ab", "0123456789ab\n/x", "0123456789ab 0",
+    "file:///etc/passwd", "linkly://doc/0123456789ab/../../etc/passwd", "linkly://other/0123456789ab",
+    "0123456789ab\n/x", "0123456789ab 0",
     "0123456789ab/../x", "%2e%2e%2fetc%2fpasswd", "0123456789a", "0123456789abc",
 ]
 
@@ -81,9 +82,9 @@ def test_read_grep_and_outline_take_only_ids_that_search_hands_out(two_libraries
 def test_an_id_in_capitals_or_with_spaces_around_names_that_id_only(two_libraries) -> None:
     engine, paths = two_libraries
     garden = doc_id_of(engine, paths["public"] / "garden.md")
-    for spelling in (garden.upper(), f" {garden}\n"):
+    for spelling in (garden.upper(), f" {garden}\n", f"linkly://doc/{garden}", f"linkly://doc/{garden}/garden.md.txt"):
         assert call_tool(engine, "read", {"doc_id": spelling}).to_json()["doc_id"] == garden
-    for spelling in ("0123456789AB", " 0123456789ab\n"):
+    for spelling in ("0123456789AB", " 0123456789ab\n", "linkly://doc/0123456789ab"):
         assert "is not an indexed document" in refused(engine, "read", {"doc_id": spelling})
 
 

@@ -80,9 +80,16 @@ def on_disk_note(data: dict) -> list[str]:
     return [f"> Note: {ON_DISK_NOTES[state]}."] if state in ON_DISK_NOTES else []
 
 
+#: a language server's view of a document, `linkly://doc/<id>` (with the file name it may end with)
+VIEW_URI = re.compile(r"linkly://doc/([0-9a-fA-F]{12})(?:/[^/?#]*)?")
+
+
 def check_doc_id(value: str, argument: str = "doc_id") -> str:
     """Only ids that search handed out are accepted: never a path, never `..`. One typed in capitals (or
-    pasted with a space around it) is the same id."""
+    pasted with a space around it) is the same id, and so is the editor's view of it (`linkly://doc/<id>`,
+    as the language server hands it out)."""
+    if isinstance(value, str) and (view := VIEW_URI.fullmatch(value.strip())):
+        value = view.group(1)
     if isinstance(value, str) and DOC_ID_PATTERN.fullmatch(value.strip().lower()):  # `$` alone lets a trailing newline in
         return value.strip().lower()
     if isinstance(value, str) and REMOTE_DOC_ID.fullmatch(value.strip()):  # the tools that take one resolve it first

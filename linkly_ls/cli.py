@@ -23,7 +23,7 @@ from linkly_ls.core.config import Config, ConfigError, data_dir_override, defaul
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.errors import ErrorKind, IndexHeldError, LinklyError, ToolError, UsageError
 from linkly_ls.core.indexing.writer import IndexWriter
-from linkly_ls.core.indexing.writer_status import ONE_RUN, holder_text
+from linkly_ls.core.indexing.writer_status import ONE_RUN, holder_text, read_activity
 from linkly_ls.core.tools.common import resolve_library
 from linkly_ls.core.tools.libraries import dropped_note
 from linkly_ls.core.tools.remote_collections import call_on_remote
@@ -195,14 +195,20 @@ def _first_pass_printer(engine: Engine):
 
 
 def _wait_for_the_role(writer: IndexWriter) -> None:
-    """Wait until the writer role is free (Ctrl-C gives up), saying so once."""
-    print(
-        f"waiting: another linkly process{holder_text(writer.lock)} is indexing (a `linkly index` or "
-        "`remove-library` run) (Ctrl-C to give up)",
-        file=sys.stderr,
-        flush=True,
-    )
+    """Wait until the writer role is free (Ctrl-C gives up), saying so, and again whenever what the other
+    run does changes (its indexing, then its embedding with the time left)."""
+    said = ""
     while not writer.try_claim():
+        activity = read_activity(writer.lock.path.parent, writer.lock.holder_pid())
+        doing = activity.describe() if activity is not None else "indexing"
+        if doing.split(":")[0] != said:
+            said = doing.split(":")[0]
+            print(
+                f"waiting: another linkly process{holder_text(writer.lock)} (a `linkly index` or `remove-library` "
+                f"run) is {doing}; this run starts when it ends (Ctrl-C to give up)",
+                file=sys.stderr,
+                flush=True,
+            )
         time.sleep(WAIT_FOR_ROLE_S)
 
 

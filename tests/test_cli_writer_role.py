@@ -28,7 +28,8 @@ def test_linkly_index_waits_for_another_linkly_index_run_instead_of_failing(env)
         )
         assert waiting.stderr is not None
         line = waiting.stderr.readline()
-        assert line.startswith(f"waiting: another linkly process (pid {holder.pid}) is indexing (a `linkly index`"), line
+        assert line.startswith(f"waiting: another linkly process (pid {holder.pid}) (a `linkly index`"), line
+        assert " run) is " in line and "this run starts when it ends" in line
         assert line.rstrip().endswith("(Ctrl-C to give up)") and waiting.poll() is None
         holder.stdin.close()  # the other run ends: this one takes its turn
         out, err = waiting.communicate(timeout=120)

@@ -85,6 +85,8 @@ class LibrariesResult:
             vectors = "" if library.vector_coverage is None else f", vectors {library.vector_coverage:.0%}"
             if library.first_pass_coverage is not None:
                 vectors += f", first-pass vectors {library.first_pass_coverage:.0%}"
+            if not library.document_count:  # nothing to cover: "vectors 100%" read as work done
+                vectors = ""
             pending = f", {library.ocr_pending_count} awaiting OCR" if library.ocr_pending_count else ""
             skipped = f", {library.skipped_count} skipped ({describe(library.skipped)})" if library.skipped else ""
             out.append(f"- **{record.name}**: {counted(library.document_count, 'document')}{failed}{pending}{skipped}{vectors}")

@@ -85,3 +85,14 @@ def test_explore_names_the_files_that_failed_too(with_failures):
     text = result.to_markdown()
     assert f"### Failed ({FAILURES_SHOWN + 2} files could not be indexed)" in text
     assert "- ... and 2 more (`linkly status` lists them)" in text
+
+
+def test_a_library_without_documents_claims_no_vector_coverage_in_text():
+    from linkly_ls.core.store.records import LibraryRecord
+    from linkly_ls.core.tools.libraries import LibrariesResult, LibraryInfo
+
+    empty = LibraryInfo(LibraryRecord("empty", ["/x"]), 0, 0, vector_coverage=1.0, first_pass_coverage=1.0)
+    full = LibraryInfo(LibraryRecord("full", ["/y"]), 3, 0, vector_coverage=1.0, first_pass_coverage=1.0)
+    lines = LibrariesResult([empty, full]).to_markdown().splitlines()
+    assert "- **empty**: 0 documents" in lines
+    assert any(line.startswith("- **full**: 3 documents") and "vectors 100%" in line for line in lines)

@@ -193,7 +193,10 @@ REGISTRY = ToolRegistry(
             input_schema=SCHEMAS["search"],
             title="Search documents",
             description=descriptions.SEARCH,
-            result_keys=("results", "total", "mode", "mode_reason", "indexing", "miss", "notes", "guidance", "notice", "remotes"),
+            result_keys=(
+                "results", "total", "mode", "mode_reason", "indexing", "miss", "notes", "guidance", "notice", "remotes",
+                "next_offset", "matching",
+            ),
             cli=CliShape(
                 "search",
                 "search indexed documents",
@@ -201,6 +204,7 @@ REGISTRY = ToolRegistry(
                 flags={"doc_types": ("--type",)},
                 help_texts={
                     "limit": "1-50 (default 20)",
+                    "offset": "results to skip: the next page starts at the answer's next_offset (0-500, default 0)",
                     "doc_types": "document types, comma-separated: pdf,md,docx",
                     "mode": "ranking: auto, keyword, vector or hybrid (default auto)",
                     "explain": "show keyword/vector ranks and fused scores",

@@ -63,6 +63,11 @@ def search_anywhere(engine: Engine, **arguments: Any) -> SearchResult:
     scope = _narrowed(parse_scope(params["library"], names, params["remote"]), params["path_glob"], bool(params["library"]), names)
     if scope.local_only:
         return search(engine, **{**local_arguments, "library": scope.local_library})
+    if params["offset"]:
+        raise ArgumentError(
+            "`offset` pages one machine's ranking; answers merged from remotes have no common one: raise `limit`, "
+            "or search a remote's `library` alone"
+        )
     calls = {
         name: ("search", _remote_arguments(arguments, name, library)) for name, library in scope.remotes.items()
     }

@@ -43,6 +43,14 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "default": 20,
                 "description": "Maximum number of results (1-50).",
             },
+            "offset": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 500,
+                "default": 0,
+                "description": "Results to skip, to page through the same ranking (or the `*` listing): "
+                "the answer's `next_offset` is where the next page starts (0-500).",
+            },
             "doc_types": {
                 "type": "array",
                 "items": {"type": "string"},

@@ -62,12 +62,13 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     params = validate("search", arguments)
     query: str = unicodedata.normalize("NFC", params["query"].strip())  # an accent typed as a combining mark too
     limit: int = params["limit"]
+    offset: int = params["offset"]
     mode: str = params["mode"] if params["mode"] != "auto" else engine.search_mode
     if engine.catalog.count() == 0:
         return empty_index_result(engine, query)
     allowed = allowed_documents(engine, params)
     if lists_everything(query):
-        listed = listing(engine, allowed, limit, params["time_sort"])
+        listed = listing(engine, allowed, limit, params["time_sort"], offset)
         if allowed == []:
             listed.miss = True
             blame_the_filters(engine, listed, params)
@@ -84,7 +85,8 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     holding = sorted(set(phrases.passages) | (set() if quoted.phrases or not phrases.passages else named))
     ranking = rank_documents(engine, words, holding or allowed, mode=mode)
     by_date = params["time_sort"] != "default"
-    pool = max(limit, TIME_SORT_POOL if by_date else CALIBRATION_DEPTH)
+    paged = by_date or offset > 0  # relevance is calibrated over the whole pool, then the page is cut from it
+    pool = max(offset + limit, TIME_SORT_POOL if by_date else CALIBRATION_DEPTH)
     works = _distinct_works(engine, _named_first(named, ranking.documents), pool)
     distinct = [document for document, _ in works]
     records = engine.catalog.summaries([document.doc_id for document in distinct])
@@ -102,12 +104,15 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
             partial(_passage_lines, engine, record.doc_id), document, record, cosines.get(document.doc_id), scorer,
             phrases.passages.get(document.doc_id),
         )[3]
-        for document, record in (picked if by_date else picked[limit:])
+        for document, record in (picked if paged else picked[limit:])
     ]
     relevance: dict[str, float] = {}
-    if by_date:  # the newest (oldest) of every strong match among the pool, not of the `limit` best
+    if paged:
         relevance = dict(zip((record.doc_id for _, record in picked), calibrate(evidence, no_match, CALIBRATION_DEPTH)))
+    if by_date:  # the newest (oldest) of every strong match among the pool, not of the `limit` best
         picked = _by_date(picked, relevance, params["time_sort"] == "newest", WEAK_RELEVANCE[ranking.mode])
+    more = len(picked) > offset + limit or (len(works) >= pool and len(ranking.documents) > pool)
+    picked = picked[offset:]
     matcher = QueryMatcher(words)
     places = provenance_of(engine.catalog, [document.doc_id for document, _ in picked[:limit]])
     results = [
@@ -120,7 +125,7 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     other_files = {document.doc_id: others for document, others in works}
     for hit in results:
         hit.also_as = [OtherFile(other.doc_id, other.path, other.doc_type, other.library) for other in other_files[hit.doc_id]]
-    if by_date:
+    if paged:
         _set_relevance(results, relevance)
     else:
         _calibrate_relevance(results, no_match, evidence)
@@ -129,6 +134,10 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
         absent_words=missing_words,
         notes=_phrase_notes(phrases) + _misspelt_notes(searcher, words, missing_words) + _cut_notes(distinct_words),
     )
+    if more:
+        result.next_offset = offset + limit
+    if offset and not results:
+        result.notes.append(f"No results past the first {offset}: the ranking ends there (`offset` 0 starts it again).")
     add_guidance(result, params, unheld, quoted=bool(quoted.phrases))
     if ranking.mode == "vector" and not ranking.documents:  # nearest neighbours exist wherever vectors do
         lead_guidance(

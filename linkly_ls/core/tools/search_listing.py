@@ -24,9 +24,10 @@ def lists_everything(query: str) -> bool:
     return bool(query) and set(query) == {"*"}
 
 
-def listing(engine: Engine, allowed: list[str] | None, limit: int, time_sort: str) -> SearchResult:
-    """The documents of `allowed` (None: every one), in the `time_sort` order or by path, up to `limit`;
-    each hit shows the beginning of its document and reads relevance 1 (it passes every filter)."""
+def listing(engine: Engine, allowed: list[str] | None, limit: int, time_sort: str, offset: int = 0) -> SearchResult:
+    """The documents of `allowed` (None: every one), in the `time_sort` order or by path, `limit` of them
+    from `offset` on; each hit shows the beginning of its document and reads relevance 1 (it passes
+    every filter)."""
     rows = engine.catalog.paths_and_times()
     if allowed is not None:
         passing = set(allowed)
@@ -35,7 +36,7 @@ def listing(engine: Engine, allowed: list[str] | None, limit: int, time_sort: st
         rows.sort(key=lambda row: row[1])
     else:
         rows.sort(key=lambda row: (row[2], row[1]), reverse=time_sort == "newest")
-    shown = [doc_id for doc_id, _, _ in rows[:limit]]
+    shown = [doc_id for doc_id, _, _ in rows[offset : offset + limit]]
     records = engine.catalog.summaries(shown)
     places = provenance_of(engine.catalog, shown)
     matcher = QueryMatcher("")
@@ -60,8 +61,13 @@ def listing(engine: Engine, allowed: list[str] | None, limit: int, time_sort: st
     )
     if len(rows) > len(hits):
         passing = "are indexed" if allowed is None else "pass the filters"
+        shown_range = f"the first {len(hits)}" if not offset else f"{offset + 1:,}-{offset + len(hits):,}"
         result.notes.append(
-            f"{len(rows):,} documents {passing}; the first {len(hits)} {order} are shown. Narrow them "
-            "(`path_glob`, `doc_types`, a date window; `find_paths` shows the folders) or raise `limit` (at most 50)."
+            f"{len(rows):,} documents {passing}; {shown_range} {order} are shown. Narrow them (`path_glob`, "
+            "`doc_types`, a date window; `find_paths` shows the folders), raise `limit` (at most 50), or page "
+            "with `offset`."
         )
+    if len(rows) > offset + limit:
+        result.next_offset = offset + limit
+    result.total_matching = len(rows)
     return result

@@ -147,6 +147,10 @@ class SearchResult:
     absent_words: list[str] | None = None
     #: what the answer must say whatever its results (a quoted phrase searched as plain words)
     notes: list[str] = field(default_factory=list)
+    #: where the next page of the same ranking (or listing) starts, when there is one
+    next_offset: int | None = None
+    #: how many documents pass the filters, for the `*` listing
+    total_matching: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -159,6 +163,10 @@ class SearchResult:
         }
         if self.notes:
             data["notes"] = self.notes
+        if self.next_offset is not None:
+            data["next_offset"] = self.next_offset
+        if self.total_matching is not None:
+            data["matching"] = self.total_matching
         if self.guidance:
             data["guidance"] = self.guidance
         if self.notice:
@@ -200,6 +208,8 @@ class SearchResult:
             if hit.explain:
                 out.append("- explain: " + " · ".join(f"{key} {'—' if value is None else value}" for key, value in hit.explain.items()))
             out.append("")
+        if self.next_offset is not None:
+            out.append(f"_More results: continue with offset={self.next_offset}._")
         if self.miss:
             if self.notice:
                 head = f"**{self.notice}**"

@@ -457,3 +457,26 @@ def test_a_pasted_chapter_is_searched_by_its_first_thousand_words_and_says_so(en
 def test_dates_past_what_the_index_stores_pass_nothing_rather_than_fail(engine, bounds):
     result = search(engine, query="receipts", **bounds)
     assert result.results == [] and result.miss
+
+
+def test_offset_pages_through_the_same_ranking(engine):
+    whole = search(engine, query="receipts shopping notes report", limit=6)
+    first = search(engine, query="receipts shopping notes report", limit=3)
+    second = search(engine, query="receipts shopping notes report", limit=3, offset=3)
+    ids = [hit.doc_id for hit in whole.results]
+    assert [hit.doc_id for hit in first.results] + [hit.doc_id for hit in second.results] == ids
+    assert [hit.relevance for hit in second.results] == [hit.relevance for hit in whole.results[3:]]
+    assert first.to_json()["next_offset"] == 3
+    past = search(engine, query="receipts shopping notes report", limit=3, offset=400)
+    assert past.results == [] and any("No results past the first 400" in note for note in past.notes)
+    assert "next_offset" not in past.to_json()
+
+
+def test_the_listing_pages_and_counts_every_document_that_passes(engine):
+    pages, offset = [], 0
+    while offset is not None:
+        page = search(engine, query="*", limit=2, offset=offset)
+        pages.append([hit.doc_id for hit in page.results])
+        offset = page.to_json().get("next_offset")
+    listed = [doc_id for page in pages for doc_id in page]
+    assert len(listed) == len(set(listed)) == search(engine, query="*", limit=50).to_json()["matching"] > 4

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+import zipfile
+from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -97,39 +101,45 @@ def test_paragraph_text_renders_run_contents_as_python_docx_does(corpus):
             assert paragraph_text(element) == Paragraph(element, handbook).text
 
 
+SHEET = Path(__file__).resolve().parents[3] / "fixtures" / "documents" / "dpkg cheat sheet.docx"
+
+
+def rewritten_docx(target: Path, edits: dict[str, Callable[[bytes], bytes | None]], source: Path = SHEET) -> Path:
+    """A copy of `source` whose members named in `edits` are rewritten (None leaves the member out)."""
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as copy:
+        for item in original.infolist():
+            data: bytes | None = original.read(item.filename)
+            if item.filename in edits:
+                data = edits[item.filename](data)
+            if data is not None:
+                copy.writestr(item, data)
+    return target
+
+
 def made_docx(
     tmp_path, body: str, footnotes: str = "", name: str = "made.docx", core_title: bool = True, numbering: str = ""
 ):
     """The fixture cheat sheet with `body` as its whole body (`footnotes` added to its notes, `numbering` as
     its lists' definitions)."""
-    import re
-    import zipfile
-    from pathlib import Path
-
-    source = Path(__file__).resolve().parents[3] / "fixtures" / "documents" / "dpkg cheat sheet.docx"
-    target = tmp_path / name
     namespaces = (
         ' xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"'
         ' xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape"'
     )
-    with zipfile.ZipFile(source) as original, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as copy:
-        for item in original.infolist():
-            data = original.read(item.filename)
-            if item.filename == "word/document.xml":
-                text = data.decode().replace("<w:document ", "<w:document" + namespaces + " ", 1)
-                text = re.sub(r"<w:body>.*?(<w:sectPr|</w:body>)", lambda m: "<w:body>" + body + m.group(1), text,
-                              flags=re.S)
-                data = text.encode()
-            elif item.filename == "word/numbering.xml" and numbering:
-                data = (f'<w:numbering xmlns:w="{W}">{numbering}</w:numbering>').encode()
-            elif item.filename == "word/footnotes.xml":
-                data = data.replace(b"</w:footnotes>", footnotes.encode() + b"</w:footnotes>")
-            elif item.filename == "docProps/core.xml" and not core_title:
-                continue
-            elif item.filename == "_rels/.rels" and not core_title:
-                data = re.sub(rb"<Relationship [^>]*docProps/core.xml[^>]*/>", b"", data)
-            copy.writestr(item, data)
-    return target
+
+    def document(data: bytes) -> bytes:
+        text = data.decode().replace("<w:document ", "<w:document" + namespaces + " ", 1)
+        return re.sub(r"<w:body>.*?(<w:sectPr|</w:body>)", lambda m: "<w:body>" + body + m.group(1), text, flags=re.S).encode()
+
+    edits: dict[str, Callable[[bytes], bytes | None]] = {
+        "word/document.xml": document,
+        "word/footnotes.xml": lambda data: data.replace(b"</w:footnotes>", footnotes.encode() + b"</w:footnotes>"),
+    }
+    if numbering:
+        edits["word/numbering.xml"] = lambda _: f'<w:numbering xmlns:w="{W}">{numbering}</w:numbering>'.encode()
+    if not core_title:
+        edits["docProps/core.xml"] = lambda _: None
+        edits["_rels/.rels"] = lambda data: re.sub(rb"<Relationship [^>]*docProps/core.xml[^>]*/>", b"", data)
+    return rewritten_docx(tmp_path / name, edits)
 
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
@@ -145,12 +155,12 @@ def _r(text: str, properties: str = "") -> str:
 
 def test_a_tracked_draft_reads_as_word_shows_it(tmp_path):
     body = (
-        _p(_r("Tracked: kept ") + f'<w:del w:id="1" w:author="a"><w:r><w:delText>gone </w:delText></w:r></w:del>'
+        _p(_r("Tracked: kept ") + '<w:del w:id="1" w:author="a"><w:r><w:delText>gone </w:delText></w:r></w:del>'
            + f'<w:ins w:id="2" w:author="a">{_r("inserted")}</w:ins>')
         + _p(_r("Moved: ") + f'<w:moveFrom w:id="3" w:author="a">{_r("moved away")}</w:moveFrom>'
              + f'<w:moveTo w:id="4" w:author="a">{_r("moved here")}</w:moveTo>')
         + _p(_r("Client: ") + f"<w:sdt><w:sdtPr/><w:sdtContent>{_r('ACME Corporation')}</w:sdtContent></w:sdt>")
-        + _p(_r("See ") + f'<w:fldSimple w:instr=" REF x "><w:r><w:t>Figure 7</w:t></w:r></w:fldSimple>')
+        + _p(_r("See ") + '<w:fldSimple w:instr=" REF x "><w:r><w:t>Figure 7</w:t></w:r></w:fldSimple>')
         + _p(_r("Meet in ") + f'<w:smartTag w:element="City">{_r("Seattle")}</w:smartTag>')
         + _p(_r("Shown ") + _r("hidden", "<w:rPr><w:vanish/></w:rPr>") + _r("unhidden", '<w:rPr><w:vanish w:val="0"/></w:rPr>'))
     )
@@ -219,14 +229,9 @@ def test_a_password_protected_document_says_so(tmp_path):
 
 
 def test_damaged_xml_names_its_part(tmp_path):
-    import zipfile
-
-    source = made_docx(tmp_path, _p(_r("Fine")))
-    broken = tmp_path / "broken.docx"
-    with zipfile.ZipFile(source) as original, zipfile.ZipFile(broken, "w") as copy:
-        for item in original.infolist():
-            data = original.read(item.filename)
-            copy.writestr(item, data.replace(b"<w:body>", b"<w:body><w:p><<") if item.filename == "word/document.xml" else data)
+    broken = rewritten_docx(
+        tmp_path / "broken.docx", {"word/document.xml": lambda data: data.replace(b"<w:body>", b"<w:body><w:p><<")}
+    )
     with pytest.raises(ExtractionError, match="its part 'word/document.xml' is damaged XML"):
         extract_file(broken)
 
@@ -239,25 +244,17 @@ def test_hyperlinks_keep_their_url_text_and_paragraph_line(extracted):
 
 
 def test_footnotes_are_read_under_a_heading_of_their_own_at_the_end(tmp_path):
-    import zipfile
-    from pathlib import Path
-
-    source = Path(__file__).resolve().parents[3] / "fixtures" / "documents" / "dpkg cheat sheet.docx"
-    target = tmp_path / "noted.docx"
     note = (
         '<w:footnote w:id="1"><w:p><w:r><w:t xml:space="preserve">Continued has the same meaning as </w:t></w:r>'
         "<w:r><w:t>adjourned here.</w:t></w:r></w:p></w:footnote></w:footnotes>"
     )
-    with zipfile.ZipFile(source) as original, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as copy:
-        for item in original.infolist():
-            data = original.read(item.filename)
-            if item.filename == "word/footnotes.xml":
-                data = data.replace(b"</w:footnotes>", note.encode())
-            copy.writestr(item, data)
+    target = rewritten_docx(
+        tmp_path / "noted.docx", {"word/footnotes.xml": lambda data: data.replace(b"</w:footnotes>", note.encode())}
+    )
     document = extract_file(target)
     assert document.lines[-1] == "[1] Continued has the same meaning as adjourned here."
     assert document.outline[-1].title == "Footnotes"
-    plain = extract_file(source)
+    plain = extract_file(SHEET)
     assert "Footnotes" not in {node.title for node in plain.outline}, "separators alone are no notes"
 
 

@@ -10,6 +10,7 @@ traceback.
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import sys
@@ -54,6 +55,10 @@ def report_error(error: Exception, output_format: str = "markdown", server: bool
         if server:
             log.error("the server stopped on an unexpected error", exc_info=error)
         message = f"linkly: internal error: {type(error).__name__}: {error}"
+    if output_format == "json":  # every error of a `--json` command is JSON, with its kind
+        kind = error.kind.value if isinstance(error, LinklyError) else "unavailable" if isinstance(error, OSError) else "internal"
+        cause = str(error) if isinstance(error, (LinklyError, OSError)) else f"internal error: {type(error).__name__}: {error}"
+        message = json.dumps({"error": cause, "kind": kind}, ensure_ascii=False)
     print(message, file=sys.stderr)
     if isinstance(error, LinklyError) and error.kind in (ErrorKind.ARGUMENT, ErrorKind.USAGE):
         return 2

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import unicodedata
 from pathlib import Path
@@ -22,14 +23,21 @@ PROGRAM = "linkly"
 class _Parser(argparse.ArgumentParser):
     """Subcommand parsers are named `linkly <command>` (never after the main parser's usage line)."""
 
+    #: whether the command line asks for JSON (`--json`): its usage errors are JSON too
+    json_errors = False
+
     def error(self, message: str) -> None:  # exit 2 with one line, as argparse does, minus the usage dump
+        if _Parser.json_errors:
+            self.exit(2, json.dumps({"error": f"{message} (see `{self.prog} --help`)", "kind": "usage"}) + "\n")
         self.exit(2, f"{PROGRAM}: {message} (see `{self.prog} --help`)\n")
 
     def parse_args(self, args: Any = None, namespace: Any = None) -> argparse.Namespace:  # type: ignore[override]
         """As argparse's, but a flag a subcommand does not know is refused by that subcommand's parser,
         so the message points to `linkly grep --help` rather than to the main parser's help."""
         if self.prog == PROGRAM:
-            self._refuse_unknown_global(list(sys.argv[1:] if args is None else args))
+            given = list(sys.argv[1:] if args is None else args)
+            _Parser.json_errors = "--json" in given
+            self._refuse_unknown_global(given)
         parsed, unknown = self.parse_known_args(args, namespace)
         if unknown:
             commands = next((action for action in self._actions if isinstance(action, _Commands)), None)

@@ -245,7 +245,7 @@ def test_a_tool_error_answers_in_json_when_asked(env):
         [sys.executable, str(FAILING_TOOL), "cli", "fail", "ArgumentError", "--json"],
         env=env, capture_output=True, text=True, timeout=120,
     )
-    assert result.returncode == 2 and json.loads(result.stderr) == {"error": "ArgumentError raised on purpose"}
+    assert result.returncode == 2 and json.loads(result.stderr) == {"error": "ArgumentError raised on purpose", "kind": "argument"}
 
 
 def fresh_env(home: Path, config: str = "") -> dict:

@@ -63,3 +63,20 @@ def test_a_suggested_command_can_be_pasted_whatever_the_library_name():
     note = dropped_note("cfg lib")
     command = note.split("`")[1]
     assert shlex.split(command) == ["linkly", "remove-library", "cfg lib"]
+
+
+def test_with_json_every_error_is_json_with_its_kind(env):
+    import json
+
+    cases = {
+        ("search", "x", "--limit", "0", "--json"): ("argument", 2),
+        ("search", "x", "--limit", "abc", "--json"): ("usage", 2),
+        ("read", "000000000000", "--json"): ("unavailable", 1),
+        ("search", "x", "--no-such-flag", "--json"): ("usage", 2),
+    }
+    for args, (kind, status) in cases.items():
+        result = linkly(env, *args)
+        error = json.loads(result.stderr)
+        assert (error["kind"], result.returncode) == (kind, status) and error["error"], args
+    plain = linkly(env, "search", "x", "--limit", "abc")
+    assert plain.stderr.startswith("linkly: argument --limit")

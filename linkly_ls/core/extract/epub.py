@@ -67,9 +67,17 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
     if toc:
         builder.headings = _toc_headings(toc, rendered)
     lines, outline = builder.finish()
+    warnings = []
+    if package.missing:
+        shown = ", ".join(package.missing[:3]) + (", ..." if len(package.missing) > 3 else "")
+        warnings.append(
+            f"{len(package.missing)} file(s) the book's spine lists are missing from the EPUB ({shown}): "
+            "their text is not indexed"
+        )
     return ExtractedDocument(
         lines=lines,
         title=package.title or title_from_path(path),
+        warnings=warnings,
         doc_type="epub",
         outline=outline,
         page_starts=builder.page_starts,

@@ -42,6 +42,8 @@ class EpubPackage:
     title: str | None
     chapters: list[Chapter] = field(default_factory=list)
     toc: list[TocEntry] = field(default_factory=list)
+    #: files the spine lists that the ZIP does not hold (a damaged or cut copy)
+    missing: list[str] = field(default_factory=list)
 
 
 class EpubFormatError(Exception):
@@ -105,6 +107,8 @@ def read_from_zip(archive: zipfile.ZipFile) -> EpubPackage:
     for idref in spine_ids:
         href, media_type, _props = manifest.get(idref, ("", "", ""))
         member = _member(opf_dir, href)
+        if href and member not in names and href not in package.missing:
+            package.missing.append(href)
         if href in seen or member not in names:
             continue  # several manifest items may name one file with different #fragments
         if media_type in _HTML_TYPES or href.endswith((".xhtml", ".html", ".htm")):

@@ -190,3 +190,17 @@ def test_a_drm_protected_book_says_so_and_obfuscated_fonts_do_not_count(corpus, 
             extract_file(book)
     else:
         assert extract_file(book).title == extract_file(source).title
+
+
+def test_a_chapter_file_missing_from_the_book_is_a_warning_and_the_rest_reads(corpus, tmp_path):
+    source = corpus / "books/epub/Winter Sports in Switzerland - E. F. Benson.epub"
+    cut = tmp_path / "cut.epub"
+    gone = next(name for name in zipfile.ZipFile(source).namelist() if name.endswith("-h-3.htm.html"))
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(cut, "w") as copy:
+        for item in original.infolist():
+            if item.filename != gone:
+                copy.writestr(item, original.read(item.filename))
+    document, whole = extract_file(cut), extract_file(source)
+    expected = f"1 file(s) the book's spine lists are missing from the EPUB ({gone.split('/', 1)[1]}): their text is not indexed"
+    assert [warning for warning in document.warnings if warning not in whole.warnings] == [expected]
+    assert len(whole.page_starts) - len(document.page_starts) == 1

@@ -238,14 +238,15 @@ def _distinct_works(
     large, are read for the documents shown.
     """
     groups = WorkGroups(limit)
-    by_id = {document.doc_id: document for document in documents}
+    by_id: dict[str, RankedDocument] = {}
     page = limit * 4 + 50
     for start in range(0, len(documents), page):
-        batch = [document.doc_id for document in documents[start : start + page]]
-        facts = engine.catalog.work_facts(batch)
-        for doc_id in batch:
-            if doc_id in facts:
-                groups.add(facts[doc_id])
+        batch = documents[start : start + page]
+        by_id.update((document.doc_id, document) for document in batch)
+        facts = engine.catalog.work_facts([document.doc_id for document in batch])
+        for document in batch:
+            if document.doc_id in facts:
+                groups.add(facts[document.doc_id])
         if groups.full:
             break
     return [(by_id[lead.doc_id], others) for lead, others in groups.works]

@@ -31,7 +31,7 @@ def env(tmp_path_factory) -> dict:
     library.mkdir()
     for source in (FIXTURES / "notes" / "rust").glob("*.md"):
         (library / source.name).write_bytes(source.read_bytes())
-    (library / "broken.md").write_bytes(b"")
+    (library / "broken.pdf").write_bytes(b"")  # no PDF is empty: a failed file
     result = run(environment, "index", str(library), "--library", "rust", "--description", "Rust book")
     assert result.returncode == 0, result.stderr
     environment["_library"] = str(library)
@@ -41,7 +41,7 @@ def env(tmp_path_factory) -> dict:
 
 def test_index_prints_failures_and_a_summary(env):
     out = env["_index_stdout"].splitlines()
-    assert any(line.startswith("failed: ") and "broken.md" in line and "empty file" in line for line in out)
+    assert any(line.startswith("failed: ") and "broken.pdf" in line and "empty file" in line for line in out)
     assert out[-1].startswith("rust: 3 indexed, 0 unchanged, 1 failed, 0 removed in ")
     again = run(env, "index")
     assert again.returncode == 0 and "rust: 0 indexed, 3 unchanged, 1 failed" in again.stdout
@@ -262,7 +262,7 @@ def test_status_shows_each_library_and_the_writer_that_holds_the_index(env):
     assert rust["name"] == "rust" and rust["document_count"] == 3 and rust["failed_count"] == 1
     assert {"skipped_count", "skipped", "ocr_pending_count", "vector_coverage"} <= set(rust)
     assert data["writer"]["pid"] is None and data["mcp_url"] is None
-    broken = str(Path(env["_library"]) / "broken.md")
+    broken = str(Path(env["_library"]) / "broken.pdf")
     assert data["failed_files"] == [{"library": "rust", "path": broken, "message": "empty file (0 bytes)"}]
     assert f"### Failed files\n\n- {broken}: empty file (0 bytes)" in run(env, "status").stdout, "named after the run that found it"
     with holding_the_writer_lock(env) as holder:

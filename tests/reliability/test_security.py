@@ -30,7 +30,7 @@ def build_libraries(root: Path) -> tuple[Engine, dict[str, Path]]:
     write(public / "sub" / "compost.md", "# Compost\n\nshared harvest words about worms\n")
     write(private / "diary.md", "# Diary\n\nshared harvest words, private\n")
     write(private / "sub" / "bank.md", "# Bank\n\nshared harvest words and a pin\n")
-    write(public / "broken.md", "")
+    write(public / "broken.pdf", "")  # no PDF is empty: a failed file
     write(root / "secret.txt", SECRET + "\n")
     libraries = [LibraryConfig(name="notes", paths=[public]), LibraryConfig(name="private", paths=[private])]
     engine = Engine(Config(data_dir=root / "data", libraries=libraries, limits=ExtractLimits(ocr=False),
@@ -94,7 +94,7 @@ def test_well_formed_ids_of_files_that_are_not_indexed_are_refused(two_libraries
     not_indexed = [
         make_doc_id(str(paths["secret"])),  # a file beside the libraries: its id is easy to compute
         make_doc_id("/etc/passwd"),
-        make_doc_id(str(paths["public"] / "broken.md")),  # inside a library, but it failed to index
+        make_doc_id(str(paths["public"] / "broken.pdf")),  # inside a library, but it failed to index
         make_doc_id(str(paths["public"] / "sub" / ".." / "garden.md")),  # an unresolved spelling of a real one
     ]
     for doc_id in not_indexed:
@@ -157,7 +157,7 @@ def test_linkly_uris_reach_only_indexed_documents(two_libraries) -> None:
         "linkly://doc/%2e%2e%2f%2e%2e%2fetc%2fpasswd",
         "file:///etc/passwd",
         paths["secret"].as_uri(),
-        (paths["public"] / "broken.md").as_uri(),
+        (paths["public"] / "broken.pdf").as_uri(),
         "https://example.com/doc",
     ]
     for uri in refused_uris:

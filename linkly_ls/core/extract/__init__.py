@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from linkly_ls.core.document import ExtractedDocument, ExtractionError
-from linkly_ls.core.extract.base import READ_ERROR, ExtractLimits, cap_lines
+from linkly_ls.core.extract.base import READ_ERROR, ExtractLimits, cap_lines, title_from_path
 
 if TYPE_CHECKING:
     from linkly_ls.core.extract.source import OpenedSource
@@ -127,6 +127,8 @@ def sniff(path: Path) -> str | None:
 
 #: ends the error of a file over `[limits] max_file_mb`: a failure the configuration, not the file, decides
 SIZE_LIMIT_MARK = "([limits] max_file_mb)"
+#: the warning of a text file of 0 bytes, indexed by its name
+EMPTY_NOTE_WARNING = "empty file (0 bytes): indexed by its name, without text"
 #: formats whose files are never text: one that holds UTF-8 text is read as text
 BINARY_TYPES = frozenset({"pdf", "docx", "epub", "pptx", "image"})
 
@@ -187,7 +189,13 @@ def extract_file(
     except OSError as error:
         raise ExtractionError(f"{READ_ERROR}{error.strerror or error}") from error
     if size == 0:
-        raise ExtractionError("empty file (0 bytes)")
+        if named_type in BINARY_TYPES:  # no PDF, DOCX or image is 0 bytes: a copy cut short or a placeholder
+            raise ExtractionError("empty file (0 bytes)")
+        # an empty note is a note: Obsidian writes one for every unresolved link followed; it is found by
+        # its name and links to it resolve
+        return ExtractedDocument(
+            lines=[], title=title_from_path(path), doc_type=named_type, warnings=[EMPTY_NOTE_WARNING]
+        )
     if size > limits.max_file_bytes:
         raise ExtractionError(f"file is {size:,} bytes, over the {limits.max_file_bytes:,}-byte limit {SIZE_LIMIT_MARK}")
     try:

@@ -85,7 +85,10 @@ def prepare_file(task: tuple[str, str | None, ExtractLimits], pdf_pages: PageRea
     prepared.word_count, prepared.keywords = words_and_keywords(
         document.title, text_lines, _outline_titles(document.outline)
     )
-    prepared.chunks = chunk_document(document.lines, document.outline, document.page_starts)
+    # a document without words (an empty note) is still found by its name and path: one chunk without text
+    prepared.chunks = chunk_document(document.lines, document.outline, document.page_starts) or [
+        Chunk(number=0, start_line=1, end_line=max(1, len(document.lines)), headings="", text="")
+    ]
     return prepared
 
 

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from linkly_ls.core.document import ExtractionError
 from linkly_ls.core.extract import extract_file
 
 
@@ -103,9 +102,10 @@ def test_setext_headings_and_hashes_in_code(tmp_path: Path, check):
     check.outline_points_at_titles(document)
 
 
-def test_empty_note_is_a_clear_error(corpus):
-    with pytest.raises(ExtractionError, match="empty file"):
-        extract_file(corpus / "odd/empty-note.md")
+def test_an_empty_note_is_a_note_named_by_its_file_with_a_warning(corpus):
+    document = extract_file(corpus / "odd/empty-note.md")
+    assert (document.lines, document.title, document.doc_type) == ([], "empty-note", "md")
+    assert document.warnings == ["empty file (0 bytes): indexed by its name, without text"]
 
 
 def test_lines_are_the_files_own_lines(corpus):

@@ -9,7 +9,6 @@ from linkly_ls.core.extract import extract_file, sniff
 
 #: odd/ files that cannot be read -> words the error message must contain
 ERRORS = {
-    "empty-note.md": "empty file (0 bytes)",
     "empty.pdf": "empty file (0 bytes)",
     "fhs-3.0-partial-download.pdf": "damaged or incomplete",
     "graph-encrypted.pdf": "password-protected",
@@ -20,6 +19,7 @@ ERRORS = {
 }
 #: odd/ files that are read -> (document type, a phrase of their text)
 DOCUMENTS = {
+    "empty-note.md": ("md", ""),  # an empty note is a note (Obsidian writes one for each unresolved link followed)
     "crlf-bom-notes.md": ("md", "Many programming languages support this kind of data structure"),
     "meeting-minutes.docx": ("pdf", "Lorem ipsum dolor sit amet"),
     "mistitled-outlines.pdf": ("pdf", "Hello, here is some text without a meaning."),

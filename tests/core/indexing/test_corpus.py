@@ -23,7 +23,6 @@ EXPECTED_FAILURES = {
     "odd/graph-encrypted.pdf": "password-protected",
     "odd/header-only.pdf": "PDF",
     "odd/empty.pdf": "empty file",
-    "odd/empty-note.md": "empty file",
     "odd/report-truncated.docx": "DOCX",
     "odd/fhs-3.0-partial-download.pdf": "damaged",
 }

@@ -57,21 +57,34 @@ def test_doc_ids_survive_a_rebuild_from_scratch(library_dir, engine_for):
 
 def test_broken_files_get_one_error_each_and_the_rest_indexes(library_dir, engine_for):
     write(library_dir / "good.md", "# Good\n\nreadable text here\n")
-    (library_dir / "empty.md").write_bytes(b"")
+    (library_dir / "empty.pdf").write_bytes(b"")
     (library_dir / "broken.docx").write_bytes(b"PK\x03\x04 this is not a real zip archive at all")
     (library_dir / "broken.pdf").write_bytes(b"%PDF-1.4\n%%EOF\n")
     engine = engine_for(library_dir)
     (report,) = engine.index()
     assert report.indexed == 1 and report.failed == 3
     messages = dict(report.errors)
-    assert "empty file" in messages[str(library_dir / "empty.md")]
+    assert "empty file" in messages[str(library_dir / "empty.pdf")]
     assert all(message and "Traceback" not in message for message in messages.values())
     assert {e.path for e in engine.catalog.errors()} == set(messages)
     (again,) = engine.index()
     assert again.failed == 3 and again.errors == [], "unchanged broken files are not retried"
-    write(library_dir / "empty.md", "# Fixed now\n\ncontent\n")
+    (library_dir / "broken.docx").unlink()
+    (library_dir / "empty.pdf").write_bytes((Path(__file__).resolve().parents[3] / "fixtures" / "papers" / "multicolumn.pdf").read_bytes())
     (fixed,) = engine.index()
-    assert fixed.indexed == 1 and engine.catalog.error_for(str(library_dir / "empty.md")) is None
+    assert fixed.indexed == 1 and engine.catalog.error_for(str(library_dir / "empty.pdf")) is None
+
+
+def test_an_empty_note_is_indexed_by_its_name_and_found_and_linked(library_dir, engine_for):
+    (library_dir / "Someday.md").write_bytes(b"")
+    write(library_dir / "index.md", "# Index\n\nsee [[Someday]]\n")
+    engine = engine_for(library_dir)
+    (report,) = engine.index()
+    assert report.indexed == 2 and report.failed == 0
+    record = engine.catalog.by_path(str(library_dir / "Someday.md"))
+    assert record is not None and record.total_lines == 0 and record.warnings
+    hits = call_tool(engine, "search", {"query": "someday"}).results
+    assert hits[0].doc_id == record.doc_id
 
 
 def test_read_only_library_is_indexed_and_never_written(library_dir, engine_for):

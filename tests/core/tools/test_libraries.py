@@ -16,7 +16,7 @@ def with_failures(tmp_path):
     root.mkdir()
     (root / "kept.md").write_text("# Kept\n\nwombat\n", encoding="utf-8")
     for number in range(FAILURES_SHOWN + 2):
-        (root / f"empty-{number:02}.md").write_bytes(b"")
+        (root / f"empty-{number:02}.pdf").write_bytes(b"")  # no PDF is empty: failed files
     engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="n", paths=[root])], raw={"embedding": {"model": "none"}}))
     engine.index()
     engine.root = root  # type: ignore[attr-defined]
@@ -28,9 +28,9 @@ def test_list_libraries_names_the_first_failed_files_and_why(with_failures):
     result = call_tool(with_failures, "list_libraries", {})
     (library,) = result.to_json()["libraries"]
     assert library["failed_count"] == FAILURES_SHOWN + 2 and len(library["failed"]) == FAILURES_SHOWN
-    assert library["failed"][0] == {"path": str(with_failures.root / "empty-00.md"), "message": "empty file (0 bytes)"}
+    assert library["failed"][0] == {"path": str(with_failures.root / "empty-00.pdf"), "message": "empty file (0 bytes)"}
     text = result.to_markdown()
-    assert f"  failed: {with_failures.root / 'empty-00.md'}: empty file (0 bytes)" in text
+    assert f"  failed: {with_failures.root / 'empty-00.pdf'}: empty file (0 bytes)" in text
     assert "  ... and 2 more failed (`linkly status` lists them)" in text
 
 
@@ -38,7 +38,7 @@ def test_a_search_scoped_to_a_file_that_failed_says_so_instead_of_sending_to_fin
     result = call_tool(with_failures, "search", {"query": "wombat", "path_glob": "empty-03"})
     assert result.miss and result.results == []
     lead = result.guidance[0]
-    assert f"'{with_failures.root / 'empty-03.md'}' matches it but could not be indexed: empty file (0 bytes)." in lead
+    assert f"'{with_failures.root / 'empty-03.pdf'}' matches it but could not be indexed: empty file (0 bytes)." in lead
     assert "find_paths" not in lead
     elsewhere = call_tool(with_failures, "search", {"query": "wombat", "path_glob": "no-such-folder/"})
     assert "Call `find_paths`" in elsewhere.guidance[0]
@@ -81,7 +81,7 @@ def test_explore_names_the_files_that_failed_too(with_failures):
     result = call_tool(with_failures, "explore", {})
     data = result.to_json()
     assert data["failed_count"] == FAILURES_SHOWN + 2 and len(data["failed"]) == FAILURES_SHOWN
-    assert data["failed"][0] == {"path": str(with_failures.root / "empty-00.md"), "message": "empty file (0 bytes)"}
+    assert data["failed"][0] == {"path": str(with_failures.root / "empty-00.pdf"), "message": "empty file (0 bytes)"}
     text = result.to_markdown()
     assert f"### Failed ({FAILURES_SHOWN + 2} files could not be indexed)" in text
     assert "- ... and 2 more (`linkly status` lists them)" in text

@@ -84,7 +84,9 @@ class HeadingIndex:
         return node
 
     def named(self, fragment: str, wiki: bool = False) -> OutlineNode | None:
-        """The heading a link's fragment names: its anchor, or (wikilinks) its title.
+        """The heading a link's fragment names: its anchor, or its title (as wikilinks write it, and as
+        Obsidian writes a Markdown link's `#🚀%20Launch%20plan`), or for a heading path
+        (`[[note#Parent#Child]]`) its last heading.
 
         A repeated heading's anchor takes `-1`, `-2` (GitHub, mdBook) or `_1`, `_2`
         (the Node.js documentation's generator); both spellings are understood.
@@ -95,8 +97,10 @@ class HeadingIndex:
         if repeated:
             keys.append(f"{repeated.group(1)}-{repeated.group(2)}")
         node = next((self.by_anchor[key] for key in keys if key in self.by_anchor), None)
-        if node is None and wiki:
-            node = self.by_title.get(wanted)
+        if node is None:
+            node = self.by_title.get(wanted) or self.by_title.get(" ".join(wanted.split()))
+        if node is None and "#" in fragment.strip("#"):
+            node = self.named(fragment.strip("#").rsplit("#", 1)[1], wiki)
         return node
 
 

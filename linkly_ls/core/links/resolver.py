@@ -24,7 +24,8 @@ A status says what became of each link: `ok`, `external` (a URL),
 `site` (a path from a web site's root), `unindexed` (the file exists but is
 not indexed: an image, a source file), `outside` (a path outside every
 library, not looked for: see `LinkResolver`), `missing`, `missing_heading`,
-`ambiguous`. Broken links are the last three.
+`missing_block` (an Obsidian `#^id` no line carries), `ambiguous`. Broken
+links are the last four.
 """
 
 from __future__ import annotations
@@ -32,90 +33,28 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from linkly_ls.core.document import OutlineNode
 from linkly_ls.core.links.headings import HeadingIndex, SectionIndex
-from linkly_ls.core.links.targets import is_external, path_candidates, paths_naming, wikilink_folder, wikilink_key
+from linkly_ls.core.links.anchors import block_line, explicit_anchor_line
+from linkly_ls.core.links.resolved import OutgoingLinks, ResolvedLink
+from linkly_ls.core.links.targets import (
+    is_external,
+    is_note_path,
+    path_candidates,
+    paths_naming,
+    wikilink_folder,
+    wikilink_key,
+    wikilink_suffix,
+)
 from linkly_ls.core.store.catalog import Catalog, DocumentRecord, LinkRecord
 from linkly_ls.core.store.records import LibraryRecord, holding_library, name_key, title_key
 
-BROKEN = ("missing", "missing_heading", "ambiguous")
 _NOTE_TYPES = ("md", "mdx")
 _PAGE_FRAGMENT = re.compile(r"^page=(\d+)$")
 #: a PDF's named destination (`other.pdf#nameddest=NAME`, as PDF viewers read a URL's fragment)
 _NAMED_DESTINATION = "nameddest="
-
-
-@dataclass
-class ResolvedLink:
-    """A link with what it leads to (see the module docstring for `status`)."""
-
-    source_id: str
-    source_path: str
-    line: int
-    start: int
-    end: int
-    kind: str
-    target: str
-    text: str
-    status: str
-    doc_id: str | None = None
-    path: str | None = None
-    title: str | None = None
-    heading: str | None = None
-    #: the line of that heading in the target (a PDF's sections may share a title: "Bar" three times)
-    heading_line: int | None = None
-    target_line: int | None = None
-    candidates: list[str] = field(default_factory=list)
-
-    @property
-    def broken(self) -> bool:
-        return self.status in BROKEN
-
-    def problem(self) -> str:
-        """One line for a person: what is wrong with a broken link."""
-        if self.status == "missing":
-            return f"link target not found: {self.target}"
-        if self.status == "missing_heading":
-            return f"no heading #{self.target.partition('#')[2]} in {self.title or self.path}"
-        if self.status == "ambiguous":
-            return f"ambiguous link {self.target}: " + ", ".join(self.candidates)
-        return ""
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "line": self.line,
-            "kind": self.kind,
-            "target": self.target,
-            "text": self.text,
-            "status": self.status,
-        }
-        if self.doc_id:
-            data.update({"doc_id": self.doc_id, "path": self.path, "title": self.title})
-            if self.target_line is not None:
-                data["target_line"] = self.target_line
-            if self.heading:
-                data["heading"] = self.heading
-        if self.candidates:
-            data["candidates"] = self.candidates
-        return data
-
-
-@dataclass
-class OutgoingLinks:
-    leaving: list[ResolvedLink]
-    #: the first of the links within the document, resolved
-    within: list[ResolvedLink]
-    within_total: int
-    #: broken links within the document among those not resolved into `within` (a fragment naming no heading)
-    within_broken_unshown: int
-
-    @property
-    def broken(self) -> int:
-        return sum(1 for link in [*self.leaving, *self.within] if link.broken) + self.within_broken_unshown
 
 
 class LinkResolver:
@@ -264,13 +203,20 @@ class LinkResolver:
 
     def _named_candidates(self, target: str, key: str, source_path: str) -> list[tuple[str, str, str, str]]:
         """The documents a wikilink's name may mean: narrowed by its folder (`[[alpha/readme]]`), its file
-        name before a title, and, among several, those of the source's own library (another vault's
-        note of the same name, indexed in the same data dir, made every such link ambiguous)."""
+        name before a title, and, among several, notes before other files (`[[diagram]]` beside
+        `diagram.png`), then those of the source's own library (another vault's note of the same name,
+        indexed in the same data dir, made every such link ambiguous). A name with a file's suffix
+        (`![[diagram.png]]`) means the file of that name alone."""
         named = self.catalog.documents_named(key)
         folder = wikilink_folder(target)
         if folder:
             named = [row for row in named if posixpath.dirname(row[1]).endswith("/" + folder.strip("/"))]
+        suffix = wikilink_suffix(target)
+        if suffix:
+            return [row for row in named if name_key(row[1]) == key and row[1].lower().endswith(suffix)]
         chosen = [row for row in named if name_key(row[1]) == key] or named
+        if len(chosen) > 1:
+            chosen = [row for row in chosen if is_note_path(row[1])] or chosen
         if len(chosen) > 1:
             library = self._library_of(source_path)
             chosen = [row for row in chosen if row[3] == library] or chosen
@@ -321,6 +267,12 @@ class LinkResolver:
             resolved.target_line = line
             self._set_heading(resolved, node)
             return
+        if fragment.startswith("^") and target.doc_type in _NOTE_TYPES:  # an Obsidian block: `[[note#^abc123]]`
+            line = block_line(self.catalog.lines(target.doc_id), fragment[1:])
+            resolved.status = "ok" if line is not None else "missing_block"
+            resolved.target_line = line or 1
+            self._set_heading(resolved, self._section_at(target, line) if line is not None else None)
+            return
         node = headings.named(fragment, wiki=link.kind == "wiki")
         if node is not None:
             resolved.target_line = node.start_line
@@ -334,7 +286,7 @@ class LinkResolver:
             self._set_heading(resolved, self._section_at(target, resolved.target_line + 1))
             return
         if target.doc_type in _NOTE_TYPES:
-            line = self._explicit_anchor(target, fragment)
+            line = explicit_anchor_line(self.catalog.lines(target.doc_id), fragment)
             if line is None:
                 resolved.status = "missing_heading"
                 resolved.target_line = 1
@@ -381,15 +333,6 @@ class LinkResolver:
         if target.doc_id not in self._lines:
             self._lines[target.doc_id] = self.catalog.lines(target.doc_id)
         return self._section_index(target).opened_at(line, self._lines[target.doc_id])
-
-    def _explicit_anchor(self, target: DocumentRecord, fragment: str) -> int | None:
-        wanted = re.compile(
-            r"\{#" + re.escape(fragment) + r"\}|\b(?:id|name)\s*=\s*[\"']" + re.escape(fragment) + r"[\"']"
-        )
-        for number, line in enumerate(self.catalog.lines(target.doc_id), start=1):
-            if fragment in line and wanted.search(line):
-                return number
-        return None
 
 
 def _title(record: DocumentRecord) -> str:

@@ -18,6 +18,7 @@ import unicodedata
 from urllib.parse import unquote
 
 from linkly_ls.core.document import Link
+from linkly_ls.core.extract import DOC_TYPES
 from linkly_ls.core.store.records import LinkRecord, title_key
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
@@ -84,11 +85,27 @@ def _unquoted(text: str) -> str:
 
 
 def wikilink_key(name: str) -> str:
-    """The name key of `[[name]]` (or `[[folder/name.md]]`): its last part, without a note's suffix."""
-    last = name.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
-    if last.lower().endswith(_NOTE_SUFFIXES):
+    """The name key of `[[name]]` (or `[[folder/name.md]]`): its last part, without a note's suffix or the
+    suffix of another type linkly reads (`![[diagram.png]]`, `[[paper.pdf]]`: the file's name key)."""
+    last = _last_part(name)
+    if last.lower().endswith(_NOTE_SUFFIXES) or wikilink_suffix(name):
         last = last[: last.rindex(".")]
     return title_key(last)
+
+
+def wikilink_suffix(name: str) -> str:
+    """The suffix of `[[name]]` when it names a file of a type linkly reads other than a note
+    (`![[diagram.png]]`): such a link means that file, not a note of the same name."""
+    suffix = posixpath.splitext(_last_part(name))[1].lower()
+    return suffix if suffix in DOC_TYPES and suffix not in _NOTE_SUFFIXES else ""
+
+
+def is_note_path(path: str) -> bool:
+    return path.lower().endswith(_NOTE_SUFFIXES)
+
+
+def _last_part(name: str) -> str:
+    return name.partition("#")[0].replace("\\", "/").strip().rstrip("/").rsplit("/", 1)[-1]
 
 
 def wikilink_folder(name: str) -> str:

@@ -127,8 +127,8 @@ directly.\
 LINKS = """\
 The links of one document and the links to it (backlinks), resolved over the whole index: \
 Markdown and wikilinks, HTML, DOCX, PDF and EPUB links. Each link gives its line, target, text and \
-`status` (ok, external, site, unindexed, missing, missing_heading, ambiguous); a resolved one gives \
-the target's `doc_id`, `title` and `target_line` (pass them to `read`). Each backlink gives the \
+`status` (ok, external, site, unindexed, outside, missing, missing_heading, missing_block, ambiguous); \
+a resolved one gives the target's `doc_id`, `title` and `target_line` (pass them to `read`). Each backlink gives the \
 linking document's `doc_id` and line. `broken_only=true` lists broken links; `direction` picks \
 `out`, `in` or `both`. `mentions=true` adds the unlinked mentions: lines of other documents that \
 name this one (title or file name) without linking to it, each with `doc_id`, line and snippet. Use \

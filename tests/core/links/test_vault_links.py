@@ -1,0 +1,71 @@
+"""Links as an Obsidian vault writes them: block references, attachments, headings in Markdown links."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from linkly_ls.core.links.resolver import LinkResolver
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
+
+
+@pytest.fixture
+def vault(tmp_path, engine_for):
+    root = tmp_path / "vault"
+    (root / "Projects").mkdir(parents=True)
+    (root / "attachments").mkdir()
+    (root / "Projects" / "Project Alpha.md").write_text(
+        "# Project Alpha\n\nThe key risk is reconciliation drift between ledgers. ^abc123\n\n"
+        "- first item\n- second item ^list-item-2\n\n| a | b |\n| - | - |\n| 1 | 2 |\n\n^table-1\n\n"
+        "## 🚀 Launch plan\n\nsoon\n\n## Parent\n\n### Child\n\ndeep\n",
+        encoding="utf-8",
+    )
+    shutil.copy(FIXTURES / "scans" / "ocr-sample.jpg", root / "attachments" / "diagram.jpg")
+    (root / "diagram.md").write_text("# Diagram notes\n\nabout the diagram\n", encoding="utf-8")
+    (root / "Index.md").write_text(
+        "# Index\n\n"
+        "[[Project Alpha#^abc123]] [[Project Alpha#^list-item-2|item]] ![[Project Alpha#^table-1]] "
+        "[[Project Alpha#^nosuchblock]]\n\n"
+        "![[diagram.jpg]] ![[diagram.jpg|300]] [[diagram]]\n\n"
+        "[x](Projects/Project%20Alpha.md#🚀%20Launch%20plan) [[Project Alpha#Parent#Child]]\n",
+        encoding="utf-8",
+    )
+    engine = engine_for(root)
+    engine.index()
+    return engine, root
+
+
+def resolved(engine, path: Path) -> dict[str, object]:
+    record = engine.catalog.by_path(str(path))
+    return {link.target: link for link in LinkResolver(engine.catalog).links_of(record)}
+
+
+def test_block_references_lead_to_the_line_carrying_the_block_id(vault):
+    engine, root = vault
+    links = resolved(engine, root / "Index.md")
+    lines = engine.catalog.lines(engine.catalog.by_path(str(root / "Projects" / "Project Alpha.md")).doc_id)
+    paragraph = links["Project Alpha#^abc123"]
+    assert paragraph.status == "ok" and lines[paragraph.target_line - 1].endswith("^abc123")
+    assert lines[links["Project Alpha#^list-item-2"].target_line - 1] == "- second item ^list-item-2"
+    assert lines[links["Project Alpha#^table-1"].target_line - 1] == "| 1 | 2 |"  # the block above its own line
+    missing = links["Project Alpha#^nosuchblock"]
+    assert missing.status == "missing_block" and missing.broken and "no block #^nosuchblock" in missing.problem()
+
+
+def test_an_attachment_named_with_its_suffix_is_that_file_and_a_bare_name_the_note(vault):
+    engine, root = vault
+    links = resolved(engine, root / "Index.md")
+    assert links["diagram.jpg"].status == "ok" and links["diagram.jpg"].path == str(root / "attachments" / "diagram.jpg")
+    assert links["diagram"].status == "ok" and links["diagram"].path == str(root / "diagram.md")
+
+
+def test_a_markdown_link_to_a_heading_by_its_title_and_a_heading_path_resolve(vault):
+    engine, root = vault
+    links = resolved(engine, root / "Index.md")
+    launch = links["Projects/Project%20Alpha.md#🚀%20Launch%20plan"]
+    assert (launch.status, launch.heading) == ("ok", "🚀 Launch plan")
+    child = links["Project Alpha#Parent#Child"]
+    assert (child.status, child.heading) == ("ok", "Child")

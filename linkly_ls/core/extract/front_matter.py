@@ -11,12 +11,44 @@ import re
 FRONT_MATTER_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s*(.*)$")
 
 
-def front_matter_text(line: str) -> str:
-    """The value of a front matter `title:` or `description:` line, else "" (such lines are shown as text)."""
-    match = FRONT_MATTER_KEY.match(line)
-    if match and match.group(1) in ("title", "description"):
-        return _unquoted(match.group(2).strip())
-    return ""
+#: front matter keys whose value is shown as text (the value alone)
+_SHOWN_VALUES = ("title", "description")
+#: keys shown as `key: values`, with their list items: the names and tags a note is searched by
+_SHOWN_LISTS = ("aliases", "alias", "tags", "tag", "keywords")
+
+
+def front_matter_lines(lines: list[str], body_start: int) -> list[str]:
+    """The text a document shows for each line of its front matter (`lines[:body_start]`): the value of
+    `title:` and `description:`, `aliases: Bob, Robert Smith` and `tags: moc, project/alpha` (with the
+    `- item` lines of such a list), and "" for the rest, which is structure, not text."""
+    shown: list[str] = []
+    listing = False
+    for line in lines[:body_start]:
+        match = FRONT_MATTER_KEY.match(line)
+        if match:
+            key, value = match.group(1), match.group(2).strip()
+            listing = key in _SHOWN_LISTS
+            if key in _SHOWN_VALUES:
+                shown.append(_unquoted(value))
+            elif listing and value:
+                shown.append(f"{key}: {', '.join(_list_items(value))}")
+            else:
+                shown.append(f"{key}:" if listing else "")
+        elif listing and line.lstrip().startswith("- "):
+            shown.append("- " + _unquoted(line.lstrip()[2:].strip()))
+        else:
+            listing = listing and not line.strip() == "---"
+            shown.append("")
+    return shown
+
+
+def _list_items(value: str) -> list[str]:
+    """`[Home, "Start page"]` or `Home, Start` as its items."""
+    if value.startswith("[") and value.endswith("]"):
+        items = [next(part for part in found.groups() if part is not None) for found in _FLOW_ITEM.finditer(value[1:-1])]
+    else:
+        items = _unquoted(value).split(",")
+    return [item.strip() for item in items if item.strip()]
 
 
 def parse_front_matter(lines: list[str]) -> tuple[dict[str, str], int]:
@@ -70,11 +102,7 @@ def front_matter_aliases(lines: list[str]) -> list[str]:
         index += 1
         if not match or match.group(1) not in ("aliases", "alias"):
             continue
-        value = match.group(2).strip()
-        if value.startswith("[") and value.endswith("]"):
-            names += [next(part for part in found.groups() if part is not None) for found in _FLOW_ITEM.finditer(value[1:-1])]
-        elif value:
-            names += _unquoted(value).split(",")
+        names += _list_items(match.group(2).strip())
         while index < body_start - 1 and lines[index].lstrip().startswith("- "):
             names.append(_unquoted(lines[index].lstrip()[2:].strip()))
             index += 1

@@ -20,7 +20,7 @@ import pyromark
 
 from linkly_ls.core.document import ExtractedDocument, Heading, OutlineNode, build_outline
 from linkly_ls.core.extract.base import ExtractLimits, decode_text, read_bytes, title_from_path
-from linkly_ls.core.extract.front_matter import front_matter_aliases, front_matter_text, parse_front_matter
+from linkly_ls.core.extract.front_matter import front_matter_aliases, front_matter_lines, parse_front_matter
 from linkly_ls.core.extract.markdown_links import find_links
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
@@ -44,7 +44,7 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
     if source and source[-1] == "":
         source.pop()
     fields, body_start = parse_front_matter(source)
-    front = [front_matter_text(line) for line in source[:body_start]]
+    front = front_matter_lines(source, body_start)
     body = clean_mdx_lines(source[body_start:], is_mdx=path.suffix.lower() == ".mdx")
     warnings: list[str] = []
     try:
@@ -60,7 +60,9 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
         ordered = [headings[start] for start in sorted(headings)]
         first_h1 = next((found[1] for found in ordered if found[0] == 1), "")
         title = first_h1 or (ordered[0][1] if ordered else "") or title_from_path(path)
-    links = find_links(source[body_start:], first_line=body_start + 1)
+    # Obsidian's properties link notes too (`up: "[[Index]]"`): the front matter's wikilinks, on their lines
+    front_links = [link for link in find_links(source[1 : max(body_start - 1, 1)], first_line=2) if link.kind == "wiki"]
+    links = front_links + find_links(source[body_start:], first_line=body_start + 1)
     aliases = front_matter_aliases(source[:body_start])
     return ExtractedDocument(
         lines=lines, title=title, doc_type="md", outline=outline, links=links, warnings=warnings, aliases=aliases

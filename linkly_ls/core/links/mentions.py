@@ -91,10 +91,11 @@ class Mentions:
         return len({mention.doc_id for mention in self.mentions})
 
 
-def mention_names(record: DocumentRecord) -> list[MentionName]:
-    """The title, then the file name without its extension, each once and only when long enough."""
+def mention_names(record: DocumentRecord, aliases: list[str] | None = None) -> list[MentionName]:
+    """The title, then the file name without its extension, then the front matter's aliases (as Obsidian's
+    unlinked mentions count them), each once and only when long enough."""
     stem = name_key(record.path)
-    candidates = [record.title] + ([] if stem in GENERIC_STEMS else [stem])
+    candidates = [record.title] + ([] if stem in GENERIC_STEMS else [stem]) + list(aliases or [])
     names: list[MentionName] = []
     seen: set[tuple[str, ...]] = set()
     for text in candidates:
@@ -112,7 +113,7 @@ def find_mentions(
 ) -> Mentions:
     """Every unlinked mention of `record` outside the documents in `excluded`, by path and line."""
     excluded = excluded | {record.doc_id} | set(catalog.documents_with_hash(record.content_hash))
-    names = mention_names(record)
+    names = mention_names(record, catalog.aliases_of(record.doc_id))
     ranges: dict[str, set[tuple[int, int]]] = defaultdict(set)
     truncated = False
     for name in names:

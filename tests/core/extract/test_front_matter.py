@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from linkly_ls.core.extract.front_matter import front_matter_aliases, front_matter_text, parse_front_matter
+from linkly_ls.core.extract.front_matter import front_matter_aliases, front_matter_lines, parse_front_matter
 
 
 def test_scalars_quotes_and_block_scalars_with_the_first_body_line() -> None:
@@ -41,11 +41,14 @@ def test_first_key_wins_and_the_yaml_end_marker_closes() -> None:
     assert body_start == 4
 
 
-def test_only_title_and_description_lines_are_shown_as_text() -> None:
-    assert front_matter_text("title: 'Quoted'") == "Quoted"
-    assert front_matter_text("description: plain words") == "plain words"
-    assert front_matter_text("tags: [a, b]") == ""
-    assert front_matter_text("not a key line") == ""
+def test_titles_descriptions_names_and_tags_are_shown_as_text_and_the_rest_is_not() -> None:
+    lines = [
+        "---", "title: 'Quoted'", "description: plain words", "tags: [a, \"b/c\"]", "aliases:", "  - Bob",
+        "  - \"Robert Smith\"", "created: 2026-12-07", "cssclasses:", "  - wide", "---", "# Body",
+    ]
+    assert front_matter_lines(lines, 11) == [
+        "", "Quoted", "plain words", "tags: a, b/c", "aliases:", "- Bob", "- Robert Smith", "", "", "", "",
+    ]
 
 
 @pytest.mark.parametrize(

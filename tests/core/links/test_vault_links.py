@@ -69,3 +69,28 @@ def test_a_markdown_link_to_a_heading_by_its_title_and_a_heading_path_resolve(va
     assert (launch.status, launch.heading) == ("ok", "🚀 Launch plan")
     child = links["Project Alpha#Parent#Child"]
     assert (child.status, child.heading) == ("ok", "Child")
+
+
+def test_properties_link_and_name_a_note_and_its_tags_and_aliases_are_searched(tmp_path, engine_for):
+    from linkly_ls.core.tools import call_tool
+
+    root = tmp_path / "props"
+    root.mkdir()
+    (root / "Bob Smith.md").write_text(
+        '---\naliases: [Bob, "Robert Smith"]\ntags:\n  - people\n  - work/wombatteam\nup: "[[Vault Index]]"\n---\n'
+        "# Bob Smith\n\nworks on ledgers\n",
+        encoding="utf-8",
+    )
+    (root / "Vault Index.md").write_text("# Vault Index\n\nthe hub\n", encoding="utf-8")
+    (root / "journal.md").write_text("# Journal\n\nDiscussed the budget with Robert Smith today.\n", encoding="utf-8")
+    engine = engine_for(root)
+    engine.index()
+    bob = engine.catalog.by_path(str(root / "Bob Smith.md"))
+    index = engine.catalog.by_path(str(root / "Vault Index.md"))
+    [up] = LinkResolver(engine.catalog).links_of(bob)
+    assert (up.status, up.doc_id, up.line) == ("ok", index.doc_id, 6)
+    assert [link.source_id for link in LinkResolver(engine.catalog).backlinks(index)] == [bob.doc_id]
+    assert call_tool(engine, "search", {"query": "wombatteam"}).results[0].doc_id == bob.doc_id
+    mentions = call_tool(engine, "links", {"doc_id": bob.doc_id, "mentions": True}).to_json()
+    assert "robert smith" in [name.casefold() for name in mentions["mention_names"]]
+    assert [mention["title"] for mention in mentions["mentions"]] == ["Journal"]

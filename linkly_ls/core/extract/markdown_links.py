@@ -17,7 +17,7 @@ from linkly_ls.core.document import Link
 
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _CODE_SPAN = re.compile(r"(`+)(?:.+?)\1")
-_COMMENT = re.compile(r"<!--.*?-->")
+_COMMENT = re.compile(r"<!--.*?-->|%%.*?%%")
 _ESCAPED = re.compile(r"\\[\[\]]")
 _WIKILINK = re.compile(r"!?\[\[([^\[\]|#\n]*)(#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
 #: `[text](target)`: the text may hold one level of brackets; the target is `<…>` or has balanced parentheses
@@ -37,7 +37,7 @@ _EMPHASIS = re.compile(r"[*`]+|(?<!\w)_+|_+(?!\w)")
 
 def find_links(lines: list[str], first_line: int = 1) -> list[Link]:
     """Every link of `lines` (the file's lines from `first_line`), in document order."""
-    code = _code_lines(lines)
+    code = _code_lines(lines) | _comment_lines(lines)
     definitions = _definitions(lines, code)
     links: list[Link] = []
     for index, line in enumerate(lines):
@@ -142,6 +142,22 @@ def _code_lines(lines: list[str]) -> set[int]:
     return code
 
 
+def _comment_lines(lines: list[str]) -> set[int]:
+    """Indexes of lines inside an Obsidian comment (`%%` ... `%%`) that spans lines: what it holds is no
+    link (a comment within one line is masked by `_mask`)."""
+    inside: set[int] = set()
+    opened: int | None = None
+    for index, line in enumerate(lines):
+        if line.count("%%") % 2 == 0:
+            continue
+        if opened is None:
+            opened = index
+        else:  # the lines from the one that opens it to the one that closes it (their text outside is rare)
+            inside.update(range(opened, index + 1))
+            opened = None
+    return inside  # a `%%` never closed (`50%% off`) hides nothing
+
+
 def _definitions(lines: list[str], code: set[int]) -> dict[str, str]:
     definitions: dict[str, str] = {}
     for index, line in enumerate(lines):
@@ -161,7 +177,7 @@ def _label_key(label: str) -> str:
 
 
 def _mask(line: str) -> str:
-    """The line with code spans, HTML comments and escaped brackets (`\\[`) blanked.
+    """The line with code spans, HTML and Obsidian (`%% %%`) comments and escaped brackets (`\\[`) blanked.
 
     Same length, so columns still match. An escaped bracket is a literal one: it
     neither opens nor closes a link (`\\[0, [max][]]` holds the link `[max][]`).

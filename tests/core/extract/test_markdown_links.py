@@ -89,3 +89,8 @@ def test_a_link_whose_text_wraps_stands_on_its_first_line():
         (1, "own.html#move", "“Variables and Data Interacting with Move”", 7, 44),
         (2, "b.md", "a", 25, 34),
     ]
+
+
+def test_obsidian_comments_hold_no_links_and_an_unclosed_mark_hides_nothing():
+    lines = ["a [[One]] %% [[Hidden]] %% b", "%%", "[[Hidden two]]", "%%", "after [[Two]]", "rate 50%% off [[Three]]"]
+    assert [link.target for link in find_links(lines)] == ["One", "Two", "Three"]

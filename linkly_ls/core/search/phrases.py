@@ -42,6 +42,8 @@ _WORDS = re.compile(r"[^\W_]+")
 _IDENTIFIER = re.compile(r"[^\W_]+(?:(?:_+|\.|::?)[^\W_]+)+")
 _BETWEEN_WORDS = r"[\W_]+"
 _HYPHENATED = re.compile(r"[^\W_]+(?:-[^\W_]+)+")
+#: a nested tag as notes write it (`#work/active`, `#gardening/roses`): one exact thing, not two words
+_NESTED_TAG = re.compile(r"#[^\W\d_][\w-]*(?:/[\w-]+)+")
 
 
 @dataclass(frozen=True)
@@ -76,11 +78,12 @@ def split_phrases(query: str) -> QuotedQuery:
 
 
 def lone_identifier(text: str) -> bool:
-    """Whether `text` is one identifier and nothing else: a query of it is read as if quoted. A word with
+    """Whether `text` is one identifier and nothing else (a nested tag too, `#work/active`): a query of it
+    is read as if quoted. A word with
     hyphens is one when a part after the first starts with a digit, or a part holds a capital after
     its first letter (`Sec-WebSocket-Key`, `UTF-8`, `IGF-1`), not when it reads as words (`e-mail`,
     `state-of-the-art`, `African-American`, whose other spellings should be found too)."""
-    if _IDENTIFIER.fullmatch(text) is not None:
+    if _IDENTIFIER.fullmatch(text) is not None or _NESTED_TAG.fullmatch(text) is not None:
         return True
     if _HYPHENATED.fullmatch(text) is None:
         return False

@@ -94,3 +94,19 @@ def test_properties_link_and_name_a_note_and_its_tags_and_aliases_are_searched(t
     mentions = call_tool(engine, "links", {"doc_id": bob.doc_id, "mentions": True}).to_json()
     assert "robert smith" in [name.casefold() for name in mentions["mention_names"]]
     assert [mention["title"] for mention in mentions["mentions"]] == ["Journal"]
+
+
+def test_a_nested_tag_query_finds_the_tagged_note_first(tmp_path, engine_for):
+    from linkly_ls.core.tools import call_tool
+
+    root = tmp_path / "tags"
+    root.mkdir()
+    for number in range(12):
+        (root / f"Gardening {number:03}.md").write_text(
+            f"# Gardening {number:03}\n\ngardening notes, gardening tips and more gardening\n", encoding="utf-8"
+        )
+    (root / "Roses.md").write_text("# Pruning\n\n#gardening/roses in spring\n", encoding="utf-8")
+    engine = engine_for(root)
+    engine.index()
+    hits = call_tool(engine, "search", {"query": "#gardening/roses"}).results
+    assert [hit.title for hit in hits] == ["Pruning"]

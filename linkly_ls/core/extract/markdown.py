@@ -171,6 +171,14 @@ def _component_text(match: re.Match[str]) -> str:
     return attribute.group(1) if attribute.group(1) is not None else attribute.group(2)
 
 
+_WIKILINK_SHOWN = re.compile(r"!?\[\[([^\[\]|#]*)(?:#([^\[\]|]*))?(?:\|([^\[\]]*))?\]\]")
+
+
+def _shown_wikilink(match: re.Match[str]) -> str:
+    name, heading, label = match.group(1).strip(), (match.group(2) or "").strip(), (match.group(3) or "").strip()
+    return label or (f"{name} > {heading}" if name and heading else name or heading)
+
+
 def find_headings(lines: list[str]) -> dict[int, tuple[int, str, int]]:
     """Map the 0-based line where each heading starts to (level, plain title, end line exclusive).
 
@@ -207,6 +215,8 @@ def find_headings(lines: list[str]) -> dict[int, tuple[int, str, int]]:
                     line += data.count(b"\n", offset, last)
                     offset = last
                     plain = " ".join(_HEADING_ID.sub("", "".join(title)).split())
+                    if "[[" in plain:  # a wikilink reads as Obsidian shows it: its label, else its name
+                        plain = _WIKILINK_SHOWN.sub(_shown_wikilink, plain)
                     if plain:
                         headings[start_line] = (level, plain, line + 1)
                     title = None

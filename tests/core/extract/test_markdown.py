@@ -189,3 +189,13 @@ def test_the_outline_of_unsaved_lines_is_the_outline_extract_finds():
         assert outline_of(text.removesuffix("\n").split("\n")) == extracted.outline, path.name
     typed = outline_of(["---", "title: x", "---", "# One", "", "## Two"])
     assert [(node.title, node.start_line) for node in typed] == [("One", 4)] and typed[0].children[0].start_line == 6
+
+
+def test_a_heading_shows_its_wikilinks_as_obsidian_does():
+    from linkly_ls.core.extract.markdown import find_headings
+
+    titles = [title for _, title, _ in find_headings(
+        ["## Heading with [[Bob Smith]] link", "## With [[Bob Smith|Bob]] alias", "## Arrays [deprecated]",
+         "## Note [[Project#Part]] x"]
+    ).values()]
+    assert titles == ["Heading with Bob Smith link", "With Bob alias", "Arrays [deprecated]", "Note Project > Part x"]

@@ -160,6 +160,18 @@ async def test_completion_after_wikilink_and_inline_link_openers(session: Sessio
     assert "Ownership Rules" in await labels(2, 41)
 
 
+async def test_wikilink_completion_finds_a_note_by_an_alias_of_its_front_matter(session: Session) -> None:
+    person = session.folders["notes"] / "Bob Smith.md"
+    person.write_text("---\naliases: [Robert Smith]\n---\n# Bob Smith\n\nledgers\n", encoding="utf-8")
+    await session.command("linkly.reindex", {"paths": [str(person)]})
+    uri = (session.folders["notes"] / "alias-draft.md").as_uri()
+    open_text(session, uri, "Met [[Robert\n")
+    answer = await session.client.text_document_completion_async(
+        types.CompletionParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=12))
+    )
+    assert [item.label for item in answer.items][:1] == ["Bob Smith"]
+
+
 async def test_heading_completion_after_a_folder_in_a_wikilink_and_after_an_escaped_path(session: Session) -> None:
     """What note completion writes (`[[notes/name`, `a%20b.docx`) must lead to the note's headings too."""
     uri = (session.folders["books"] / "draft.md").as_uri()

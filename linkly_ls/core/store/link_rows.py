@@ -141,6 +141,13 @@ class LinkReads:
                 found[path] = (doc_id, title, doc_type)
         return found
 
+    def alias_keys(self) -> dict[str, list[str]]:
+        """doc_id -> the alias keys of every document that has aliases (what link completion also matches)."""
+        found: dict[str, list[str]] = {}
+        for doc_id, key in self.connect().execute("SELECT doc_id, key FROM aliases ORDER BY doc_id, key"):
+            found.setdefault(doc_id, []).append(key)
+        return found
+
     def aliases_of(self, doc_id: str) -> list[str]:
         """The alias keys of a document (`replace_aliases`)."""
         return [row[0] for row in self.connect().execute("SELECT key FROM aliases WHERE doc_id = ? ORDER BY key", (doc_id,))]

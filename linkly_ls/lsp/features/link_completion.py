@@ -94,6 +94,7 @@ def _note_items(engine: Engine, source_path: str, typed: str, position: types.Po
     names = wiki_names([path for _, path, _, _ in documents]) if wiki else {}
     own = engine.library_for_path(Path(source_path))  # its library's notes first (another vault's come after)
     own_paths = {path for _, path, _, _ in engine.catalog.document_names(own.name)} if own is not None else set()
+    aliases = engine.catalog.alias_keys()  # `[[Rob` finds the note whose front matter names it Robert Smith
     scored: list[tuple[bool, int, str, types.CompletionItem]] = []
     folder = posixpath.dirname(source_path)
     for doc_id, path, title, doc_type in documents:
@@ -103,10 +104,8 @@ def _note_items(engine: Engine, source_path: str, typed: str, position: types.Po
             insert = names[path]
         else:
             insert = posixpath.relpath(path, folder).replace(" ", "%20")
-        score = min(
-            (value for value in (fuzzy_score(typed, insert), fuzzy_score(typed, title)) if value is not None),
-            default=None,
-        )
+        names_of = [insert, title, *aliases.get(doc_id, [])]
+        score = min((value for value in (fuzzy_score(typed, name) for name in names_of) if value is not None), default=None)
         if score is None:
             continue
         item = types.CompletionItem(
@@ -114,7 +113,7 @@ def _note_items(engine: Engine, source_path: str, typed: str, position: types.Po
             kind=types.CompletionItemKind.File,
             detail=title,
             documentation=f"{path} · {doc_type}",
-            filter_text=f"{insert} {title}",
+            filter_text=" ".join(names_of),
             text_edit=types.TextEdit(range=_edit_range(position, typed, ls), new_text=insert),
             data={"doc_id": doc_id},
         )

@@ -75,8 +75,9 @@ _MODULES: dict[str, str] = {
 #: fields, text boxes, list numbers; not hidden text), notes numbered as shown; pptx 4: hidden and missing slides; and
 #: in pdf 6, epub 3 and pptx 4, a section ends before the page marker above the next heading; md 3 and
 #: mdx 3: a wikilink naming a file with its suffix (`![[diagram.png]]`) is stored under that file's name, the
-#: front matter's aliases, tags and wikilinks are read
-EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 3, "pdf": 6, "pptx": 4, "html": 3, "epub": 3, "docx": 3, "md": 3, "mdx": 3}
+#: front matter's aliases, tags and wikilinks are read; txt 4: a subsection whose name starts with a number
+#: (`10.3.5 304 Not Modified`) is a heading
+EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 4, "pdf": 6, "pptx": 4, "html": 3, "epub": 3, "docx": 3, "md": 3, "mdx": 3}
 
 
 #: in the warning of a file whose content is another format than its name says (read as what it is)

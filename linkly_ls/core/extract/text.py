@@ -17,7 +17,9 @@ from linkly_ls.core.document import ExtractedDocument, Heading, build_outline
 from linkly_ls.core.extract.base import ExtractLimits, decode_text, read_bytes, title_from_path
 from linkly_ls.core.extract.front_matter import parse_front_matter
 
-_NUMBERED = re.compile(r"^(\d{1,3}(?:\.\d{1,3}){0,5})(\.?)\s+([^\W\d_].*)$")
+#: a numbered heading: `5.21. watch`, `3 Terminology`; a subsection's name may start with a number
+#: (`10.3.5 304 Not Modified`, RFC 2616's status codes)
+_NUMBERED = re.compile(r"^(\d{1,3}(?:\.\d{1,3}){0,5})(\.?)\s+((?:\d{1,4}\s+)?[^\W\d_].*)$")
 _CHAPTER = re.compile(r"^(?:第\s*\d+\s*[章部]|Chapter\s+\d+\b|CHAPTER\s+[\dIVXLC]+\b|Appendix\s+[A-Z]\b)")
 _UNDERLINE = re.compile(r"^\s*([=\-~^*#+])\1{2,}\s*$")
 _WIDE_GAP = re.compile(r"\S {4,}\S")
@@ -85,6 +87,8 @@ def find_headings(lines: list[str]) -> dict[int, tuple[int, str]]:
             headings[index] = (1, title)
             continue
         numbered = _NUMBERED.match(title)
+        if numbered and numbered.group(3)[0].isdigit() and "." not in numbered.group(1):
+            numbered = None  # `1 2 cups flour`: a name starting with a number only under a subsection's number
         if numbered and not after and _reads_like_title(numbered.group(3), subsection="." in numbered.group(1)):
             headings[index] = (numbered.group(1).count(".") + 1, title)
             continue

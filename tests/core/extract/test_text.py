@@ -160,3 +160,18 @@ def test_a_subsection_named_in_lower_case_is_a_heading_and_a_numbered_list_item_
     lines = ["5. Other files", "", "5.20. TODO", "", "Text.", "", "5.21. watch", "", "The watch file.", "",
              "1. mix the flour", "", "2. add water", "", "5.22. a lower case sentence of many words here", ""]
     assert [title for _, title in find_headings(lines).values()] == ["5. Other files", "5.20. TODO", "5.21. watch"]
+
+
+def test_a_subsection_whose_name_starts_with_a_number_is_a_heading_and_a_list_item_is_not():
+    """RFC 2616 names its status-code sections `10.3.5 304 Not Modified`: its hits cited `10.3 Redirection`."""
+    from linkly_ls.core.extract.text import find_headings
+
+    lines = ["10.3 Redirection 3xx", "", "Text.", "", "10.3.5 304 Not Modified", "", "If the client...", "",
+             "1 2 cups of flour", "", "2 300 grams of sugar", ""]
+    assert [title for _, title in find_headings(lines).values()] == ["10.3 Redirection 3xx", "10.3.5 304 Not Modified"]
+
+
+def test_rfc_status_codes_are_sections_of_the_outline(extracted):
+    status_codes = next(node for node in extracted("reference/rfc/rfc2616.txt").outline if node.title.startswith("10 "))
+    titles = [node.title for node in status_codes.children[2].children]
+    assert "10.3.5 304 Not Modified" in titles and len(titles) >= 7

@@ -20,7 +20,9 @@ from linkly_ls.core.links.headings import flatten
 from linkly_ls.core.links.resolver import LinkResolver
 from linkly_ls.core.search.analysis import BARE_MARKER, extract_keywords, mostly_outside_latin
 from linkly_ls.core.search.relevance import RelevanceScorer
+from linkly_ls.core.search.same_work import WorkGroups, same_work
 from linkly_ls.core.store.catalog import DocumentRecord
+from linkly_ls.core.store.records import WorkFacts
 
 if TYPE_CHECKING:
     from linkly_ls.core.engine import Engine
@@ -48,6 +50,8 @@ class RelatedDocument:
     reason: str
     shared_terms: list[str] = field(default_factory=list)
     cosine: float | None = None
+    #: the other files of its work (`same_work`), shown with it rather than as results of their own
+    also_as: list[WorkFacts] = field(default_factory=list)
 
 
 @dataclass
@@ -139,9 +143,29 @@ def find_related(
         passage = engine.catalog.line_range(doc_id, hit.start_line, hit.end_line - hit.start_line + 1)
         lexical = scorer.lexical(passage, "")
         scores[doc_id] = RelatedDocument(doc_id, lexical * 0.8, round(lexical * 0.8, 4), hit.start_line, hit.end_line, "")
-    ranked = sorted(scores.values(), key=lambda item: (-item.relevance, -item.score))[:limit]
+    ordered = sorted(scores.values(), key=lambda item: (-item.relevance, -item.score))
+    ranked = _distinct_works(engine, excluded, ordered, limit)
     _explain(engine, ranked, terms)
     return Related(record, start, end, terms, ranked, mode, reason, len(linked))
+
+
+def _distinct_works(engine: Engine, excluded: set[str], ordered: list[RelatedDocument], limit: int) -> list[RelatedDocument]:
+    """The first `limit` of `ordered` that are distinct works, each with its other files in `also_as`; none
+    the work of an `excluded` document (the source's PDF beside its text is the same text, not a related
+    one, and the slides of a chapter it links to are that chapter)."""
+    facts = engine.catalog.work_facts([item.doc_id for item in ordered])
+    left_out = list(engine.catalog.work_facts(sorted(excluded)).values())
+    groups = WorkGroups(limit)
+    for item in ordered:
+        found = facts.get(item.doc_id)
+        if found is not None and not any(same_work(other, found) for other in left_out):
+            groups.add(found)
+    by_id = {item.doc_id: item for item in ordered}
+    ranked = []
+    for lead, others in groups.works:
+        by_id[lead.doc_id].also_as = others
+        ranked.append(by_id[lead.doc_id])
+    return ranked
 
 
 def _read_until(search: Callable[[int], list[Any]], count: int, wanted: int, excluded: set[str]) -> list[Any]:

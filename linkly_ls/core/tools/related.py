@@ -16,7 +16,7 @@ from linkly_ls.core.provenance import provenance_of
 from linkly_ls.core.search.snippets import QueryMatcher, best_snippet
 from linkly_ls.core.tools.common import get_document, resolve_library
 from linkly_ls.core.tools.validation import validate
-from linkly_ls.core.tools.search_results import SearchHit
+from linkly_ls.core.tools.search_results import OtherFile, SearchHit
 
 
 @dataclass
@@ -62,6 +62,8 @@ class RelatedResult:
             out.append(f"### {rank}. {hit.title}")
             out.append(f"- doc_id: `{hit.doc_id}` · {hit.doc_type} · relevance {hit.relevance:.2f} · {item.reason}")
             out.append(f"- path: {hit.path} · best passage: lines {hit.start_line}-{hit.end_line}")
+            for other in hit.also_as:
+                out.append(f"- also as: {other.doc_type} · `{other.doc_id}` · {other.path}")
             if hit.snippet:
                 out.append(f"> {hit.snippet}")
             out.append("")
@@ -95,7 +97,8 @@ def related(engine: Engine, **arguments: Any) -> RelatedResult:
             places[item.doc_id].marker_lines(lines),
         )
         hit = SearchHit.from_summary(
-            summary, item.relevance, snippet, item.start_line, item.end_line, place=places[item.doc_id].place(snippet.line)
+            summary, item.relevance, snippet, item.start_line, item.end_line, place=places[item.doc_id].place(snippet.line),
+            also_as=[OtherFile(other.doc_id, other.path, other.doc_type, other.library) for other in item.also_as],
         )
         results.append(RelatedHit(hit, item.reason, item.shared_terms))
     return RelatedResult(found, results)

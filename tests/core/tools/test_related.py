@@ -74,3 +74,28 @@ def test_a_documents_links_within_itself_are_not_counted_as_linked_documents(tmp
         assert result["excluded_links"] == 0 and [hit["path"] for hit in result["results"]] == [str(root / "b.md")]
     finally:
         engine.close()
+
+
+def test_the_files_of_one_work_are_one_result_and_the_sources_own_other_format_none(engine_for, tmp_path):
+    from pathlib import Path
+
+    fixtures = Path(__file__).resolve().parents[3] / "fixtures"
+    library = tmp_path / "rust"
+    library.mkdir()
+    for source in (*sorted((fixtures / "notes" / "rust").glob("*.md")), *(fixtures / "slides").glob("*.pptx")):
+        (library / source.name).write_bytes(source.read_bytes())
+    engine = engine_for(library)
+    engine.index()
+    chapter = engine.catalog.by_path(str(library / "ch04-01-what-is-ownership.md"))
+    slides = engine.catalog.by_path(str(library / "rust ownership - lunch and learn.pptx"))
+    from_chapter = call_tool(engine, "related", {"doc_id": chapter.doc_id}).results
+    assert slides.doc_id not in [item.hit.doc_id for item in from_chapter]  # the same text in slides
+    structs = engine.catalog.by_path(str(library / "ch05-01-defining-structs.md"))  # it links to the chapter
+    linked = [item.hit.doc_id for item in call_tool(engine, "related", {"doc_id": structs.doc_id}).results]
+    assert chapter.doc_id not in linked and slides.doc_id not in linked
+    control = engine.catalog.by_path(str(library / "ch03-05-control-flow.md"))
+    found = call_tool(engine, "related", {"doc_id": control.doc_id, "limit": 10}).results
+    ids = [item.hit.doc_id for item in found]
+    assert (chapter.doc_id in ids) != (slides.doc_id in ids)
+    shown = found[ids.index(chapter.doc_id if chapter.doc_id in ids else slides.doc_id)].hit
+    assert [other.doc_id for other in shown.also_as] == [slides.doc_id if shown.doc_id == chapter.doc_id else chapter.doc_id]

@@ -75,6 +75,9 @@ class QueryMatcher:
             if CJK_RUN.fullmatch(word) or word.lower() in STOPWORDS:
                 continue
             forms = frozenset(word_forms(word, readings))
+            # the letter an apostrophe leaves (`trustee's`, `d'une`) is no word of its own: it marked the
+            # S of U.S.C. and the d of d-i
+            forms = frozenset(form for form in forms if len(form) > 1) or forms
             if forms and forms not in seen:
                 seen.add(forms)
                 self.groups.append(set(forms))

@@ -111,3 +111,11 @@ def test_a_word_a_line_break_hyphenated_is_joined_and_marked_whole():
     snippet = best_snippet(QueryMatcher("analyses conducted"), ["the analyses con-", "ducted by Smith-", "Jones"], 1, 3)
     assert snippet.text == "the **analyses** **con-ducted** by Smith- Jones", "a name's hyphen before a capital stays"
     assert QueryMatcher("email").mark("send an e-mail")[0] == "send an **e-mail**"
+
+
+def test_the_letter_an_apostrophe_leaves_marks_nothing_on_its_own():
+    from linkly_ls.core.search.snippets import QueryMatcher
+
+    assert QueryMatcher("trustee's fee").mark("28 U.S.C. the trustee's fee")[0] == "28 U.S.C. the **trustee's** **fee**"
+    assert QueryMatcher("compiler d'une noyau").mark("le d-i et une noyau")[0] == "le d-i et **une** **noyau**"
+    assert QueryMatcher("C language").mark("the C language")[0] == "the **C** **language**"

@@ -37,6 +37,7 @@ from linkly_ls.core.search.ranking import best_cosines, rank_documents
 from linkly_ls.core.search.relevance import RelevanceScorer
 from linkly_ls.core.tools.validation import validate
 from linkly_ls.core.search.snippets import QueryMatcher, best_snippet, reads_as_contents
+from linkly_ls.core.search.spelling import suggestion
 from linkly_ls.core.search.same_work import WorkGroups
 from linkly_ls.core.store.records import DocumentSummary, WorkFacts
 from linkly_ls.core.tools.search_filters import allowed_documents, blame_the_filters
@@ -160,16 +161,23 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
 
 
 def _misspelt_notes(searcher: Any, words: str, missing_words: list[str] | None) -> list[str]:
-    """A note naming the words of the query that no document holds, when others are found (when none is,
-    the guidance says so)."""
-    nowhere = [] if missing_words is not None else words_nowhere(searcher, words)
+    """A note naming the words of the query that no document holds, with the spelling the index knows one
+    slip away (`borowing`: `borrowing`?); when none is found, the guidance says so, and the note then
+    only offers spellings."""
+    nowhere = words_nowhere(searcher, words) if missing_words is None else missing_words
     if not nowhere:
         return []
+    fixes = {word: fixed for word in nowhere[:5] if (fixed := suggestion(searcher, word)) is not None}
+    offered = "Did you mean " + ", ".join(f"'{fixed}' for '{word}'" for word, fixed in fixes.items()) + "?"
+    if missing_words is not None:
+        return [f"{offered} The index holds those spellings."] if fixes else []
     named = ", ".join(f"'{word}'" for word in nowhere[:5])
-    return [
-        f"No indexed document contains {named}: the results match the other words only. Check the spelling, "
-        "or take it that the documents do not cover it (or say it in other words)."
-    ]
+    rest = (
+        f"{offered} Else the documents may not cover it (say it in other words)."
+        if fixes
+        else "Check the spelling, or take it that the documents do not cover it (or say it in other words)."
+    )
+    return [f"No indexed document contains {named}: the results match the other words only. {rest}"]
 
 
 def _cut_notes(distinct_words: int) -> list[str]:

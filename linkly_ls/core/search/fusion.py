@@ -81,7 +81,7 @@ def fused(
         _fuse_z(index, views, documents, without_vectors, keyword_weight, keyword_top)
     else:
         _fuse_convex(documents.values(), without_vectors, keyword_weight, keyword_top)
-    return sorted(documents.values(), key=lambda d: -d.fused_score)
+    return sorted(documents.values(), key=lambda d: (-d.fused_score, d.doc_id))
 
 
 def _fuse_z(

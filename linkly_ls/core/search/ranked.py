@@ -110,7 +110,7 @@ def keyword_documents(hits: list[ChunkHit]) -> dict[str, RankedDocument]:
     evidence of its other passages); the passage shown is the best chunk's."""
     documents: dict[str, RankedDocument] = {}
     seen: dict[str, int] = {}
-    for hit in sorted(hits, key=lambda h: -h.score):
+    for hit in sorted(hits, key=lambda h: (-h.score, h.doc_id)):  # ties (copies of a file) in one order every run
         document = documents.get(hit.doc_id)
         if document is None:
             documents[hit.doc_id] = RankedDocument(
@@ -123,7 +123,7 @@ def keyword_documents(hits: list[ChunkHit]) -> dict[str, RankedDocument]:
             if KEYWORD_FURTHER_CHUNKS:
                 document.keyword_score = (document.keyword_score or 0.0) + hit.score * KEYWORD_FURTHER_CHUNKS ** seen[hit.doc_id]
                 seen[hit.doc_id] += 1
-    ranked = sorted(documents.values(), key=lambda d: -(d.keyword_score or 0.0))
+    ranked = sorted(documents.values(), key=lambda d: (-(d.keyword_score or 0.0), d.doc_id))
     for rank, document in enumerate(ranked, start=1):
         document.keyword_rank = rank
     return {document.doc_id: document for document in ranked}
@@ -131,7 +131,7 @@ def keyword_documents(hits: list[ChunkHit]) -> dict[str, RankedDocument]:
 
 def vector_documents(hits: list[VectorHit]) -> dict[str, tuple[int, VectorHit]]:
     documents: dict[str, tuple[int, VectorHit]] = {}
-    for hit in sorted(hits, key=lambda h: -h.score):
+    for hit in sorted(hits, key=lambda h: (-h.score, h.doc_id)):
         if hit.doc_id not in documents:
             documents[hit.doc_id] = (len(documents) + 1, hit)
     return documents
@@ -229,5 +229,5 @@ def vector_only(
     parts = vector_parts(ranked)
     for document in ranked:
         document.fused_score = parts[document.doc_id]
-    ranked.sort(key=lambda d: -d.fused_score)
+    ranked.sort(key=lambda d: (-d.fused_score, d.doc_id))
     return Ranking(ranked, "vector", reason, building, query_vector, index)

@@ -94,9 +94,9 @@ class VectorSearch:
             for found_keys, distances, found in rows:  # a batch's rows are padded past their count
                 for key, distance in zip(found_keys[:found].tolist(), distances[:found].tolist()):
                     approximate[key] = min(approximate.get(key, 2.0), distance)
-            keys = sorted(approximate, key=approximate.__getitem__)[:count]
+            keys = sorted(approximate, key=lambda key: (approximate[key], key))[:count]
             scores = cosines(self._stored(np.asarray(keys, dtype=np.uint64)), query).tolist() if keys else []
-        found = sorted(zip(keys, scores), key=lambda item: -item[1])
+        found = sorted(zip(keys, scores), key=lambda item: (-item[1], item[0]))  # ties in one order every run
         hits = self._resolve(found)
         if allowed_doc_ids is not None:
             allowed = set(allowed_doc_ids)
@@ -164,7 +164,7 @@ class VectorSearch:
                 return []
             matrix = self._stored(np.asarray(present, dtype=np.uint64))
         scores = cosines(matrix, query)
-        order = np.argsort(-scores)[:limit]
+        order = np.argsort(-scores, kind="stable")[:limit]  # ties in the order of `present`, every run
         return self._resolve([(present[i], float(scores[i])) for i in order])
 
     def _keys_of(self, doc_ids: list[str]) -> list[int]:

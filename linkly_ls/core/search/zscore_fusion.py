@@ -42,8 +42,8 @@ def fuse(
     `exact_cosines(doc_ids)`: the best-chunk cosine of documents the vector side's candidates missed.
     """
     documents = list(documents)
-    keyword = sorted((d for d in documents if d.keyword_score), key=lambda d: -(d.keyword_score or 0.0))
-    vector = sorted((d for d in documents if d.vector_score is not None), key=lambda d: -(d.vector_score or 0.0))
+    keyword = sorted((d for d in documents if d.keyword_score), key=lambda d: (-(d.keyword_score or 0.0), d.doc_id))
+    vector = sorted((d for d in documents if d.vector_score is not None), key=lambda d: (-(d.vector_score or 0.0), d.doc_id))
     pool = {d.doc_id: d for d in keyword[:POOL_DOCUMENTS] + vector[:POOL_DOCUMENTS]}
     missing = [doc_id for doc_id, d in pool.items() if d.vector_score is None and doc_id not in without_vectors]
     for doc_id, cosine in exact_cosines(missing).items() if missing else ():

@@ -26,8 +26,8 @@ MIN_SHARED_KEYWORDS = 3
 def same_work(first: WorkFacts, second: WorkFacts) -> bool:
     """True for copies of one file, and for one text in two formats: the same title or file name, nearly
     the same length and key terms. Two files of one format that differ are versions, not one work."""
-    if first.content_hash == second.content_hash:
-        return True
+    if first.content_hash == second.content_hash:  # empty notes share the hash of nothing: their names tell them apart
+        return bool(first.word_count) or title_key(first.title) == title_key(second.title)
     if first.doc_type == second.doc_type:
         return False
     if title_key(first.title) != title_key(second.title) and name_key(first.path) != name_key(second.path):

@@ -60,3 +60,10 @@ def test_groups_keep_the_best_ranked_file_and_collect_the_others_even_when_full(
     assert [(lead.doc_id, [file.doc_id for file in others]) for lead, others in groups.works] == [
         (GUIDE_PDF.doc_id, [GUIDE_TXT.doc_id]), (other.doc_id, []),
     ]
+
+
+def test_empty_notes_of_different_names_are_not_copies():
+    empty = replace(GUIDE_TXT, content_hash="hash-of-nothing", title="Someday", path="/docs/Someday.md", doc_type="md",
+                    keywords=(), word_count=0)
+    assert not same_work(empty, replace(empty, doc_id="e" * 12, title="Later", path="/docs/Later.md"))
+    assert same_work(empty, replace(empty, doc_id="f" * 12, path="/copy/Someday.md"))

@@ -29,7 +29,6 @@ from linkly_ls.lsp.features import (
     workspace_symbols,
 )
 from linkly_ls.lsp.server import LinklyLanguageServer
-from linkly_ls.mcp.settings import is_loopback_host
 
 FEATURES = (
     symbols,
@@ -82,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=2087)
     parser.add_argument("--log-level", default="WARNING", help="logging level on stderr (default WARNING)")
     args = parser.parse_args(argv)
-    if args.tcp and not is_loopback_host(args.host):
+    if args.tcp and not _is_loopback(args.host):
         parser.error(
             f"--host {args.host}: the language server's TCP port has no authentication, so it listens on "
             "loopback only (127.0.0.1, ::1, localhost); reach it from elsewhere through an SSH tunnel"
@@ -98,6 +97,12 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         server.stop()
     return 0 if server.protocol._shutdown else 1  # LSP: exit without a shutdown request first ends with 1
+
+
+def _is_loopback(host: str) -> bool:
+    from linkly_ls.mcp.settings import is_loopback_host  # the MCP package loads only for a TCP server
+
+    return is_loopback_host(host)
 
 
 if __name__ == "__main__":

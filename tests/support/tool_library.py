@@ -67,6 +67,16 @@ def index_linked_notes(folder: Path) -> Engine:
     return engine
 
 
+def copy_rust_chapters_and_slides(folder: Path) -> Path:
+    """The fixture's Rust book chapters and the slides converted from one of them, in `folder`/rust."""
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures"
+    library = folder / "rust"
+    library.mkdir()
+    for source in (*sorted((fixtures / "notes" / "rust").glob("*.md")), *(fixtures / "slides").glob("*.pptx")):
+        (library / source.name).write_bytes(source.read_bytes())
+    return library
+
+
 def search(engine: Engine, **arguments: Any) -> Any:
     return call_tool(engine, "search", {"query": "shopping", **arguments})
 

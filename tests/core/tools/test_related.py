@@ -3,7 +3,7 @@
 import pytest
 
 from linkly_ls.core.tools import ArgumentError, ToolError, call_tool
-from support.tool_library import index_linked_notes
+from support.tool_library import copy_rust_chapters_and_slides, index_linked_notes
 
 
 @pytest.fixture(scope="module")
@@ -77,13 +77,7 @@ def test_a_documents_links_within_itself_are_not_counted_as_linked_documents(tmp
 
 
 def test_the_files_of_one_work_are_one_result_and_the_sources_own_other_format_none(engine_for, tmp_path):
-    from pathlib import Path
-
-    fixtures = Path(__file__).resolve().parents[3] / "fixtures"
-    library = tmp_path / "rust"
-    library.mkdir()
-    for source in (*sorted((fixtures / "notes" / "rust").glob("*.md")), *(fixtures / "slides").glob("*.pptx")):
-        (library / source.name).write_bytes(source.read_bytes())
+    library = copy_rust_chapters_and_slides(tmp_path)
     engine = engine_for(library)
     engine.index()
     chapter = engine.catalog.by_path(str(library / "ch04-01-what-is-ownership.md"))

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from linkly_ls.core.tools import ArgumentError, call_tool
-from support.tool_library import rel, search
+from support.tool_library import copy_rust_chapters_and_slides, rel, search
 
 
 def test_search_dedupes_identical_content_and_fills_every_field(engine):
@@ -36,11 +36,7 @@ def test_many_copies_of_a_file_show_once_and_leave_room_for_other_documents(engi
 
 
 def test_a_chapter_and_the_slides_converted_from_it_are_one_result_naming_both(engine_for, tmp_path):
-    fixtures = Path(__file__).resolve().parents[3] / "fixtures"
-    library = tmp_path / "rust"
-    library.mkdir()
-    for source in (*sorted((fixtures / "notes" / "rust").glob("*.md")), *(fixtures / "slides").glob("*.pptx")):
-        (library / source.name).write_bytes(source.read_bytes())
+    library = copy_rust_chapters_and_slides(tmp_path)
     engine = engine_for(library)
     engine.index()
     result = call_tool(engine, "search", {"query": "ownership rules heap stack", "limit": 5})

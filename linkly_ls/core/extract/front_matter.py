@@ -19,8 +19,9 @@ _SHOWN_LISTS = ("aliases", "alias", "tags", "tag", "keywords")
 
 def front_matter_lines(lines: list[str], body_start: int) -> list[str]:
     """The text a document shows for each line of its front matter (`lines[:body_start]`): the value of
-    `title:` and `description:`, `aliases: Bob, Robert Smith` and `tags: moc, project/alpha` (with the
-    `- item` lines of such a list), and "" for the rest, which is structure, not text."""
+    `title:` and `description:`, the items of `aliases:` and `tags:` (`Bob, Robert Smith`, or one a line
+    for a block list), and "" for the rest, which is structure, not text (nor are the keys: `tags` would
+    be every note's keyword)."""
     shown: list[str] = []
     listing = False
     for line in lines[:body_start]:
@@ -30,12 +31,10 @@ def front_matter_lines(lines: list[str], body_start: int) -> list[str]:
             listing = key in _SHOWN_LISTS
             if key in _SHOWN_VALUES:
                 shown.append(_unquoted(value))
-            elif listing and value:
-                shown.append(f"{key}: {', '.join(_list_items(value))}")
             else:
-                shown.append(f"{key}:" if listing else "")
+                shown.append(", ".join(_list_items(value)) if listing and value else "")
         elif listing and line.lstrip().startswith("- "):
-            shown.append("- " + _unquoted(line.lstrip()[2:].strip()))
+            shown.append(_unquoted(line.lstrip()[2:].strip()))
         else:
             listing = listing and not line.strip() == "---"
             shown.append("")

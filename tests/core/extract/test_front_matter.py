@@ -47,7 +47,7 @@ def test_titles_descriptions_names_and_tags_are_shown_as_text_and_the_rest_is_no
         "  - \"Robert Smith\"", "created: 2026-12-07", "cssclasses:", "  - wide", "---", "# Body",
     ]
     assert front_matter_lines(lines, 11) == [
-        "", "Quoted", "plain words", "tags: a, b/c", "aliases:", "- Bob", "- Robert Smith", "", "", "", "",
+        "", "Quoted", "plain words", "a, b/c", "", "Bob", "Robert Smith", "", "", "", "",
     ]
 
 

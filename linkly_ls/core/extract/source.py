@@ -33,30 +33,38 @@ _HASH_BLOCK = 1 << 20
 
 class ReadThrough(type(Path())):  # type: ignore[misc]
     """A path that opens the file a descriptor holds but is named like the library file: extractors take
-    the title from `stem` and the format from `suffix`, and open `str(path)` to read."""
+    the title from `stem` and the format from `suffix`, and open `str(path)` to read. A path derived from
+    it (its parent) is a plain one."""
 
-    named: Path
+    named: Path | None = None
 
-    def __new__(cls, opened: str, named: Path) -> ReadThrough:
+    def __new__(cls, opened: str, named: Path | None = None) -> ReadThrough:
         path = super().__new__(cls, opened)
         path.named = named
         return path
 
+    def __init__(self, opened: str, named: Path | None = None) -> None:
+        if sys.version_info >= (3, 12):  # there a path's parts are read in __init__, from every argument
+            super().__init__(opened)
+
+    def with_segments(self, *segments: str) -> Path:  # Python 3.12+: what `parent` and `/` make
+        return Path(*segments)
+
     @property
     def name(self) -> str:  # type: ignore[override]
-        return self.named.name
+        return self.named.name if self.named is not None else super().name
 
     @property
     def stem(self) -> str:  # type: ignore[override]
-        return self.named.stem
+        return self.named.stem if self.named is not None else super().stem
 
     @property
     def suffix(self) -> str:  # type: ignore[override]
-        return self.named.suffix
+        return self.named.suffix if self.named is not None else super().suffix
 
     @property
     def suffixes(self) -> list[str]:  # type: ignore[override]
-        return self.named.suffixes
+        return self.named.suffixes if self.named is not None else super().suffixes
 
 
 class OpenedSource:

@@ -172,6 +172,31 @@ async def test_wikilink_completion_finds_a_note_by_an_alias_of_its_front_matter(
     assert [item.label for item in answer.items][:1] == ["Bob Smith"]
 
 
+async def test_completion_of_the_notes_own_headings_and_of_block_ids(session: Session) -> None:
+    """`[[#` offers the note's own headings as typed, `[[#^` its block ids, `[[Other#^` another note's."""
+    other = session.folders["notes"] / "Launch.md"
+    other.write_text("# Launch\n\nShip the beta by May. ^ship-date\n\n- budget approved ^budget\n", encoding="utf-8")
+    await session.command("linkly.reindex", {"paths": [str(other)]})
+    uri = (session.folders["notes"] / "blocks-draft.md").as_uri()
+    lines = ["# Draft", "", "## Open questions", "", "Who signs? ^who-signs", "", "[[#Op", "[[#^wh", "[[Launch#^", "![[pdflatex-out"]
+    open_text(session, uri, "\n".join(lines) + "\n")
+    document = types.TextDocumentIdentifier(uri=uri)
+
+    async def items(line: int) -> list[types.CompletionItem]:
+        position = types.Position(line=line, character=len(lines[line]))
+        answer = await session.client.text_document_completion_async(types.CompletionParams(text_document=document, position=position))
+        return answer.items
+
+    assert [item.label for item in await items(6)][:1] == ["Open questions"]
+    own_blocks = await items(7)
+    assert [item.label for item in own_blocks] == ["who-signs"] and own_blocks[0].text_edit.new_text == "who-signs"
+    blocks = await items(8)
+    assert [item.label for item in blocks] == ["ship-date", "budget"]
+    assert blocks[0].documentation == "Ship the beta by May. ^ship-date" and "line 3" in blocks[0].detail
+    if has_extractor("pdf"):
+        assert "pdflatex-outline.pdf" in [item.label for item in await items(9)]
+
+
 async def test_heading_completion_after_a_folder_in_a_wikilink_and_after_an_escaped_path(session: Session) -> None:
     """What note completion writes (`[[notes/name`, `a%20b.docx`) must lead to the note's headings too."""
     uri = (session.folders["books"] / "draft.md").as_uri()

@@ -1,9 +1,10 @@
 """`textDocument/completion` after `[[` and `](`: indexed documents and their headings, fuzzy-matched.
 
-After `[[` the items are note names (the file name without extension; the
-folder too when two notes share a name), after `[[name#` that note's
-headings. After `](` they are paths relative to the current file, after
-`](path#` the heading anchors of that file. The typed text is replaced, so
+After `[[` the items are note names (the file name without extension, or the
+whole name of another file: `paper.pdf`; the folder too when two share a
+name), after `[[name#` that note's headings, after `[[name#^` its block ids;
+`[[#` and `[[#^` offer the note's own. After `](` they are paths relative to
+the current file, after `](path#` the heading anchors of that file. The typed text is replaced, so
 the inserted link is always a correct one.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import posixpath
 import re
+import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
@@ -19,8 +21,10 @@ from urllib.parse import unquote
 from lsprotocol import types
 
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.links.anchors import block_ids
 from linkly_ls.core.links.headings import heading_anchors
 from linkly_ls.core.links.resolver import LinkResolver
+from linkly_ls.core.links.targets import is_note_path
 from linkly_ls.core.store.records import DocumentRecord, name_key
 from linkly_ls.lsp.link_context import as_typed, is_note, python_column, source_record
 from linkly_ls.lsp.uris import open_buffer
@@ -68,20 +72,23 @@ def completions(ls: LinklyLanguageServer, engine: Engine, uri: str, position: ty
     wiki = _WIKI.search(before)
     if wiki:
         typed, heading = wiki.group(1), wiki.group(2)
-        if heading is not None:
-            target = _target_record(ls, engine, uri, source_path, _named(engine, typed, source_path))
-            return _heading_items(target, heading, position, wiki=True, units=ls)
-        return _note_items(engine, source_path, typed, position, ls, wiki=True)
-    inline = _INLINE.search(before)
-    if inline:
+        if heading is None:
+            return _note_items(engine, source_path, typed, position, ls, wiki=True)
+        # `[[#Heading]]` and `[[#^block]]` name the note itself
+        target_path = _named(engine, typed, source_path) if typed.strip() else source_path
+    else:
+        inline = _INLINE.search(before)
+        if not inline:
+            return empty
         typed, heading = inline.group(1), inline.group(2)
-        if heading is not None:
-            # the path as completion writes it (`Zoë%20Müller.md`) names the file with its spaces
-            target_path = posixpath.normpath(posixpath.join(posixpath.dirname(source_path), unquote(typed))) if typed else source_path
-            target = _target_record(ls, engine, uri, source_path, target_path)
-            return _heading_items(target, heading, position, wiki=False, units=ls)
-        return _note_items(engine, source_path, typed, position, ls, wiki=False)
-    return empty
+        if heading is None:
+            return _note_items(engine, source_path, typed, position, ls, wiki=False)
+        # the path as completion writes it (`Zoë%20Müller.md`) names the file with its spaces
+        target_path = posixpath.normpath(posixpath.join(posixpath.dirname(source_path), unquote(typed))) if typed else source_path
+    target = _target_record(ls, engine, uri, source_path, target_path)
+    if heading.startswith("^"):
+        return _block_items(ls, engine, uri, source_path, target, heading[1:], position)
+    return _heading_items(target, heading, position, wiki=wiki is not None, units=ls)
 
 
 def _edit_range(position: types.Position, typed: str, ls) -> types.Range:
@@ -124,16 +131,18 @@ def _note_items(engine: Engine, source_path: str, typed: str, position: types.Po
 
 
 def wiki_names(paths: list[str]) -> dict[str, str]:
-    """path -> what a wikilink writes to name it alone: the file's stem, or with as many of its folders
-    before it as tell it from the other files of that name (`en/basics/intro` beside `zh-cn/basics/intro`)."""
+    """path -> what a wikilink writes to name it alone: a note's stem, another file's whole name (`paper.pdf`,
+    `diagram.png`, as Obsidian writes them), with as many of its folders before it as tell it from the other
+    files of that name (`en/basics/intro` beside `zh-cn/basics/intro`)."""
     groups: dict[str, list[str]] = {}
     for path in paths:
-        groups.setdefault(name_key(path), []).append(path)
+        key = name_key(path) if is_note_path(path) else unicodedata.normalize("NFC", posixpath.basename(path).casefold())
+        groups.setdefault(key, []).append(path)
     names: dict[str, str] = {}
     for group in groups.values():
         for path in group:
             parts = path.split("/")
-            stem = posixpath.splitext(parts[-1])[0]
+            stem = posixpath.splitext(parts[-1])[0] if is_note_path(path) else parts[-1]
             depth = 0
             if len(group) > 1:
                 others = [other.split("/")[:-1] for other in group if other != path]
@@ -188,9 +197,37 @@ def _heading_items(record: DocumentRecord | None, typed: str, position: types.Po
     return types.CompletionList(is_incomplete=False, items=[item for _, _, item in items[:MAX_ITEMS]])
 
 
+def _block_items(
+    ls: LinklyLanguageServer, engine: Engine, uri: str, source_path: str, record: DocumentRecord | None, typed: str, position: types.Position
+) -> types.CompletionList:
+    """The block ids (`^abc123`) the target note marks, each with its block's text: the note being edited as
+    its buffer stands."""
+    if record is None or not is_note_path(record.path):
+        return types.CompletionList(is_incomplete=False, items=[])
+    buffer = open_buffer(ls.workspace, uri) if record.path == source_path else None
+    lines = buffer.source.split("\n") if buffer is not None else engine.catalog.lines(record.doc_id)
+    items = []
+    for block_id, line in block_ids(lines):
+        score = fuzzy_score(typed, block_id)
+        if score is None:
+            continue
+        text = " ".join(lines[line - 1].split())
+        item = types.CompletionItem(
+            label=block_id,
+            kind=types.CompletionItemKind.Reference,
+            detail=f"{record.title} · line {line}",
+            documentation=text[:200],
+            filter_text=f"{block_id} {text}",
+            text_edit=types.TextEdit(range=_edit_range(position, typed, ls), new_text=block_id),
+        )
+        items.append((score, line, item))
+    items.sort(key=lambda entry: entry[:2])
+    return types.CompletionList(is_incomplete=False, items=[item for *_, item in items[:MAX_ITEMS]])
+
+
 def register(server: LinklyLanguageServer) -> None:
     @server.feature(
-        types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["[", "(", "#"])
+        types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["[", "(", "#", "^"])
     )
     async def on_completion(ls: LinklyLanguageServer, params: types.CompletionParams) -> types.CompletionList:
         engine = await ls.ready_engine()

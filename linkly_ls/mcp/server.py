@@ -114,20 +114,35 @@ def success_result(
         keep = _paging_fields(result.first_units(1).to_json()) if isinstance(result, Shortenable) else {}
         text, structured = fitted or _truncate(text, output_format, max_chars, now, keep)
     else:
-        structured_chars = len(json.dumps(payload, ensure_ascii=False))
-        if structured_chars > max_chars:
-            structured = {
-                "truncated": True,
-                "total_chars": structured_chars,
-                "note": f"the structured copy of this answer has {structured_chars} characters, more than this "
-                f"server's limit of {max_chars} (max_response_chars); the text content holds the whole answer",
-                "_meta": {"now": now},
-            }
+        structured = _structured_within(result, payload, max_chars, now, extra_meta)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)],
         structured_content=structured,
         meta={"now": now},
     )
+
+
+def _structured_within(
+    result: Any, payload: dict[str, Any], max_chars: int, now: str, extra_meta: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The structured copy of an answer whose text fits while its JSON does not (each of grep's matches
+    carries its context lines there): the whole units that fit, with their `next_offset`, else the short
+    fields (ids, counts), so a client reading only the structured content can still go on."""
+    size = len(json.dumps(payload, ensure_ascii=False))
+    if size <= max_chars:
+        return payload
+    whole = (
+        f"the structured copy of this answer has {size:,} characters, more than this server's limit of {max_chars:,} "
+        "(max_response_chars); the text content holds the whole answer"
+    )
+    if isinstance(result, Shortenable) and result.unit_count() >= 2:
+        allowance = len(whole) + len(shortened_note(result, result.unit_count() - 1, max_chars, "max_response_chars")) + 60
+        fitted = fit(result, lambda part: len(json.dumps(_rendered(part, "json", now, None, extra_meta)[1], ensure_ascii=False)) + allowance <= max_chars)
+        if fitted is not None:
+            part, shown = fitted
+            told = f"{shortened_note(result, shown, max_chars, 'max_response_chars')}; {whole}"
+            return {"truncated": True, "note": told, **_rendered(part, "json", now, None, extra_meta)[1]}
+    return {**_paging_fields(payload), "truncated": True, "total_chars": size, "note": whole, "_meta": {"now": now, **(extra_meta or {})}}
 
 
 def _rendered(
@@ -231,7 +246,7 @@ def _truncate(
     budget = max_chars - len(envelope["note"]) - len(footer) - 2
     cut = text.rfind("\n", 0, budget)
     shown = text[: cut if cut > budget // 2 else budget]
-    stub = _truncation_stub(total, len(shown), max_chars, now)
+    stub = {**keep, **_truncation_stub(total, len(shown), max_chars, now)}
     return f"{shown}\n\n{stub['note']}{footer}", stub
 
 

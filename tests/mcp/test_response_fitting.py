@@ -73,6 +73,17 @@ def test_grep_keeps_whole_matches_and_its_next_offset(engine):
     assert 0 < shown < 100 and payload["next_offset"] == shown and payload["total_matches"] == 300
 
 
+def test_a_markdown_answer_whose_structured_copy_is_too_long_keeps_whole_matches_there(engine):
+    """grep's text shows overlapping context once, its JSON each match's own: the text fits, the JSON not."""
+    arguments = {"doc_id": engine.ids["long.txt"], "pattern": r"line \d*0 ", "limit": 30, "context": 10}
+    text, payload = _answer(engine, "grep", arguments, "markdown", limit=40_000)
+    assert text.count("line 290 ") and "shortened" not in text
+    shown = len(payload["matches"])
+    assert payload["truncated"] and 0 < shown < 30 and payload["next_offset"] == shown
+    assert payload["doc_id"] == engine.ids["long.txt"] and payload["total_matches"] == 30
+    assert f"continue with offset={shown}" in payload["note"] and len(json.dumps(payload)) <= 40_000
+
+
 def test_outline_keeps_whole_documents_and_names_the_others(engine):
     arguments = {"doc_ids": [engine.ids["a.md"], engine.ids["b.md"]]}
     text, payload = _answer(engine, "outline", arguments, "markdown")

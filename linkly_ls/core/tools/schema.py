@@ -19,6 +19,7 @@ OUTPUT_FORMAT = {
 }
 LIBRARY = {
     "type": "string",
+    "minLength": 1,
     "description": "Restrict to one library. Local: a plain name or `local://name` (`local://`: every local "
     "library); remote: `cloud:///<remote>/<library>`, `cloud:///<remote>` (one remote machine) or `cloud:///` "
     "(every remote). Use `list_libraries` to see the available names.",
@@ -59,6 +60,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "library": LIBRARY,
             "path_glob": {
                 "type": "string",
+                "minLength": 1,
                 "description": "Filter by file path. Substring-matched anywhere in the path (no leading or "
                 "trailing `*` needed); `*` matches any characters including `/`, `?` one character; "
                 "case-sensitive. A full directory path scopes to that directory. Call `find_paths` "
@@ -66,11 +68,13 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             },
             "modified_after": {
                 "type": "string",
+                "minLength": 1,
                 "description": "Inclusive lower bound on modification time: `2024-01-01` (00:00:00Z) or "
                 "RFC 3339 `2024-01-01T00:00:00Z`.",
             },
             "modified_before": {
                 "type": "string",
+                "minLength": 1,
                 "description": "Inclusive upper bound on modification time, same format; a bare date "
                 "includes that whole day.",
             },

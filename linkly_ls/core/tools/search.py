@@ -113,6 +113,7 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     if by_date:  # the newest (oldest) of every strong match among the pool, not of the `limit` best
         picked = _by_date(picked, relevance, params["time_sort"] == "newest", WEAK_RELEVANCE[ranking.mode])
     more = len(picked) > offset + limit or (len(works) >= pool and len(ranking.documents) > pool)
+    ranked = len(picked)
     picked = picked[offset:]
     matcher = QueryMatcher(words)
     places = provenance_of(engine.catalog, [document.doc_id for document, _ in picked[:limit]])
@@ -138,8 +139,11 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     if more:
         result.next_offset = offset + limit
     if offset and not results:
-        result.notes.append(f"No results past the first {offset}: the ranking ends there (`offset` 0 starts it again).")
-    add_guidance(result, params, unheld, quoted=bool(quoted.phrases))
+        result.notes.append(
+            f"The ranking ends at {ranked} result(s), before offset {offset}: this page is past its end "
+            "(`offset` 0 starts it again)."
+        )
+    add_guidance(result, params, unheld, quoted=bool(quoted.phrases), best=max(relevance.values(), default=0.0) if paged else None)
     if ranking.mode == "vector" and not ranking.documents:  # nearest neighbours exist wherever vectors do
         lead_guidance(
             result,

@@ -23,10 +23,18 @@ def lead_guidance(result: SearchResult, lead: str, instead_of_other_words: bool 
     result.guidance = [lead, *rest]
 
 
-def add_guidance(result: SearchResult, params: dict[str, Any], phrases_missing: list[str], quoted: bool = True) -> None:
+#: the words a miss names at most (a pasted page of unknown words would be named whole)
+MAX_NAMED_WORDS = 10
+
+
+def add_guidance(
+    result: SearchResult, params: dict[str, Any], phrases_missing: list[str], quoted: bool = True, best: float | None = None
+) -> None:
     """`phrases_missing`: the phrases no document holds word for word; `quoted`: the user wrote them in
-    quotes (else it is one identifier, `is_dir`, searched as written)."""
-    strong = result.results and max(hit.relevance for hit in result.results) >= WEAK_RELEVANCE[result.mode]
+    quotes (else it is one identifier, `is_dir`, searched as written); `best`: the best relevance of the
+    whole ranking, for a later page (a page past the end holds no hit, yet the query may match well)."""
+    top = best if best is not None else max((hit.relevance for hit in result.results), default=0.0)
+    strong = (bool(result.results) or best is not None) and top >= WEAK_RELEVANCE[result.mode]
     if strong and not result.absent_words and not phrases_missing:
         return
     result.miss = True
@@ -40,7 +48,10 @@ def add_guidance(result: SearchResult, params: dict[str, Any], phrases_missing: 
             + ("Drop the quotes to search the words." if quoted else "Search its parts as separate words to widen."),
         )
     if result.absent_words:
-        words = ", ".join(f"'{word}'" if len(word) <= 200 else f"'{word[:100]}…' ({len(word):,} characters)" for word in result.absent_words)
+        shown = result.absent_words[:MAX_NAMED_WORDS]
+        words = ", ".join(f"'{word}'" if len(word) <= 200 else f"'{word[:100]}…' ({len(word):,} characters)" for word in shown)
+        if len(result.absent_words) > len(shown):
+            words += f" and {len(result.absent_words) - len(shown):,} other word(s)"
         nearby = "; the results are only near in meaning" if result.results else ""
         advice.insert(0, f"No indexed document contains {words}{nearby}. Check the spelling: the name may not be indexed.")
     result.guidance = advice + filter_advice(params, folder_hint=True)

@@ -36,10 +36,12 @@ def validate(tool: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
     return result
 
 
-#: an integer written as text (" 7 ", "-3", a full-width "７"): decimal digits only, which `int` reads
+#: an integer written as text (" 7 ", "-3"): ASCII digits only, as the CLI takes them
 #: most characters of a wrong argument an error message repeats
 SHOWN_VALUE_CHARS = 200
-_INTEGER_TEXT = re.compile(r"\s*[+-]?\d+\s*")
+_INTEGER_TEXT = re.compile(r"\s*[+-]?[0-9]+\s*")
+#: arguments that narrow what is searched: an empty one is a mistake, never "no filter"
+_FILTERS = frozenset({"library", "path_glob", "modified_after", "modified_before"})
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -82,7 +84,8 @@ def _check(name: str, value: Any, spec: dict) -> Any:
             )
         # blank text is no query or name, but a space is a pattern like any other
         if len(value) < spec.get("minLength", 0) or not value.strip() and spec.get("minLength") and spec.get("format") != "regex":
-            raise ArgumentError(f"`{name}` must not be empty")
+            unset = " (an unset variable?): leave it out for no filter" if name in _FILTERS else ""
+            raise ArgumentError(f"`{name}` must not be empty{unset}")
         if "maxLength" in spec and len(value) > spec["maxLength"]:
             raise ArgumentError(f"`{name}` is too long ({len(value)} characters; at most {spec['maxLength']})")
         if "enum" in spec and value not in spec["enum"]:

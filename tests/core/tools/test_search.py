@@ -463,9 +463,12 @@ def test_offset_pages_through_the_same_ranking(engine):
     assert [hit.doc_id for hit in first.results] + [hit.doc_id for hit in second.results] == ids
     assert [hit.relevance for hit in second.results] == [hit.relevance for hit in whole.results[3:]]
     assert first.to_json()["next_offset"] == 3
+    every = search(engine, query="receipts shopping notes report", limit=50)
+    assert every.next_offset is None
     past = search(engine, query="receipts shopping notes report", limit=3, offset=400)
-    assert past.results == [] and any("No results past the first 400" in note for note in past.notes)
+    assert past.results == [] and any(f"The ranking ends at {len(every.results)} result(s)" in note for note in past.notes)
     assert "next_offset" not in past.to_json()
+    assert past.miss is first.miss is False and not past.guidance  # the query matches well; only the page is empty
 
 
 def test_the_listing_pages_and_counts_every_document_that_passes(engine):
@@ -476,3 +479,26 @@ def test_the_listing_pages_and_counts_every_document_that_passes(engine):
         offset = page.to_json().get("next_offset")
     listed = [doc_id for page in pages for doc_id in page]
     assert len(listed) == len(set(listed)) == search(engine, query="*", limit=50).to_json()["matching"] > 4
+
+
+def test_a_miss_names_at_most_ten_unknown_words_and_counts_the_others(engine):
+    words = [f"zqx{chr(97 + n)}{chr(97 + n)}vv" for n in range(14)]
+    result = search(engine, query=" ".join(words))
+    assert result.miss and result.absent_words == words
+    named = result.guidance[0]
+    assert all(f"'{word}'" in named for word in words[:10]) and f"'{words[10]}'" not in named
+    assert "and 4 other word(s)" in named
+
+
+@pytest.mark.parametrize("arguments", [{"library": ""}, {"path_glob": " "}, {"modified_after": ""}, {"modified_before": ""}])
+def test_an_empty_filter_is_refused_not_read_as_no_filter(engine, arguments):
+    """A client templating an unset variable into `library` searched every library without a word."""
+    with pytest.raises(ArgumentError, match=r"must not be empty \(an unset variable\?\): leave it out for no filter"):
+        search(engine, query="receipts", **arguments)
+
+
+@pytest.mark.parametrize("limit", ["٥", "５"])
+def test_numbers_given_as_text_take_ascii_digits_only(engine, limit):
+    with pytest.raises(ArgumentError, match="`limit` must be an integer"):
+        search(engine, query="receipts", limit=limit)
+    assert len(search(engine, query="receipts", limit=" 2 ").results) <= 2

@@ -62,7 +62,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "type": "string",
                 "minLength": 1,
                 "description": "Filter by file path. Substring-matched anywhere in the path (no leading or "
-                "trailing `*` needed); `*` matches any characters including `/`, `?` one character; "
+                "trailing `*` needed); `*` matches any characters including `/`, `?` one character, `[abc]` one "
+                "of a set (`\\[` a bracket; brackets a path holds as written are read as written); "
                 "case-sensitive. A full directory path scopes to that directory. Call `find_paths` "
                 "first when the real folder name is unknown.",
             },

@@ -3,6 +3,7 @@ when they leave none, whatever the query."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from linkly_ls.core.tools.common import compile_path_glob, parse_time, resolve_l
 from linkly_ls.core.tools.search_guidance import lead_guidance
 from linkly_ls.core.tools.search_results import SearchResult
 
+_UNESCAPED_BRACKET = re.compile(r"(?<!\\)\[")
 KNOWN_TYPES = ("md", "mdx", "txt", "html", "pdf", "docx", "epub", "pptx", "image")
 TYPE_ALIASES = {"markdown": "md", "htm": "html", "text": "txt"}
 #: an image format asked for by name: its images alone (`image` is every image)
@@ -49,6 +51,13 @@ def allowed_documents(engine: Engine, params: dict[str, Any]) -> list[str] | Non
         images = engine.catalog.documents_matching(name, ["image"], after, before)
         rows += [(doc_id, path) for doc_id, path in images if Path(path).suffix.lower() in image_suffixes]
     # a name may be stored composed (é) or decomposed (e + ´, as macOS writes names): both read alike
+    if glob is not None and "[" in params["path_glob"]:
+        # a path copied from a result (`Notion Export [1]/`) names its folder, brackets and all, not `Export 1/`
+        # beside it: brackets are a set only where they match nothing as written
+        literal = compile_path_glob(_UNESCAPED_BRACKET.sub(r"\\[", params["path_glob"]))
+        as_written = [doc_id for doc_id, path in rows if literal.search(unicodedata.normalize("NFC", path))]
+        if as_written:
+            return as_written
     return [doc_id for doc_id, path in rows if glob is None or glob.search(unicodedata.normalize("NFC", path))]
 
 

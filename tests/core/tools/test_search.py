@@ -502,3 +502,25 @@ def test_numbers_given_as_text_take_ascii_digits_only(engine, limit):
     with pytest.raises(ArgumentError, match="`limit` must be an integer"):
         search(engine, query="receipts", limit=limit)
     assert len(search(engine, query="receipts", limit=" 2 ").results) <= 2
+
+
+def test_a_folder_path_with_brackets_scopes_to_that_folder(tmp_path):
+    """Exports write `Notion Export [1]/`: as a set, `[1]` matched no path, so a copied path found nothing."""
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+
+    root = tmp_path / "docs"
+    for folder in ("Export [1]", "Export 1", "Export x"):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "note.md").write_text(f"# Note\n\nquince jam in {folder}\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="docs", paths=[root])]))
+    try:
+        engine.index()
+        in_folder = call_tool(engine, "search", {"query": "quince", "path_glob": f"{root}/Export [1]/"})
+        assert [Path(hit.path).parent.name for hit in in_folder.results] == ["Export [1]"]
+        as_set = call_tool(engine, "search", {"query": "quince", "path_glob": "Export [1x]/"})
+        assert sorted(Path(hit.path).parent.name for hit in as_set.results) == ["Export 1", "Export x"]
+        escaped = call_tool(engine, "search", {"query": "quince", "path_glob": "Export \\[1]/"})
+        assert [Path(hit.path).parent.name for hit in escaped.results] == ["Export [1]"]
+    finally:
+        engine.close()

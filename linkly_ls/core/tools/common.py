@@ -23,18 +23,18 @@ def counted(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def empty_index_notice(libraries: list[str], again: str) -> tuple[str, str]:
+def empty_index_notice(libraries: list[str], again: str) -> tuple[str, list[str]]:
     """(notice, advice) for an index, or the libraries asked for, without documents: why, and how to add
     some, rather than an answer that reads as if nothing matched. `again`: the tool to call once there are."""
     if not libraries:
-        return "No libraries yet: nothing is indexed.", (
+        return "No libraries yet: nothing is indexed.", [
             "Add a folder as a library: `linkly index ~/notes --library notes` (or a [[library]] table in the "
             f"config file, or open the folder in an editor with the linkly extension), then {again} again."
-        )
-    return "No documents indexed yet.", (
+        ]
+    return "No documents indexed yet.", [
         f"The libraries ({', '.join(libraries)}) hold no documents yet: indexing may still be running, or every "
         "file was skipped. `linkly status` (or `list_libraries`, with `skipped_count` and the reasons) says which."
-    )
+    ]
 
 
 def utc_now() -> str:

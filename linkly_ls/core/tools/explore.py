@@ -58,7 +58,7 @@ class ExploreResult:
     failed: list[dict[str, str]] = field(default_factory=list)
     #: without documents: why (as `search` says it), and what to do
     notice: str | None = None
-    guidance: str | None = None
+    guidance: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         data = {
@@ -79,7 +79,7 @@ class ExploreResult:
     def to_markdown(self) -> str:
         out = [f"## Explore: {self.scope} ({counted(self.document_count, 'document')})", ""]
         if self.notice:
-            out.append(f"**{self.notice}** {self.guidance}")
+            out.append(f"**{self.notice}** {' '.join(self.guidance)}")
             if not self.skipped_folders and not self.failed:
                 return "\n".join(out)
             out.append("")
@@ -146,7 +146,7 @@ def explore(engine: Engine, **arguments: Any) -> ExploreResult:
     ranked = sorted(keyword_docs.items(), key=lambda item: (-len(item[1]), item[0]))[:TOP_KEYWORDS]
     skipped_count, skipped_folders = _skipped_folders(engine, library.name if library else None)
     failures = [error for lib in libraries for error in engine.catalog.errors(lib.name)]
-    notice, guidance = empty_index_notice([lib.name for lib in libraries], "explore") if not records else (None, None)
+    notice, guidance = empty_index_notice([lib.name for lib in libraries], "explore") if not records else (None, [])
     return ExploreResult(
         scope=f"library {library.name}" if library else "all libraries",
         document_count=len(records),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -37,7 +37,7 @@ class FindPathsResult:
     directories: list[FolderCandidate]
     #: why nothing can match (an index, or a library, without documents) and what to do, as `explore` says it
     notice: str | None = None
-    guidance: str | None = None
+    guidance: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -51,12 +51,7 @@ class FindPathsResult:
 
     def to_markdown(self) -> str:
         if self.notice:
-            return f"**{self.notice}** {self.guidance}"
-        if not self.directories:
-            return (
-                f"No folder matches {', '.join(self.patterns)}. Matches in file names alone are not listed: "
-                "call `search` directly."
-            )
+            return f"**{self.notice}** {' '.join(self.guidance)}"
         out = [f"## Folders matching {', '.join(self.patterns)}", f"{self.total_files} file(s)", ""]
         for directory in self.directories:
             out.append(f"- {directory.path} ({counted(directory.file_count, 'file')}) · path_glob: `{escape_path_glob(directory.path)}`")
@@ -115,7 +110,10 @@ def find_paths(engine: Engine, **arguments: Any) -> FindPathsResult:
     ranked = sorted(buckets.items(), key=lambda item: (-item[1], item[0]))
     limit = params["limit"]
     libraries = [library.name] if library else [record.name for record in engine.libraries()]
-    notice, guidance = empty_index_notice(libraries, "find_paths") if not paths else (None, None)
+    notice, guidance = empty_index_notice(libraries, "find_paths") if not paths else (None, [])
+    if paths and not buckets:
+        notice = f"No folder matches {', '.join(params['patterns'])}."
+        guidance = ["Matches in file names alone are not listed: call `search` directly."]
     return FindPathsResult(
         patterns=params["patterns"],
         total_files=sum(buckets.values()),

@@ -82,6 +82,8 @@ class GrepResult:
             data["matches"] = [match.to_json() for match in self.matches]
             shown_to = self.offset + len(self.matches)
             data["next_offset"] = shown_to if shown_to < self.total_matches else None
+            if not self.matches and 0 < self.total_matches <= self.offset:
+                data["note"] = _past_the_end(self.offset, self.total_matches)
         return data
 
     def to_markdown(self) -> str:
@@ -122,7 +124,7 @@ def grep_markdown(data: dict[str, Any]) -> str:
             previous_end = entry["line"]
     shown_to = data["offset"] + len(data["matches"])
     if not data["matches"] and data["total_matches"] and data["offset"] >= data["total_matches"]:
-        out.append(f"[offset {data['offset']} is past the last match: there are {data['total_matches']}; start below that]")
+        out.append(f"[{_past_the_end(data['offset'], data['total_matches'])}]")
     if shown_to < data["total_matches"]:
         out.append(f"\n[{data['total_matches'] - shown_to} more match(es); continue with offset={shown_to}]")
     return "\n".join(out + on_disk_note(data))
@@ -209,3 +211,7 @@ def grep(engine: Engine, **arguments: Any) -> GrepResult | RemoteResult:
         offset=offset,
         output_mode=params["output_mode"],
     )
+
+
+def _past_the_end(offset: int, total: int) -> str:
+    return f"offset {offset} is past the last match: there are {total}; start below that"

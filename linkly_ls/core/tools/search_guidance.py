@@ -77,6 +77,5 @@ def filter_advice(params: dict[str, Any], folder_hint: bool = False) -> list[str
 def empty_index_result(engine: Engine, query: str) -> SearchResult:
     """A search of an index without documents: say why, and how to add some, rather than "no strong match"."""
     result = SearchResult(query=query, results=[], mode="keyword", mode_reason="the index holds no documents", miss=True)
-    result.notice, advice = empty_index_notice([library.name for library in engine.libraries()], "search")
-    result.guidance = [advice]
+    result.notice, result.guidance = empty_index_notice([library.name for library in engine.libraries()], "search")
     return result

@@ -24,7 +24,7 @@ def test_explore_of_an_empty_index_or_library_says_why_as_search_does(tmp_path):
     try:
         answer = call_tool(nothing, "explore", {})
         assert answer.to_json()["notice"] == "No libraries yet: nothing is indexed."
-        assert "then explore again" in answer.to_json()["guidance"]
+        assert "then explore again" in answer.to_json()["guidance"][0]
         assert "### Types" not in answer.to_markdown()
     finally:
         nothing.close()
@@ -33,7 +33,7 @@ def test_explore_of_an_empty_index_or_library_says_why_as_search_does(tmp_path):
     try:
         empty.index()
         answer = call_tool(empty, "explore", {"library": "empty"}).to_json()
-        assert answer["notice"] == "No documents indexed yet." and "(empty)" in answer["guidance"]
+        assert answer["notice"] == "No documents indexed yet." and "(empty)" in answer["guidance"][0]
     finally:
         empty.close()
 

@@ -20,6 +20,15 @@ def test_find_paths_buckets_folders_and_drops_filename_only_matches(engine):
     assert truncated["total_files"] == 5
 
 
+def test_no_folder_matching_says_so_and_what_to_do_in_json_as_in_text(engine):
+    """A JSON reader got `directories: []` and no word of calling `search` instead."""
+    answer = call_tool(engine, "find_paths", {"patterns": ["zzznope"]})
+    data = answer.to_json()
+    assert data["directories"] == [] and data["notice"] == "No folder matches zzznope."
+    assert data["guidance"] == ["Matches in file names alone are not listed: call `search` directly."]
+    assert answer.to_markdown() == "**No folder matches zzznope.** Matches in file names alone are not listed: call `search` directly."
+
+
 def test_a_pattern_that_spans_folders_buckets_under_the_folder_where_it_ends(engine):
     spanning = call_tool(engine, "find_paths", {"patterns": ["papers/[draft"]}).to_json()["directories"]
     assert [folder["path"] for folder in spanning] == [str(engine.root / "papers" / "[draft]*") + "/"]

@@ -63,6 +63,7 @@ def test_an_offset_past_the_last_match_says_so(engine):
     result = call_tool(engine, "grep", {"pattern": r"topic 3\b", "doc_id": doc_id, "offset": 100000})
     assert result.to_json()["matches"] == [] and result.total_matches == 171
     assert "[offset 100000 is past the last match: there are 171; start below that]" in result.to_markdown()
+    assert result.to_json()["note"] == "offset 100000 is past the last match: there are 171; start below that"
 
 
 def test_a_long_line_is_shown_around_its_match(tmp_path):

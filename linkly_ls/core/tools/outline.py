@@ -3,8 +3,9 @@ links each document has and how many lead to it (the `links` tool lists them).""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from linkly_ls.core.store.catalog import DocumentRecord
@@ -14,7 +15,7 @@ from linkly_ls.core.links.resolver import LinkResolver
 from linkly_ls.core.remote.names import split_doc_id
 from linkly_ls.core.tools.common import get_document, iso_utc, add_on_disk, on_disk_note
 from linkly_ls.core.tools.remote_documents import RemoteResult, ask_remote, rewrite_document
-from linkly_ls.core.errors import ArgumentError
+from linkly_ls.core.errors import ArgumentError, ToolError
 from linkly_ls.core.tools.validation import validate
 
 
@@ -44,6 +45,8 @@ class DocumentOutline:
 @dataclass
 class OutlineResult:
     documents: list[DocumentOutline]
+    #: the ids asked for that name no indexed document (removed since a search gave them), each with why
+    missing: list[dict[str, str]] = field(default_factory=list)
     #: the levels shown when deeper ones were collapsed to fit a size limit (`foldings`), else None
     levels_shown: int | None = None
     units = "documents"
@@ -69,14 +72,17 @@ class OutlineResult:
         return len(self.documents)
 
     def first_units(self, count: int) -> OutlineResult:
-        return OutlineResult(documents=self.documents[:count])
+        return OutlineResult(documents=self.documents[:count], missing=self.missing)
 
     def continuation(self, count: int) -> str:
         left_out = ", ".join(f'"{document.record.doc_id}"' for document in self.documents[count:])
         return f"ask for the others in another call: doc_ids [{left_out}]"
 
     def to_json(self) -> dict[str, Any]:
-        return {"documents": [document.to_json() for document in self.documents]}
+        data: dict[str, Any] = {"documents": [document.to_json() for document in self.documents]}
+        if self.missing:
+            data["missing"] = self.missing
+        return data
 
     def to_markdown(self) -> str:
         return outline_markdown(self.to_json())
@@ -96,6 +102,7 @@ def outline_markdown(data: dict[str, Any]) -> str:
         _markdown_nodes(document["nodes"], 0, out)
         out.extend(on_disk_note(document))
         out.append("")
+    out.extend(f"_Not outlined: {entry['error']}._" for entry in data.get("missing", []))
     return "\n".join(out).rstrip()
 
 
@@ -174,8 +181,15 @@ def outline(engine: Engine, **arguments: Any) -> OutlineResult | RemoteResult:
         return _outline_anywhere(engine, doc_ids, expand)
     documents: list[DocumentOutline] = []
     resolver = LinkResolver(engine.catalog)
+    missing: list[dict[str, str]] = []
     for index, doc_id in enumerate(doc_ids):
-        record = get_document(engine.catalog, doc_id, f"doc_ids[{index}]")
+        try:
+            record = get_document(engine.catalog, doc_id, f"doc_ids[{index}]")
+        except ArgumentError:
+            raise
+        except ToolError as error:
+            missing.append({"doc_id": doc_id, "error": str(error)})
+            continue
         documents.append(
             DocumentOutline(
                 record=record,
@@ -184,18 +198,26 @@ def outline(engine: Engine, **arguments: Any) -> OutlineResult | RemoteResult:
                 backlinks=len(resolver.backlinks(record, from_itself=False)),
             )
         )
+    if not documents:  # none of them: the call itself failed
+        raise ToolError(missing[0]["error"] if len(missing) == 1 else "; ".join(entry["error"] for entry in missing))
     if expand is not None:
         _check_expand(expand, [document.record.outline for document in documents])
-    return OutlineResult(documents=documents)
+    return OutlineResult(documents=documents, missing=missing)
 
 
 def _check_expand(expand: set[str], trees: list[list[OutlineNode]]) -> None:
     unknown = sorted(expand - set().union(*(_all_ids(tree) for tree in trees)))
-    if unknown:
+    if not unknown:
+        return
+    if not any(trees):
         raise ArgumentError(
-            f"`expand` names node(s) {', '.join(unknown)} that are not in the outline; "
-            "use ids shown by outline, like \"2\" or \"3.1\""
+            "`expand` names nodes, but the document has no outline (has_outline: false): leave `expand` out, "
+            "and `grep` or `read` it instead"
         )
+    raise ArgumentError(
+        f"`expand` names node(s) {', '.join(json.dumps(node) for node in unknown)} that are not in the outline; "
+        "use ids shown by outline, like \"2\" or \"3.1\""
+    )
 
 
 def _outline_anywhere(engine: Engine, doc_ids: list[str], expand: set[str] | None) -> RemoteResult:

@@ -10,6 +10,7 @@ to try instead.
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from collections.abc import Callable
@@ -261,7 +262,19 @@ def _distinct_works(
                 groups.add(facts[document.doc_id])
         if groups.full:
             break
-    return [(by_id[lead.doc_id], others) for lead, others in groups.works]
+    return [(by_id[lead.doc_id], others) for lead, others in map(_live_copy_first, groups.works)]
+
+
+def _live_copy_first(work: tuple[WorkFacts, list[WorkFacts]]) -> tuple[WorkFacts, list[WorkFacts]]:
+    """The work shown by a copy still on disk when its best-ranked file is gone (moved away, not yet
+    re-indexed): the same text, at a path that opens."""
+    lead, others = work
+    if not others or os.path.exists(lead.path):
+        return work
+    live = next((other for other in others if other.content_hash == lead.content_hash and os.path.exists(other.path)), None)
+    if live is None:
+        return work
+    return live, [lead if other is live else other for other in others]
 
 
 def _make_hit(

@@ -35,6 +35,20 @@ def test_many_copies_of_a_file_show_once_and_leave_room_for_other_documents(engi
     assert len(copies) == 79 and all(Path(copy.path).name.startswith("copy-") for copy in copies)
 
 
+def test_a_copy_still_on_disk_shows_the_work_when_the_best_ranked_file_is_gone(engine_for, library_dir):
+    """A file moved away (not yet re-indexed) led its work as `deleted`, its live copy under `also_as`."""
+    text = "# Tides\n\nSpring tides and neap tides.\n"
+    for name in ("a.md", "b.md"):
+        (library_dir / name).write_text(text, encoding="utf-8")
+    engine = engine_for(library_dir)
+    engine.index()
+    before = call_tool(engine, "search", {"query": "spring neap tides", "limit": 1}).results[0]
+    Path(before.path).unlink()
+    (hit,) = call_tool(engine, "search", {"query": "spring neap tides", "limit": 1}).results
+    assert Path(hit.path).exists() and [other.path for other in hit.also_as] == [before.path]
+    assert "on_disk" not in hit.to_json()
+
+
 def test_a_chapter_and_the_slides_converted_from_it_are_one_result_naming_both(engine_for, tmp_path):
     library = copy_rust_chapters_and_slides(tmp_path)
     engine = engine_for(library)

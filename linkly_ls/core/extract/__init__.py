@@ -76,8 +76,9 @@ _MODULES: dict[str, str] = {
 #: in pdf 6, epub 3 and pptx 4, a section ends before the page marker above the next heading; md 3 and
 #: mdx 3: a wikilink naming a file with its suffix (`![[diagram.png]]`) is stored under that file's name, the
 #: front matter's aliases, tags and wikilinks are read; txt 4: a subsection whose name starts with a number
-#: (`10.3.5 304 Not Modified`) is a heading
-EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 4, "pdf": 6, "pptx": 4, "html": 3, "epub": 3, "docx": 3, "md": 3, "mdx": 3}
+#: (`10.3.5 304 Not Modified`) is a heading; txt 5, md 4, mdx 4 and html 4: binary data under a text
+#: file's name (an executable named .txt) fails instead of being read as mojibake
+EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 5, "pdf": 6, "pptx": 4, "html": 4, "epub": 3, "docx": 3, "md": 4, "mdx": 4}
 
 
 #: in the warning of a file whose content is another format than its name says (read as what it is)

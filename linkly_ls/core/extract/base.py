@@ -94,12 +94,48 @@ def _normalise_newlines(text: str) -> str:
 
 
 def read_bytes(path: Path, limits: ExtractLimits) -> bytes:
+    """A text file's bytes (Markdown, plain text, HTML); refused when they are no text at all."""
     size = path.stat().st_size
     if size > limits.max_file_bytes:
         raise ExtractionError(
             f"file is {size:,} bytes, over the {limits.max_file_bytes:,}-byte limit ([limits] max_file_mb)"
         )
-    return path.read_bytes()
+    data = path.read_bytes()
+    if is_binary(data):
+        raise ExtractionError(
+            f"binary content, not text: the file holds NUL bytes as programs and data files do (an executable, "
+            f"an archive or a database saved as {path.suffix or 'a text file'}?)"
+        )
+    return data
+
+
+#: how much of a file's start tells text from binary data
+_BINARY_PROBE_BYTES = 8192
+
+
+def is_binary(data: bytes) -> bool:
+    """Whether the bytes are data rather than text: NUL bytes in the first 8 KB, as in executables, images
+    and archives, unless those bytes read as UTF-16 or UTF-32 text without a byte order mark (whose ASCII
+    characters hold NULs; `decode_text` reads such text). A lone stray NUL in a long text is no verdict."""
+    head = data[:_BINARY_PROBE_BYTES]
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        return False
+    if head.count(0) < max(2, len(head) // 1000):
+        return False
+    return not any(_reads_as_text(head, encoding) for encoding in ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"))
+
+
+def _reads_as_text(head: bytes, encoding: str) -> bool:
+    """Whether `head` decodes in `encoding` to characters that are nearly all printable, some of them spaces
+    or line breaks (random bytes read as UTF-16 hold lone surrogates; an executable, runs of U+0000, and
+    its ASCII names read as a line of CJK characters without a space)."""
+    whole = head[: len(head) - len(head) % 4]
+    text = whole.decode(encoding, errors="replace")
+    if text.count("\ufffd") > 1:  # (a pair of surrogates cut at the end of the probe is one)
+        return False
+    printable = sum(1 for char in text if char.isprintable() or char in "\t\n\r\f")
+    spaces = sum(text.count(char) for char in " \n\u3000")
+    return printable >= 0.95 * len(text) and spaces * 500 >= len(text)
 
 
 def title_from_path(path: Path) -> str:

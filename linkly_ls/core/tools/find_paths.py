@@ -79,7 +79,7 @@ def bucket_for(path: str, patterns: list[str]) -> str | None:
     """The folder a path is counted under: the one whose name holds the end of the earliest match (a
     pattern may span folders, `lib/notes`), the file's own folder when the match runs into its name. A
     folder named the pattern itself comes first: `de` means `astro-docs/de/`, not the `web-dev/` above it."""
-    path = unicodedata.normalize("NFC", path)
+    written, path = path, unicodedata.normalize("NFC", path)
     folded = _fold(path)
     file_start = path.rfind("/") + 1
     best: tuple[bool, int, int] | None = None
@@ -94,7 +94,14 @@ def bucket_for(path: str, patterns: list[str]) -> str | None:
     _, position, negative_length = best
     length = -negative_length
     end = path.find("/", min(max(position + 1, position + length - 1), file_start - 1))
-    return path[:end] if end != -1 else None
+    if end == -1:
+        return None
+    # the folder as its path is written on disk (macOS writes `Résumés` decomposed): one that opens
+    folders = path[:end].count("/")
+    cut = -1
+    for _ in range(folders + 1):
+        cut = written.find("/", cut + 1)
+    return written[:cut]
 
 
 def find_paths(engine: Engine, **arguments: Any) -> FindPathsResult:

@@ -437,3 +437,12 @@ def test_what_linkly_index_cannot_take_is_refused_before_anything_is_written(tmp
         assert result.returncode == 2 and fragment in result.stderr and len(result.stderr) < 3_000, (arguments, result.stderr[:300])
     listed = json.loads(run(environment, "list-libraries", "--json").stdout)["libraries"]
     assert [(library["name"], library["paths"]) for library in listed] == [("cfg", [str(notes)])]
+
+
+def test_a_link_that_loops_or_leads_nowhere_is_a_usage_error_naming_it(env, tmp_path):
+    (tmp_path / "loop-a").symlink_to(tmp_path / "loop-b")
+    (tmp_path / "loop-b").symlink_to(tmp_path / "loop-a")
+    (tmp_path / "dangling.md").symlink_to(tmp_path / "gone.md")
+    for name, said in (("loop-a", "loop-a is a symbolic link that loops"), ("dangling.md", "dangling.md does not exist (a symbolic link to")):
+        result = run(env, "index", str(tmp_path / name), "--library", "links")
+        assert result.returncode == 2 and said in result.stderr and "internal error" not in result.stderr, result.stderr

@@ -150,7 +150,7 @@ class Engine:
                 name=library.name,
                 description=library.description,
                 # by their real path: indexing refuses a file reached through a link (core/extract/source.py)
-                paths=[str(path.expanduser().resolve()) for path in library.paths],
+                paths=[str(real_path(path)) for path in library.paths],
                 include=library.include,
                 exclude=library.exclude,
                 origin=library.origin,  # "config" (the file) or "editor" (a language server's settings)
@@ -239,11 +239,12 @@ class Engine:
         library's, so the new one would stay empty. `respect_gitignore`: None keeps an existing
         library's setting (a new one honours ignore files).
         """
-        resolved = [path.expanduser().resolve() for path in paths]
+        resolved = [real_path(path) for path in paths]
         data_dir = self.data_dir.resolve()
-        for path in resolved:
+        for given, path in zip(paths, resolved):
             if not path.exists():
-                raise ConfigError(f"{shown_path(path)} does not exist")
+                link = f" (a symbolic link to {shown_path(path)}, which is missing)" if path != given.expanduser().absolute() else ""
+                raise ConfigError(f"{shown_path(given.expanduser())} does not exist{link}")
             if shown_path(path) != str(path):  # bytes that are not UTF-8: no name the index can keep
                 raise ConfigError(
                     f"{shown_path(path)}: its name is not UTF-8 text, which the index keeps paths in; rename it "
@@ -342,6 +343,14 @@ class Engine:
             self.indexer.close()
         self.keyword.close()
         self.catalog.close()
+
+
+def real_path(path: Path) -> Path:
+    """The path with its links followed, as a library keeps it; a link that loops is a ConfigError."""
+    try:
+        return path.expanduser().resolve()
+    except (RuntimeError, OSError) as error:  # Python 3.11-3.12 raise RuntimeError on a loop, 3.13 OSError
+        raise ConfigError(f"{shown_path(path.expanduser())} is a symbolic link that loops ({error})") from None
 
 
 def shown_path(path: Path) -> str:

@@ -87,6 +87,9 @@ class ExtractedDocument:
     links: list[Link] = field(default_factory=list)
     #: other names a note goes by (front matter `aliases:`, as Obsidian writes them): a wikilink may name it by them
     aliases: list[str] = field(default_factory=list)
+    #: the places a link's fragment may name besides headings: an HTML page's element ids and `<a name>`s ->
+    #: the line where their text starts (`page.html#realroots` leads to the definition of realroots)
+    anchors: dict[str, int] = field(default_factory=dict)
 
 
 class ExtractionError(Exception):

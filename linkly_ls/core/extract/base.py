@@ -171,6 +171,7 @@ def cap_lines(document: ExtractedDocument, limits: ExtractLimits) -> None:
         _remap_outline(document.outline, move, move_end)
         document.page_starts = [move(start) for start in document.page_starts]
         _remap_links(document, move, width)
+        document.anchors = {name: move(line) for name, line in document.anchors.items()}
         document.lines = wrapped
         document.warnings.append(
             f"{split_count} line(s) longer than {width:,} characters were wrapped ([limits] max_line_chars)"
@@ -182,6 +183,7 @@ def cap_lines(document: ExtractedDocument, limits: ExtractLimits) -> None:
         _remap_outline(document.outline, lambda n: min(n, last), lambda n: min(n, last))
         document.page_starts = [start for start in document.page_starts if start <= last]
         document.links = [link for link in document.links if link.line <= last]
+        document.anchors = {name: min(line, last) for name, line in document.anchors.items()}
         for link in document.links:
             if link.target_line is not None:
                 link.target_line = min(link.target_line, last)

@@ -63,7 +63,12 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
     lines, outline = builder.finish()
     title = _first_h1(builder.headings) or page_title or _first_heading(builder.headings) or title_from_path(path)
     return ExtractedDocument(
-        lines=lines, title=title, doc_type="html", outline=outline, links=page_links(renderer, len(lines))
+        lines=lines,
+        title=title,
+        doc_type="html",
+        outline=outline,
+        links=page_links(renderer, len(lines)),
+        anchors={name: min(line, max(len(lines), 1)) for name, line in renderer.anchors.items()},
     )
 
 

@@ -40,6 +40,7 @@ class DocumentStore:
         self._unsaved: list[tuple[DocumentRecord, list[str]]] = []
         self._unsaved_links: dict[str, list[LinkRecord]] = {}
         self._unsaved_aliases: dict[str, list[str]] = {}
+        self._unsaved_anchors: dict[str, dict[str, int]] = {}
         self.after_flush: list[FlushCallback] = []
 
     def record_ocr_failure(self, path: str, message: str) -> None:
@@ -104,6 +105,7 @@ class DocumentStore:
         self._unsaved.append((record, document.lines))
         self._unsaved_links[record.doc_id] = link_records(document.links, record.path)
         self._unsaved_aliases[record.doc_id] = document.aliases
+        self._unsaved_anchors[record.doc_id] = document.anchors
         self._chunk_cache[record.doc_id] = IndexedChunks(
             doc_id=record.doc_id,
             title=record.title,
@@ -117,8 +119,9 @@ class DocumentStore:
         unsaved, self._unsaved = self._unsaved, []
         links, self._unsaved_links = self._unsaved_links, {}
         aliases, self._unsaved_aliases = self._unsaved_aliases, {}
+        anchors, self._unsaved_anchors = self._unsaved_anchors, {}
         try:
-            read_again = self.catalog.put_documents(unsaved, links, EXTRACTOR_VERSIONS, aliases)
+            read_again = self.catalog.put_documents(unsaved, links, EXTRACTOR_VERSIONS, aliases, anchors)
             cut_again(self.catalog, read_again)
         except Exception:
             for record, _ in unsaved:  # not in the catalog: the next run reads these files again

@@ -39,7 +39,7 @@ class ResolvedLink:
         if self.status == "missing":
             return f"link target not found: {self.target}"
         if self.status == "missing_heading":
-            return f"no heading #{self.target.partition('#')[2]} in {self.title or self.path}"
+            return f"no heading or anchor #{self.target.partition('#')[2]} in {self.title or self.path}"
         if self.status == "missing_block":
             return f"no block #{self.target.partition('#')[2]} in {self.title or self.path}"
         if self.status == "ambiguous":

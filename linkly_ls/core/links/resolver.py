@@ -34,6 +34,7 @@ import os
 import posixpath
 import re
 from pathlib import Path
+from urllib.parse import unquote
 
 from linkly_ls.core.document import OutlineNode
 from linkly_ls.core.links.headings import HeadingIndex, SectionIndex
@@ -284,6 +285,13 @@ class LinkResolver:
             resolved.target_line = target.page_starts[number - 1]
             # the page's first line after its marker: a section that starts the page is the one shown
             self._set_heading(resolved, self._section_at(target, resolved.target_line + 1))
+            return
+        if target.doc_type == "html" and self.catalog.has_anchors(target.doc_id):
+            # an element's id (`maxima_102.html#realroots`, Texinfo's `#index-…`, Sphinx's `#pathlib.Path.glob`)
+            line = self.catalog.anchor_line(target.doc_id, fragment) or self.catalog.anchor_line(target.doc_id, unquote(fragment))
+            resolved.status = "ok" if line is not None else "missing_heading"
+            resolved.target_line = line or 1
+            self._set_heading(resolved, self._section_at(target, line) if line is not None else None)
             return
         if target.doc_type in _NOTE_TYPES:
             line = explicit_anchor_line(self.catalog.lines(target.doc_id), fragment)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from linkly_ls.core.store.line_blocks import decode_range, is_blocked
-from linkly_ls.core.store.link_rows import LinkReads, drop_links, replace_aliases, replace_links
+from linkly_ls.core.store.link_rows import LinkReads, drop_links, replace_aliases, replace_anchors, replace_links
 from linkly_ls.core.store.line_cache import DocumentText, LineCache
 from linkly_ls.core.store.queries import BATCH, CatalogReads, LayoutCache
 from linkly_ls.core.store.records import (
@@ -95,6 +95,7 @@ class Catalog(CatalogReads, LinkReads):
             doc_ids = [row[0] for row in db.execute("SELECT doc_id FROM documents WHERE library = ?", (name,))]
             db.executemany("INSERT OR IGNORE INTO tombstones(doc_id) VALUES (?)", [(doc_id,) for doc_id in doc_ids])
             db.execute("DELETE FROM aliases WHERE doc_id IN (SELECT doc_id FROM documents WHERE library = ?)", (name,))
+            db.execute("DELETE FROM anchors WHERE doc_id IN (SELECT doc_id FROM documents WHERE library = ?)", (name,))
             db.execute("DELETE FROM documents WHERE library = ?", (name,))
             db.execute("DELETE FROM errors WHERE library = ?", (name,))
             db.execute("DELETE FROM skipped WHERE library = ?", (name,))
@@ -124,9 +125,10 @@ class Catalog(CatalogReads, LinkReads):
         links: dict[str, list[LinkRecord]] | None = None,
         extractor_versions: Mapping[str, int] | None = None,
         aliases: dict[str, list[str]] | None = None,
+        anchors: dict[str, dict[str, int]] | None = None,
     ) -> list[str]:
-        """Insert or replace documents, their links and their aliases (`links` and `aliases` by doc_id;
-        none when absent), in one transaction (one commit, not one per document); each records the
+        """Insert or replace documents, their links, aliases and anchors (`links`, `aliases` and `anchors` by
+        doc_id; none when absent), in one transaction (one commit, not one per document); each records the
         version of its type's extractor (`extractor_versions`, 1 for the types not named).
 
         Returns the doc_ids whose content was already in the catalog: read again, not changed."""
@@ -152,6 +154,7 @@ class Catalog(CatalogReads, LinkReads):
             for record, _ in documents:
                 replace_links(db, record.doc_id, links.get(record.doc_id, []))
                 replace_aliases(db, record.doc_id, (aliases or {}).get(record.doc_id, []))
+                replace_anchors(db, record.doc_id, (anchors or {}).get(record.doc_id, {}))
         for record, _ in documents:
             self._forget_lines(record.doc_id)
         return read_again
@@ -184,6 +187,7 @@ class Catalog(CatalogReads, LinkReads):
             db.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
             drop_links(db, doc_id)
             replace_aliases(db, doc_id, [])
+            replace_anchors(db, doc_id, {})
             db.execute("INSERT OR IGNORE INTO tombstones(doc_id) VALUES (?)", (doc_id,))
         self._forget_lines(doc_id)
 

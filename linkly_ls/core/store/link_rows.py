@@ -63,6 +63,12 @@ def replace_aliases(db: Connection, doc_id: str, aliases: list[str]) -> None:
     db.executemany("INSERT INTO aliases(doc_id, key) VALUES (?, ?)", [(doc_id, key) for key in keys if key])
 
 
+def replace_anchors(db: Connection, doc_id: str, anchors: dict[str, int]) -> None:
+    """Inside the caller's transaction: the document's anchors (name -> line) become `anchors`."""
+    db.execute("DELETE FROM anchors WHERE doc_id = ?", (doc_id,))
+    db.executemany("INSERT INTO anchors(doc_id, name, line) VALUES (?, ?, ?)", [(doc_id, name, line) for name, line in anchors.items()])
+
+
 def drop_links(db: Connection, doc_id: str) -> None:
     db.execute("DELETE FROM links WHERE source_id = ?", (doc_id,))
 
@@ -123,6 +129,15 @@ class LinkReads:
             (doc_id,),
         )
         return {fragment[len("nameddest=") :]: line for fragment, line in rows}
+
+    def anchor_line(self, doc_id: str, name: str) -> int | None:
+        """The line of a document's anchor `name` (an HTML element id), None when it has none of that name."""
+        row = self.connect().execute("SELECT line FROM anchors WHERE doc_id = ? AND name = ?", (doc_id, name)).fetchone()
+        return row[0] if row else None
+
+    def has_anchors(self, doc_id: str) -> bool:
+        """Whether the catalog knows any anchor of the document (a page read before anchors were kept has none)."""
+        return self.connect().execute("SELECT 1 FROM anchors WHERE doc_id = ? LIMIT 1", (doc_id,)).fetchone() is not None
 
     def link_count(self, doc_id: str) -> int:
         """How many links a document has."""

@@ -102,6 +102,8 @@ CREATE INDEX IF NOT EXISTS links_target_name ON links(target_name);
 CREATE TABLE IF NOT EXISTS aliases (doc_id TEXT NOT NULL, key TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS aliases_key ON aliases(key);
 CREATE INDEX IF NOT EXISTS aliases_doc ON aliases(doc_id);
+CREATE TABLE IF NOT EXISTS anchors (doc_id TEXT NOT NULL, name TEXT NOT NULL, line INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS anchors_doc ON anchors(doc_id, name);
 """
 
 #: column additions of later schema versions, applied to a catalog an older version created

@@ -8,6 +8,7 @@ those, a `file:` location is found again by the line's text.
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
 import threading
@@ -22,6 +23,7 @@ MAX_SOURCE_BYTES = 16 * 2**20
 NEIGHBOURS = 3
 _TAG = re.compile(r"<[^>]*>")
 _NOT_WORD = re.compile(r"[\W_]+")
+_HEADING_TAG = re.compile(r"<h[1-6][\s>]", re.I)
 
 
 def normalise(text: str) -> str:
@@ -125,8 +127,8 @@ def source_line(canonical: list[str], source: list[str], line: int) -> int:
 def anchor_outline(nodes: list[OutlineNode], buffer_lines: list[str]) -> list[OutlineNode]:
     """Re-place an outline on the buffer lines where its titles stand (Markdown markup, HTML source).
 
-    Titles are searched in document order, a line that is just the title
-    (`### The String Type`) before one that mentions it; a title that is
+    Titles are searched in document order, an HTML heading tag's line holding the title first, then a
+    line that is just the title (`### The String Type`), then one that mentions it; a title that is
     not found goes after the previous heading, so order and nesting never break.
     """
     flat: list[OutlineNode] = []
@@ -138,11 +140,15 @@ def anchor_outline(nodes: list[OutlineNode], buffer_lines: list[str]) -> list[Ou
 
     walk(nodes)
     normalised = [normalise(line) for line in buffer_lines]
+    tagged = [number for number, line in enumerate(buffer_lines) if "<" in line and _HEADING_TAG.search(line)]
     headings: list[Heading] = []
     cursor = 0
     for node in flat:
         title = normalise(node.title)
-        found = next((i for i in range(cursor, len(normalised)) if title and title == normalised[i]), None)
+        # an HTML heading's own line, not the sidebar's or the contents' entry naming it above
+        found = next((i for i in tagged[bisect.bisect_left(tagged, cursor) :] if title and title in normalised[i]), None)
+        if found is None:
+            found = next((i for i in range(cursor, len(normalised)) if title and title == normalised[i]), None)
         if found is None:
             found = next((i for i in range(cursor, len(normalised)) if title and title in normalised[i]), None)
         line = found if found is not None else min(cursor, max(len(buffer_lines) - 1, 0))

@@ -83,3 +83,19 @@ def test_anchor_outline_on_html_source() -> None:
     outline = build_outline([Heading(1, "Guide", 1), Heading(2, "Install pip", 3)], 4)
     (guide,) = anchor_outline(outline, page)
     assert guide.start_line == 2 and guide.children[0].start_line == 4
+
+
+def test_html_headings_are_placed_on_their_tags_not_on_the_contents_entries_above():
+    """Sphinx and Node pages list every section in a contents block first: the symbols jumped there."""
+    source = [
+        "<ul>",
+        '<li><a href="#">Logging HOWTO</a><ul>',
+        '<li><a href="#when">When to use logging</a></li>',
+        "</ul></li></ul>",
+        '<h1>Logging HOWTO<a class="headerlink" href="#logging-howto">¶</a></h1>',
+        "<p>Text.</p>",
+        '<section><h3>When to use logging<a class="headerlink" href="#when">¶</a></h3>',
+    ]
+    outline = build_outline([Heading(level=1, title="Logging HOWTO", line=1), Heading(level=3, title="When to use logging", line=3)], 4)
+    placed = anchor_outline(outline, source)
+    assert [(node.title, node.start_line) for node in placed + placed[0].children] == [("Logging HOWTO", 5), ("When to use logging", 7)]

@@ -1,7 +1,7 @@
 """EPUB: chapters in spine order, the book's own table of contents as the outline.
 
 Each spine document starts with a `--- chapter N: title ---` line and is
-rendered like an HTML page (html.HtmlRenderer). Table-of-contents links are
+rendered like an HTML page (html_render.HtmlRenderer). Table-of-contents links are
 resolved to the line of the element their #fragment names, or to the
 chapter's heading, or to the chapter marker. Books without a table of
 contents get their outline from the chapters' h1-h6.
@@ -24,7 +24,8 @@ from linkly_ls.core.extract.epub_package import (
     read_from_zip,
     read_with_ebooklib,
 )
-from linkly_ls.core.extract.html import HtmlRenderer, node_text, parse_html
+from linkly_ls.core.extract.html import parse_html
+from linkly_ls.core.extract.html_render import HtmlRenderer, node_text
 from linkly_ls.core.extract.zipguard import open_checked_zip
 
 _NON_WORD = re.compile(r"[\W_]+")

@@ -2,9 +2,8 @@
 
 Page chrome (scripts, navigation, site headers and footers, Wikipedia and
 Sphinx/DocBook navigation) is removed first; the main content element is
-preferred when the page marks one. Block elements become lines, tables become
-`cell | cell` rows and `pre` keeps its lines. The EPUB extractor reuses
-`parse_html`, `node_text` and `HtmlRenderer` for its chapters.
+preferred when the page marks one; `html_render.HtmlRenderer` writes it as
+lines. The EPUB extractor reuses `parse_html` for its chapters.
 """
 
 from __future__ import annotations
@@ -16,11 +15,8 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from linkly_ls.core.document import ExtractedDocument, ExtractionError, Heading, LineBuilder, Link
 from linkly_ls.core.extract.base import ExtractLimits, decode_text, read_bytes, title_from_path
+from linkly_ls.core.extract.html_render import HtmlRenderer, node_text
 
-_SKIP_TAGS = frozenset(
-    {"script", "style", "noscript", "template", "svg", "math", "nav", "aside", "iframe",
-     "object", "canvas", "head", "title", "meta", "link", "button", "select", "input", "textarea"}
-)
 _CHROME_SELECTORS = (
     "[role=navigation], [role=banner], [role=contentinfo], [role=complementary], [role=search], "
     ".mw-editsection, .mw-jump-link, #siteSub, #contentSub, .vector-page-toolbar, "
@@ -28,16 +24,19 @@ _CHROME_SELECTORS = (
     ".vector-dropdown, .mw-indicators, #toc, .toc, .navbox, .navbox-styles, .printfooter, "
     "#catlinks, .catlinks, .noprint, sup.reference, .mw-cite-backlink, .navigation-not-searchable, "
     "a.headerlink, .docnav, .navheader, .navfooter, #banner, p#title, .sphinxsidebar, div.related, "
-    ".skip-link, .skip-to-content, .breadcrumbs, .breadcrumb, .navbar, table.sidebar"
+    ".skip-link, .skip-to-content, .breadcrumbs, .breadcrumb, .navbar, table.sidebar, "
+    # LaTeX2HTML's panels; heading and definition permalinks (Node's `#` and `[src]`, Texinfo's `¶`); code
+    # blocks' copy buttons
+    "div.navigation, a.mark, a.srclink, a.copiable-anchor, a.copiable-link, a.anchor-link, a.anchorjs-link, "
+    "a.heading-anchor, a.hash-link, .copy-button, .clipboard-button"
 )
+#: panels that may hold a page's own header (its title) elsewhere, chrome only when they link to the pages
+#: around it: Texinfo's `Next: … Previous: … Up: …` bar, at the top and bottom of every page it writes
+_NEIGHBOUR_PANELS = "div.header, div.nav-panel, table.navigation"
+_NEIGHBOUR_LINKS = "a[rel=next], a[rel=prev], a[rel=previous], a[rel=up], a[accesskey=n], a[accesskey=p]"
+#: a first <h1> that names a part of the page, not the page: the `<title>` says more (pod2html's `NAME`)
+_GENERIC_H1 = re.compile(r"^(name|contents|table of contents|index|overview|synopsis|description|introduction)$", re.I)
 _CONTENT_SELECTORS = ("main", "[role=main]", "article", "#content", "#bodyContent")
-_PARAGRAPH_TAGS = frozenset(
-    {"p", "div", "section", "article", "main", "blockquote", "figure", "ul", "ol", "dl", "aside",
-     "address", "details", "fieldset", "center", "hr", "form"}
-)
-_LINE_TAGS = frozenset({"li", "dt", "dd", "figcaption", "summary", "caption", "legend", "tr", "body", "html"})
-_HEADING_TAGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
-_BLOCK_TAGS = _PARAGRAPH_TAGS | _LINE_TAGS | _HEADING_TAGS.keys() | {"pre", "table", "br"}
 _WINDOWS_1252_LABELS = frozenset({"iso-8859-1", "iso8859-1", "latin1", "latin-1", "us-ascii", "ascii"})
 #: deeper nesting is refused: HTML parsers take time quadratic in the depth (100,000 levels: 15 s per MB)
 MAX_NESTING = 5_000
@@ -61,7 +60,10 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
     if root is not None:
         renderer.render(root)
     lines, outline = builder.finish()
-    title = _first_h1(builder.headings) or page_title or _first_heading(builder.headings) or title_from_path(path)
+    first_h1 = _first_h1(builder.headings)
+    if first_h1 and page_title and _GENERIC_H1.match(first_h1):
+        first_h1 = None
+    title = first_h1 or page_title or _first_heading(builder.headings) or title_from_path(path)
     return ExtractedDocument(
         lines=lines,
         title=title,
@@ -139,6 +141,9 @@ def remove_chrome(tree: LexborHTMLParser) -> None:
     """Drop navigation and site furniture; header/footer only outside the article itself."""
     for node in tree.css(_CHROME_SELECTORS):
         node.decompose()
+    for node in tree.css(_NEIGHBOUR_PANELS):
+        if node.css_first(_NEIGHBOUR_LINKS) is not None:
+            node.decompose()
     for node in tree.css("header, footer"):
         if not _has_ancestor(node, {"article", "main"}):
             node.decompose()
@@ -149,12 +154,12 @@ def content_root(tree: LexborHTMLParser) -> LexborNode | None:
     body = tree.body or tree.root
     if body is None:
         return None
-    body_chars = len(body.text(deep=True, strip=True))
+    body_chars = len(node_text(body))  # without the navigation and sidebars left out of the text anyway
     for selector in _CONTENT_SELECTORS:
         found = tree.css(selector)
         if len(found) != 1:
             continue
-        if len(found[0].text(deep=True, strip=True)) >= 0.2 * body_chars:
+        if len(node_text(found[0])) >= 0.2 * body_chars:
             return found[0]
     return body
 
@@ -181,196 +186,3 @@ def _has_ancestor(node: LexborNode, tags: set[str]) -> bool:
             return True
         parent = parent.parent
     return False
-
-
-#: the marks of an <aside> that holds a note of the text, kept where other asides (sidebars) are left out:
-#: docutils writes every footnote as <aside class="footnote">, EPUB 3 as <aside epub:type="footnote">
-_NOTE_WORDS = ("footnote", "endnote", "rearnote")
-_NOTE_ROLES = frozenset({"note", "doc-footnote", "doc-endnote", "doc-rearnote"})
-
-
-def _skipped(node: LexborNode, tag: str | None) -> bool:
-    """Whether an element's text is left out: scripts, forms, navigation, and asides that hold no note."""
-    if tag == "aside":
-        attributes = node.attributes
-        marks = f"{attributes.get('class') or ''} {attributes.get('epub:type') or ''}".lower()
-        return not (any(word in marks for word in _NOTE_WORDS) or (attributes.get("role") or "") in _NOTE_ROLES)
-    return tag in _SKIP_TAGS or tag == "-comment" or tag is None
-
-
-def node_text(node: LexborNode) -> str:
-    """All visible text under `node` on one line; block boundaries and <br> become spaces."""
-    parts: list[str] = []
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        tag = current.tag
-        if tag == "-text":
-            parts.append(current.text_content or "")
-            continue
-        if _skipped(current, tag):
-            continue
-        if tag == "br" or tag in _PARAGRAPH_TAGS or tag in _LINE_TAGS or tag in ("td", "th"):
-            parts.append(" ")
-        stack.extend(reversed(list(current.iter(include_text=True))))
-    return " ".join("".join(parts).split())
-
-
-class HtmlRenderer:
-    """Writes an element tree into a LineBuilder.
-
-    `anchors` maps element ids (and `<a name>`) to the line where their text
-    starts, so EPUB table-of-contents links with #fragments can be resolved.
-    With `emit_headings=False` headings are written as plain lines (the EPUB's
-    own table of contents is the outline then) but still listed in `heading_lines`.
-    """
-
-    def __init__(self, builder: LineBuilder, emit_headings: bool = True) -> None:
-        self.builder = builder
-        self.emit_headings = emit_headings
-        self.anchors: dict[str, int] = {}
-        self.heading_lines: list[tuple[int, str]] = []
-        #: (line, href, text) of each `<a href>`, the line being where the link's text starts
-        self.links: list[tuple[int, str, str]] = []
-        self._pending_links: list[tuple[str, str]] = []
-        self._inline: list[str] = []
-        self._pending_ids: list[str] = []
-        self._prefix = ""
-
-    def render(self, root: LexborNode) -> None:
-        stack: list[tuple[LexborNode, bool]] = [(root, False)]
-        while stack:
-            node, leaving = stack.pop()
-            tag = node.tag
-            if leaving:
-                self._flush()
-                if tag in _PARAGRAPH_TAGS:
-                    self.builder.blank()
-                continue
-            if tag == "-text":
-                self._inline.append(node.text_content or "")
-                continue
-            if _skipped(node, tag):
-                continue
-            if tag in _BLOCK_TAGS:
-                self._flush()  # text before a block is a line of its own, before the block's anchor
-            self._note_anchor(node)
-            if tag == "a":
-                self._note_link(node)
-            if tag in _HEADING_TAGS:
-                self._heading(node, _HEADING_TAGS[tag])
-            elif tag == "pre":
-                self._preformatted(node)
-            elif tag == "table":
-                self._table(node)
-            elif tag != "br":
-                if tag in _PARAGRAPH_TAGS or tag in _LINE_TAGS:
-                    if tag == "li":
-                        self._prefix = "- "
-                    stack.append((node, True))
-                stack.extend((child, False) for child in reversed(list(node.iter(include_text=True))))
-        self._flush()
-        for anchor in self._pending_ids:
-            self.anchors.setdefault(anchor, max(len(self.builder.lines), 1))
-        self._pending_ids.clear()
-        self._place_links(max(len(self.builder.lines), 1))
-
-    def _note_link(self, node: LexborNode) -> None:
-        href = (node.attributes.get("href") or "").strip()
-        if href and not href.lower().startswith("javascript:"):
-            self._pending_links.append((href, node_text(node)))
-
-    def _note_inner_links(self, node: LexborNode) -> None:
-        """The links of a heading or a table row, which is written whole rather than walked; not a heading's
-        permalink (Sphinx's `¶`, a `#`), which every heading of a generated manual has."""
-        for link in node.css("a[href]"):
-            text = node_text(link)
-            if any(character.isalnum() for character in text) or not (link.attributes.get("href") or "").startswith("#"):
-                self._note_link(link)
-
-    def _place_links(self, line: int) -> None:
-        self.links.extend((line, href, text) for href, text in self._pending_links)
-        self._pending_links.clear()
-
-    def _note_anchor(self, node: LexborNode) -> None:
-        attributes = node.attributes
-        for key in ("id", "name") if node.tag == "a" else ("id",):
-            value = attributes.get(key)
-            if value:
-                self._pending_ids.append(value)
-
-    def _note_inner_anchors(self, node: LexborNode) -> None:
-        for inner in node.css("[id], a[name]"):
-            anchor = inner.attributes.get("id") or inner.attributes.get("name")
-            if anchor:
-                self._pending_ids.append(anchor)
-
-    def _write(self, line: str) -> None:
-        self.builder.text(line)
-        number = len(self.builder.lines)
-        for anchor in self._pending_ids:
-            self.anchors.setdefault(anchor, number)
-        self._pending_ids.clear()
-        self._place_links(number)
-
-    def _flush(self) -> None:
-        if not self._inline:
-            return
-        line = " ".join("".join(self._inline).split())
-        self._inline.clear()
-        if line:
-            self._write(self._prefix + line)
-            self._prefix = ""
-
-    def _heading(self, node: LexborNode, level: int) -> None:
-        title = node_text(node)
-        if not title:
-            return
-        self._note_inner_anchors(node)
-        self._note_inner_links(node)
-        self.builder.blank()
-        if self.emit_headings:
-            self.builder.headings.append(Heading(level=level, title=title, line=self.builder.next_line))
-        self.heading_lines.append((self.builder.next_line, title))
-        self._write(title)
-        self.builder.blank()
-
-    def _preformatted(self, node: LexborNode) -> None:
-        self.builder.blank()
-        text = node.text(deep=True).strip("\n")
-        for line in text.split("\n"):
-            if line.strip():
-                self._write(line.rstrip())
-            else:
-                self.builder.blank()
-        self.builder.blank()
-
-    def _table(self, node: LexborNode) -> None:
-        self.builder.blank()
-        for row in _table_rows(node):
-            self._note_inner_anchors(row)
-            self._note_inner_links(row)
-            if row.tag == "caption":
-                caption = node_text(row)
-                if caption:
-                    self._write(caption)
-                continue
-            cells = [node_text(cell) for cell in row.iter() if cell.tag in ("td", "th")]
-            while cells and not cells[0]:
-                cells.pop(0)  # layout cells (an admonition's icon) would start the row with " | "
-            while cells and not cells[-1]:
-                cells.pop()
-            if cells:
-                self._write(" | ".join(cells))
-        self.builder.blank()
-
-
-def _table_rows(table: LexborNode) -> list[LexborNode]:
-    """The caption and rows of `table` itself, not of tables nested in its cells."""
-    rows: list[LexborNode] = []
-    for child in table.iter():
-        if child.tag in ("tr", "caption"):
-            rows.append(child)
-        elif child.tag in ("thead", "tbody", "tfoot"):
-            rows.extend(row for row in child.iter() if row.tag == "tr")
-    return rows

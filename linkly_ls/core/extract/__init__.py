@@ -77,7 +77,8 @@ _MODULES: dict[str, str] = {
 #: mdx 3: a wikilink naming a file with its suffix (`![[diagram.png]]`) is stored under that file's name, the
 #: front matter's aliases, tags and wikilinks are read; txt 4: a subsection whose name starts with a number
 #: (`10.3.5 304 Not Modified`) is a heading; txt 5, md 4, mdx 4 and html 4: binary data under a text
-#: file's name (an executable named .txt) fails instead of being read as mojibake
+#: file's name (an executable named .txt) fails instead of being read as mojibake; html 4 also keeps every
+#: element id as an anchor and leaves out documentation generators' navigation bars and permalinks
 EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 5, "pdf": 6, "pptx": 4, "html": 4, "epub": 3, "docx": 3, "md": 4, "mdx": 4}
 
 

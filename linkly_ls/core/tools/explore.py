@@ -138,11 +138,14 @@ def explore(engine: Engine, **arguments: Any) -> ExploreResult:
             node.word_counts.append(record.word_count)
     keyword_docs: dict[str, list[tuple[str, str]]] = defaultdict(list)
     shown: dict[str, str] = {}
+    seen: set[tuple[str, str]] = set()  # (keyword, content hash): a copy of a file counts once, as in search
     for record in records:
         for keyword in record.keywords:
             key = keyword.lower()
             shown.setdefault(key, keyword)
-            keyword_docs[key].append((record.doc_id, record.title))
+            if (key, record.content_hash) not in seen:
+                seen.add((key, record.content_hash))
+                keyword_docs[key].append((record.doc_id, record.title))
     ranked = sorted(keyword_docs.items(), key=lambda item: (-len(item[1]), item[0]))[:TOP_KEYWORDS]
     skipped_count, skipped_folders = _skipped_folders(engine, library.name if library else None)
     failures = [error for lib in libraries for error in engine.catalog.errors(lib.name)]

@@ -40,3 +40,23 @@ def test_explore_of_an_empty_index_or_library_says_why_as_search_does(tmp_path):
 
 def test_explore_of_a_library_with_documents_has_no_notice(engine):
     assert "notice" not in call_tool(engine, "explore", {}).to_json()
+
+
+def test_copies_of_a_file_count_once_under_a_keyword(tmp_path):
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+
+    root = tmp_path / "notes"
+    root.mkdir()
+    text = "# Tides\n\nSpring tides and neap tides follow the moon; tides tides tides.\n"
+    for name in ("tides.md", "tides copy.md", "backup-tides.md"):
+        (root / name).write_text(text, encoding="utf-8")
+    (root / "moon.md").write_text("# Moon\n\nThe moon raises tides twice a day; tides again.\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="n", paths=[root])], raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+        keywords = {entry["keyword"].lower(): entry for entry in call_tool(engine, "explore", {}).to_json()["keywords"]}
+        tides = keywords["tides"]
+        assert tides["count"] == 2 and sorted(document["title"] for document in tides["documents"]) == ["Moon", "Tides"]
+    finally:
+        engine.close()

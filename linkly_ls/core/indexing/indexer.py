@@ -30,7 +30,7 @@ from linkly_ls.core.indexing.nesting import Nesting
 from linkly_ls.core.indexing.pdf_split import PdfSplitter, run_task
 from linkly_ls.core.document import ExtractionError
 from linkly_ls.core.indexing.preparation import PreparedFile, hash_file, one_line, prepare_file, prepare_here
-from linkly_ls.core.indexing.skips import OTHER_LIBRARY, TOO_LARGE, SkipTally, describe
+from linkly_ls.core.indexing.skips import OTHER_LIBRARY, TOO_LARGE, UNREADABLE, SkipTally, describe
 from linkly_ls.core.indexing.reachability import is_under, keep_message, root_problem, unreadable_problem
 from linkly_ls.core.indexing.walker import WalkRules, is_indexable, walk_library
 from linkly_ls.core.indexing.work_plan import plan, quick_files, slowest_first, worker_preload
@@ -281,6 +281,8 @@ class Indexer:
         def note(error: OSError) -> None:
             if error.filename:
                 unreadable[str(error.filename)] = unreadable_problem(error)
+                if str(error.filename) not in library.paths:  # a subfolder: kept in the skipped counts, with its name
+                    tally.add(str(error.filename), UNREADABLE)
 
         files: list[Path] = []
         for root in library.paths:

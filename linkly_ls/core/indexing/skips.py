@@ -4,7 +4,9 @@ A full walk counts, per folder, the files it leaves out: kept out by a `.gitigno
 file, by the library's `exclude` globs or outside its `include` globs, of a type linkly does not
 read, over `[limits] max_file_mb`, a document of another library (whose folder lies inside this
 one's: a document belongs to one library), not a regular file (a named pipe, a device: reading one
-would wait for ever), or named in bytes that are not UTF-8 (the index stores text). The counts are stored per library (the catalog's `skipped`
+would wait for ever), named in bytes that are not UTF-8 (the index stores text), a symbolic link (never
+followed: no loops, no escape from the library; a link to a folder counts once), or in a folder that
+cannot be read (counted once, as the folder: what it holds is unknown). The counts are stored per library (the catalog's `skipped`
 table), so `list_libraries`, `explore` and `linkly status` can say what is missing and why.
 """
 
@@ -20,6 +22,8 @@ TOO_LARGE = "too_large"
 OTHER_LIBRARY = "other_library"
 SPECIAL = "special"
 BAD_NAME = "bad_name"
+SYMLINK = "symlink"
+UNREADABLE = "unreadable"
 
 #: each reason as a person reads it, in the order reports list them
 REASON_LABELS = {
@@ -31,6 +35,8 @@ REASON_LABELS = {
     OTHER_LIBRARY: "in another library",
     SPECIAL: "not a regular file",
     BAD_NAME: "name not UTF-8",
+    SYMLINK: "symbolic link (not followed)",
+    UNREADABLE: "folder that cannot be read",
 }
 
 

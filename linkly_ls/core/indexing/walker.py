@@ -17,7 +17,7 @@ from pathlib import Path
 import pathspec
 
 from linkly_ls.core.extract import is_supported
-from linkly_ls.core.indexing.skips import BAD_NAME, EXCLUDE, GITIGNORE, NOT_INCLUDED, SPECIAL, UNSUPPORTED
+from linkly_ls.core.indexing.skips import BAD_NAME, EXCLUDE, GITIGNORE, NOT_INCLUDED, SPECIAL, SYMLINK, UNSUPPORTED
 
 #: (folder, reason, number of files) for files a walk leaves out
 SkipCallback = Callable[[str, str, int], None]
@@ -133,7 +133,10 @@ def _kept_folders(
     kept = []
     for name in sorted(dirnames):
         full = current / name
-        if name.startswith(".") or name in ALWAYS_SKIPPED_DIRS or full.is_symlink():
+        if name.startswith(".") or name in ALWAYS_SKIPPED_DIRS:
+            continue
+        if full.is_symlink():
+            skipped(str(current), SYMLINK, 1)
             continue
         if full.resolve() in skip:
             continue
@@ -175,10 +178,11 @@ def _wanted_files(
             mode = full.lstat().st_mode
         except FileNotFoundError:  # gone since the folder was listed
             continue
-        if stat.S_ISLNK(mode):
-            continue
         if not is_supported(full):
             unsupported += 1
+            continue
+        if stat.S_ISLNK(mode):
+            skipped(directory, SYMLINK, 1)
             continue
         if not stat.S_ISREG(mode):
             skipped(directory, SPECIAL, 1)

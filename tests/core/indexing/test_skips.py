@@ -104,3 +104,47 @@ def test_a_document_of_a_library_inside_this_ones_folder_is_counted_as_in_anothe
         assert report.summary().endswith("; 1 skipped (in another library 1)")
     finally:
         engine.close()
+
+
+def _too_deep_folder(parent: Path) -> Path:
+    """A folder whose path is longer than the system allows (PATH_MAX): listed by name, it cannot be read,
+    as a folder without read permission cannot (for root too, who reads every folder)."""
+    import os
+
+    parent.mkdir(parents=True, exist_ok=True)
+    name = "d" * 200
+    fd = os.open(parent, os.O_RDONLY)
+    try:
+        for _ in range(22):
+            os.mkdir(name, dir_fd=fd)
+            inner = os.open(name, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        with open(os.open("deep.md", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w", encoding="utf-8") as handle:
+            handle.write("# Deep\n")
+    finally:
+        os.close(fd)
+    return parent / name
+
+
+def test_links_and_a_folder_that_cannot_be_read_are_counted_and_named(tmp_path):
+    """Both were left out without a word after the run's own error line: `status`, `explore` and
+    `list_libraries` showed a library that looked whole."""
+    folder = tmp_path / "downloads"
+    write(folder / "notes.md", "# Notes\n\nreading list\n")
+    write(tmp_path / "elsewhere" / "outside.md", "# Outside\n")
+    (folder / "link to outside.md").symlink_to(tmp_path / "elsewhere" / "outside.md")
+    (folder / "linked folder").symlink_to(tmp_path / "elsewhere")
+    deep = _too_deep_folder(folder / "deep")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig("dl", [folder])], limits=ExtractLimits(ocr=False)))
+    try:
+        [report] = engine.index()
+        assert report.indexed == 1 and report.skipped == {"symlink": 2, "unreadable": 1}
+        assert "symbolic link (not followed) 2, folder that cannot be read 1" in report.summary()
+        folders = {entry["path"]: entry["reasons"] for entry in explore(engine).to_json()["skipped_folders"]}
+        assert folders[str(folder)] == {"symlink": 2}
+        assert any(path.startswith(str(deep)) and reasons == {"unreadable": 1} for path, reasons in folders.items())
+        [info] = list_libraries(engine).to_json()["libraries"]
+        assert info["skipped"] == {"symlink": 2, "unreadable": 1}
+    finally:
+        engine.close()

@@ -224,10 +224,6 @@ class Indexer:
                 continue
             work.append((key, (key, state[3] if state else None, first_pass)))
             sizes.append((path, stat.st_size))
-        deleted = [states[path][0] for path in scope - seen if path in states]
-        for doc_id in deleted:
-            self.catalog.remove_document(doc_id)
-        report.removed = len(deleted)
         if only_paths is None:
             report.skipped = tally.by_reason()
             self.catalog.replace_skipped(
@@ -241,6 +237,12 @@ class Indexer:
         ocr_later: list[str] = []
         self._run(work, library, states, report, progress, here, ocr_later, quick_files(sizes))
         self.save_read_documents()
+        # files gone leave once the files found are in: a folder moved (a removal and an addition in one batch)
+        # stays searchable, its old paths marked deleted, until its documents are read at their new place
+        deleted = [states[path][0] for path in scope - seen if path in states]
+        for doc_id in deleted:
+            self.catalog.remove_document(doc_id)
+        report.removed += len(deleted)
         self.flush()
         report.text_layer_seconds = time.monotonic() - started
         self._ocr_pass(library, ocr_later, report, progress)

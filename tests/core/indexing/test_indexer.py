@@ -375,3 +375,28 @@ def test_a_file_that_could_not_be_read_from_disk_is_read_again_by_the_next_run(l
     (again,) = engine.index()
     assert again.indexed == 1 and again.failed == 1  # the note read again; the broken file, unchanged, is not
     assert titles(engine, "wombat") == ["Locked"] and engine.catalog.error_for(str(note)) is None
+
+
+def test_a_moved_folder_stays_in_the_index_while_its_files_are_read_at_their_new_place(tmp_path):
+    """A watcher batch holding a folder's move removed its 2,845 documents first and read them again for
+    minutes: search lost three quarters of the library meanwhile."""
+    import shutil
+
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+
+    root = tmp_path / "lib"
+    for number in range(6):
+        (root / "inbox").mkdir(parents=True, exist_ok=True)
+        (root / "inbox" / f"note-{number}.md").write_text(f"# Note {number}\n\nquince {number}\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="lib", paths=[root])], raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+        shutil.move(root / "inbox", root / "archive")
+        counts: list[int] = []
+        [report] = engine.index(progress=lambda done, total, path: counts.append(engine.catalog.count()))
+        assert counts and min(counts) >= 6, counts
+        assert report.indexed == 6 and report.removed == 6 and engine.catalog.count() == 6
+        assert all("/archive/" in path for path in engine.catalog.paths())
+    finally:
+        engine.close()

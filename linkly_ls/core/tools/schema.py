@@ -30,6 +30,9 @@ REMOTE = {
     "description": "Also reach the configured remote machines (`[[remote]]`); their ids look like "
     "`desktop:3f2a9c01b7de`. A failing remote is reported in `remotes`, the others still answer.",
 }
+#: how far `offset` pages a ranking (relevance is calibrated over the 550 best at most) and the `*` listing
+RANKED_MAX_OFFSET = 500
+LISTING_MAX_OFFSET = 1_000_000
 DOC_ID = "Document id (from search results): 12 hexadecimal characters, or `<remote>:<id>` for a remote document."
 
 SCHEMAS: dict[str, dict[str, Any]] = {
@@ -47,10 +50,10 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "offset": {
                 "type": "integer",
                 "minimum": 0,
-                "maximum": 500,
+                "maximum": LISTING_MAX_OFFSET,
                 "default": 0,
-                "description": "Results to skip, to page through the same ranking (or the `*` listing): "
-                "the answer's `next_offset` is where the next page starts (0-500).",
+                "description": "Results to skip, to page through the same ranking (0-500) or the `*` listing (to "
+                "its end): the answer's `next_offset` is where the next page starts.",
             },
             "doc_types": {
                 "type": "array",

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.errors import ArgumentError
 from linkly_ls.core.extract import doc_type_for
 from linkly_ls.core.store.records import name_key, title_key
 from linkly_ls.core.provenance import Provenance, provenance_of
@@ -36,6 +37,7 @@ from linkly_ls.core.search.phrases import (
 )
 from linkly_ls.core.search.ranking import best_cosines, rank_documents
 from linkly_ls.core.search.relevance import RelevanceScorer
+from linkly_ls.core.tools.schema import RANKED_MAX_OFFSET
 from linkly_ls.core.tools.validation import validate
 from linkly_ls.core.search.snippets import QueryMatcher, best_snippet, reads_as_contents
 from linkly_ls.core.search.spelling import suggestion
@@ -75,6 +77,11 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
             listed.miss = True
             blame_the_filters(engine, listed, params)
         return listed
+    if offset > RANKED_MAX_OFFSET:
+        raise ArgumentError(
+            f"`offset` must be an integer from 0 to {RANKED_MAX_OFFSET} for a ranked search, got {offset} (only the `*` "
+            "listing pages further)"
+        )
     quoted = split_phrases(query)
     words, distinct_words = bounded_query(quoted.text or query)
     named = _named(engine, words)

@@ -62,10 +62,11 @@ def listing(engine: Engine, allowed: list[str] | None, limit: int, time_sort: st
     if len(rows) > len(hits):
         passing = "are indexed" if allowed is None else "pass the filters"
         shown_range = f"the first {len(hits)}" if not offset else f"{offset + 1:,}-{offset + len(hits):,}"
+        wider = ", raise `limit` (at most 50)" if limit < 50 else ""
+        page = f", or page with `offset={offset + limit}`" if len(rows) > offset + limit else ""
         result.notes.append(
             f"{len(rows):,} documents {passing}; {shown_range} {order} are shown. Narrow them (`path_glob`, "
-            "`doc_types`, a date window; `find_paths` shows the folders), raise `limit` (at most 50), or page "
-            "with `offset`."
+            f"`doc_types`, a date window; `find_paths` shows the folders){wider}{page}."
         )
     if len(rows) > offset + limit:
         result.next_offset = offset + limit

@@ -62,3 +62,28 @@ def test_time_sort_finds_the_newest_match_beyond_the_limit_best(koalas):
     assert all(hit.relevance >= 0.9 for hit in newest)
     oldest = call_tool(koalas, "search", {"query": "koala", "limit": 2, "time_sort": "oldest"}).results
     assert [Path(hit.path).name for hit in oldest] == ["note-00.md", "note-01.md"]
+
+
+def test_the_listing_pages_to_the_end_of_a_library_past_a_rankings_500(tmp_path):
+    """`next_offset` said 550 and the next call was refused: a library of 3,636 could not be listed whole."""
+    from linkly_ls.core.errors import ArgumentError
+
+    root = tmp_path / "notes"
+    root.mkdir()
+    for number in range(560):
+        (root / f"n{number:04d}.md").write_text(f"# N{number}\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="n", paths=[root])], raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+        seen, offset = [], 0
+        while offset is not None:
+            page = call_tool(engine, "search", {"query": "*", "limit": 50, "offset": offset})
+            seen += [Path(hit.path).name for hit in page.results]
+            offset = page.next_offset
+        assert len(seen) == len(set(seen)) == 560
+        last = call_tool(engine, "search", {"query": "*", "limit": 50, "offset": 550})
+        assert "page with" not in last.notes[0] and "raise `limit`" not in last.notes[0]
+        with pytest.raises(ArgumentError, match=r"from 0 to 500 for a ranked search, got 550 \(only the `\*` listing pages further\)"):
+            call_tool(engine, "search", {"query": "N1", "offset": 550})
+    finally:
+        engine.close()

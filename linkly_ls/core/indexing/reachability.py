@@ -55,4 +55,6 @@ def unreadable_problem(error: OSError) -> str:
 
 
 def keep_message(reason: str, kept: int) -> str:
+    if not kept:
+        return f"{reason}; nothing in it is indexed (counted among the skipped until it can be read)"
     return f"{reason}; its {kept} indexed document(s) are kept until it can be read again"

@@ -273,6 +273,15 @@ def run_mcp(args: argparse.Namespace) -> int:
     return run_stdio(config, watch=args.watch)
 
 
+def _say_if_indexing_elsewhere(engine: Engine) -> None:
+    """On stderr (the answer on stdout stays as it is), what a run indexing the same index meanwhile means."""
+    from linkly_ls.core.tools.status import indexing_elsewhere
+
+    note = indexing_elsewhere(engine)
+    if note:
+        print(f"linkly: note: {note}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None, registry: ToolRegistry = REGISTRY) -> int:
     os.umask(PRIVATE_UMASK)
     if sys.stderr is None:  # started with `2>&-`: print(file=None) would write errors into the answer
@@ -310,6 +319,8 @@ def main(argv: list[str] | None = None, registry: ToolRegistry = REGISTRY) -> in
         else:
             result = tool.call(engine, tool_arguments(tool, args))
         print(render(result, output_format))
+        if not args.remote_name and not tool.per_document:
+            _say_if_indexing_elsewhere(engine)
         return 0
     except KeyboardInterrupt:
         if args.command == "index":

@@ -183,6 +183,26 @@ def test_a_second_writer_is_refused_with_the_holder_named(env):
     assert WriterLock(Path(env["LINKLY_DATA_DIR"])).try_acquire()
 
 
+def test_a_search_while_another_process_indexes_says_results_may_be_incomplete(env):
+    """A CLI search during another process's run answered as if the index were whole (`indexing: false`)."""
+    from linkly_ls.core.indexing.writer_status import INDEXING, WriterActivity, remove_activity, write_activity
+
+    data_dir = Path(env["LINKLY_DATA_DIR"])
+    with holding_the_writer_lock(env) as holder:
+        write_activity(data_dir, WriterActivity(pid=holder.pid, activity=INDEXING, library="rust", done=60, total=180))
+        try:
+            found = run(env, "search", "ownership", "--json")
+            assert found.returncode == 0 and json.loads(found.stdout)["results"]
+            assert found.stderr == (
+                f"linkly: note: another linkly process (pid {holder.pid}) is indexing rust: 60 of 180 files: "
+                "results may be incomplete\n"
+            )
+            assert run(env, "read", json.loads(found.stdout)["results"][0]["doc_id"], "--limit", "1").stderr == ""
+        finally:
+            remove_activity(data_dir)
+    assert run(env, "search", "ownership").stderr == ""
+
+
 def test_usage_errors_name_the_program_once(env):
     unknown = run(env, "frobnicate")
     assert unknown.returncode == 2 and unknown.stderr.endswith("(see `linkly --help`)\n"), unknown.stderr

@@ -195,6 +195,18 @@ def status(engine: Engine, writer: IndexWriter | None = None, mcp_url: str | Non
     )
 
 
+def indexing_elsewhere(engine: Engine) -> str | None:
+    """What another process indexing this index is doing (`indexing notes: 60 of 180 files`), when it is
+    reading files: a search meanwhile may miss the files it has not reached. None otherwise."""
+    if not engine.writer_lock.held_elsewhere():
+        return None
+    pid = engine.writer_lock.holder_pid()
+    activity = read_activity(engine.data_dir, pid) if pid else None
+    if activity is None or activity.activity != INDEXING:
+        return None
+    return f"another linkly process (pid {pid}) is {activity.describe()}: results may be incomplete"
+
+
 def _unfinished_runs(engine: Engine, names: list[str], activity: WriterActivity | None) -> list[tuple[str, float]]:
     """The recorded runs that did not end, but the one the writer says it is doing now."""
     running = activity.library if activity is not None and activity.activity == INDEXING else None

@@ -132,9 +132,9 @@ def build_parser(registry: ToolRegistry = REGISTRY) -> argparse.ArgumentParser:
     index.add_argument(
         "--wait",
         action="store_true",
-        help="also compute the bundled model's vector of every chunk before returning (otherwise `linkly watch`, "
-        "`linkly serve` or the next `--wait` does it; search meanwhile ranks by the fast first-pass vectors "
-        "every chunk gets at once)",
+        help="also compute the vectors of every chunk before returning: the fast first-pass ones at once, then the "
+        "bundled model's (otherwise `linkly watch`, `linkly serve` or the next `--wait` does both; search "
+        "meanwhile ranks by keywords)",
     )
     honour = index.add_mutually_exclusive_group()
     honour.add_argument(

@@ -13,6 +13,7 @@ import argparse
 import json
 import logging
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -273,6 +274,14 @@ def run_mcp(args: argparse.Namespace) -> int:
     return run_stdio(config, watch=args.watch)
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM to `linkly index`, unwound as Ctrl-C is."""
+
+
+def _stop_on_sigterm(signum: int, frame: object) -> None:
+    raise _Terminated()
+
+
 def _say_if_indexing_elsewhere(engine: Engine) -> None:
     """On stderr (the answer on stdout stays as it is), what a run indexing the same index meanwhile means."""
     from linkly_ls.core.tools.status import indexing_elsewhere
@@ -306,6 +315,7 @@ def main(argv: list[str] | None = None, registry: ToolRegistry = REGISTRY) -> in
             return run_status(engine, output_format, config_problem)
         engine = Engine(_load_config(args))
         if args.command == "index":
+            signal.signal(signal.SIGTERM, _stop_on_sigterm)  # stopped as by Ctrl-C: said, and the workers ended
             return run_index(engine, args)
         if args.command == "watch":
             return run_watch(engine, args)
@@ -322,11 +332,12 @@ def main(argv: list[str] | None = None, registry: ToolRegistry = REGISTRY) -> in
         if not args.remote_name and not tool.per_document:
             _say_if_indexing_elsewhere(engine)
         return 0
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interruption:
         if args.command == "index":
             again = "linkly index --wait" if getattr(args, "wait", False) else "linkly index"
-            print(f"linkly: interrupted; run `{again}` again to go on", file=sys.stderr)
-        return 130
+            how = "stopped (SIGTERM)" if isinstance(interruption, _Terminated) else "interrupted"
+            print(f"linkly: {how}; run `{again}` again to go on", file=sys.stderr)
+        return 143 if isinstance(interruption, _Terminated) else 130
     except BrokenPipeError:
         # the reader went away (`linkly search ... | head`): not an error; keep exit-time flushes quiet
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

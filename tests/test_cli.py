@@ -203,6 +203,25 @@ def test_a_search_while_another_process_indexes_says_results_may_be_incomplete(e
     assert run(env, "search", "ownership").stderr == ""
 
 
+def test_sigterm_stops_an_index_run_saying_so_as_ctrl_c_does(env):
+    """SIGTERM ended `linkly index` without a word (status 143 from the shell's `Terminated` alone)."""
+    import signal
+
+    from linkly_ls.core.indexing.writer_status import INDEXING, ONE_RUN, WriterActivity, remove_activity, write_activity
+
+    data_dir = Path(env["LINKLY_DATA_DIR"])
+    with holding_the_writer_lock(env) as holder:
+        write_activity(data_dir, WriterActivity(pid=holder.pid, activity=INDEXING, library="rust", done=1, total=9, role=ONE_RUN))
+        try:
+            waiting = subprocess.Popen([sys.executable, "-m", "linkly_ls.cli", "index"], env=env, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            assert waiting.stderr.readline().startswith("waiting: another linkly process")
+            waiting.send_signal(signal.SIGTERM)
+            _, stderr = waiting.communicate(timeout=60)
+            assert waiting.returncode == 143 and "linkly: stopped (SIGTERM); run `linkly index` again to go on" in stderr, stderr
+        finally:
+            remove_activity(data_dir)
+
+
 def test_usage_errors_name_the_program_once(env):
     unknown = run(env, "frobnicate")
     assert unknown.returncode == 2 and unknown.stderr.endswith("(see `linkly --help`)\n"), unknown.stderr

@@ -49,19 +49,24 @@ class WalkRules:
     respect_ignore_files: bool = True
 
     def __post_init__(self) -> None:
-        self._include = pathspec.GitIgnoreSpec.from_lines(self.include) if self.include else None
-        self._exclude = pathspec.GitIgnoreSpec.from_lines(self.exclude) if self.exclude else None
+        # matched whatever the case, as on macOS and Windows: `*.pdf` takes the scanner's `SCAN.PDF`
+        self._include = pathspec.GitIgnoreSpec.from_lines([glob.lower() for glob in self.include]) if self.include else None
+        self._exclude = pathspec.GitIgnoreSpec.from_lines([glob.lower() for glob in self.exclude]) if self.exclude else None
 
     def wanted(self, relative: str) -> bool:
         return self.unwanted_reason(relative) is None
 
     def unwanted_reason(self, relative: str) -> str | None:
         """Why the include/exclude globs keep this file out (`exclude`, `not_included`), or None."""
+        relative = relative.lower()
         if self._exclude is not None and self._exclude.match_file(relative):
             return EXCLUDE
         if self._include is not None and not self._include.match_file(relative):
             return NOT_INCLUDED
         return None
+
+    def excludes_folder(self, relative: str) -> bool:
+        return self._exclude is not None and self._exclude.match_file(relative.lower() + "/")
 
     def ignore_spec(self, directory: Path) -> pathspec.GitIgnoreSpec | None:
         return _ignore_spec(directory) if self.respect_ignore_files else None
@@ -146,7 +151,7 @@ def _kept_folders(
                 skipped(str(current), BAD_NAME, count)
             continue
         reason = GITIGNORE if _ignored(ignore_stack, relative_dir + name, True) else None
-        if reason is None and rules._exclude is not None and rules._exclude.match_file(relative_dir + name + "/"):
+        if reason is None and rules.excludes_folder(relative_dir + name):
             reason = EXCLUDE
         if reason is not None:
             count = count_documents(full)

@@ -44,6 +44,13 @@ def test_include_and_exclude_globs(tmp_path):
     assert relative_found(tmp_path, rules) == ["notes/a.md"]
 
 
+def test_globs_match_whatever_the_case_of_a_name(tmp_path):
+    """`include = ["*.pdf", "*.md"]` (the README's own example) left a scanner's `SCAN.PDF` out without a word."""
+    make_tree(tmp_path, {"SCAN.PDF": "x", "FOREWORD.MD": "x", "notes.md": "x", "Drafts/b.md": "x", "misc.txt": "x"})
+    rules = WalkRules(include=["*.pdf", "*.md"], exclude=["drafts/"], skip_dirs=[])
+    assert relative_found(tmp_path, rules) == ["FOREWORD.MD", "SCAN.PDF", "notes.md"]
+
+
 def test_symlinks_are_not_followed_and_data_dir_is_skipped(tmp_path):
     make_tree(tmp_path, {"lib/a.md": "x", "outside/secret.md": "x", "lib/index/x.md": "x"})
     os.symlink(tmp_path / "outside", tmp_path / "lib" / "link")

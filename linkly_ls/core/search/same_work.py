@@ -9,9 +9,15 @@ different text. Deciding needs only facts the catalog already keeps: the content
 
 from __future__ import annotations
 
+import os
 import unicodedata
+from typing import TYPE_CHECKING
 
+from linkly_ls.core.search.ranked import RankedDocument
 from linkly_ls.core.store.records import WorkFacts, name_key, title_key
+
+if TYPE_CHECKING:
+    from linkly_ls.core.store.catalog import Catalog
 
 #: a converted text differs in length by its running heads, page numbers and slide marks:
 #: maint-guide is 23,576 words as text and 24,605 as PDF; a draft and its 3-slide summary differ by 3x
@@ -63,3 +69,39 @@ class WorkGroups:
 
 def _folded(text: str) -> str:
     return unicodedata.normalize("NFC", text).casefold()
+
+
+def distinct_works(
+    catalog: Catalog, documents: list[RankedDocument], limit: int
+) -> list[tuple[RankedDocument, list[WorkFacts]]]:
+    """The first `limit` ranked documents that are distinct works (`same_work`), each with the other
+    files of its work ranked below it: copies of a file, the same text in another format.
+
+    Only what tells works apart is read (in pages, best first); full records, whose outlines can be
+    large, are read for the documents shown.
+    """
+    groups = WorkGroups(limit)
+    by_id: dict[str, RankedDocument] = {}
+    page = limit * 4 + 50
+    for start in range(0, len(documents), page):
+        batch = documents[start : start + page]
+        by_id.update((document.doc_id, document) for document in batch)
+        facts = catalog.work_facts([document.doc_id for document in batch])
+        for document in batch:
+            if document.doc_id in facts:
+                groups.add(facts[document.doc_id])
+        if groups.full:
+            break
+    return [(by_id[lead.doc_id], others) for lead, others in map(_live_copy_first, groups.works)]
+
+
+def _live_copy_first(work: tuple[WorkFacts, list[WorkFacts]]) -> tuple[WorkFacts, list[WorkFacts]]:
+    """The work shown by a copy still on disk when its best-ranked file is gone (moved away, not yet
+    re-indexed): the same text, at a path that opens."""
+    lead, others = work
+    if not others or os.path.exists(lead.path):
+        return work
+    live = next((other for other in others if other.content_hash == lead.content_hash and os.path.exists(other.path)), None)
+    if live is None:
+        return work
+    return live, [lead if other is live else other for other in others]

@@ -10,7 +10,6 @@ to try instead.
 
 from __future__ import annotations
 
-import os
 import re
 import unicodedata
 from collections.abc import Callable
@@ -41,8 +40,8 @@ from linkly_ls.core.tools.schema import RANKED_MAX_OFFSET
 from linkly_ls.core.tools.validation import validate
 from linkly_ls.core.search.snippets import QueryMatcher, best_snippet, reads_as_contents
 from linkly_ls.core.search.spelling import suggestion
-from linkly_ls.core.search.same_work import WorkGroups
-from linkly_ls.core.store.records import DocumentSummary, WorkFacts
+from linkly_ls.core.search.same_work import distinct_works
+from linkly_ls.core.store.records import DocumentSummary
 from linkly_ls.core.tools.search_filters import allowed_documents, blame_the_filters
 from linkly_ls.core.tools.search_guidance import OTHER_WORDS, WEAK_RELEVANCE, add_guidance, empty_index_result, lead_guidance
 from linkly_ls.core.tools.search_listing import listing, lists_everything
@@ -96,7 +95,7 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     by_date = params["time_sort"] != "default"
     paged = by_date or offset > 0  # relevance is calibrated over the whole pool, then the page is cut from it
     pool = max(offset + limit, TIME_SORT_POOL if by_date else CALIBRATION_DEPTH)
-    works = _distinct_works(engine, _named_first(named, ranking.documents), pool)
+    works = distinct_works(engine.catalog, _named_first(named, ranking.documents), pool)
     distinct = [document for document, _ in works]
     records = engine.catalog.summaries([document.doc_id for document in distinct])
     picked = [(document, records[document.doc_id]) for document in distinct if document.doc_id in records]
@@ -246,42 +245,6 @@ def _named_first(named: set[str], documents: list[RankedDocument]) -> list[Ranke
     return [document for document in documents if document.doc_id in named] + [
         document for document in documents if document.doc_id not in named
     ]
-
-
-def _distinct_works(
-    engine: Engine, documents: list[RankedDocument], limit: int
-) -> list[tuple[RankedDocument, list[WorkFacts]]]:
-    """The first `limit` ranked documents that are distinct works (`same_work`), each with the other
-    files of its work ranked below it: copies of a file, the same text in another format.
-
-    Only what tells works apart is read (in pages, best first); full records, whose outlines can be
-    large, are read for the documents shown.
-    """
-    groups = WorkGroups(limit)
-    by_id: dict[str, RankedDocument] = {}
-    page = limit * 4 + 50
-    for start in range(0, len(documents), page):
-        batch = documents[start : start + page]
-        by_id.update((document.doc_id, document) for document in batch)
-        facts = engine.catalog.work_facts([document.doc_id for document in batch])
-        for document in batch:
-            if document.doc_id in facts:
-                groups.add(facts[document.doc_id])
-        if groups.full:
-            break
-    return [(by_id[lead.doc_id], others) for lead, others in map(_live_copy_first, groups.works)]
-
-
-def _live_copy_first(work: tuple[WorkFacts, list[WorkFacts]]) -> tuple[WorkFacts, list[WorkFacts]]:
-    """The work shown by a copy still on disk when its best-ranked file is gone (moved away, not yet
-    re-indexed): the same text, at a path that opens."""
-    lead, others = work
-    if not others or os.path.exists(lead.path):
-        return work
-    live = next((other for other in others if other.content_hash == lead.content_hash and os.path.exists(other.path)), None)
-    if live is None:
-        return work
-    return live, [lead if other is live else other for other in others]
 
 
 def _make_hit(

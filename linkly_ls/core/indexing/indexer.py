@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from itertools import chain
 from pathlib import Path
 
@@ -30,7 +30,9 @@ from linkly_ls.core.indexing.nesting import Nesting
 from linkly_ls.core.indexing.pdf_split import PdfSplitter, run_task
 from linkly_ls.core.document import ExtractionError
 from linkly_ls.core.indexing.preparation import PreparedFile, hash_file, one_line, prepare_file, prepare_here
-from linkly_ls.core.indexing.skips import OTHER_LIBRARY, TOO_LARGE, UNREADABLE, SkipTally, describe
+from linkly_ls.core.indexing.report import IndexReport
+from linkly_ls.core.indexing.twins import Twins
+from linkly_ls.core.indexing.skips import OTHER_LIBRARY, TOO_LARGE, UNREADABLE, SkipTally
 from linkly_ls.core.indexing.reachability import is_under, keep_message, root_problem, unreadable_problem
 from linkly_ls.core.indexing.walker import WalkRules, is_indexable, walk_library
 from linkly_ls.core.indexing.work_plan import plan, quick_files, slowest_first, worker_preload
@@ -52,43 +54,6 @@ FLUSH_EVERY_CHARS = 2_000_000
 #: bytes of touched files (same size, new mtime) a run hashes itself to find those whose content is
 #: unchanged, so that a `touch` or a checkout that rewrote the same bytes does not start the workers
 REHASH_HERE_BYTES = 64 * 1024 * 1024
-
-
-@dataclass
-class IndexReport:
-    library: str
-    indexed: int = 0
-    unchanged: int = 0
-    failed: int = 0
-    removed: int = 0
-    seconds: float = 0.0
-    errors: list[tuple[str, str]] = field(default_factory=list)
-    #: (path, warning) for indexed files that a `[limits]` cap cut or wrapped
-    capped: list[tuple[str, str]] = field(default_factory=list)
-    #: (path, warning) for indexed files whose content is another format than their name says
-    misnamed: list[tuple[str, str]] = field(default_factory=list)
-    #: the longest one file spent in a worker (extraction, analysis, chunking), and which file
-    slowest_seconds: float = 0.0
-    slowest_path: str = ""
-    #: seconds until the keyword index held every file's text layer (the OCR pass comes after)
-    text_layer_seconds: float = 0.0
-    #: files read by the OCR pass, and (path, message) for those whose OCR failed
-    ocr_files: int = 0
-    ocr_errors: list[tuple[str, str]] = field(default_factory=list)
-    #: reason -> files of the library's folders a full walk left out (see skips.py); a file over
-    #: `[limits] max_file_mb` is counted here and, with its error, among the failed
-    skipped: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def skipped_count(self) -> int:
-        return sum(self.skipped.values())
-
-    def summary(self) -> str:
-        skipped = f"; {self.skipped_count} skipped ({describe(self.skipped)})" if self.skipped else ""
-        return (
-            f"{self.library}: {self.indexed} indexed, {self.unchanged} unchanged, {self.failed} failed, "
-            f"{self.removed} removed in {self.seconds:.1f} s{skipped}"
-        )
 
 
 class Indexer:
@@ -182,6 +147,7 @@ class Indexer:
         work: list[tuple[str, tuple[str, str | None, ExtractLimits]]] = []
         sizes: list[tuple[Path, int]] = []
         first_pass = self._first_pass_limits()
+        twins = Twins(self.catalog, states)
         rehash_budget = REHASH_HERE_BYTES
         for path in found:
             key = str(path)
@@ -221,6 +187,11 @@ class Indexer:
             owner = self.catalog.by_path(key) if state is None else None
             if owner is not None and owner.library != library.name and not nesting.takes_over(key, owner.library):
                 tally.add(str(path.parent), OTHER_LIBRARY)
+                continue
+            copied = twins.prepared(path, stat) if state is None and not too_large else None
+            if copied is not None:  # moved or copied within the library: the stored document stands for it
+                self.documents.store(copied, library.name)
+                report.indexed += 1
                 continue
             work.append((key, (key, state[3] if state else None, first_pass)))
             sizes.append((path, stat.st_size))

@@ -85,11 +85,16 @@ def prepare_file(task: tuple[str, str | None, ExtractLimits], pdf_pages: PageRea
     prepared.word_count, prepared.keywords = words_and_keywords(
         document.title, text_lines, _outline_titles(document.outline)
     )
-    # a document without words (an empty note) is still found by its name and path: one chunk without text
-    prepared.chunks = chunk_document(document.lines, document.outline, document.page_starts) or [
+    prepared.chunks = chunks_of(document)
+    return prepared
+
+
+def chunks_of(document: ExtractedDocument) -> list[Chunk]:
+    """The document's chunks; a document without words (an empty note) is still found by its name and
+    path: one chunk without text."""
+    return chunk_document(document.lines, document.outline, document.page_starts) or [
         Chunk(number=0, start_line=1, end_line=max(1, len(document.lines)), headings="", text="")
     ]
-    return prepared
 
 
 def prepare_here(work: list[tuple[str, tuple]]) -> Iterator[TaskOutcome]:

@@ -135,6 +135,10 @@ class LinkReads:
         row = self.connect().execute("SELECT line FROM anchors WHERE doc_id = ? AND name = ?", (doc_id, name)).fetchone()
         return row[0] if row else None
 
+    def anchors_of(self, doc_id: str) -> dict[str, int]:
+        """A document's anchors, name -> line."""
+        return dict(self.connect().execute("SELECT name, line FROM anchors WHERE doc_id = ?", (doc_id,)).fetchall())
+
     def has_anchors(self, doc_id: str) -> bool:
         """Whether the catalog knows any anchor of the document (a page read before anchors were kept has none)."""
         return self.connect().execute("SELECT 1 FROM anchors WHERE doc_id = ? LIMIT 1", (doc_id,)).fetchone() is not None

@@ -393,6 +393,8 @@ def test_a_moved_folder_stays_in_the_index_while_its_files_are_read_at_their_new
     try:
         engine.index()
         shutil.move(root / "inbox", root / "archive")
+        for note in (root / "archive").iterdir():  # edited too: read again, not taken from the stored documents
+            note.write_text(note.read_text(encoding="utf-8") + "edited\n", encoding="utf-8")
         counts: list[int] = []
         [report] = engine.index(progress=lambda done, total, path: counts.append(engine.catalog.count()))
         assert counts and min(counts) >= 6, counts

@@ -1,0 +1,65 @@
+"""A file moved or copied within a library takes its stored document instead of being read again."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from linkly_ls.core.config import Config, LibraryConfig
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.links.resolver import LinkResolver
+
+
+@pytest.fixture
+def library(tmp_path):
+    root = tmp_path / "lib"
+    notes = root / "notes"
+    notes.mkdir(parents=True)
+    (notes / "alpha.md").write_text("# Alpha\n\nSee [beta](beta.md#details) and [[beta]].\n", encoding="utf-8")
+    (notes / "beta.md").write_text("# Beta\n\n## Details\n\nquince jam\n", encoding="utf-8")
+    (notes / "plain-note.md").write_text("no heading here, only words about quince\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="lib", paths=[root])], raw={"embedding": {"model": "none"}}))
+    engine.index()
+    engine.root = root
+    yield engine
+    engine.close()
+
+
+def test_a_moved_folder_is_not_read_again_and_its_links_and_names_follow(library, monkeypatch):
+    root = library.root
+    shutil.move(root / "notes", root / "archive")
+    (root / "archive" / "plain-note.md").rename(root / "archive" / "renamed-note.md")
+
+    def no_reading(*arguments, **keywords):
+        raise AssertionError("a moved file was read again")
+
+    monkeypatch.setattr("linkly_ls.core.indexing.preparation.extract_file", no_reading)
+    [report] = library.index()
+    assert report.indexed == 3 and report.removed == 3 and report.failed == 0
+    catalog = library.catalog
+    assert sorted(catalog.paths()) == [str(root / "archive" / name) for name in ("alpha.md", "beta.md", "renamed-note.md")]
+    assert catalog.by_path(str(root / "archive" / "renamed-note.md")).title == "renamed-note"
+    alpha = catalog.by_path(str(root / "archive" / "alpha.md"))
+    links = LinkResolver(catalog).links_of(alpha)
+    assert [(link.status, link.path) for link in links] == [("ok", str(root / "archive" / "beta.md"))] * 2
+    hits = library.keyword.search("quince", 10)
+    assert {catalog.get(hit.doc_id).path for hit in hits} == {str(root / "archive" / "beta.md"), str(root / "archive" / "renamed-note.md")}
+
+
+def test_a_copy_beside_its_original_takes_the_stored_document_too(library, monkeypatch):
+    root = library.root
+    shutil.copy(root / "notes" / "beta.md", root / "notes" / "beta copy.md")
+    monkeypatch.setattr("linkly_ls.core.indexing.preparation.extract_file", lambda *a, **k: (_ for _ in ()).throw(AssertionError("read")))
+    [report] = library.index()
+    assert report.indexed == 1 and report.unchanged == 3
+    copy = library.catalog.by_path(str(root / "notes" / "beta copy.md"))
+    assert copy.title == "Beta" and [node.title for node in copy.outline[0].children] == ["Details"]
+
+
+def test_a_file_of_the_same_size_but_other_content_is_read(library):
+    root = library.root
+    (root / "notes" / "other.md").write_text("# Zeta\n\n## Details\n\nquince tea\n", encoding="utf-8")  # beta.md's size
+    assert (root / "notes" / "other.md").stat().st_size == (root / "notes" / "beta.md").stat().st_size
+    [report] = library.index()
+    assert report.indexed == 1 and library.catalog.by_path(str(root / "notes" / "other.md")).title == "Zeta"

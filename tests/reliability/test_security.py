@@ -4,6 +4,7 @@ Host/Origin checks and the token, are tested in tests/mcp/; see SECURITY.md.)"""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -102,9 +103,13 @@ def test_well_formed_ids_of_files_that_are_not_indexed_are_refused(two_libraries
         for tool, arguments in (
             ("read", {"doc_id": doc_id}),
             ("grep", {"pattern": ".", "doc_id": doc_id}),
-            ("outline", {"doc_ids": [garden, doc_id]}),
+            ("outline", {"doc_ids": [doc_id]}),
         ):
             assert "is not an indexed document" in refused(engine, tool, arguments)
+        batch = call_tool(engine, "outline", {"doc_ids": [garden, doc_id]}).to_json()  # the indexed one alone is outlined
+        assert [document["doc_id"] for document in batch["documents"]] == [garden]
+        assert [entry["doc_id"] for entry in batch["missing"]] == [doc_id] and "is not an indexed document" in batch["missing"][0]["error"]
+        assert SECRET not in json.dumps(batch)
 
 
 def test_a_removed_documents_id_stops_working(tmp_path: Path) -> None:

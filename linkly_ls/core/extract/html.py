@@ -47,12 +47,14 @@ _FLAT_TAGS = frozenset(
      "wbr", "p", "li", "dt", "dd", "tr", "td", "th", "option", "optgroup", "thead", "tbody", "tfoot",
      "colgroup", "rb", "rt", "rp", "html", "head", "body"}
 )
+_REFRESH_URL = re.compile(r"^\s*\d*\s*[;,]\s*url\s*=\s*(.+)$", re.I)
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([\w.:-]+)|<\?xml[^>]+encoding\s*=\s*["']([\w.:-]+)""", re.I)
 
 
 def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
     tree = parse_html(read_bytes(path, limits))
     page_title = _title_element_text(tree)
+    redirect = _redirect_target(tree)
     remove_chrome(tree)
     root = content_root(tree)
     builder = LineBuilder()
@@ -69,7 +71,7 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
         title=title,
         doc_type="html",
         outline=outline,
-        links=page_links(renderer, len(lines)),
+        links=([Link(line=1, target=redirect, text="redirect", kind="html")] if redirect else []) + page_links(renderer, len(lines)),
         anchors={name: min(line, max(len(lines), 1)) for name, line in renderer.anchors.items()},
     )
 
@@ -171,6 +173,18 @@ def _first_h1(headings: list[Heading]) -> str | None:
 
 def _first_heading(headings: list[Heading]) -> str | None:
     return headings[0].title if headings and len(headings[0].title) <= 200 else None
+
+
+def _redirect_target(tree: LexborHTMLParser) -> str | None:
+    """Where a page that sends its reader on at once goes (`<meta http-equiv="refresh" content="0;
+    URL=ch18-00-oop.html">`, the stubs a renamed chapter leaves): a link of the page."""
+    for meta in tree.css("meta[http-equiv]"):
+        if (meta.attributes.get("http-equiv") or "").strip().lower() != "refresh":
+            continue
+        found = _REFRESH_URL.search(meta.attributes.get("content") or "")
+        if found:
+            return found.group(1).strip().strip("'\"") or None
+    return None
 
 
 def _title_element_text(tree: LexborHTMLParser) -> str | None:

@@ -135,7 +135,7 @@ class HtmlRenderer:
     def _note_link(self, node: LexborNode) -> None:
         href = (node.attributes.get("href") or "").strip()
         if href and not href.lower().startswith("javascript:"):
-            self._pending_links.append((href, node_text(node)))
+            self._pending_links.append((href, node_text(node) or _image_text(node)))
 
     def _note_inner_links(self, node: LexborNode) -> None:
         """The links of a heading or a table row, which is written whole rather than walked; not a heading's
@@ -226,6 +226,11 @@ class HtmlRenderer:
             if cells:
                 self._write(" | ".join(cells))
         self.builder.blank()
+
+
+def _image_text(link: LexborNode) -> str:
+    """What a link made of a picture says: its images' alternative text (LaTeX2HTML's arrows, `next`)."""
+    return " ".join(" ".join((image.attributes.get("alt") or "").split()) for image in link.css("img[alt]")).strip()
 
 
 def _without_permalinks(heading: LexborNode, title: str) -> str:

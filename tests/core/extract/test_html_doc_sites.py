@@ -86,3 +86,16 @@ def test_every_element_id_is_an_anchor_at_its_line(tmp_path):
     document = extract_file(path)
     assert document.lines[document.anchors["realroots"] - 1] == "Function: realroots"
     assert document.anchors["index-real"] == document.anchors["realroots"]
+
+
+def test_a_link_made_of_a_picture_is_named_by_its_alternative_text(tmp_path):
+    path = page(tmp_path, '<p>See <a href="node101.html"><img alt="next" src="next.png"></a> or <a href="x.html"><img src="x.png"></a>.</p>')
+    assert [(link.target, link.text) for link in extract_file(path).links] == [("node101.html", "next"), ("x.html", "")]
+
+
+def test_a_redirect_stub_links_to_the_page_it_sends_its_reader_to(tmp_path):
+    path = tmp_path / "ch17-00-oop.html"
+    path.write_text('<html><head><meta http-equiv="refresh" content="0; URL=ch18-00-oop.html"><title>Redirecting...</title></head>'
+                    '<body><p>Redirecting to... <a href="ch18-00-oop.html">ch18-00-oop.html</a>.</p></body></html>', encoding="utf-8")
+    links = [(link.target, link.text) for link in extract_file(path).links]
+    assert links == [("ch18-00-oop.html", "redirect"), ("ch18-00-oop.html", "ch18-00-oop.html")]

@@ -18,6 +18,7 @@ _PARAGRAPH_TAGS = frozenset(
 )
 _LINE_TAGS = frozenset({"li", "dt", "dd", "figcaption", "summary", "caption", "legend", "tr", "body", "html"})
 _HEADING_TAGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+_LIST_TAGS = frozenset({"ul", "ol"})
 #: a frameset's frames and an inline frame show other pages: links, not text
 _FRAME_TAGS = frozenset({"frame", "iframe", "noframes"})
 _BLOCK_TAGS = _PARAGRAPH_TAGS | _LINE_TAGS | _HEADING_TAGS.keys() | {"pre", "table", "br"}
@@ -76,6 +77,7 @@ class HtmlRenderer:
         self._inline: list[str] = []
         self._pending_ids: list[str] = []
         self._prefix = ""
+        self._lists = 0  # lists open around the element being written
 
     def render(self, root: LexborNode) -> None:
         stack: list[tuple[LexborNode, bool]] = [(root, False)]
@@ -86,6 +88,8 @@ class HtmlRenderer:
                 self._flush()
                 if tag == "li":
                     self._prefix = ""  # an item that wrote nothing (a theme menu's button) marks no next line
+                elif tag in _LIST_TAGS:
+                    self._lists -= 1
                 if tag in _PARAGRAPH_TAGS:
                     self.builder.blank()
                 continue
@@ -111,7 +115,9 @@ class HtmlRenderer:
             elif tag != "br":
                 if tag in _PARAGRAPH_TAGS or tag in _LINE_TAGS:
                     if tag == "li":
-                        self._prefix = "- "
+                        self._prefix = "  " * max(self._lists - 1, 0) + "- "  # an item of a nested list, indented
+                    elif tag in _LIST_TAGS:
+                        self._lists += 1
                     stack.append((node, True))
                 stack.extend((child, False) for child in reversed(list(node.iter(include_text=True))))
         self._flush()

@@ -99,3 +99,10 @@ def test_a_redirect_stub_links_to_the_page_it_sends_its_reader_to(tmp_path):
                     '<body><p>Redirecting to... <a href="ch18-00-oop.html">ch18-00-oop.html</a>.</p></body></html>', encoding="utf-8")
     links = [(link.target, link.text) for link in extract_file(path).links]
     assert links == [("ch18-00-oop.html", "redirect"), ("ch18-00-oop.html", "ch18-00-oop.html")]
+
+
+def test_a_nested_list_keeps_its_levels(tmp_path):
+    path = page(tmp_path, "<ul><li>Batch/Interactive Operation<ul><li>Command line options</li><li>Examples</li></ul></li><li>Canvas size</li></ul>")
+    assert [line for line in extract_file(path).lines if line] == [
+        "- Batch/Interactive Operation", "  - Command line options", "  - Examples", "- Canvas size",
+    ]

@@ -12,6 +12,7 @@ from linkly_ls.core.engine import Engine
 from linkly_ls.core.indexing.skips import describe, reasons_in_order
 from linkly_ls.core.tools.common import FAILURES_SHOWN, counted, empty_index_notice, resolve_library
 from linkly_ls.core.tools.validation import validate
+from linkly_ls.core.tools.render import path_text
 
 MAX_TREE_DEPTH = 3
 MAX_CHILDREN = 12
@@ -91,7 +92,7 @@ class ExploreResult:
             for node in nodes:
                 more = f" (+{node['more_directories']} more folders)" if node.get("more_directories") else ""
                 out.append(
-                    f"{'  ' * depth}- {node['path']} · {counted(node['file_count'], 'file')} · "
+                    f"{'  ' * depth}- {path_text(node['path'])} · {counted(node['file_count'], 'file')} · "
                     f"median {counted(node['median_word_count'], 'word')}{more}"
                 )
                 tree(node["children"], depth + 1)
@@ -104,10 +105,10 @@ class ExploreResult:
         if self.skipped_folders:
             out += ["", f"### Skipped ({counted(self.skipped_count, 'file')} not indexed; top folders)"]
             for folder in self.skipped_folders:
-                out.append(f"- {folder['path']} · {counted(folder['skipped_count'], 'file')} · {describe(folder['reasons'])}")
+                out.append(f"- {path_text(folder['path'])} · {counted(folder['skipped_count'], 'file')} · {describe(folder['reasons'])}")
         if self.failed:
             out += ["", f"### Failed ({counted(self.failed_count, 'file')} could not be indexed)"]
-            out.extend(f"- {failure['path']}: {failure['message']}" for failure in self.failed)
+            out.extend(f"- {path_text(failure['path'])}: {failure['message']}" for failure in self.failed)
             if self.failed_count > len(self.failed):
                 out.append(f"- ... and {self.failed_count - len(self.failed)} more (`linkly status` lists them)")
         return "\n".join(out)

@@ -16,6 +16,7 @@ from typing import Any
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.tools.common import counted, empty_index_notice, escape_path_glob, resolve_library
 from linkly_ls.core.tools.validation import validate
+from linkly_ls.core.tools.render import path_text
 
 
 @dataclass
@@ -54,7 +55,7 @@ class FindPathsResult:
             return f"**{self.notice}** {' '.join(self.guidance)}"
         out = [f"## Folders matching {', '.join(self.patterns)}", f"{self.total_files} file(s)", ""]
         for directory in self.directories:
-            out.append(f"- {directory.path} ({counted(directory.file_count, 'file')}) · path_glob: `{escape_path_glob(directory.path)}`")
+            out.append(f"- {path_text(directory.path)} ({counted(directory.file_count, 'file')}) · path_glob: `{escape_path_glob(directory.path)}`")
         if self.truncated:
             out.append("\n(more folders matched; raise `limit` to see them)")
         return "\n".join(out)

@@ -14,6 +14,7 @@ from linkly_ls.core.errors import ArgumentError
 from linkly_ls.core.indexing.skips import describe
 from linkly_ls.core.tools.common import resolve_library
 from linkly_ls.core.tools.schema import SCHEMAS
+from linkly_ls.core.tools.render import path_text
 
 if TYPE_CHECKING:  # the indexer loads extraction code: only a run of this tool needs it
     from linkly_ls.core.indexing.indexer import IndexReport
@@ -64,7 +65,7 @@ class ReindexResult:
             if report.skipped:
                 out.append(f"  - skipped: {report.skipped_count} ({describe(report.skipped)})")
             for path, message in report.errors[:MAX_LISTED_ERRORS]:
-                out.append(f"  - failed: {path}: {message}")
+                out.append(f"  - failed: {path_text(path)}: {message}")
             hidden = len(report.errors) - MAX_LISTED_ERRORS
             if hidden > 0:
                 out.append(f"  - … and {hidden} more failed file(s)")

@@ -11,6 +11,7 @@ from linkly_ls.core.engine import Engine
 from linkly_ls.core.tools.common import FAILURES_SHOWN, counted
 from linkly_ls.core.indexing.skips import describe, reasons_in_order
 from linkly_ls.core.tools.validation import validate
+from linkly_ls.core.tools.render import path_text
 
 
 #: what list_libraries and `linkly index` say of a library the config file no longer defines
@@ -96,7 +97,7 @@ class LibrariesResult:
                 out.append(f"  {dropped_note(record.name)}")
             out.append(f"  paths: {', '.join(record.paths)}")
             for path, message in library.failures:
-                out.append(f"  failed: {path}: {message}")
+                out.append(f"  failed: {path_text(path)}: {message}")
             if library.failed_count > len(library.failures):
                 out.append(f"  ... and {library.failed_count - len(library.failures)} more failed (`linkly status` lists them)")
         return "\n".join(out)

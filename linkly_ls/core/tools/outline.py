@@ -17,6 +17,7 @@ from linkly_ls.core.tools.common import get_document, iso_utc, add_on_disk, on_d
 from linkly_ls.core.tools.remote_documents import RemoteResult, ask_remote, rewrite_document
 from linkly_ls.core.errors import ArgumentError, ToolError
 from linkly_ls.core.tools.validation import validate
+from linkly_ls.core.tools.render import path_text
 
 
 @dataclass
@@ -95,7 +96,7 @@ def outline_markdown(data: dict[str, Any]) -> str:
         out.append(f"## {document['title']}")
         out.append(
             f"doc_id `{document['doc_id']}` · {document['doc_type']} · {document['total_lines']} lines · "
-            f"{document['word_count']} words · {_link_counts(document)}{document['path']}"
+            f"{document['word_count']} words · {_link_counts(document)}{path_text(document['path'])}"
         )
         if not document["nodes"]:
             out.append("_No outline (has_outline: false): use `grep` to find passages or `read` it page by page._")

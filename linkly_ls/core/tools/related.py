@@ -17,6 +17,7 @@ from linkly_ls.core.search.snippets import QueryMatcher, best_snippet
 from linkly_ls.core.tools.common import get_document, resolve_library
 from linkly_ls.core.tools.validation import validate
 from linkly_ls.core.tools.search_results import OtherFile, SearchHit
+from linkly_ls.core.tools.render import path_text
 
 
 @dataclass
@@ -61,9 +62,9 @@ class RelatedResult:
             hit = item.hit
             out.append(f"### {rank}. {hit.title}")
             out.append(f"- doc_id: `{hit.doc_id}` · {hit.doc_type} · relevance {hit.relevance:.2f} · {item.reason}")
-            out.append(f"- path: {hit.path} · best passage: lines {hit.start_line}-{hit.end_line}")
+            out.append(f"- path: {path_text(hit.path)} · best passage: lines {hit.start_line}-{hit.end_line}")
             for other in hit.also_as:
-                out.append(f"- also as: {other.doc_type} · `{other.doc_id}` · {other.path}")
+                out.append(f"- also as: {other.doc_type} · `{other.doc_id}` · {path_text(other.path)}")
             if hit.snippet:
                 out.append(f"> {hit.snippet}")
             out.append("")

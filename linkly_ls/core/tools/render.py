@@ -17,6 +17,18 @@ from linkly_ls.core.tools.common import utc_now
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
+#: what a path holding it is quoted for in a text form: control characters (a newline, a tab) and the
+#: bidirectional controls `visible_controls` writes out
+_QUOTED_IN_PATHS = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def path_text(path: str) -> str:
+    """A path as a text form shows it: as it is, or, when it holds a control character, quoted as JSON
+    writes a string (`"/notes/line1\\nline2.md"`): one line, and never the same text as another path (a
+    name holding a real backslash and an `n` is shown as it is, unquoted)."""
+    return json.dumps(path, ensure_ascii=False) if _QUOTED_IN_PATHS.search(path) else path
+
+
 def visible_controls(text: str) -> str:
     """`text` with each control character written out (`\\x1b`, `\\u202e`), so it shows instead of acting."""
     return _CONTROL.sub(_written_out, text)

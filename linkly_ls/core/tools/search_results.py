@@ -9,6 +9,7 @@ from linkly_ls.core.provenance import Place
 from linkly_ls.core.search.snippets import Snippet
 from linkly_ls.core.store.records import DocumentSummary
 from linkly_ls.core.tools.common import iso_utc, on_disk
+from linkly_ls.core.tools.render import path_text
 
 #: most characters of the query the markdown answer's heading repeats
 QUERY_SHOWN_CHARS = 200
@@ -191,7 +192,7 @@ class SearchResult:
                 f"- doc_id: `{hit.doc_id}` · {hit.doc_type} · relevance {hit.relevance:.2f} · "
                 f"{hit.word_count} words · {hit.total_lines} lines · outline: {'yes' if hit.has_outline else 'no'}{flags}"
             )
-            out.append(f"- path: {one_line(hit.path)}")
+            out.append(f"- path: {path_text(hit.path)}")
             where = hit.place.label(hit.doc_type)
             out.append(
                 f"- modified: {hit.modified_at} · best passage: lines {hit.start_line}-{hit.end_line}"
@@ -202,7 +203,7 @@ class SearchResult:
             if hit.text_missing_reason:
                 out.append(f"- text missing: {hit.text_missing_reason}")
             for other in hit.also_as:
-                out.append(f"- also as: {other.doc_type} · `{other.doc_id}` · {one_line(other.path)}")
+                out.append(f"- also as: {other.doc_type} · `{other.doc_id}` · {path_text(other.path)}")
             if hit.snippet:
                 out.append(f"> {hit.snippet}")
             if hit.explain:

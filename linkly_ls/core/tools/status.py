@@ -21,6 +21,7 @@ from linkly_ls.core.indexing.unfinished_runs import read_unfinished
 from linkly_ls.core.indexing.writer_status import EMBEDDING, INDEXING, WriterActivity, format_duration, read_activity
 from linkly_ls.core.tools.common import iso_utc
 from linkly_ls.core.tools.libraries import LibraryInfo, list_libraries
+from linkly_ls.core.tools.render import path_text
 
 if TYPE_CHECKING:
     from linkly_ls.core.indexing.writer import IndexWriter
@@ -161,7 +162,7 @@ class StatusResult:
             out += [f"- {library}: {folder}: {problem}" for library, folder, problem in self.folder_problems]
         if self.failed_files:
             out += ["", "### Failed files", ""]
-            out += [f"- {failure.path}: {failure.message}" for failure in self.failed_files[:SHOWN_FAILED_FILES]]
+            out += [f"- {path_text(failure.path)}: {failure.message}" for failure in self.failed_files[:SHOWN_FAILED_FILES]]
             more = data["failed"] - SHOWN_FAILED_FILES
             if more > 0:
                 out.append(f"- … and {more} more (`linkly status --json` lists up to {MAX_FAILED_FILES:,})")

@@ -39,3 +39,25 @@ def test_escape_sequences_and_newlines_in_names_show_instead_of_acting(tmp_path)
         assert "שלום\u200f עולם" in text, "the marks right-to-left text needs stay"
     finally:
         engine.close()
+
+
+def test_a_path_with_a_control_character_is_quoted_so_no_two_paths_print_alike(tmp_path):
+    """`line1<newline>line2.md` and a file named with a real backslash and `n` printed the same text."""
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.tools.render import path_text
+
+    root = tmp_path / "odd"
+    root.mkdir()
+    for name in ("line1\nline2 notes.md", "line1\\nline2 notes.md", "tab\there.md", "plain notes.md"):
+        (root / name).write_text("# Notes\n\nquokka sightings\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="odd", paths=[root])], raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+        text = render(call_tool(engine, "search", {"query": "quokka", "limit": 10}))
+        shown = [line for line in text.splitlines() if "line2 notes.md" in line or "here.md" in line or "plain notes.md" in line]
+        assert f'"{root}/line1\\nline2 notes.md"' in text and f"{root}/line1\\nline2 notes.md" in shown[0] + shown[1]
+        assert len(set(shown)) == len(shown) and f'"{root}/tab\\there.md"' in text and f"{root}/plain notes.md" in text
+        assert path_text(f"{root}/plain notes.md") == f"{root}/plain notes.md"
+    finally:
+        engine.close()

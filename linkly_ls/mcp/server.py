@@ -137,19 +137,23 @@ def _structured_within(
     )
     if isinstance(result, Shortenable) and result.unit_count() >= 2:
         allowance = len(whole) + len(shortened_note(result, result.unit_count() - 1, max_chars, "max_response_chars")) + 60
-        fitted = fit(result, lambda part: len(json.dumps(_rendered(part, "json", now, None, extra_meta)[1], ensure_ascii=False)) + allowance <= max_chars)
+        fitted = fit(result, lambda part: len(json.dumps(_payload(part, now, extra_meta), ensure_ascii=False)) + allowance <= max_chars)
         if fitted is not None:
             part, shown = fitted
             told = f"{shortened_note(result, shown, max_chars, 'max_response_chars')}; {whole}"
-            return {"truncated": True, "note": told, **_rendered(part, "json", now, None, extra_meta)[1]}
-    return {**_paging_fields(payload), "truncated": True, "total_chars": size, "note": whole, "_meta": {"now": now, **(extra_meta or {})}}
+            return {"truncated": True, "note": told, **_payload(part, now, extra_meta)}
+    return {**_paging_fields(payload), "truncated": True, "total_chars": size, "note": whole, "_meta": payload["_meta"]}
+
+
+def _payload(result: Any, now: str, extra_meta: dict[str, Any] | None) -> dict[str, Any]:
+    """The structured content of an answer: its JSON form with `_meta`."""
+    return {**result.to_json(), "_meta": {"now": now, **(extra_meta or {})}}
 
 
 def _rendered(
     result: Any, output_format: str, now: str, note: str | None, extra_meta: dict[str, Any] | None
 ) -> tuple[str, dict[str, Any]]:
-    payload = result.to_json()
-    payload["_meta"] = {"now": now, **(extra_meta or {})}
+    payload = _payload(result, now, extra_meta)
     if output_format == "json":
         return json.dumps(payload, ensure_ascii=False, indent=2), payload
     return render(_WithNote(result, note) if note else result, "markdown", now), payload

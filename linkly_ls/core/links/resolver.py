@@ -72,6 +72,7 @@ class LinkResolver:
         self._lines: dict[str, list[str]] = {}
         self._headings: dict[str, HeadingIndex] = {}
         self._destinations: dict[str, dict[str, int]] = {}
+        self._anchors: dict[str, dict[str, int]] = {}  # an HTML page's element ids -> lines
         self._destination_pages: dict[tuple[str, str], int | None] = {}
         self._libraries: list[LibraryRecord] | None = None
 
@@ -286,9 +287,10 @@ class LinkResolver:
             # the page's first line after its marker: a section that starts the page is the one shown
             self._set_heading(resolved, self._section_at(target, resolved.target_line + 1))
             return
-        if target.doc_type == "html" and self.catalog.has_anchors(target.doc_id):
+        anchors = self._html_anchors(target)
+        if anchors:  # none: not an HTML page, or one read before anchors were kept
             # an element's id (`maxima_102.html#realroots`, Texinfo's `#index-…`, Sphinx's `#pathlib.Path.glob`)
-            line = self.catalog.anchor_line(target.doc_id, fragment) or self.catalog.anchor_line(target.doc_id, unquote(fragment))
+            line = anchors.get(fragment) or anchors.get(unquote(fragment))
             resolved.status = "ok" if line is not None else "missing_heading"
             resolved.target_line = line or 1
             self._set_heading(resolved, self._section_at(target, line) if line is not None else None)
@@ -303,6 +305,14 @@ class LinkResolver:
             self._set_heading(resolved, self._section_at(target, line))
             return
         resolved.target_line = 1
+
+    def _html_anchors(self, target: DocumentRecord) -> dict[str, int]:
+        """An HTML page's element ids -> lines, read once per page (an index page links one page hundreds of times)."""
+        if target.doc_type != "html":
+            return {}
+        if target.doc_id not in self._anchors:
+            self._anchors[target.doc_id] = self.catalog.anchors_of(target.doc_id)
+        return self._anchors[target.doc_id]
 
     def _destination_page_start(self, target: DocumentRecord, name: str) -> int | None:
         """The marker line of the page a named destination of the target PDF is on, asked of the file itself

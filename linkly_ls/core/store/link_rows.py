@@ -130,18 +130,9 @@ class LinkReads:
         )
         return {fragment[len("nameddest=") :]: line for fragment, line in rows}
 
-    def anchor_line(self, doc_id: str, name: str) -> int | None:
-        """The line of a document's anchor `name` (an HTML element id), None when it has none of that name."""
-        row = self.connect().execute("SELECT line FROM anchors WHERE doc_id = ? AND name = ?", (doc_id, name)).fetchone()
-        return row[0] if row else None
-
     def anchors_of(self, doc_id: str) -> dict[str, int]:
-        """A document's anchors, name -> line."""
+        """A document's anchors (an HTML page's element ids), name -> line."""
         return dict(self.connect().execute("SELECT name, line FROM anchors WHERE doc_id = ?", (doc_id,)).fetchall())
-
-    def has_anchors(self, doc_id: str) -> bool:
-        """Whether the catalog knows any anchor of the document (a page read before anchors were kept has none)."""
-        return self.connect().execute("SELECT 1 FROM anchors WHERE doc_id = ? LIMIT 1", (doc_id,)).fetchone() is not None
 
     def link_count(self, doc_id: str) -> int:
         """How many links a document has."""

@@ -183,9 +183,8 @@ def status(engine: Engine, writer: IndexWriter | None = None, mcp_url: str | Non
     if writer is not None and writer.held:
         activity = writer.activity()
         info = WriterInfo(pid=activity.pid, this_process=True, activity=activity)
-    elif engine.writer_lock.held_elsewhere():
-        pid = engine.writer_lock.holder_pid()
-        info = WriterInfo(pid=pid, this_process=False, activity=read_activity(engine.data_dir, pid) if pid else None)
+    elif (elsewhere := _writer_elsewhere(engine)) is not None:
+        info = elsewhere
     else:
         info = WriterInfo(pid=None, this_process=False, activity=None)
     failed = [failure for library in libraries if library.failed_count for failure in engine.catalog.errors(library.record.name)]
@@ -199,13 +198,18 @@ def status(engine: Engine, writer: IndexWriter | None = None, mcp_url: str | Non
 def indexing_elsewhere(engine: Engine) -> str | None:
     """What another process indexing this index is doing (`indexing notes: 60 of 180 files`), when it is
     reading files: a search meanwhile may miss the files it has not reached. None otherwise."""
+    writer = _writer_elsewhere(engine)
+    if writer is None or writer.activity is None or writer.activity.activity != INDEXING:
+        return None
+    return f"another linkly process (pid {writer.pid}) is {writer.activity.describe()}: results may be incomplete"
+
+
+def _writer_elsewhere(engine: Engine) -> WriterInfo | None:
+    """The process holding the index's writer role, when it is another one, with what it publishes doing."""
     if not engine.writer_lock.held_elsewhere():
         return None
     pid = engine.writer_lock.holder_pid()
-    activity = read_activity(engine.data_dir, pid) if pid else None
-    if activity is None or activity.activity != INDEXING:
-        return None
-    return f"another linkly process (pid {pid}) is {activity.describe()}: results may be incomplete"
+    return WriterInfo(pid=pid, this_process=False, activity=read_activity(engine.data_dir, pid) if pid else None)
 
 
 def _unfinished_runs(engine: Engine, names: list[str], activity: WriterActivity | None) -> list[tuple[str, float]]:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.extract import NOTE_SUFFIXES
 from linkly_ls.core.extract.front_matter import parse_front_matter
 from linkly_ls.core.extract.markdown import outline_of
 from linkly_ls.core.extract.markdown_links import find_links
@@ -46,7 +47,6 @@ from linkly_ls.lsp.uris import (
 if TYPE_CHECKING:
     from linkly_ls.lsp.server import LinklyLanguageServer
 
-NOTE_SUFFIXES = (".md", ".markdown", ".mdx")
 #: formats whose indexed lines are the file's lines, so a file location's line is right
 FILE_LINE_TYPES = frozenset({"md", "mdx", "txt"})
 
@@ -270,7 +270,7 @@ def location_of_source(link: ResolvedLink, doc_type: str, lines: list[str] | Non
 
 
 def reads_as_note(ls: LinklyLanguageServer, uri: str, path: str) -> bool:
-    """A note by its name, or an open buffer the client says is Markdown (`notes.mdown`, `README`)."""
+    """A note by its name, or an open buffer the client says is Markdown (`notes.mdtext`, `README`)."""
     if path.lower().endswith(NOTE_SUFFIXES):
         return True
     buffer = open_buffer(ls.workspace, uri)

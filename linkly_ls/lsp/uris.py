@@ -65,7 +65,7 @@ def location_uri(doc_id: str, doc_type: str, path: str) -> str:
 
 
 #: the suffix whose extractor reads a buffer of that language, for a buffer whose name says none
-#: (`untitled:Untitled-1`, `notes.mdown`, `README`)
+#: (`untitled:Untitled-1`, `notes.mdtext`, `README`)
 LANGUAGE_SUFFIXES = {"markdown": ".md", "mdx": ".mdx", "html": ".html", "plaintext": ".txt"}
 
 

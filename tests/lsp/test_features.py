@@ -127,7 +127,7 @@ async def test_document_symbols_of_an_unsaved_buffer(session: Session, name: str
     assert symbols[0].range.end.line == 12
 
 
-@pytest.mark.parametrize("uri_of", [lambda root: "untitled:Untitled-1", lambda root: (root / "scratch" / "plan.mdown").as_uri()])
+@pytest.mark.parametrize("uri_of", [lambda root: "untitled:Untitled-1", lambda root: (root / "scratch" / "plan.mdtext").as_uri()])
 async def test_document_symbols_of_a_buffer_named_by_no_type_follow_its_language(session: Session, uri_of) -> None:
     """A new note is first an untitled buffer: its language, not its name, says it is Markdown."""
     uri = uri_of(session.root)
@@ -409,7 +409,7 @@ async def test_added_workspace_folders_and_libraries_are_indexed(session: Sessio
 
 
 async def test_links_of_a_markdown_buffer_named_by_no_type_are_read(session: Session) -> None:
-    path = session.root / "scratch" / "links.mdown"
+    path = session.root / "scratch" / "links.mdtext"
     path.parent.mkdir(exist_ok=True)
     text = "# Links\n\nSee [[no-such-note-zz]] here.\n"
     path.write_text(text, encoding="utf-8")

@@ -23,6 +23,11 @@ if TYPE_CHECKING:
 DOC_TYPES: dict[str, str] = {
     ".md": "md",
     ".markdown": "md",
+    ".mdown": "md",
+    ".mdwn": "md",
+    ".mkd": "md",
+    ".mkdn": "md",
+    ".mkdown": "md",
     ".mdx": "mdx",
     ".txt": "txt",
     ".text": "txt",
@@ -42,6 +47,9 @@ DOC_TYPES: dict[str, str] = {
     ".tif": "image",
     ".tiff": "image",
 }
+
+#: the suffixes of notes (Markdown and MDX): what wikilinks name without a suffix and links may drop
+NOTE_SUFFIXES: tuple[str, ...] = tuple(suffix for suffix, kind in DOC_TYPES.items() if kind in ("md", "mdx"))
 
 #: document type -> module in this package that extracts it
 _MODULES: dict[str, str] = {

@@ -18,12 +18,10 @@ import unicodedata
 from urllib.parse import unquote
 
 from linkly_ls.core.document import Link
-from linkly_ls.core.extract import DOC_TYPES
+from linkly_ls.core.extract import DOC_TYPES, NOTE_SUFFIXES
 from linkly_ls.core.store.records import LinkRecord, title_key
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
-#: extensions a wikilink may carry that name the document itself
-_NOTE_SUFFIXES = (".md", ".markdown", ".mdx")
 
 
 def is_external(target: str) -> bool:
@@ -88,7 +86,7 @@ def wikilink_key(name: str) -> str:
     """The name key of `[[name]]` (or `[[folder/name.md]]`): its last part, without a note's suffix or the
     suffix of another type linkly reads (`![[diagram.png]]`, `[[paper.pdf]]`: the file's name key)."""
     last = _last_part(name)
-    if last.lower().endswith(_NOTE_SUFFIXES) or wikilink_suffix(name):
+    if last.lower().endswith(NOTE_SUFFIXES) or wikilink_suffix(name):
         last = last[: last.rindex(".")]
     return title_key(last)
 
@@ -97,11 +95,11 @@ def wikilink_suffix(name: str) -> str:
     """The suffix of `[[name]]` when it names a file of a type linkly reads other than a note
     (`![[diagram.png]]`): such a link means that file, not a note of the same name."""
     suffix = posixpath.splitext(_last_part(name))[1].lower()
-    return suffix if suffix in DOC_TYPES and suffix not in _NOTE_SUFFIXES else ""
+    return suffix if suffix in DOC_TYPES and suffix not in NOTE_SUFFIXES else ""
 
 
 def is_note_path(path: str) -> bool:
-    return path.lower().endswith(_NOTE_SUFFIXES)
+    return path.lower().endswith(NOTE_SUFFIXES)
 
 
 def _last_part(name: str) -> str:
@@ -142,7 +140,7 @@ def paths_naming(path: str) -> list[str]:
     """Every target path a link to the document at `path` may carry (see `path_candidates`)."""
     root, extension = posixpath.splitext(path)
     paths = {path}
-    if extension.lower() in (".md", ".mdx", ".markdown"):
+    if extension.lower() in NOTE_SUFFIXES:
         paths |= {root, root + ".html", root + ".htm"}
     if posixpath.basename(path) in INDEX_NAMES:
         paths.add(posixpath.dirname(path))

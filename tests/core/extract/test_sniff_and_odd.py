@@ -86,3 +86,13 @@ def test_binary_bytes_under_a_pdf_name_stay_an_error(tmp_path):
     path.write_bytes(bytes(range(256)) * 8)
     with pytest.raises(ExtractionError, match="not a readable PDF"):
         extract_file(path)
+
+
+@pytest.mark.parametrize("suffix", [".mdown", ".mdwn", ".mkd", ".mkdn", ".mkdown", ".MARKDOWN"])
+def test_markdowns_other_suffixes_are_notes(tmp_path, suffix):
+    """Notes kept as `notes.mkd` (older editors, Gitit, ikiwiki) were skipped as unsupported."""
+    path = tmp_path / f"plan{suffix}"
+    path.write_text("---\ntitle: The plan\n---\n# Goals\n\nShip it.\n", encoding="utf-8")
+    document = extract_file(path)
+    assert document.doc_type == "md" and document.title == "The plan"
+    assert [node.title for node in document.outline] == ["Goals"]

@@ -34,6 +34,7 @@ def test_wikilinks_keep_a_casefolded_name_key():
     assert (found.target_name, found.fragment, found.target_path) == ("my note", "Heading", None)
     assert wikilink_key("Plain") == "plain" and wikilink_folder("Folder/My Note#H") == "Folder"
     assert record("#Only heading", kind="wiki").target_path == SOURCE
+    assert wikilink_key("Journal/plan.mkd") == "plan" and record("plan.mdown", kind="wiki").target_name == "plan"
 
 
 def test_heading_slugs_follow_the_renderers():

@@ -157,6 +157,9 @@ def test_checkhealth_reports_ok(nvim: Path, workspace: Path) -> None:
 def test_backlinks_mentions_and_related_fill_the_quickfix_list(nvim: Path, workspace: Path) -> None:
     report = run_nvim(nvim, workspace, "links")
     linked = workspace / "library" / "linked"
+    view_entry = report["view_entry"]
+    assert view_entry["file"].startswith("linkly://doc/") and view_entry["lines"] > 12
+    assert (view_entry["lnum"], view_entry["qf_lnum"]) == (12, 12), "the view opens at the entry's line"
     backlinks = report["backlinks"]
     assert backlinks["title"] == "linkly backlinks to Sailing: 1 link"
     (book,) = backlinks["items"]

@@ -21,6 +21,16 @@ H.run(function()
   })
   H.wait_indexed()
 
+  -- a quickfix entry into a text view not loaded yet (a backlink, a related passage in a PDF) opens
+  -- the view at the entry's line, not at its last line
+  local found = assert(require("linkly").execute_sync("linkly.search", { query = "Huardest", doc_types = { "pdf" } }))
+  local view_uri = "linkly://doc/" .. found.results[1].doc_id
+  vim.fn.setqflist({ { filename = view_uri, lnum = 12, text = "a line of the PDF" } })
+  vim.cmd("cfirst")
+  H.report.view_entry = { file = vim.api.nvim_buf_get_name(0), lnum = vim.api.nvim_win_get_cursor(0)[1],
+    qf_lnum = vim.fn.getqflist()[1].lnum, lines = vim.api.nvim_buf_line_count(0) }
+  vim.cmd("cclose")
+
   vim.cmd.edit(vim.fn.fnameescape(library .. "/linked/sailing.md"))
   local sailing = vim.api.nvim_get_current_buf()
   vim.cmd("LinklyBacklinks")

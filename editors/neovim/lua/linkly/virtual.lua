@@ -18,13 +18,25 @@ function M.uri(doc_id)
   return "linkly://doc/" .. doc_id
 end
 
+--- The lines `set_lines` puts in, for the `:lockmarks` command that puts them.
+local replacing
+
+function M._replace_lines(bufnr)
+  vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, replacing)
+end
+
 local function set_lines(bufnr, lines)
   local bo = vim.bo[bufnr]
   bo.modifiable = true
   bo.readonly = false
   local undolevels = bo.undolevels
   bo.undolevels = -1
-  vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, lines)
+  -- under :lockmarks: a quickfix entry (backlinks, related, workspace symbols) into a view not yet
+  -- loaded names its line in the document; replacing the one-line placeholder moved it down by the
+  -- number of lines put in, so the view opened at its last line
+  replacing = lines
+  vim.cmd(("lockmarks lua require('linkly.virtual')._replace_lines(%d)"):format(bufnr))
+  replacing = nil
   bo.undolevels = undolevels
   bo.buftype = "nofile"
   bo.swapfile = false

@@ -197,6 +197,25 @@ async def test_completion_of_the_notes_own_headings_and_of_block_ids(session: Se
         assert "pdflatex-outline.pdf" in [item.label for item in await items(9)]
 
 
+async def test_heading_and_block_completion_cut_to_the_first_items_says_the_list_is_incomplete(session: Session) -> None:
+    """A reference manual has over a thousand outline entries: a client told the list was complete filters the
+    first ones as the user types and never asks again, so the later headings could not be completed."""
+    uri = (session.folders["notes"] / "many-headings.md").as_uri()
+    sections = [f"## Section {number}\n\nText {number}. ^block-{number}\n" for number in range(1, 131)]
+    lines = ["# Manual", "", *"\n".join(sections).split("\n"), "[[#", "[[#^", "[[#Section 12"]
+    open_text(session, uri, "\n".join(lines) + "\n")
+    document = types.TextDocumentIdentifier(uri=uri)
+
+    async def answer(line: int) -> types.CompletionList:
+        position = types.Position(line=line, character=len(lines[line]))
+        return await session.client.text_document_completion_async(types.CompletionParams(text_document=document, position=position))
+
+    headings, blocks, narrowed = (await answer(len(lines) - 3)), (await answer(len(lines) - 2)), (await answer(len(lines) - 1))
+    assert headings.is_incomplete and len(headings.items) == 100
+    assert blocks.is_incomplete and len(blocks.items) == 100
+    assert not narrowed.is_incomplete and "Section 125" in [item.label for item in narrowed.items]
+
+
 async def test_heading_completion_after_a_folder_in_a_wikilink_and_after_an_escaped_path(session: Session) -> None:
     """What note completion writes (`[[notes/name`, `a%20b.docx`) must lead to the note's headings too."""
     uri = (session.folders["books"] / "draft.md").as_uri()

@@ -194,7 +194,7 @@ def _heading_items(record: DocumentRecord | None, typed: str, position: types.Po
             )
         )
     items.sort(key=lambda entry: (entry[0], entry[1]))
-    return types.CompletionList(is_incomplete=False, items=[item for _, _, item in items[:MAX_ITEMS]])
+    return types.CompletionList(is_incomplete=len(items) > MAX_ITEMS, items=[item for _, _, item in items[:MAX_ITEMS]])
 
 
 def _block_items(
@@ -222,7 +222,7 @@ def _block_items(
         )
         items.append((score, line, item))
     items.sort(key=lambda entry: entry[:2])
-    return types.CompletionList(is_incomplete=False, items=[item for *_, item in items[:MAX_ITEMS]])
+    return types.CompletionList(is_incomplete=len(items) > MAX_ITEMS, items=[item for *_, item in items[:MAX_ITEMS]])
 
 
 def register(server: LinklyLanguageServer) -> None:

@@ -17,7 +17,9 @@ Resolution happens when links are read, against the catalog as it is then:
   titled NAME (how Texinfo names them; see `HeadingIndex.titled`), else the
   page the target file names it for (read from the file: LaTeX's unnumbered
   `section*.7`, which no contents line links).
-  Only a Markdown target can miss a heading: the anchors of other formats
+  A heading is also found by its title without its number (`#Lists and
+  data frames` for "6 Lists and data frames"). A Markdown, HTML, PDF or EPUB
+  target can miss a heading; the anchors of other formats (a Word bookmark)
   are not kept, so their fragments lead to the document.
 
 A status says what became of each link: `ok`, `external` (a URL),
@@ -53,6 +55,8 @@ from linkly_ls.core.store.catalog import Catalog, DocumentRecord, LinkRecord
 from linkly_ls.core.store.records import LibraryRecord, holding_library, name_key, title_key
 
 _NOTE_TYPES = ("md", "mdx")
+#: formats whose headings a link's fragment is held to beside Markdown's and HTML's anchors (`_place_by_destination`)
+_OUTLINED_BOOK_TYPES = ("pdf", "epub")
 _PAGE_FRAGMENT = re.compile(r"^page=(\d+)$")
 #: a PDF's named destination (`other.pdf#nameddest=NAME`, as PDF viewers read a URL's fragment)
 _NAMED_DESTINATION = "nameddest="
@@ -275,7 +279,7 @@ class LinkResolver:
             resolved.target_line = line or 1
             self._set_heading(resolved, self._section_at(target, line) if line is not None else None)
             return
-        node = headings.named(fragment, wiki=link.kind == "wiki")
+        node = headings.named(fragment, wiki=link.kind == "wiki") or headings.titled(" ".join(unquote(fragment).split()))
         if node is not None:
             resolved.target_line = node.start_line
             self._set_heading(resolved, node)
@@ -305,6 +309,22 @@ class LinkResolver:
             self._set_heading(resolved, self._section_at(target, line))
             return
         resolved.target_line = 1
+        if target.doc_type in _OUTLINED_BOOK_TYPES:
+            self._place_by_destination(target, fragment, resolved)
+
+    def _place_by_destination(self, target: DocumentRecord, fragment: str, resolved: ResolvedLink) -> None:
+        """A PDF's or EPUB's fragment that names no heading or page: for a PDF a named destination written
+        bare (`paper.pdf#intro`, as PDF readers take it), else a heading that is not there (a typo, a
+        section since renamed): `missing_heading`, where it led to page 1 without a word."""
+        if target.doc_type == "pdf":
+            if target.doc_id not in self._destinations:
+                self._destinations[target.doc_id] = self.catalog.destination_lines(target.doc_id)
+            line = self._destinations[target.doc_id].get(fragment)
+            if line is not None:
+                resolved.target_line = line
+                self._set_heading(resolved, self._section_opened_at(target, line))
+                return
+        resolved.status = "missing_heading"
 
     def _html_anchors(self, target: DocumentRecord) -> dict[str, int]:
         """An HTML page's element ids -> lines, read once per page (an index page links one page hundreds of times)."""

@@ -163,6 +163,38 @@ def test_a_link_into_another_pdf_leads_to_its_page_or_to_the_heading_its_destina
         engine.close()
 
 
+def test_a_notes_link_into_a_pdf_finds_a_heading_by_its_title_without_number_and_flags_one_it_lacks(tmp_path):
+    """`[[manual.pdf#Arrays]]` (completion offers "2.1 Arrays") led to page 1 when the number was left out,
+    and a heading the PDF lacks led there too as `ok`: no diagnostic told of the typo."""
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    _manual_and_guide(folder)
+    (folder / "reading.md").write_text(
+        "# Reading\n\n[[manual.pdf#Arrays]] and [[manual.pdf#3 Plots]]\n\n[third](manual.pdf#section.3)\n\n"
+        "[[manual.pdf#Arays]] and [gone](manual.pdf#Removed%20part) and [[manual.pdf#page=2]]\n",
+        encoding="utf-8",
+    )
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="pdfs", paths=[folder])]))
+    try:
+        engine.index()
+        manual = engine.catalog.by_path(str(folder / "manual.pdf"))
+        note = engine.catalog.by_path(str(folder / "reading.md"))
+        links = {link.target: link for link in LinkResolver(engine.catalog).links_of(note)}
+        found = {target: (link.status, link.heading) for target, link in links.items()}
+        assert found == {
+            "manual.pdf#Arrays": ("ok", "2.1 Arrays"),
+            "manual.pdf#3 Plots": ("ok", "3 Plots"),
+            "manual.pdf#section.3": ("ok", "3 Plots"),
+            "manual.pdf#Arays": ("missing_heading", None),
+            "manual.pdf#Removed%20part": ("missing_heading", None),
+            "manual.pdf#page=2": ("ok", "2 Data"),
+        }
+        assert all(link.doc_id == manual.doc_id for link in links.values())
+        assert "no heading or anchor #Arays in" in links["manual.pdf#Arays"].problem()
+    finally:
+        engine.close()
+
+
 def test_a_chapter_destination_above_its_bookmarked_title_leads_to_that_chapter(tmp_path):
     """LaTeX puts a chapter's destination at its "Chapter 2" label, a line or two above the title the
     bookmark starts at: the link leads to that chapter, not to the end of the one before. A destination

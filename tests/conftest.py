@@ -57,3 +57,14 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 def corpus() -> Path:
     """The shared corpus: real documents of every format, described by its MANIFEST.tsv."""
     return shared.shared_path("corpus")
+
+
+@pytest.fixture(autouse=True)
+def tool_answers_match_their_output_schemas(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every tool answer a test gets in this process is held to the tool's published output schema:
+    an MCP client validates structured content against it and refuses an answer that does not match."""
+    from support.output_schemas import checked_call
+
+    from linkly_ls.core.tools.registry import Tool
+
+    monkeypatch.setattr(Tool, "call", checked_call(Tool.call))

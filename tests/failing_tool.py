@@ -64,7 +64,7 @@ FAIL = Tool(
     },
     title="Fail",
     description="Raise the named error.",
-    result_keys=(),
+    result_fields={},
     cli=CliShape("fail", "raise the named error", positionals=("error",)),
     lsp_command="linkly.fail",
 )

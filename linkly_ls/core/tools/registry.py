@@ -25,6 +25,7 @@ from linkly_ls.core.tools.index_library import check_arguments as check_index_li
 from linkly_ls.core.tools.index_library import index_library
 from linkly_ls.core.tools.links import links
 from linkly_ls.core.tools.outline import outline
+from linkly_ls.core.tools.output_schemas import RESULT_FIELDS, result_schema
 from linkly_ls.core.tools.read import read
 from linkly_ls.core.tools.related import related
 from linkly_ls.core.tools.remote_collections import explore_anywhere, find_paths_anywhere, list_libraries_anywhere
@@ -70,8 +71,8 @@ class Tool:
     input_schema: dict[str, Any]
     title: str
     description: str
-    #: top-level keys of the JSON result (besides `_meta`), published as the output schema
-    result_keys: tuple[str, ...]
+    #: the JSON result's fields (besides `_meta`) and their JSON Schemas, published as the output schema
+    result_fields: Mapping[str, dict[str, Any]]
     #: changes the index: only the index's writer runs it, and read-only servers hide it
     writes: bool = False
     #: checks a writing tool's arguments before it takes the writer role (a bad call is told so, not that
@@ -112,10 +113,12 @@ class Tool:
 
     @property
     def output_schema(self) -> dict[str, Any]:
-        """Permissive: names the top-level keys so clients accept (and show) structured content."""
-        properties: dict[str, Any] = {key: {} for key in self.result_keys}
-        properties["_meta"] = {"type": "object", "properties": {"now": {"type": "string", "format": "date-time"}}}
-        return {"type": "object", "properties": properties}
+        """The result's fields, typed (`output_schemas.py`)."""
+        return result_schema(dict(self.result_fields))
+
+    @property
+    def result_keys(self) -> tuple[str, ...]:
+        return tuple(self.result_fields)
 
     def call(self, engine: Engine, arguments: dict[str, Any] | None = None) -> Any:
         """Run the tool; the result object renders itself as markdown or JSON.
@@ -193,10 +196,7 @@ REGISTRY = ToolRegistry(
             input_schema=SCHEMAS["search"],
             title="Search documents",
             description=descriptions.SEARCH,
-            result_keys=(
-                "results", "total", "mode", "mode_reason", "indexing", "miss", "notes", "guidance", "notice", "remotes",
-                "next_offset", "matching",
-            ),
+            result_fields=RESULT_FIELDS["search"],
             cli=CliShape(
                 "search",
                 "search indexed documents",
@@ -220,7 +220,7 @@ REGISTRY = ToolRegistry(
             input_schema=SCHEMAS["outline"],
             title="Document outline",
             description=descriptions.OUTLINE,
-            result_keys=("documents",),
+            result_fields=RESULT_FIELDS["outline"],
             cli=CliShape(
                 "outline",
                 "show the outline of documents",
@@ -236,10 +236,7 @@ REGISTRY = ToolRegistry(
             input_schema=SCHEMAS["grep"],
             title="Grep a document",
             description=descriptions.GREP,
-            result_keys=(
-                "doc_id", "title", "doc_type", "pattern", "total_matches", "total_lines", "offset", "matches", "next_offset",
-                "on_disk",
-            ),
+            result_fields=RESULT_FIELDS["grep"],
             cli=CliShape(
                 "grep",
                 "find lines matching a regular expression in one document",
@@ -262,10 +259,7 @@ REGISTRY = ToolRegistry(
             input_schema=SCHEMAS["read"],
             title="Read document lines",
             description=descriptions.READ,
-            result_keys=(
-                "doc_id", "title", "path", "doc_type", "offset", "lines", "total_lines", "remaining_lines", "next_offset", "pages",
-                "on_disk",
-            ),
+            result_fields=RESULT_FIELDS["read"],
             cli=CliShape(
                 "read",
                 "read numbered lines of a document",
@@ -280,7 +274,7 @@ REGISTRY = ToolRegistry(
             input_schema=SCHEMAS["list_libraries"],
             title="List libraries",
             description=descriptions.LIST_LIBRARIES,
-            result_keys=("libraries", "remotes", "configured_remotes"),
+            result_fields=RESULT_FIELDS["list_libraries"],
             cli=CliShape(
                 "list-libraries",
                 "list libraries and their document counts",
@@ -294,10 +288,7 @@ REGISTRY = ToolRegistry(
             input_schema=SCHEMAS["explore"],
             title="Explore the collection",
             description=descriptions.EXPLORE,
-            result_keys=(
-                "scope", "document_count", "doc_types", "directories", "keywords", "skipped_count", "skipped_folders",
-                "failed_count", "failed", "notice", "guidance", "remotes",
-            ),
+            result_fields=RESULT_FIELDS["explore"],
             cli=CliShape("explore", "overview: types, folders, keywords"),
             lsp_command="linkly.explore",
         ),
@@ -307,7 +298,7 @@ REGISTRY = ToolRegistry(
             input_schema=SCHEMAS["find_paths"],
             title="Find folder paths",
             description=descriptions.FIND_PATHS,
-            result_keys=("total_files", "truncated", "directories", "notice", "guidance", "remotes"),
+            result_fields=RESULT_FIELDS["find_paths"],
             cli=CliShape(
                 "find-paths",
                 "find folders whose path matches keywords",
@@ -321,10 +312,7 @@ REGISTRY = ToolRegistry(
             input_schema=SCHEMAS["links"],
             title="Links and backlinks",
             description=descriptions.LINKS,
-            result_keys=(
-                "doc_id", "title", "path", "links", "backlinks", "counts", "mentions", "mention_names", "mentions_truncated",
-                "next_offset",
-            ),
+            result_fields=RESULT_FIELDS["links"],
             cli=CliShape(
                 "links",
                 "list a document's links and backlinks",
@@ -345,7 +333,7 @@ REGISTRY = ToolRegistry(
             input_schema=SCHEMAS["related"],
             title="Related documents",
             description=descriptions.RELATED,
-            result_keys=("doc_id", "title", "section", "terms", "results", "total", "excluded_links", "mode", "mode_reason"),
+            result_fields=RESULT_FIELDS["related"],
             cli=CliShape(
                 "related",
                 "documents related in meaning to a document or a section",
@@ -362,7 +350,7 @@ REGISTRY = ToolRegistry(
             input_schema=SCHEMAS["index_library"],
             title="Re-index a library",
             description=descriptions.INDEX_LIBRARY,
-            result_keys=("libraries",),
+            result_fields=RESULT_FIELDS["index_library"],
             writes=True,
             check=check_index_library,
         ),

@@ -65,7 +65,7 @@ TALLY = Tool(
     },
     title="Tally words",
     description="Count the words of a text.",
-    result_keys=("words",),
+    result_fields={"words": {"type": "array", "items": {"type": "object"}}},
     cli=CliShape("tally", "count the words of a text", positionals=("text",), flags={"top": ("-n", "--top")},
                  help_texts={"only": "words, comma-separated"}),
     lsp_command="linkly.tally",
@@ -95,11 +95,16 @@ def test_the_ten_tools_are_declared_once_in_order() -> None:
     assert "search → grep or outline → read" in SERVER_INSTRUCTIONS
 
 
-def test_the_output_schema_names_the_result_keys_and_meta() -> None:
+def test_the_output_schema_types_the_result_fields_and_meta() -> None:
     schema = REGISTRY.get("read").output_schema
-    assert schema["type"] == "object"
-    assert list(schema["properties"]) == [*REGISTRY.get("read").result_keys, "_meta"]
-    assert schema["properties"]["_meta"]["properties"]["now"] == {"type": "string", "format": "date-time"}
+    assert schema["type"] == "object" and "required" not in schema  # a cut answer keeps its short fields only
+    assert list(schema["properties"]) == [*REGISTRY.get("read").result_keys, "truncated", "total_chars", "shown_chars", "_meta"]
+    lines = schema["properties"]["lines"]
+    assert lines["type"] == "array" and lines["items"]["properties"]["text"]["type"] == "string"
+    assert schema["properties"]["next_offset"]["type"] == ["integer", "null"]
+    assert schema["properties"]["_meta"]["properties"]["now"]["format"] == "date-time"
+    for tool in REGISTRY:
+        assert all(field.get("type") for field in tool.output_schema["properties"].values()), tool.name
 
 
 def test_an_unknown_tool_is_an_argument_error(engine: Engine) -> None:
@@ -128,7 +133,7 @@ def test_a_tool_registered_in_a_registry_appears_in_every_face(
     definitions = tool_definitions(McpSettings(tools=registry.names()), registry)
     listed = definitions[-1]
     assert (listed.name, listed.title, listed.description) == ("tally", "Tally words", "Count the words of a text.")
-    assert listed.input_schema == TALLY.input_schema and list(listed.output_schema["properties"]) == ["words", "_meta"]
+    assert listed.input_schema == TALLY.input_schema and list(listed.output_schema["properties"])[::4] == ["words", "_meta"]
     assert listed.annotations.read_only_hint is True
     assert [tool.name for tool in tool_definitions(McpSettings())] == list(TEN_TOOLS)
     backend = LocalBackend(engine, McpSettings(tools=registry.names()), registry=registry)

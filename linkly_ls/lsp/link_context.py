@@ -105,8 +105,10 @@ def as_typed(ls: LinklyLanguageServer, uri: str, path: str, record: DocumentReco
 
 
 def _shows_source(uri: str, record: DocumentRecord) -> bool:
-    """Whether the URI shows a file whose lines are not its indexed lines (HTML, or HTML named .txt)."""
-    return not is_linkly_uri(uri) and record.doc_type not in FILE_LINE_TYPES
+    """Whether the URI shows a file whose lines are not its indexed lines: an HTML page's source (or HTML
+    named .txt). A PDF, EPUB or Office file open in an editor holds the view's text, which a plugin put
+    there (the indexed lines), or its bytes, which have no lines to map."""
+    return not is_linkly_uri(uri) and record.doc_type == "html"
 
 
 def source_record(engine: Engine, uri: str) -> tuple[DocumentRecord | None, str | None]:

@@ -284,6 +284,19 @@ async def test_definition_on_a_pdf_contents_entry_opens_its_section(session: Ses
         )
         assert [location.uri for location in locations] == [uri], "the link moves within the open view"
         assert lines[locations[0].range.start.line] == "2 Bar"
+    # the Neovim plugin opens `paper.pdf` itself as a buffer holding the view's text: its lines are the indexed
+    # lines, not a source to map them into (mapping read every line of the buffer at each hover: seconds in a
+    # manual of 2,400 pages)
+    file_uri = session.path("pdflatex-outline.pdf").as_uri()
+    session.client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=file_uri, language_id="plaintext", version=1, text="\n".join(lines))
+        )
+    )
+    locations = await session.client.text_document_definition_async(
+        types.DefinitionParams(text_document=types.TextDocumentIdentifier(uri=file_uri), position=types.Position(line=entry, character=2))
+    )
+    assert [lines[location.range.start.line] for location in locations] == ["2 Bar"]
     section = next(number for number, line in enumerate(lines) if line == "2 Bar")
     named = view["uri"] + "/pdflatex-outline.pdf.txt"
     references = await session.client.text_document_references_async(

@@ -170,6 +170,9 @@ async def test_wikilink_completion_finds_a_note_by_an_alias_of_its_front_matter(
         types.CompletionParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=12))
     )
     assert [item.label for item in answer.items][:1] == ["Bob Smith"]
+    # a client that keeps only what starts with the typed word (Neovim) keeps it, in the server's order
+    assert answer.items[0].filter_text.startswith("Robert") and answer.items[0].sort_text == "00000"
+    assert [item.sort_text for item in answer.items] == sorted(item.sort_text for item in answer.items)
 
 
 async def test_completion_of_the_notes_own_headings_and_of_block_ids(session: Session) -> None:

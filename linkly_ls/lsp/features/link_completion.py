@@ -14,6 +14,7 @@ import asyncio
 import posixpath
 import re
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
@@ -60,12 +61,36 @@ def fuzzy_score(typed: str, candidate: str) -> int | None:
 
 def completions(ls: LinklyLanguageServer, engine: Engine, uri: str, position: types.Position) -> types.CompletionList:
     document = open_buffer(ls.workspace, uri)
-    empty = types.CompletionList(is_incomplete=False, items=[])
     if document is None or position.line >= len(document.lines):
-        return empty
+        return types.CompletionList(is_incomplete=False, items=[])
     text = document.lines[position.line].rstrip("\n")
-    column = python_column(text, position.character, ls.workspace.position_codec.client_num_units)
-    before = text[:column]
+    units = ls.workspace.position_codec.client_num_units
+    column = python_column(text, position.character, units)
+    answer = _completions(ls, engine, uri, position, text[:column])
+    return _kept_in_rank_by_any_client(answer, text, column, units)
+
+
+def _kept_in_rank_by_any_client(
+    answer: types.CompletionList, text: str, column: int, units: Callable[[str], int]
+) -> types.CompletionList:
+    """The server's matches, in its order, whatever the client's own filter: Neovim keeps an item only when
+    its filter text starts with the word typed (`[[Luhm` dropped `Niklas Luhmann`, found by its alias, and
+    `[[zettel` the note `Zettelkasten method`) and sorts by sort text, else by label (headings came back in
+    alphabetical order). The typed word leads each filter text, and the rank is the sort text."""
+    for rank, item in enumerate(answer.items):
+        item.sort_text = f"{rank:05d}"
+        edit = item.text_edit
+        if not isinstance(edit, types.TextEdit):
+            continue
+        typed = text[python_column(text, edit.range.start.character, units) : column]
+        shown = item.filter_text or item.label
+        if typed and not shown.startswith(typed):
+            item.filter_text = f"{typed} {shown}"
+    return answer
+
+
+def _completions(ls: LinklyLanguageServer, engine: Engine, uri: str, position: types.Position, before: str) -> types.CompletionList:
+    empty = types.CompletionList(is_incomplete=False, items=[])
     _, source_path = source_record(engine, uri)
     if source_path is None:
         return empty

@@ -11,12 +11,14 @@ configured: the tools import this package, and most processes never call out.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from linkly_ls.core.errors import ArgumentError, LinklyError
+from linkly_ls.core.remote.answers import UnfitAnswer, check_answer
 from linkly_ls.core.remote.config import RemoteConfig
 
 if TYPE_CHECKING:
@@ -75,7 +77,13 @@ class RemoteSet:
         """One remote's answer; its failure is the caller's error (RemoteError or RemoteToolError)."""
         if tool not in READ_ONLY_TOOLS:
             raise not_sent(tool)
-        return self.client(name).call_tool(tool, arguments)
+        from linkly_ls.core.remote.client import RemoteError  # with the client, on the first remote call
+
+        payload = self.client(name).call_tool(tool, arguments)
+        try:
+            return check_answer(tool, payload)
+        except UnfitAnswer as problem:
+            raise RemoteError(f"remote {name!r} answered `{tool}` with {problem}; it is left out") from None
 
     def ask_all(self, calls: dict[str, tuple[str, dict[str, Any]]], local: Callable[[], T] | None = None) -> tuple[T | None, list[RemoteAnswer]]:
         """Run `calls` (remote -> (tool, arguments)) at once, and `local` meanwhile in this thread.
@@ -85,11 +93,16 @@ class RemoteSet:
         """
         if not calls:
             return (local() if local else None), []
-        with ThreadPoolExecutor(max_workers=len(calls), thread_name_prefix="linkly-remote") as pool:
-            futures = {name: pool.submit(self.call, name, tool, arguments) for name, (tool, arguments) in calls.items()}
-            local_result = local() if local else None
-            answers = [_answer(name, future) for name, future in futures.items()]
-        return local_result, answers
+        # the remotes' threads are daemons: Ctrl-C during a merged call ends it at once (a pool's threads are
+        # joined first, so a suspended remote held the command for its whole timeout)
+        futures: dict[str, Future] = {}
+        for name, (tool, arguments) in calls.items():
+            futures[name] = Future()
+            threading.Thread(
+                target=_run_into, args=(futures[name], self.call, name, tool, arguments), name="linkly-remote", daemon=True
+            ).start()
+        local_result = local() if local else None
+        return local_result, [_answer(name, future) for name, future in futures.items()]
 
     def close(self) -> None:
         for client in self.clients.values():
@@ -100,6 +113,13 @@ def _connect(remote: RemoteConfig) -> RemoteClient:
     from linkly_ls.core.remote.client import RemoteClient
 
     return RemoteClient(remote)
+
+
+def _run_into(future: Future, call: Callable[..., Any], *arguments: Any) -> None:
+    try:
+        future.set_result(call(*arguments))
+    except BaseException as error:  # handed to the waiting thread, which says which remote failed
+        future.set_exception(error)
 
 
 def _answer(name: str, future: Any) -> RemoteAnswer:

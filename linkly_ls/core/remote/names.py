@@ -12,11 +12,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from linkly_ls.core.config import LIBRARY_NAME_PATTERN
 from linkly_ls.core.errors import ArgumentError
 
 CLOUD = "cloud://"
 LOCAL = "local://"
-REMOTE_DOC_ID = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_-]{0,31}):([0-9a-f]{12})$")
+REMOTE_DOC_ID = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_-]{0,31}):([0-9a-fA-F]{12})$")
 
 
 @dataclass
@@ -58,15 +59,23 @@ def parse_scope(library: str | None, remote_names: Iterable[str], include_remote
     remote, _, remote_library = rest.partition("/")
     if remote not in names:
         raise ArgumentError(f"`library` {library!r}: there is no remote {remote!r}; remotes: {', '.join(names)}")
-    return Scope(local=False, remotes={remote: remote_library.strip("/") or None})
+    remote_library = remote_library.strip("/")
+    if remote_library and not LIBRARY_NAME_PATTERN.match(remote_library):
+        # `cloud:///desktop/cloud:///nas/...` made the desktop search its own remotes for the caller, in loops
+        raise ArgumentError(
+            f"`library` {library!r}: after `cloud:///{remote}/` comes the name of one of its libraries "
+            f"(`list_libraries` with `remote: true` lists them); a remote's own remotes are not reached through it"
+        )
+    return Scope(local=False, remotes={remote: remote_library or None})
 
 
 def split_doc_id(value: object) -> tuple[str | None, object]:
-    """(remote, its id) for `<remote>:<12 hex>`; (None, value) for anything else (checked as a local id)."""
+    """(remote, its id) for `<remote>:<12 hex>`, read as leniently as a local id (a pasted id's spaces and
+    line end, hex in capitals); (None, value) for anything else (checked as a local id)."""
     if isinstance(value, str):
-        match = REMOTE_DOC_ID.fullmatch(value)
+        match = REMOTE_DOC_ID.fullmatch(value.strip())
         if match:
-            return match.group(1), match.group(2)
+            return match.group(1), match.group(2).lower()
     return None, value
 
 

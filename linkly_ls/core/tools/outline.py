@@ -15,7 +15,7 @@ from linkly_ls.core.links.resolver import LinkResolver
 from linkly_ls.core.remote.names import split_doc_id
 from linkly_ls.core.tools.common import get_document, iso_utc, add_on_disk, on_disk_note
 from linkly_ls.core.tools.remote_documents import RemoteResult, ask_remote, rewrite_document
-from linkly_ls.core.errors import ArgumentError, ToolError
+from linkly_ls.core.errors import ArgumentError, LinklyError, ToolError
 from linkly_ls.core.tools.validation import validate
 from linkly_ls.core.tools.render import path_text
 
@@ -230,21 +230,41 @@ def _outline_anywhere(engine: Engine, doc_ids: list[str], expand: set[str] | Non
         if remote is not None:
             wanted.setdefault(remote, []).append(str(bare))
     fetched: dict[str, dict[str, Any]] = {}
+    failed: dict[str, str] = {}  # remote -> why it gave no outline
     for remote, bare_ids in wanted.items():
-        for document in ask_remote(engine, remote, "outline", {"doc_ids": bare_ids})["documents"]:
-            fetched[rewrite_document(remote, document)["doc_id"]] = document
+        try:
+            for document in ask_remote(engine, remote, "outline", {"doc_ids": bare_ids}).get("documents", []):
+                fetched[rewrite_document(remote, document)["doc_id"]] = document
+        except LinklyError as error:  # that remote's documents are missing; the others' outlines stand
+            failed[remote] = str(error)
     documents: list[dict[str, Any]] = []
     trees: list[list[OutlineNode]] = []
+    missing: list[dict[str, str]] = []
     for index, doc_id in enumerate(doc_ids):
-        if doc_id in fetched:
-            data = dict(fetched[doc_id])
-            tree = [OutlineNode.from_dict(node) for node in data["nodes"]]
-        else:
-            record = get_document(engine.catalog, doc_id, f"doc_ids[{index}]")
-            data, tree = DocumentOutline(record=record, nodes=[]).to_json(), record.outline
+        remote, bare = split_doc_id(doc_id)
+        named = f"{remote}:{bare}" if remote else doc_id
+        try:
+            if named in fetched:
+                data = dict(fetched[named])
+                tree = [OutlineNode.from_dict(node) for node in data.get("nodes", [])]
+            elif remote is not None:
+                raise ToolError(failed.get(remote) or f"`doc_ids[{index}]` {named!r} is not an indexed document of the remote {remote!r}")
+            else:
+                record = get_document(engine.catalog, doc_id, f"doc_ids[{index}]")
+                data, tree = DocumentOutline(record=record, nodes=[]).to_json(), record.outline
+        except ArgumentError:
+            raise
+        except ToolError as error:
+            missing.append({"doc_id": named, "error": str(error)})
+            continue
+        except (KeyError, TypeError, ValueError, RecursionError):
+            missing.append({"doc_id": named, "error": f"the remote {remote!r} answered an outline that cannot be read"})
+            continue
         data["nodes"] = _render_nodes(tree, expand)
         documents.append(data)
         trees.append(tree)
+    if not documents:
+        raise ToolError("; ".join(dict.fromkeys(entry["error"] for entry in missing)))
     if expand is not None:
         _check_expand(expand, trees)
-    return RemoteResult({"documents": documents}, outline_markdown)
+    return RemoteResult({"documents": documents, **({"missing": missing} if missing else {})}, outline_markdown)

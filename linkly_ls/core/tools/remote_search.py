@@ -116,7 +116,7 @@ def merge_search(params: dict[str, Any], local: SearchResult | None, answers: li
             continue
         try:
             hits.extend(hit_from_remote(answer.status.name, hit) for hit in answer.payload.get("results", []))
-        except (KeyError, TypeError, ValueError) as error:
+        except (AttributeError, KeyError, TypeError, ValueError) as error:
             answer.status.ok, answer.status.error = False, f"answered a search result that cannot be read ({error})"
             hits = [hit for hit in hits if hit.server != answer.status.name]
             continue
@@ -125,7 +125,7 @@ def merge_search(params: dict[str, Any], local: SearchResult | None, answers: li
     statuses = [answer.status for answer in answers]
     if not modes:
         raise ToolError("no server answered: " + "; ".join(f"{status.name}: {status.error}" for status in statuses))
-    # this machine's own hit first among equals: a remote cannot hide it behind a copy it claims to hold
+    _local_copies_lead(hits)
     hits.sort(key=lambda hit: (-hit.relevance, hit.server != LOCAL_SERVER))
     picked = _distinct(hits, params["limit"])
     if params["time_sort"] != "default":
@@ -147,20 +147,30 @@ def merge_search(params: dict[str, Any], local: SearchResult | None, answers: li
     return result
 
 
+#: a remote hit's title and snippet are cut to what a local hit shows at most (an 8 MB snippet was printed whole)
+MAX_REMOTE_TITLE = 500
+MAX_REMOTE_SNIPPET = 2_000
+MAX_REMOTE_KEYWORDS = 20
+
+
+def _clipped(text: str, most: int) -> str:
+    return text if len(text) <= most else text[: most - 1] + "…"
+
+
 def hit_from_remote(remote: str, data: dict[str, Any]) -> SearchHit:
     """A remote's hit, with the id, path and library this machine's tools reach it by."""
     passage = data.get("passage") or {}
     return SearchHit(
         doc_id=remote_doc_id(remote, str(data["doc_id"])),
-        title=str(data["title"]),
+        title=_clipped(str(data["title"]), MAX_REMOTE_TITLE),
         path=remote_path(remote, str(data["path"])),
         relevance=_share(data["relevance"]),
         word_count=int(data.get("word_count", 0)),
         total_lines=int(data.get("total_lines", 0)),
         has_outline=bool(data.get("has_outline", False)),
         modified_at=str(data.get("modified_at", "")),
-        keywords=list(data.get("keywords", [])),
-        snippet=str(data.get("snippet", "")),
+        keywords=[_clipped(str(word), MAX_REMOTE_TITLE) for word in list(data.get("keywords", []))[:MAX_REMOTE_KEYWORDS]],
+        snippet=_clipped(str(data.get("snippet", "")), MAX_REMOTE_SNIPPET),
         doc_type=str(data.get("doc_type", "")),
         library=remote_library(remote, str(data.get("library", ""))),
         line=int(data.get("line", 1)),
@@ -191,6 +201,19 @@ def _share(value: Any) -> float:
 
 def _whole_number(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _local_copies_lead(hits: list[SearchHit]) -> None:
+    """A file this machine holds is shown from here, at the best place any server gives it: each index ranks
+    it by its own statistics, so a remote's copy scored higher (1.00 there, 0.66 here) and hid the file on
+    disk behind a network read, and a remote claiming its content hash pushed it out altogether."""
+    best: dict[str, float] = {}
+    for hit in hits:
+        if hit.content_hash and hit.server != LOCAL_SERVER:
+            best[hit.content_hash] = max(best.get(hit.content_hash, 0.0), hit.relevance)
+    for hit in hits:
+        if hit.server == LOCAL_SERVER and hit.content_hash in best:
+            hit.relevance = max(hit.relevance, best[hit.content_hash])
 
 
 def _distinct(hits: list[SearchHit], limit: int) -> list[SearchHit]:

@@ -33,8 +33,16 @@ def test_unknown_remotes_and_missing_config_are_argument_errors():
         parse_scope("cloud:///", [])
 
 
+@pytest.mark.parametrize("library", ["cloud:///desk/cloud:", "cloud:///desk/cloud:///nas/scans", "cloud:///desk/local://x", "cloud:///desk/a/b"])
+def test_a_remote_library_is_one_of_its_libraries_by_name_never_a_remote_of_its_own(library):
+    """`cloud:///desk/cloud:` made the desktop search its own remotes for the caller, machine to machine, in loops."""
+    with pytest.raises(ArgumentError, match="comes the name of one of its libraries"):
+        parse_scope(library, REMOTES)
+
+
 def test_remote_ids_and_paths():
     assert split_doc_id("desk:0123456789ab") == ("desk", "0123456789ab")
-    for value in ("0123456789ab", "desk:0123", "desk:../../etc/passwd", "desk:0123456789ab\n", 7):
+    for value in ("0123456789ab", "desk:0123", "desk:../../etc/passwd", "desk:0123456789abc", 7):
         assert split_doc_id(value) == (None, value)
+    assert split_doc_id(" desk:0123456789AB\n") == ("desk", "0123456789ab"), "read as leniently as a local id"
     assert remote_path("desk", "/home/me/a.md") == "cloud:///desk/home/me/a.md"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from linkly_ls.core.remote import RemoteAnswer, RemoteStatus
-from linkly_ls.core.tools.remote_search import merge_search
+from linkly_ls.core.remote import RemoteAnswer, RemoteSet, RemoteStatus
+from linkly_ls.core.tools.remote_search import merge_search, search_anywhere
 from linkly_ls.core.tools.validation import validate
 from support.tool_library import search
 
@@ -41,3 +41,80 @@ def test_a_remote_hits_other_files_are_named_as_this_machine_reaches_them(engine
     other = guide.also_as[0]
     assert other.doc_type == "txt" and other.doc_id != "bbbbbbbbbbbb" and other.doc_id.startswith("desk")
     assert "desk" in other.path and "desk" in other.library
+
+
+def test_this_machines_copy_of_a_file_is_shown_from_here_at_the_best_place_a_server_gives_it(engine):
+    """Each index ranks a file by its own statistics: the remote's copy at 1.00 hid the one on disk here."""
+    local = search(engine, limit=5)
+    mine = local.results[-1]
+    mine.relevance = 0.4  # as this index scores it
+    claims = [
+        {"doc_id": "bbbbbbbbbbbb", "title": "Their copy", "path": "/x/copy.md", "relevance": 1.0, "content_hash": mine.content_hash},
+        {"doc_id": "cccccccccccc", "title": "Other", "path": "/x/other.md", "relevance": 0.99, "content_hash": "other"},
+    ]
+    answer = RemoteAnswer(RemoteStatus("desk", True), {"results": claims, "mode": "keyword", "mode_reason": ""})
+    merged = merge_search(validate("search", {"query": "shopping", "limit": 20}), local, [answer])
+    order = [hit.doc_id for hit in merged.results]
+    assert order.index(mine.doc_id) < order.index("desk:cccccccccccc")
+    assert merged.results[order.index(mine.doc_id)].relevance == 1.0 and "Their copy" not in {hit.title for hit in merged.results}
+
+
+class _Answering:
+    def __init__(self, payload):
+        self.payload = payload
+
+    def call_tool(self, tool, arguments):
+        return self.payload
+
+    def close(self):
+        pass
+
+
+GOOD_HIT = {"doc_id": "aaaaaaaaaaaa", "title": "Remote guide", "path": "/x/guide.md", "relevance": 0.9, "library": "docs"}
+
+
+def test_a_remote_answering_out_of_contract_is_left_out_and_the_local_hits_come_back(engine):
+    """`"passage": [1, 2]` in one remote hit was an internal error that lost this machine's results."""
+    engine.__dict__["remotes"] = _remotes_of(evil=_Answering({"results": [{**GOOD_HIT, "passage": [1, 2]}]}),
+                                          desk=_Answering({"results": [GOOD_HIT], "mode": "keyword"}))
+    try:
+        merged = search_anywhere(engine, query="shopping", remote=True).to_json()
+    finally:
+        del engine.__dict__["remotes"]
+    servers = {hit["server"] for hit in merged["results"]}
+    assert servers == {"local", "desk"}
+    status = {entry["name"]: entry for entry in merged["remotes"]}
+    assert status["desk"]["ok"] and not status["evil"]["ok"]
+    assert "answered `search` with `results/0/passage` of another type" in status["evil"]["error"]
+
+
+
+
+def _remotes_of(**clients):
+    remotes = RemoteSet([])
+    remotes.clients.update(clients)
+    return remotes
+
+
+def test_an_outline_of_local_and_remote_ids_keeps_what_answers_and_lists_the_rest_as_missing(engine):
+    """One unknown remote id (or a remote down) lost the whole answer, the local outline with it."""
+    from linkly_ls.core.remote.client import RemoteError
+    from linkly_ls.core.tools.outline import outline
+
+    class _Down:
+        def call_tool(self, tool, arguments):
+            raise RemoteError("remote 'down' did not answer within 5 s")
+
+        def close(self):
+            pass
+
+    local_id = search(engine, limit=1).results[0].doc_id
+    engine.__dict__["remotes"] = _remotes_of(desk=_Answering({"documents": []}), down=_Down())
+    try:
+        answer = outline(engine, doc_ids=[local_id, " desk:FFFFFFFFFFFF", "down:0123456789ab"]).to_json()
+    finally:
+        del engine.__dict__["remotes"]
+    assert [document["doc_id"] for document in answer["documents"]] == [local_id]
+    missing = {entry["doc_id"]: entry["error"] for entry in answer["missing"]}
+    assert "is not an indexed document of the remote 'desk'" in missing["desk:ffffffffffff"]
+    assert "did not answer within 5 s" in missing["down:0123456789ab"]

@@ -30,7 +30,7 @@ from linkly_ls.core.tools.common import resolve_library
 from linkly_ls.core.tools.libraries import dropped_note
 from linkly_ls.core.tools.remote_collections import call_on_remote
 from linkly_ls.core.tools.registry import REGISTRY, ToolRegistry
-from linkly_ls.core.tools.render import render, render_error
+from linkly_ls.core.tools.render import render, render_error, visible_controls
 
 if TYPE_CHECKING:
     from linkly_ls.core.indexing.indexer import IndexReport
@@ -51,7 +51,7 @@ def report_error(error: Exception, output_format: str = "markdown", server: bool
     if isinstance(error, ToolError):
         message = render_error(str(error), output_format)
     elif isinstance(error, (LinklyError, OSError)):
-        message = f"linkly: {error}"
+        message = f"linkly: {visible_controls(str(error))}"  # a remote's or a file name's escape sequences show
     else:
         if server:
             log.error("the server stopped on an unexpected error", exc_info=error)

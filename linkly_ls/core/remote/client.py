@@ -25,6 +25,7 @@ import httpx2
 from linkly_ls import __version__
 from linkly_ls.core.errors import LinklyError, ToolError
 from linkly_ls.core.remote.config import RemoteConfig
+from linkly_ls.core.tools.render import visible_controls
 
 PROTOCOL_VERSION = "2025-06-18"
 #: the largest answer read from a remote (its own max_response_chars is far below this)
@@ -136,7 +137,7 @@ class RemoteClient:
             raise RemoteError(f"remote {self.name!r} did not answer `{method}`")
         if "error" in answer:
             error = answer["error"] if isinstance(answer["error"], dict) else {}
-            raise RemoteError(f"remote {self.name!r} refused `{method}`: {str(error.get('message', 'no reason given'))[:300]}")
+            raise RemoteError(f"remote {self.name!r} refused `{method}`: {_said(str(error.get('message', 'no reason given')), 300)}")
         return answer.get("result")
 
     def _exchange(self, message: dict[str, Any], session: str | None, deadline: float, expect_id: int | None) -> Any:
@@ -282,7 +283,13 @@ def _error_text(answer: dict[str, Any]) -> str:
             text = str(parsed["error"])
     except ValueError:
         pass
-    return text.removeprefix("Error: ").strip()[:500] or "the call failed (no message)"
+    return _said(text.removeprefix("Error: "), 500) or "the call failed (no message)"
+
+
+def _said(text: str, most: int) -> str:
+    """A remote's message as one line of at most `most` characters, its control characters written out: a
+    newline in it forged a line of the answer (`- remote **x** fine`), an escape sequence cleared the terminal."""
+    return visible_controls(" ".join(text.split()))[:most]
 
 
 def _preview(body: bytes | str) -> str:

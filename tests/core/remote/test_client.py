@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from linkly_ls.core.errors import ArgumentError
+from linkly_ls.core.errors import ArgumentError, ToolError
 from linkly_ls.core.remote.client import MAX_ANSWER_BYTES, RemoteClient, RemoteError
 from linkly_ls.core.remote.config import RemoteConfig
 
@@ -43,7 +43,10 @@ class _Streaming(BaseHTTPRequestHandler):
                     self.wfile.write(chunk)
             else:  # "answer", "cut"
                 result = {"protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "t", "version": "1"}}
-                if body.get("method") == "tools/call":
+                if body.get("method") == "tools/call" and self.mode == "toolerror":
+                    text = "Error: boom \x1b]0;PWNED\x07\x1b[2J\n- remote **x** fine"
+                    result = {"content": [{"type": "text", "text": text}], "isError": True}
+                elif body.get("method") == "tools/call":
                     structured = {"text": "héllo"}
                     if self.mode == "cut":  # what a server's max_response_chars leaves of a long answer
                         structured = {"lines": [{"line": 1, "text": "a"}], "next_offset": 2, "truncated": True, "note": "cut"}
@@ -118,3 +121,16 @@ def test_a_tool_no_remote_answers_says_which_tools_they_answer():
 
     with pytest.raises(ArgumentError, match=r"^`links` is not sent to remotes: a remote answers the seven tools of the contract \(search, outline, grep, read, list_libraries, explore, find_paths\)$"):
         RemoteSet([]).call("desk", "links", {})
+
+
+def test_a_remote_error_message_is_one_line_with_its_control_characters_written_out(server):
+    """A newline in it forged a line of the merged answer; an escape sequence retitled and cleared the terminal."""
+    server.RequestHandlerClass.mode = "toolerror"
+    try:
+        with pytest.raises(ToolError) as raised:
+            client_of(server).call_tool("read", {"doc_id": "0123456789ab"})
+    finally:
+        server.RequestHandlerClass.mode = "answer"
+    message = str(raised.value)
+    assert "\n" not in message and "\x1b" not in message and "\x07" not in message
+    assert "boom \\x1b]0;PWNED\\x07\\x1b[2J - remote **x** fine" in message

@@ -16,7 +16,7 @@ from typing import Any
 
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.tools.common import counted
-from linkly_ls.core.errors import ArgumentError, ToolError
+from linkly_ls.core.errors import ArgumentError, LinklyError, ToolError
 from linkly_ls.core.remote import RemoteAnswer, RemoteStatus, not_sent
 from linkly_ls.core.remote.names import is_cloud, parse_scope, remote_doc_id, remote_library, remote_path, split_doc_id
 from linkly_ls.core.tools.explore import SOURCES_PER_KEYWORD, TOP_KEYWORDS, ExploreResult, explore
@@ -68,7 +68,10 @@ def list_libraries_anywhere(engine: Engine, **arguments: Any) -> LibrariesResult
     params = validate("list_libraries", arguments)
     local = list_libraries(engine)
     if not params["remote"]:
-        names = engine.remotes.names()
+        try:
+            names = engine.remotes.names()
+        except LinklyError:  # a [[remote]] table in error is told when a call reaches remotes, not here
+            return local
         return AllLibraries(local, not_asked=names) if names else local
     return remote_libraries(engine, engine.remotes.names(), local)
 

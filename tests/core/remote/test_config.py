@@ -73,3 +73,19 @@ def test_a_token_in_a_file_others_can_read_is_warned_about_without_showing_it(tm
     with caplog.at_level(logging.WARNING, logger="linkly_ls.remote"):
         remotes_from(tmp_path, body, mode=0o600)
     assert caplog.text == ""
+
+
+def test_a_remote_table_in_error_leaves_the_local_library_list_answering(tmp_path):
+    """`list_libraries` (an agent's first call) failed with the remote's config error, though no remote was asked."""
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.tools import call_tool
+
+    path = tmp_path / "config.toml"
+    path.write_text(f'[index]\ndata_dir = "{tmp_path / "data"}"\n[[remote]]\nname = "nas"\nurl = "http://192.168.1.5:60606/mcp"\n', encoding="utf-8")
+    engine = Engine(load_config(path))
+    try:
+        assert call_tool(engine, "list_libraries", {}).to_json() == {"libraries": []}
+        with pytest.raises(ConfigError, match="clear text"):
+            call_tool(engine, "list_libraries", {"remote": True})
+    finally:
+        engine.close()

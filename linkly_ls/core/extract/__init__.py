@@ -86,8 +86,11 @@ _MODULES: dict[str, str] = {
 #: front matter's aliases, tags and wikilinks are read; txt 4: a subsection whose name starts with a number
 #: (`10.3.5 304 Not Modified`) is a heading; txt 5, md 4, mdx 4 and html 4: binary data under a text
 #: file's name (an executable named .txt) fails instead of being read as mojibake; html 4 also keeps every
-#: element id as an anchor and leaves out documentation generators' navigation bars and permalinks
-EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 5, "pdf": 6, "pptx": 4, "html": 4, "epub": 3, "docx": 3, "md": 4, "mdx": 4}
+#: element id as an anchor and leaves out documentation generators' navigation bars and permalinks; md 5
+#: and mdx 5: a heading's attribute list (`{ #id }`, `{: #id .class }`) is out of its title, the anchors
+#: a note sets (`<a name="x">`, `{#id}`) are kept, code spans on a line that opens with a tag and (md)
+#: indented code blocks keep their tags, and entities read as their characters
+EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 5, "pdf": 6, "pptx": 4, "html": 4, "epub": 3, "docx": 3, "md": 5, "mdx": 5}
 
 
 #: in the warning of a file whose content is another format than its name says (read as what it is)

@@ -13,7 +13,9 @@ Links come from the file's own lines (`markdown_links.py`).
 
 from __future__ import annotations
 
+import html
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pyromark
@@ -35,7 +37,12 @@ _ASIDE = re.compile(r"^\s*:::\s*([\w-]*)\s*(?:\[(.*)\])?\s*$")
 _IMPORT = re.compile(r"^import\s")
 _EXPORT = re.compile(r"^export\s")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
-_HEADING_ID = re.compile(r"\s*\{#[^}]*\}\s*$")
+_CODE_OR_TAG = re.compile(r"[`<]")
+_ID_ATTRIBUTE = re.compile(r"""\s(?:id|name)\s*=\s*(?:"([^"]+)"|'([^']+)')""")
+_LISTED_ID = re.compile(r"(?:^|[\s{:])#([^\s{}]+)")
+#: a heading's attribute list, left out of its title: `{#id}` (Pandoc, kramdown, Docusaurus), and MkDocs'
+#: attr_list `{ #id }`, `{: #id .class }`, `{: .class }`, with `key="value"` pairs (Material's `data-toc-label`)
+_HEADING_ID = re.compile(r"\s*\{:?\s*[#.][^{}]*\}\s*$")
 
 
 def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
@@ -65,8 +72,33 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
     links = front_links + find_links(source[body_start:], first_line=body_start + 1)
     aliases = front_matter_aliases(source[:body_start])
     return ExtractedDocument(
-        lines=lines, title=title, doc_type="md", outline=outline, links=links, warnings=warnings, aliases=aliases
+        lines=lines, title=title, doc_type="md", outline=outline, links=links, warnings=warnings, aliases=aliases,
+        anchors=explicit_anchors(source, body_start),
     )
+
+
+def explicit_anchors(source: list[str], body_start: int) -> dict[str, int]:
+    """id -> 1-based line of each anchor the note's text sets outside code: an HTML element's `id` or
+    `name` (`<a name="LEGACY_OPTION"></a>`, whose tag the indexed line no longer holds) and a heading's
+    attribute list (`{#id}`, `{: #id .class }`)."""
+    anchors: dict[str, int] = {}
+    fence: str | None = None
+    for number, line in enumerate(source[body_start:], start=body_start + 1):
+        if fence is not None:
+            if line.strip().startswith(fence) and not line.strip()[len(fence) :].strip():
+                fence = None
+            continue
+        if ("`" in line or "~" in line) and (opening := _FENCE.match(line)):
+            fence = opening.group(1)
+            continue
+        if "=" in line and "<" in line:
+            for tag in _ANY_TAG.finditer(line):
+                for found in _ID_ATTRIBUTE.finditer(tag.group(0)):
+                    anchors.setdefault(found.group(1) or found.group(2), number)
+        if "{" in line and (listed := _HEADING_ID.search(line)):
+            for found in _LISTED_ID.finditer(listed.group(0)):
+                anchors.setdefault(found.group(1), number)
+    return anchors
 
 
 def outline_of(source: list[str], is_mdx: bool = False) -> list[OutlineNode]:
@@ -87,11 +119,26 @@ def _outline(headings: dict[int, tuple[int, str, int]], body_start: int, line_co
 
 
 def clean_mdx_lines(lines: list[str], is_mdx: bool) -> list[str]:
-    """Blank out scaffolding lines (one output line per input line, so positions still match)."""
+    """Blank out scaffolding lines (one output line per input line, so positions still match).
+
+    Code stays as written: fenced blocks, code spans, and in Markdown an indented block (4 spaces or a tab
+    after a blank line, outside an HTML block); its tags were taken for markup (`<groupId>` of a Maven
+    example read as an empty line). In MDX an indented line is JSX inside a component, and is cleaned.
+    """
     cleaned: list[str] = []
     fence: str | None = None
     skip_until: str | None = None
+    after_blank, in_html_block, in_indented_code = True, False, False
     for line in lines:
+        blank = not line.strip()
+        if not is_mdx and fence is None and skip_until is None:
+            indented = line.startswith(("    ", "\t"))
+            in_indented_code = (in_indented_code and (blank or indented)) or (indented and after_blank and not in_html_block)
+            in_html_block = not blank and (in_html_block or line.startswith("<"))
+            after_blank = blank
+            if in_indented_code:
+                cleaned.append(line.rstrip())
+                continue
         if fence is not None:
             cleaned.append(line)
             if line.strip().startswith(fence) and not line.strip()[len(fence):].strip():
@@ -134,31 +181,48 @@ def _statement_ends(line: str, kind: str) -> bool:
 
 
 def _clean_line(line: str) -> str:
-    if "<" not in line and "{" not in line and ":::" not in line:
-        return line.rstrip()  # no comment, tag or aside to blank: most lines
+    if "<" not in line and "{" not in line and ":::" not in line and "&" not in line:
+        return line.rstrip()  # no comment, tag, aside or entity: most lines
     aside = _ASIDE.match(line)
     if aside:
         return aside.group(2) or ""
-    if line.lstrip().startswith("<") and not line.lstrip().startswith("<http"):
-        # A block-level tag line: attributes may hold backticks, so no code-span split here.
-        return _strip_markup(line, _ANY_TAG).rstrip()
+    block_line = line.lstrip().startswith("<") and not line.lstrip().startswith("<http")
+    tags = _ANY_TAG if block_line else _COMPONENT_TAG  # a block-level tag line holds HTML; others JSX components
     parts = []
     position = 0
-    for code in _CODE_SPAN.finditer(line):
-        parts.append(_strip_markup(line[position : code.start()], _COMPONENT_TAG))
+    for code in _code_spans_outside_tags(line, tags):
+        parts.append(_strip_markup(line[position : code.start()], tags))
         parts.append(code.group(0))
         position = code.end()
-    parts.append(_strip_markup(line[position:], _COMPONENT_TAG))
+    parts.append(_strip_markup(line[position:], tags))
     result = "".join(parts).rstrip()
     return result if result.strip() else ""
 
 
+def _code_spans_outside_tags(line: str, tags: re.Pattern[str]) -> Iterator[re.Match[str]]:
+    """The line's code spans, read left to right past its tags: backticks in a tag's attribute
+    (`<Tab label="`x`">`) open no span, and a span's own tags (`[`<Image />`](...)` after a `<ReadMore>`
+    that opens the line) are code, kept as written."""
+    position = 0
+    while (start := _CODE_OR_TAG.search(line, position)) is not None:
+        at = start.start()
+        found = (tags.match(line, at) or _HTML_COMMENT.match(line, at)) if line[at] == "<" else _CODE_SPAN.match(line, at)
+        if found is None:
+            position = at + 1
+            continue
+        if line[at] == "`":
+            yield found
+        position = found.end()
+
+
 def _strip_markup(segment: str, tags: re.Pattern[str]) -> str:
-    """Remove comments and `tags` from a piece of a line; a component's title/caption/label stays as text."""
+    """Remove comments and `tags` from a piece of a line; a component's title/caption/label stays as text,
+    and an entity reads as its character (`&nbsp;` was searched and shown as such)."""
     segment = _HTML_COMMENT.sub("", segment)
     segment = _MDX_COMMENT.sub("", segment)
     segment = tags.sub(_component_text, segment)
-    return _FRAGMENT_TAG.sub("", segment)
+    segment = _FRAGMENT_TAG.sub("", segment)
+    return html.unescape(segment) if "&" in segment else segment
 
 
 def _component_text(match: re.Match[str]) -> str:

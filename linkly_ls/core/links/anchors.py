@@ -8,8 +8,12 @@ import re
 
 
 def explicit_anchor_line(lines: list[str], fragment: str) -> int | None:
-    """The 1-based line holding `{#fragment}` or an `id`/`name` attribute of that value, if any."""
-    wanted = re.compile(r"\{#" + re.escape(fragment) + r"\}|\b(?:id|name)\s*=\s*[\"']" + re.escape(fragment) + r"[\"']")
+    """The 1-based line holding `{#fragment}` (or an attribute list naming it: MkDocs' `{ #fragment }`,
+    `{: #fragment .class }`) or an `id`/`name` attribute of that value, if any."""
+    wanted = re.compile(
+        r"\{:?\s*(?:[^{}]*\s)?#" + re.escape(fragment) + r"(?=[\s}])[^{}]*\}"
+        r"|\b(?:id|name)\s*=\s*[\"']" + re.escape(fragment) + r"[\"']"
+    )
     for number, line in enumerate(lines, start=1):
         if fragment in line and wanted.search(line):
             return number

@@ -291,22 +291,16 @@ class LinkResolver:
             # the page's first line after its marker: a section that starts the page is the one shown
             self._set_heading(resolved, self._section_at(target, resolved.target_line + 1))
             return
-        anchors = self._html_anchors(target)
-        if anchors:  # none: not an HTML page, or one read before anchors were kept
-            # an element's id (`maxima_102.html#realroots`, Texinfo's `#index-…`, Sphinx's `#pathlib.Path.glob`)
-            line = anchors.get(fragment) or anchors.get(unquote(fragment))
+        # an element's id (`maxima_102.html#realroots`, Texinfo's `#index-…`, Sphinx's `#pathlib.Path.glob`, a
+        # note's `<a name="…">` or `{: #id }`); a note read before its anchors were kept: its lines
+        anchors = self._element_anchors(target)
+        line = anchors.get(fragment) or anchors.get(unquote(fragment))
+        if line is None and target.doc_type in _NOTE_TYPES:
+            line = explicit_anchor_line(self.catalog.lines(target.doc_id), fragment)
+        if anchors or target.doc_type in _NOTE_TYPES:  # none in an HTML page: one read before anchors were kept
             resolved.status = "ok" if line is not None else "missing_heading"
             resolved.target_line = line or 1
             self._set_heading(resolved, self._section_at(target, line) if line is not None else None)
-            return
-        if target.doc_type in _NOTE_TYPES:
-            line = explicit_anchor_line(self.catalog.lines(target.doc_id), fragment)
-            if line is None:
-                resolved.status = "missing_heading"
-                resolved.target_line = 1
-                return
-            resolved.target_line = line
-            self._set_heading(resolved, self._section_at(target, line))
             return
         resolved.target_line = 1
         if target.doc_type in _OUTLINED_BOOK_TYPES:
@@ -326,9 +320,10 @@ class LinkResolver:
                 return
         resolved.status = "missing_heading"
 
-    def _html_anchors(self, target: DocumentRecord) -> dict[str, int]:
-        """An HTML page's element ids -> lines, read once per page (an index page links one page hundreds of times)."""
-        if target.doc_type != "html":
+    def _element_anchors(self, target: DocumentRecord) -> dict[str, int]:
+        """An HTML page's or a note's anchors -> lines, read once per document (an index page links one page
+        hundreds of times)."""
+        if target.doc_type != "html" and target.doc_type not in _NOTE_TYPES:
             return {}
         if target.doc_id not in self._anchors:
             self._anchors[target.doc_id] = self.catalog.anchors_of(target.doc_id)

@@ -199,3 +199,26 @@ def test_a_heading_shows_its_wikilinks_as_obsidian_does():
          "## Note [[Project#Part]] x"]
     ).values()]
     assert titles == ["Heading with Bob Smith link", "With Bob alias", "Arrays [deprecated]", "Note Project > Part x"]
+
+
+def test_code_keeps_its_tags_and_an_anchor_tag_its_id(tmp_path: Path):
+    """A Maven example in an indented block read as empty lines, and the code spans of a line opening with
+    a component (`<ReadMore>… [`<Image />`]…`) lost their text; `<a name="x">` left no anchor to link to."""
+    note = tmp_path / "guide.md"
+    note.write_text(
+        "# Guide\n\nAdd it:\n\n    <project>\n      <groupId>com.example</groupId>\n    </project>\n\n"
+        "<ReadMore>See [`<Image />`](/ref#image) and <b>more</b>.</ReadMore>\n"
+        "<a name=\"LEGACY_OPTION\"><div>&nbsp;</div></a>\n\n## Install the tool { #install }\n\n"
+        "## Configure {: #configure .important }\n\n<p align=\"center\">\n    <img src=\"logo.png\">\n</p>\n",
+        encoding="utf-8",
+    )
+    document = extract_file(note)
+    lines = document.lines
+    assert lines[4:7] == ["    <project>", "      <groupId>com.example</groupId>", "    </project>"]
+    assert lines[8] == "See [`<Image />`](/ref#image) and more."
+    assert lines[9] == "" and lines[16] == "" and "&nbsp;" not in "\n".join(lines)
+    assert [node.title for node in document.outline[0].children] == ["Install the tool", "Configure"]
+    assert document.anchors == {"LEGACY_OPTION": 10, "install": 12, "configure": 14}
+    mdx = tmp_path / "deck.mdx"
+    mdx.write_text("<Tabs>\n    <TabItem value=\"a\">\n    Text\n    </TabItem>\n</Tabs>\n", encoding="utf-8")
+    assert extract_file(mdx).lines == ["", "", "    Text", "", ""], "MDX: an indented line is JSX, not code"

@@ -26,3 +26,29 @@ def test_block_ids_and_block_line_agree():
     for block_id, line in block_ids(NOTE):
         assert block_line(NOTE, block_id) == line
     assert block_line(NOTE, "not-at-the-end") is None
+
+
+def test_links_reach_the_anchors_a_note_sets_by_html_or_by_an_attribute_list(tmp_path):
+    """serverless' deprecations page sets `<a name="X"><div>&nbsp;</div></a>` before each entry and MkDocs
+    Material teaches `## Title { #id }`: links to them were broken (the indexed line keeps no tag)."""
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.links.resolver import LinkResolver
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "anchors.md").write_text(
+        "# Anchors\n\n<a name=\"LEGACY_OPTION\"><div>&nbsp;</div></a>\n\n## Legacy option\n\n"
+        "<span id=\"span-anchor\">Span</span>\n\n## Install { #install }\n", encoding="utf-8"
+    )
+    (tmp_path / "docs" / "links.md").write_text(
+        "[a](anchors.md#LEGACY_OPTION) [b](anchors.md#span-anchor) [c](anchors.md#install) [d](anchors.md#nowhere)\n",
+        encoding="utf-8",
+    )
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="docs", paths=[tmp_path / "docs"])]))
+    try:
+        engine.index()
+        source = engine.catalog.by_path(str(tmp_path / "docs" / "links.md"))
+        found = {link.target.split("#")[1]: (link.status, link.target_line) for link in LinkResolver(engine.catalog).links_of(source)}
+        assert found == {"LEGACY_OPTION": ("ok", 3), "span-anchor": ("ok", 7), "install": ("ok", 9), "nowhere": ("missing_heading", 1)}
+    finally:
+        engine.close()

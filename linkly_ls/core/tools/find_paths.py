@@ -55,7 +55,7 @@ class FindPathsResult:
             return f"**{self.notice}** {' '.join(self.guidance)}"
         out = [f"## Folders matching {', '.join(self.patterns)}", f"{self.total_files} file(s)", ""]
         for directory in self.directories:
-            out.append(f"- {path_text(directory.path)} ({counted(directory.file_count, 'file')}) · path_glob: `{escape_path_glob(directory.path)}`")
+            out.append(f"- {path_text(directory.path)} ({counted(directory.file_count, 'file')}) · path_glob: `{path_text(escape_path_glob(directory.path))}`")
         if self.truncated:
             out.append("\n(more folders matched; raise `limit` to see them)")
         return "\n".join(out)

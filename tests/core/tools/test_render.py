@@ -61,5 +61,10 @@ def test_a_path_with_a_control_character_is_quoted_so_no_two_paths_print_alike(t
         ]
         assert len(shown) == 4 and all(sum(line.endswith((" " + form, "·" + form)) for line in shown) == 1 for form in expected), shown
         assert path_text(f"{root}/plain notes.md") == f"{root}/plain notes.md"
+        (root / "bad\n- fakeline").mkdir()
+        (root / "bad\n- fakeline" / "n.md").write_text("# N\n\nquokka\n", encoding="utf-8")
+        engine.index()
+        listed = render(call_tool(engine, "find_paths", {"patterns": ["fakeline"]}))
+        assert "- fakeline" not in listed.replace("\\n- fakeline", ""), "the folder's path_glob forged a line"
     finally:
         engine.close()

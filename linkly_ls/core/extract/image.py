@@ -9,7 +9,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from PIL import Image, ImageSequence, UnidentifiedImageError
+from PIL import Image, ImageOps, ImageSequence, UnidentifiedImageError
 
 from linkly_ls.core.document import ExtractedDocument, ExtractionError, LineBuilder
 from linkly_ls.core.extract.base import ExtractLimits, title_from_path
@@ -17,6 +17,10 @@ from linkly_ls.core.extract.ocr import OCR_PENDING, OcrError, ocr_image, ocr_una
 
 #: pages of a multi-page TIFF that are read at most
 MAX_IMAGE_FRAMES = 50
+#: the largest image read: a 1200-dpi A4 or 600-dpi A2 scan has about 100 million pixels, which Pillow's
+#: default (89 million) refused as a "decompression bomb"; OCR scales it down first (`MAX_OCR_PIXELS`), and
+#: the extraction worker's memory and time limits stand behind this one
+MAX_IMAGE_PIXELS = 250_000_000
 
 
 def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
@@ -40,7 +44,7 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
             if frames > 1:
                 builder.page(f"--- page {index + 1} ---")
             try:
-                lines = ocr_image(_load(frame, path), limits)
+                lines = ocr_image(_upright(_load(frame, path)), limits)
             except OcrError as error:
                 warnings_out.append(f"OCR failed: {error}")
                 continue
@@ -71,14 +75,26 @@ def _name_only(path: Path, title: str, reason: str, warnings_out: list[str]) -> 
 
 
 def _open(path: Path) -> Image.Image:
+    Image.MAX_IMAGE_PIXELS = MAX_IMAGE_PIXELS // 2  # Pillow warns past it and refuses past twice it
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             return Image.open(path)
-    except (UnidentifiedImageError, Image.DecompressionBombError, Image.DecompressionBombWarning) as error:
-        raise ExtractionError(f"not a readable image: {error}") from error
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        raise ExtractionError(f"image too large to read (more than {MAX_IMAGE_PIXELS // 1_000_000} million pixels)") from None
+    except UnidentifiedImageError:  # its message names the worker's file descriptor, not the file
+        raise ExtractionError(f"not a readable image: the content is not a {path.suffix.lstrip('.').upper() or 'known'} image") from None
     except OSError as error:
         raise ExtractionError(f"not a readable image: {error}") from error
+
+
+def _upright(frame: Image.Image) -> Image.Image:
+    """The picture as a viewer shows it: a phone stores a portrait shot sideways with an EXIF orientation,
+    and OCR of the stored pixels read a page of text as nonsense (`SUOIJENIIS 918 9I0U}`)."""
+    try:
+        return ImageOps.exif_transpose(frame) or frame
+    except (OSError, ValueError, KeyError, TypeError, SyntaxError):  # a damaged EXIF block: the pixels as stored
+        return frame
 
 
 def _load(frame: Image.Image, path: Path) -> Image.Image:

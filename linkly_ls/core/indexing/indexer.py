@@ -23,7 +23,7 @@ from pathlib import Path
 from linkly_ls.core.store.catalog import Catalog, LibraryRecord, SkippedCount
 from linkly_ls.core.extract import EXTRACTOR_VERSIONS, MISNAMED_MARK, SIZE_LIMIT_MARK, extractor_version
 from linkly_ls.core.extract.base import READ_ERROR, ExtractLimits
-from linkly_ls.core.extract.ocr import ocr_pending, ocr_unavailable_reason
+from linkly_ls.core.extract.ocr import NO_OCR_ENGINE, OCR_DISABLED, ocr_pending, ocr_unavailable_reason
 from linkly_ls.core.search.keyword import KeywordIndex
 from linkly_ls.core.indexing.document_store import DocumentStore, FlushCallback
 from linkly_ls.core.indexing.nesting import Nesting
@@ -232,6 +232,8 @@ class Indexer:
         """Read again, with OCR, the files the first pass (of this run or a stopped one) left pending."""
         paths = dict.fromkeys(ocr_later)
         paths.update(dict.fromkeys(self.catalog.ocr_pending_paths(library.name)))
+        if ocr_unavailable_reason(self.limits) is None:  # images left unread while OCR was off or not installed
+            paths.update(dict.fromkeys(self.catalog.ocr_unread_paths(library.name, (OCR_DISABLED, NO_OCR_ENGINE))))
         files: list[tuple[Path, int]] = []
         for key in paths:
             try:

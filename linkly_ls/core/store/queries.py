@@ -182,6 +182,18 @@ class CatalogReads:
         )
         return [row[0] for row in rows]
 
+    def ocr_unread_paths(self, library: str, reasons: tuple[str, ...]) -> list[str]:
+        """Paths of a library's documents whose images were not read for one of `reasons` (OCR turned off,
+        no OCR engine): once OCR can run they are read again, though the files did not change."""
+        if not reasons:
+            return []
+        matching = " OR ".join("warnings LIKE ?" for _ in reasons)
+        rows = self.connect().execute(
+            f"SELECT path FROM documents WHERE library = ? AND ({matching}) ORDER BY path",
+            (library, *(f"%not read: {reason}%" for reason in reasons)),
+        )
+        return [row[0] for row in rows]
+
     def doc_ids(self) -> list[str]:
         """Every document's id, in no particular order."""
         return [row[0] for row in self.connect().execute("SELECT doc_id FROM documents")]

@@ -76,3 +76,56 @@ def test_installed_languages_come_from_tesseract():
     binary = ocr.tesseract_path()
     assert binary, "tesseract must be installed for these tests (Debian package tesseract-ocr)"
     assert {"eng", "fra", "deu", "chi_sim"} <= ocr.installed_languages(binary)
+
+
+FIXTURE_JPEG = __import__("pathlib").Path(__file__).resolve().parents[3] / "fixtures" / "scans" / "ocr-sample.jpg"
+
+
+def test_a_phone_photo_is_read_as_its_exif_orientation_shows_it(tmp_path):
+    """Phones store a portrait shot sideways with `Orientation = 6`: its pixels read as nonsense."""
+    from PIL import Image
+
+    with Image.open(FIXTURE_JPEG) as upright:
+        sideways = upright.transpose(Image.Transpose.ROTATE_90)
+        exif = Image.Exif()
+        exif[0x0112] = 6  # rotate 90 degrees clockwise to show it
+        sideways.save(tmp_path / "IMG_0001.jpg", exif=exif, quality=95)
+    text = " ".join(extract_file(tmp_path / "IMG_0001.jpg").lines)
+    assert "The quick brown dog jumped over the" in text
+
+
+def _png_header_claiming(path, width: int, height: int) -> None:
+    """A small PNG whose header claims `width` x `height` (Pillow decides on the header alone)."""
+    import struct
+    import zlib
+
+    from PIL import Image
+
+    Image.new("L", (8, 8), 255).save(path)
+    data = bytearray(path.read_bytes())
+    body = b"IHDR" + struct.pack(">II", width, height) + bytes(data[24:29])
+    data[12:29] = body
+    data[29:33] = struct.pack(">I", zlib.crc32(body))
+    path.write_bytes(bytes(data))
+
+
+def test_a_large_scan_is_opened_and_a_larger_one_refused_by_its_size(tmp_path):
+    """A 12,000 x 9,000 scan (108 million pixels) was refused as a "decompression bomb DOS attack"."""
+    from linkly_ls.core.document import ExtractionError
+    from linkly_ls.core.extract import image
+
+    _png_header_claiming(tmp_path / "blueprint.png", 12_000, 9_000)
+    with image._open(tmp_path / "blueprint.png") as opened:
+        assert opened.size == (12_000, 9_000)
+    _png_header_claiming(tmp_path / "wall.png", 30_000, 30_000)
+    with pytest.raises(ExtractionError, match="image too large to read \\(more than 250 million pixels\\)"):
+        image._open(tmp_path / "wall.png")
+
+
+def test_an_unreadable_image_says_so_by_its_type_not_by_a_file_descriptor(tmp_path):
+    from linkly_ls.core.document import ExtractionError
+
+    (tmp_path / "garbage.png").write_bytes(bytes(range(256)) * 40)
+    with pytest.raises(ExtractionError) as raised:
+        extract_file(tmp_path / "garbage.png")
+    assert "the content is not a PNG image" in str(raised.value) and "/proc/" not in str(raised.value)

@@ -11,6 +11,8 @@ from linkly_ls.core.extract.ocr import OCR_PENDING, ocr_pending
 from linkly_ls.core.tools import call_tool
 from linkly_ls.core.indexing.workers import TaskOutcome
 
+FIXTURE_JPEG = __import__("pathlib").Path(__file__).resolve().parents[3] / "fixtures" / "scans" / "ocr-sample.jpg"
+
 
 def titles(engine, query: str) -> list[str]:
     return [hit.title for hit in call_tool(engine, "search", {"query": query}).results]
@@ -99,3 +101,31 @@ def test_an_ocr_failure_keeps_the_text_layer_and_says_why(library_dir, engine_fo
     assert any(warning.startswith("OCR failed:") for warning in scan.warnings)
     assert engine.catalog.ocr_pending_paths("lib") == [], "a failed OCR is not retried until the file changes"
     assert titles(engine, "ocr-sample")[0] == "ocr-sample"
+
+
+def test_images_left_unread_while_ocr_was_off_are_read_once_it_is_on(library_dir, tmp_path):
+    """They stayed name-only, still saying "OCR is turned off", though the files had not changed."""
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.extract.ocr import OCR_DISABLED
+
+    shutil.copy(FIXTURE_JPEG, library_dir / "ocr-sample.jpg")
+    (library_dir / "note.md").write_text("# Note\n\nplain text layer\n", encoding="utf-8")
+    libraries = [LibraryConfig(name="lib", paths=[library_dir])]
+    raw = {"embedding": {"model": "none"}}
+    image_id = make_doc_id(str(library_dir / "ocr-sample.jpg"))
+    off = Engine(Config(data_dir=tmp_path / "data", libraries=libraries, limits=ExtractLimits(ocr=False), raw=raw))
+    try:
+        off.index()
+        assert off.catalog.get(image_id).text_missing_reason == OCR_DISABLED
+    finally:
+        off.close()
+    on = Engine(Config(data_dir=tmp_path / "data", libraries=libraries, raw=raw))
+    try:
+        (report,) = on.index()
+        assert (report.unchanged, report.ocr_files) == (2, 1)
+        assert on.catalog.get(image_id).text_missing_reason is None and "ocr-sample" in titles(on, "quick brown dog")
+        (again,) = on.index()
+        assert again.ocr_files == 0
+    finally:
+        on.close()

@@ -11,6 +11,7 @@ The config file is TOML (`LINKLY_CONFIG`, default `$XDG_CONFIG_HOME/linkly-ls/co
     max_lines = 2000000
     max_unzipped_mb = 500                # DOCX/PPTX/EPUB that would unpack to more are refused
     extract_timeout_s = 180              # per file; a worker still busy after this is killed
+    max_ocr_pages = 500                  # scanned pages of one PDF read by OCR (its pass allows 20 s a page more)
     extract_memory_mb = 3072             # address-space cap of each extraction worker
     ocr = true
     ocr_languages = "eng+fra+deu+chi_sim"
@@ -48,7 +49,8 @@ TABLES = frozenset({"index", "limits", "library", "embedding", "mcp", "remote"})
 _INDEX_KEYS = frozenset({"data_dir"})
 _LIBRARY_KEYS = frozenset({"name", "description", "paths", "path", "include", "exclude", "respect_gitignore"})
 _LIMITS_KEYS = frozenset(
-    {"max_file_mb", "max_line_chars", "max_lines", "max_unzipped_mb", "extract_timeout_s", "extract_memory_mb", "ocr", "ocr_languages"}
+    {"max_file_mb", "max_line_chars", "max_lines", "max_unzipped_mb", "extract_timeout_s", "extract_memory_mb", "ocr", "ocr_languages",
+     "max_ocr_pages"}
 )
 
 
@@ -234,6 +236,7 @@ def _parse_limits(section: object, path: Path) -> ExtractLimits:
             ocr_languages=str(section.get("ocr_languages", defaults.ocr_languages)),
             extract_timeout_s=float(section.get("extract_timeout_s", defaults.extract_timeout_s)),
             extract_memory_mb=int(section.get("extract_memory_mb", defaults.extract_memory_mb)),
+            max_ocr_pages=int(section.get("max_ocr_pages", defaults.max_ocr_pages)),
         )
     except (TypeError, ValueError, OverflowError) as error:
         raise ConfigError(f"{path}: a value in [limits] is not a number: {error}") from error
@@ -244,6 +247,7 @@ def _parse_limits(section: object, path: Path) -> ExtractLimits:
         ("max_unzipped_mb", limits.max_unzipped_bytes),
         ("extract_timeout_s", limits.extract_timeout_s),
         ("extract_memory_mb", limits.extract_memory_mb),
+        ("max_ocr_pages", limits.max_ocr_pages),
     ):
         if value <= 0:
             raise ConfigError(f"{path}: [limits] {key} must be greater than 0")

@@ -28,10 +28,23 @@ class ExtractLimits:
     ocr_languages: str = "eng+fra+deu+chi_sim"
     #: leave OCR for a second pass: images and scanned pages are marked "OCR pending" instead of read
     ocr_deferred: bool = False
-    #: a worker still busy with one file after this long is killed and the file gets an error
+    #: scanned pages of one PDF read by OCR at most (a page takes 2-10 s)
+    max_ocr_pages: int = 500
+    #: a worker still busy with one file after this long is killed and the file gets an error (in the OCR
+    #: pass, this plus `OCR_SECONDS_PER_PAGE` for each page it may read: `ocr_pass_timeout_s`)
     extract_timeout_s: float = 180.0
     #: address-space cap (RLIMIT_AS) of each extraction worker process
     extract_memory_mb: int = 3072
+
+
+#: what the OCR pass allows a scanned page, beyond `extract_timeout_s`: a 300-page scan was stopped at its
+#: 11th page by the 180 s meant for reading one file's text layer, and nothing of it was kept
+OCR_SECONDS_PER_PAGE = 20.0
+
+
+def ocr_pass_timeout_s(limits: ExtractLimits) -> float:
+    """How long the OCR pass lets a worker read one file."""
+    return limits.extract_timeout_s + OCR_SECONDS_PER_PAGE * limits.max_ocr_pages
 
 
 def decode_text(data: bytes) -> tuple[str, str]:

@@ -21,8 +21,6 @@ from linkly_ls.core.extract.pdf_links import NamedDestinations, page_links, read
 from linkly_ls.core.extract.pdf_outline import bookmark_headings, font_headings, has_bookmarks, read_bookmarks
 from linkly_ls.core.extract.pdf_text import PdfPage, read_page
 
-#: scanned pages read by OCR in one document at most (OCR takes seconds per page)
-MAX_OCR_PAGES = 100
 OCR_DPI = 300
 #: a first pass OCRs at most this many scanned pages of a PDF, and only one with this many text pages per scan
 MAX_FIRST_PASS_OCR_PAGES = 2
@@ -200,17 +198,18 @@ def _read_scanned_pages(
             "after the other files are indexed"
         )
         return f"{OCR_PENDING}: scanned pages without a text layer are read after the other files"
-    if len(scanned) > MAX_OCR_PAGES:
+    most = limits.max_ocr_pages
+    if len(scanned) > most:
         warnings.append(
-            f"only the first {MAX_OCR_PAGES} of {len(scanned)} scanned pages were read by OCR"
+            f"only the first {most} of {len(scanned)} scanned pages were read by OCR ([limits] max_ocr_pages)"
         )
     failed: list[int] = []
-    for page in scanned[:MAX_OCR_PAGES]:
+    for page in scanned[:most]:
         try:
             page.ocr_lines = ocr_image(_render(doc[page.index]), limits)
         except OcrError:
             failed.append(page.index + 1)
-    read = [page.index + 1 for page in scanned[:MAX_OCR_PAGES] if page.ocr_lines]
+    read = [page.index + 1 for page in scanned[:most] if page.ocr_lines]
     if read:
         warnings.append(f"text of page(s) {_page_list(read)} was read by OCR and may contain errors")
     if failed:

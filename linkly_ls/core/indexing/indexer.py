@@ -22,7 +22,7 @@ from pathlib import Path
 
 from linkly_ls.core.store.catalog import Catalog, LibraryRecord, SkippedCount
 from linkly_ls.core.extract import EXTRACTOR_VERSIONS, MISNAMED_MARK, SIZE_LIMIT_MARK, extractor_version
-from linkly_ls.core.extract.base import READ_ERROR, ExtractLimits
+from linkly_ls.core.extract.base import READ_ERROR, ExtractLimits, ocr_pass_timeout_s
 from linkly_ls.core.extract.ocr import NO_OCR_ENGINE, OCR_DISABLED, ocr_pending, ocr_unavailable_reason
 from linkly_ls.core.search.keyword import KeywordIndex
 from linkly_ls.core.indexing.document_store import DocumentStore, FlushCallback
@@ -244,7 +244,12 @@ class Indexer:
             return
         work = [(str(files[index][0]), (str(files[index][0]), None, self.limits)) for index in slowest_first(files)]
         report.ocr_files = len(work)
-        self._run(work, library, {}, report, progress, ocr_later=None)
+        pool = self.pool(key for key, _ in work)
+        pool.timeout_s = ocr_pass_timeout_s(self.limits)  # a long scan's pages, each read in seconds
+        try:
+            self._run(work, library, {}, report, progress, ocr_later=None)
+        finally:
+            pool.timeout_s = self.limits.extract_timeout_s
         self.save_read_documents()
         self.flush()
 
@@ -328,6 +333,7 @@ class Indexer:
                 report.ocr_errors.append((path, message))
             elif ocr_later is None:
                 self.documents.store(prepared, library.name)
+                report.capped += _capped(path, prepared)
                 since_flush += 1
             elif (prepared is None or prepared.error) and not os.path.lexists(path):
                 # moved or deleted while it was read (a burst of renames): gone, not failed
@@ -347,7 +353,7 @@ class Indexer:
                 if ocr_pending(prepared.document.warnings):
                     ocr_later.append(path)
                 report.indexed += 1
-                report.capped += [(path, warning) for warning in prepared.document.warnings if "[limits]" in warning]
+                report.capped += _capped(path, prepared)
                 report.misnamed += [(path, warning) for warning in prepared.document.warnings if MISNAMED_MARK in warning]
                 since_flush += 1
                 chars_since_flush += sum(map(len, prepared.document.lines))
@@ -369,3 +375,8 @@ def _same_content(path: Path, known_hash: str) -> bool:
         return hash_file(path) == known_hash
     except (OSError, ExtractionError):  # a worker reads it again and reports the error
         return False
+
+
+def _capped(path: str, prepared: PreparedFile) -> list[tuple[str, str]]:
+    """The warnings of a file cut by a `[limits]` cap, which the run reports."""
+    return [(path, warning) for warning in prepared.document.warnings if "[limits]" in warning]

@@ -129,3 +129,36 @@ def test_images_left_unread_while_ocr_was_off_are_read_once_it_is_on(library_dir
         assert again.ocr_files == 0
     finally:
         on.close()
+
+
+def test_a_scan_longer_than_max_ocr_pages_is_reported_as_capped_and_the_ocr_pass_allows_each_page_time(library_dir, tmp_path):
+    """Pages past a fixed 100 were left unread without a word anywhere but an editor diagnostic, and the
+    OCR pass stopped a long scan at the 180 s meant for one file's text layer, keeping nothing."""
+    import pymupdf
+
+    from linkly_ls.core.config import Config, LibraryConfig, load_config
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.extract.base import ocr_pass_timeout_s
+
+    scan = pymupdf.open()
+    for _ in range(3):
+        page = scan.new_page()
+        page.insert_image(page.rect, filename=str(FIXTURE_JPEG))
+    scan.save(library_dir / "scan.pdf")
+    config = tmp_path / "config.toml"
+    config.write_text("[limits]\nmax_ocr_pages = 2\nextract_timeout_s = 60\n", encoding="utf-8")
+    limits = load_config(config).limits
+    assert limits.max_ocr_pages == 2 and ocr_pass_timeout_s(limits) == 60 + 2 * 20
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="lib", paths=[library_dir])],
+                           limits=limits, raw={"embedding": {"model": "none"}}))
+    try:
+        (report,) = engine.index()
+        assert [warning for _, warning in report.capped] == [
+            "only the first 2 of 3 scanned pages were read by OCR ([limits] max_ocr_pages)"
+        ]
+        assert engine.indexer.pool().timeout_s == 60, "the OCR pass's time limit ends with it"
+        text = "\n".join(engine.catalog.lines(make_doc_id(str(library_dir / "scan.pdf"))))
+        pages = text.split("--- page ")
+        assert ["quick brown" in page for page in pages[1:]] == [True, True, False]
+    finally:
+        engine.close()

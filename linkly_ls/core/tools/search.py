@@ -43,7 +43,9 @@ from linkly_ls.core.search.spelling import suggestion
 from linkly_ls.core.search.same_work import distinct_works
 from linkly_ls.core.store.records import DocumentSummary
 from linkly_ls.core.tools.search_filters import allowed_documents, blame_the_filters
-from linkly_ls.core.tools.search_guidance import OTHER_WORDS, WEAK_RELEVANCE, add_guidance, empty_index_result, lead_guidance
+from linkly_ls.core.tools.search_guidance import (
+    OTHER_WORDS, WEAK_RELEVANCE, add_guidance, empty_index_result, lead_guidance, say_ocr_pending,
+)
 from linkly_ls.core.tools.search_listing import listing, lists_everything
 from linkly_ls.core.tools.search_results import OtherFile, SearchHit, SearchResult
 
@@ -168,6 +170,7 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
         )
     if allowed == []:
         blame_the_filters(engine, result, params)
+    say_ocr_pending(engine, result, params)
     return result
 
 

@@ -57,6 +57,22 @@ def add_guidance(
     result.guidance = advice + filter_advice(params, folder_hint=True)
 
 
+def say_ocr_pending(engine: Engine, result: SearchResult, params: dict[str, Any]) -> None:
+    """A miss while images or scanned pages of the libraries searched still wait for OCR says so first: "check
+    the spelling" told an agent the letter it looked for was not in an archive still being read."""
+    if not result.miss:
+        return
+    library = params.get("library")
+    names = [library.removeprefix("local://")] if library else [record.name for record in engine.catalog.libraries()]
+    waiting = sum(len(engine.catalog.ocr_pending_paths(name)) for name in names)
+    if waiting:
+        lead_guidance(
+            result,
+            f"{waiting:,} file(s) (images, scanned pages) still wait for OCR, so their words are not searchable "
+            "yet; search again once `list_libraries` shows no `ocr_pending_count`.",
+        )
+
+
 def filter_advice(params: dict[str, Any], folder_hint: bool = False) -> list[str]:
     """What to try about the filters of a search that found nothing strong, then `grep`; `folder_hint`:
     with no folder filter, say how to find one the user named."""

@@ -162,3 +162,14 @@ def test_a_scan_longer_than_max_ocr_pages_is_reported_as_capped_and_the_ocr_pass
         assert ["quick brown" in page for page in pages[1:]] == [True, True, False]
     finally:
         engine.close()
+
+
+def test_a_miss_while_files_wait_for_ocr_says_so_first(library_dir, engine_for, monkeypatch):
+    shutil.copy(FIXTURE_JPEG, library_dir / "letter.jpg")
+    (library_dir / "note.md").write_text("# Note\n\nplain text layer\n", encoding="utf-8")
+    engine = engine_for(library_dir)
+    monkeypatch.setattr(engine.indexer, "_ocr_pass", lambda *args: None)
+    engine.index()
+    answer = call_tool(engine, "search", {"query": "lazy fox jumped", "mode": "keyword"})
+    assert answer.miss and answer.guidance[0].startswith("1 file(s) (images, scanned pages) still wait for OCR")
+    assert not call_tool(engine, "search", {"query": "plain text layer", "mode": "keyword"}).miss

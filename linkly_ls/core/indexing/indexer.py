@@ -31,7 +31,7 @@ from linkly_ls.core.indexing.pdf_split import PdfSplitter, run_task
 from linkly_ls.core.document import ExtractionError
 from linkly_ls.core.indexing.preparation import PreparedFile, hash_file, one_line, prepare_file, prepare_here
 from linkly_ls.core.indexing.report import IndexReport
-from linkly_ls.core.indexing.twins import Twins
+from linkly_ls.core.indexing.twins import Twins, copy_of
 from linkly_ls.core.indexing.skips import OTHER_LIBRARY, TOO_LARGE, UNREADABLE, SkipTally
 from linkly_ls.core.indexing.reachability import is_under, keep_message, root_problem, unreadable_problem
 from linkly_ls.core.indexing.walker import WalkRules, is_indexable, walk_library
@@ -235,11 +235,20 @@ class Indexer:
         if ocr_unavailable_reason(self.limits) is None:  # images left unread while OCR was off or not installed
             paths.update(dict.fromkeys(self.catalog.ocr_unread_paths(library.name, (OCR_DISABLED, NO_OCR_ENGINE))))
         files: list[tuple[Path, int]] = []
+        copies: list[tuple[str, str]] = []  # (path, the path of the same content read by OCR in its place)
+        first_of: dict[str, str] = {}
         for key in paths:
+            record = self.catalog.by_path(key)
+            content = record.content_hash if record is not None else ""
+            if content and content in first_of:  # one scan under two names is read once
+                copies.append((key, first_of[content]))
+                continue
             try:
                 files.append((Path(key), Path(key).stat().st_size))
             except OSError:
                 continue  # gone since: the next run removes it
+            if content:
+                first_of[content] = key
         if not files:
             return
         work = [(str(files[index][0]), (str(files[index][0]), None, self.limits)) for index in slowest_first(files)]
@@ -250,6 +259,12 @@ class Indexer:
             self._run(work, library, {}, report, progress, ocr_later=None)
         finally:
             pool.timeout_s = self.limits.extract_timeout_s
+        self.save_read_documents()
+        for path, read in copies:
+            record = self.catalog.by_path(read)
+            prepared = copy_of(self.catalog, record.doc_id, Path(path), record.content_hash) if record else None
+            if prepared is not None:
+                self.documents.store(prepared, library.name)
         self.save_read_documents()
         self.flush()
 

@@ -57,6 +57,16 @@ class Twins:
         return self._by_size
 
 
+def copy_of(catalog: Catalog, doc_id: str, path: Path, content_hash: str) -> PreparedFile | None:
+    """The file at `path` as the stored document `doc_id` of the same content makes it (the copies of one scan
+    in an OCR pass: read once), or None when it is gone or that document cannot stand for it."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return _copied(catalog, doc_id, path, stat, content_hash)
+
+
 def _copied(catalog: Catalog, doc_id: str, path: Path, stat: os.stat_result, content_hash: str) -> PreparedFile | None:
     record = catalog.get(doc_id)
     if record is None or any(warning.startswith(OCR_PENDING) for warning in record.warnings):

@@ -173,3 +173,15 @@ def test_a_miss_while_files_wait_for_ocr_says_so_first(library_dir, engine_for, 
     answer = call_tool(engine, "search", {"query": "lazy fox jumped", "mode": "keyword"})
     assert answer.miss and answer.guidance[0].startswith("1 file(s) (images, scanned pages) still wait for OCR")
     assert not call_tool(engine, "search", {"query": "plain text layer", "mode": "keyword"}).miss
+
+
+def test_one_scan_under_two_names_is_read_by_ocr_once(library_dir, engine_for):
+    """An archive scanned or exported twice OCRed each copy: OCR is the costly step of such a run."""
+    for name in ("receipt-A.jpg", "receipt-B.jpg"):
+        shutil.copy(FIXTURE_JPEG, library_dir / name)
+    engine = engine_for(library_dir)
+    (report,) = engine.index()
+    assert report.ocr_files == 1, "one file handed to OCR, the other copied from it"
+    for name in ("receipt-A.jpg", "receipt-B.jpg"):
+        record = engine.catalog.by_path(str(library_dir / name))
+        assert record.text_missing_reason is None and "quick brown dog" in " ".join(engine.catalog.lines(record.doc_id))

@@ -26,7 +26,11 @@ class _Parser(argparse.ArgumentParser):
     #: whether the command line asks for JSON (`--json`): its usage errors are JSON too
     json_errors = False
 
+    #: the command line being parsed
+    given: list[str] = []
+
     def error(self, message: str) -> None:  # exit 2 with one line, as argparse does, minus the usage dump
+        message += self._dash_hint(message)
         if _Parser.json_errors:
             self.exit(2, json.dumps({"error": f"{message} (see `{self.prog} --help`)", "kind": "usage"}) + "\n")
         self.exit(2, f"{PROGRAM}: {message} (see `{self.prog} --help`)\n")
@@ -37,6 +41,7 @@ class _Parser(argparse.ArgumentParser):
         if self.prog == PROGRAM:
             given = list(sys.argv[1:] if args is None else args)
             _Parser.json_errors = "--json" in given
+            _Parser.given = given
             self._refuse_unknown_global(given)
         parsed, unknown = self.parse_known_args(args, namespace)
         if unknown:
@@ -46,6 +51,16 @@ class _Parser(argparse.ArgumentParser):
             owner.error(f"unrecognized arguments: {' '.join(unknown)}")
         return parsed
 
+
+    def _dash_hint(self, message: str) -> str:
+        """For a command whose pattern or query starts with `-` (`--8<--`, `--stage`), read as an option: where
+        it goes (argparse blamed a missing `doc_id`, or the options after `--`)."""
+        if self.prog == PROGRAM or not ("required" in message or "unrecognized" in message):
+            return ""
+        dashed = [arg for arg in self.given if arg.startswith("-") and arg != "--" and arg.split("=", 1)[0] not in self._option_string_actions]
+        if not dashed:
+            return ""
+        return f"; if {dashed[0]!r} is the pattern or query, put it after `--`, the options before it (`{self.prog} --json -- {dashed[0]!r} ...`)"
 
     def _refuse_unknown_global(self, args: list[str]) -> None:
         """An option before the command that `linkly` itself does not know: named as such (argparse said

@@ -230,7 +230,12 @@ def test_usage_errors_name_the_program_once(env):
     assert missing.returncode == 2 and missing.stderr.endswith("(see `linkly grep --help`)\n"), missing.stderr
     unknown_flag = run(env, "search", "x", "--frobnicate")
     assert unknown_flag.returncode == 2, unknown_flag.stderr
-    assert unknown_flag.stderr == "linkly: unrecognized arguments: --frobnicate (see `linkly search --help`)\n"
+    assert unknown_flag.stderr == (
+        "linkly: unrecognized arguments: --frobnicate; if '--frobnicate' is the pattern or query, put it after `--`, "
+        "the options before it (`linkly search --json -- '--frobnicate' ...`) (see `linkly search --help`)\n"
+    )
+    dashed = run(env, "grep", "--8<--", "0123456789ab", "--mode", "count")  # a MkDocs snippet marker, read as an option
+    assert dashed.returncode == 2 and "if '--8<--' is the pattern or query, put it after `--`" in dashed.stderr
 
 
 def test_help_is_generated_from_the_tool_registry(env):

@@ -33,8 +33,11 @@ _ANY_TAG = re.compile(r"</?[a-zA-Z][\w.:-]*" + _ATTRIBUTES + r"/?>")
 _HTML_COMMENT = re.compile(r"<!--.*?-->")
 _MDX_COMMENT = re.compile(r"\{/\*.*?\*/\}")
 _TEXT_ATTRIBUTE = re.compile(r"""\b(?:title|caption|label)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
-_ASIDE = re.compile(r"^\s*:::\s*([\w-]*)\s*(?:\[(.*)\])?\s*$")
+#: an admonition's fence, `:::tip[Title]` (Astro, Docusaurus 3) or `:::warning Title` (Docusaurus 2): its title kept
+_ASIDE = re.compile(r"^\s*:::\s*([\w-]*)\s*(?:\[(.*)\]|(?<=[\w-])\s+([^\[\s].*?))?\s*$")
 _IMPORT = re.compile(r"^import\s")
+#: a whole ES module import on one line, which a `.md` file holds where its site reads it as MDX (Docusaurus)
+_ESM_IMPORT = re.compile(r"""^import\s+[\w{}\s,*]+\s+from\s+['"][^'"]+['"];?\s*$""")
 _EXPORT = re.compile(r"^export\s")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _CODE_OR_TAG = re.compile(r"[`<]")
@@ -158,7 +161,7 @@ def clean_mdx_lines(lines: list[str], is_mdx: bool) -> list[str]:
             fence = opening.group(1)
             cleaned.append(line)
             continue
-        if is_mdx and (_IMPORT.match(line) or _EXPORT.match(line)):
+        if (is_mdx and (_IMPORT.match(line) or _EXPORT.match(line))) or (not is_mdx and _ESM_IMPORT.match(line)):
             cleaned.append("")
             if not _statement_ends(line, "import" if line.startswith("import") else "export"):
                 skip_until = "import" if line.startswith("import") else "export"
@@ -185,7 +188,7 @@ def _clean_line(line: str) -> str:
         return line.rstrip()  # no comment, tag, aside or entity: most lines
     aside = _ASIDE.match(line)
     if aside:
-        return aside.group(2) or ""
+        return aside.group(2) or aside.group(3) or ""
     block_line = line.lstrip().startswith("<") and not line.lstrip().startswith("<http")
     tags = _ANY_TAG if block_line else _COMPONENT_TAG  # a block-level tag line holds HTML; others JSX components
     parts = []

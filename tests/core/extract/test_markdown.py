@@ -222,3 +222,17 @@ def test_code_keeps_its_tags_and_an_anchor_tag_its_id(tmp_path: Path):
     mdx = tmp_path / "deck.mdx"
     mdx.write_text("<Tabs>\n    <TabItem value=\"a\">\n    Text\n    </TabItem>\n</Tabs>\n", encoding="utf-8")
     assert extract_file(mdx).lines == ["", "", "    Text", "", ""], "MDX: an indented line is JSX, not code"
+
+
+def test_docusaurus_two_admonition_titles_and_a_md_files_imports_are_scaffolding(tmp_path: Path):
+    """`:::warning Old style title` stayed as text (snippets read `:::**warning** Old style title`), and a
+    `.md` page that Docusaurus reads as MDX kept `import Tabs from '@theme/Tabs';` as text."""
+    note = tmp_path / "install.md"
+    note.write_text(
+        "# Install\n\nimport Tabs from '@theme/Tabs';\nimport TabItem from \"@theme/TabItem\"\n\n"
+        ":::warning Old style title\n\nCareful.\n\n:::\n\nimport this sentence from the prose stays.\n",
+        encoding="utf-8",
+    )
+    lines = extract_file(note).lines
+    assert lines[2:4] == ["", ""] and lines[5] == "Old style title" and lines[9] == ""
+    assert lines[11] == "import this sentence from the prose stays."

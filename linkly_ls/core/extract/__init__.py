@@ -89,7 +89,8 @@ _MODULES: dict[str, str] = {
 #: element id as an anchor and leaves out documentation generators' navigation bars and permalinks; md 5
 #: and mdx 5: a heading's attribute list (`{ #id }`, `{: #id .class }`) is out of its title, the anchors
 #: a note sets (`<a name="x">`, `{#id}`) are kept, code spans on a line that opens with a tag and (md)
-#: indented code blocks keep their tags, and entities read as their characters
+#: indented code blocks keep their tags, entities read as their characters, a `:::warning Title` keeps
+#: its title alone and a `.md` file's one-line ES imports are blanked
 EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 5, "pdf": 6, "pptx": 4, "html": 4, "epub": 3, "docx": 3, "md": 5, "mdx": 5}
 
 

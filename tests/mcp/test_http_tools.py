@@ -222,7 +222,7 @@ async def test_links_and_related_over_the_socket(served, kit) -> None:
     async with kit.http_session(served.url) as session:
         hit = await find_ownership(session, kit)
         links = kit.assert_success(await session.call_tool("links", {"doc_id": hit["doc_id"], "output_format": "json"}))
-        assert links["doc_id"] == hit["doc_id"] and set(links["counts"]) == {"links", "links_within", "backlinks", "broken"}
+        assert links["doc_id"] == hit["doc_id"] and set(links["counts"]) == {"links", "links_within", "backlinks", "broken", "backlinks_broken"}
         backlinks = {link["title"] for link in links["backlinks"]}
         assert "Defining and Instantiating Structs" in backlinks
         related = kit.assert_success(await session.call_tool("related", {"doc_id": hit["doc_id"], "limit": 3}))

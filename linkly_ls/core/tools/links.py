@@ -30,6 +30,8 @@ class LinksResult:
     total_backlinks: int
     broken: int
     source_titles: dict[str, str]
+    #: backlinks that reach this document but not their place in it (an anchor it no longer has)
+    broken_backlinks: int = 0
     #: the linking documents' types (an editor opens a text format as its file, others as a text view)
     source_types: dict[str, str] = field(default_factory=dict)
     #: asked for with `mentions=true`; None when not asked
@@ -61,6 +63,7 @@ class LinksResult:
                 "links_within": self.links_within,
                 "backlinks": self.total_backlinks,
                 "broken": self.broken,
+                "backlinks_broken": self.broken_backlinks,
             },
         }
         if self.mentions is not None:
@@ -84,6 +87,7 @@ class LinksResult:
             "target": link.target,
             "target_line": link.target_line,
             "heading": link.heading,
+            "status": link.status,
         }
 
     def to_markdown(self) -> str:
@@ -93,7 +97,8 @@ class LinksResult:
             within = f" ({self.links_within} within the document)" if self.links_within else ""
             counts.append(f"{self.total_links} link(s){within}, {self.broken} broken")
         if self.incoming_asked:
-            counts.append(f"{self.total_backlinks} backlink(s)")
+            broken = f" ({self.broken_backlinks} to a place it lacks)" if self.broken_backlinks else ""
+            counts.append(f"{self.total_backlinks} backlink(s){broken}")
         out = [f"## Links of {record.title}", " · ".join([f"doc_id `{record.doc_id}`", record.path, *counts]), ""]
         more = f"continue with offset={self.next_offset}" if self.next_offset is not None else ""
         if self.links:
@@ -109,7 +114,8 @@ class LinksResult:
             for link in self.backlinks:
                 title = self.source_titles.get(link.source_id, link.source_path)
                 where = f" → line {link.target_line}" if link.target_line and link.target_line > 1 else ""
-                out.append(f"- {title} (`{link.source_id}`) line {link.line}: {_written(link)}{where}")
+                problem = f" · **broken**: {link.problem()}" if link.broken else ""
+                out.append(f"- {title} (`{link.source_id}`) line {link.line}: {_written(link)}{where}{problem}")
             out.append("")
             after = self.total_backlinks - self.offset - len(self.backlinks)
             if after > 0:
@@ -203,6 +209,9 @@ def links(engine: Engine, **arguments: Any) -> LinksResult:
             total_links = broken
     # backlinks come from other documents; the document's links to itself are among its links
     incoming = resolver.backlinks(record, from_itself=False) if direction in ("both", "in") else []
+    broken_backlinks = sum(1 for link in incoming if link.broken)
+    if params["broken_only"]:  # a heading renamed here: the pages that now link to an anchor it no longer has
+        incoming = [link for link in incoming if link.broken]
     sources = engine.catalog.summaries(sorted({link.source_id for link in incoming[offset:end]}))
     mentions: Mentions | None = None
     if params["mentions"]:
@@ -216,6 +225,7 @@ def links(engine: Engine, **arguments: Any) -> LinksResult:
         links_within=links_within,
         total_backlinks=len(incoming),
         broken=broken,
+        broken_backlinks=broken_backlinks,
         source_titles={doc_id: summary.title for doc_id, summary in sources.items()},
         source_types={doc_id: summary.doc_type for doc_id, summary in sources.items()},
         mentions=mentions,

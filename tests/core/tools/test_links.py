@@ -15,7 +15,7 @@ def engine(tmp_path_factory):
 
 def test_links_lists_every_link_with_its_status_and_the_backlinks(engine):
     result = call_tool(engine, "links", {"doc_id": engine.doc("index.md")}).to_json()
-    assert result["counts"] == {"links": 9, "links_within": 0, "backlinks": 2, "broken": 3}
+    assert result["counts"] == {"links": 9, "links_within": 0, "backlinks": 2, "broken": 3, "backlinks_broken": 0}
     first = result["links"][0]
     assert first == {
         "line": 3, "kind": "inline", "target": "guide.md#install-it", "text": "the guide", "status": "ok",
@@ -38,6 +38,19 @@ def test_direction_broken_only_and_limit(engine):
     assert "**broken**: ambiguous link Guide" in markdown and "link target not found: missing note" in markdown
     limited = call_tool(engine, "links", {"doc_id": engine.doc("guide.md"), "direction": "in", "limit": 1}).to_json()
     assert len(limited["backlinks"]) == 1 and limited["counts"]["backlinks"] == 3 and limited["links"] == []
+
+
+def test_a_backlink_to_an_anchor_the_document_lacks_is_broken_and_kept_by_broken_only(engine):
+    """After a heading is renamed, the pages linking to its old anchor: they read as good links, and
+    `--broken-only --direction in` listed every backlink."""
+    every = call_tool(engine, "links", {"doc_id": engine.doc("guide.md"), "direction": "in"}).to_json()
+    assert every["counts"]["backlinks_broken"] == 1 and every["counts"]["backlinks"] == 3
+    statuses = sorted(link["status"] for link in every["backlinks"])
+    assert statuses == ["missing_heading", "ok", "ok"]
+    broken = call_tool(engine, "links", {"doc_id": engine.doc("guide.md"), "direction": "in", "broken_only": True})
+    (only,) = broken.to_json()["backlinks"]
+    assert (only["target"], only["status"], only["doc_id"]) == ("guide.md#nope", "missing_heading", engine.doc("index.md"))
+    assert "**broken**: no heading or anchor #nope in Guide" in broken.to_markdown()
 
 
 def test_outline_counts_links_and_backlinks(engine):
@@ -103,11 +116,11 @@ def test_links_leaving_the_document_come_first_and_its_links_to_itself_are_no_ba
         a = engine.catalog.by_path(str(notes / "a.md")).doc_id
         result = call_tool(engine, "links", {"doc_id": a}).to_json()
         assert [link["target"] for link in result["links"]] == ["b.md", "#later"]
-        assert result["counts"] == {"links": 2, "links_within": 1, "backlinks": 1, "broken": 0}
+        assert result["counts"] == {"links": 2, "links_within": 1, "backlinks": 1, "broken": 0, "backlinks_broken": 0}
         assert [(link["title"], link["heading"]) for link in result["backlinks"]] == [("B", "Later")]
         manual = engine.catalog.by_path(str(notes / pdf.name)).doc_id
         contents = call_tool(engine, "links", {"doc_id": manual})
-        assert contents.to_json()["counts"] == {"links": 9, "links_within": 9, "backlinks": 0, "broken": 0}
+        assert contents.to_json()["counts"] == {"links": 9, "links_within": 9, "backlinks": 0, "broken": 0, "backlinks_broken": 0}
         assert "9 link(s) (9 within the document)" in contents.to_markdown()
         first = call_tool(engine, "links", {"doc_id": manual, "limit": 3}).to_json()
         assert [link["line"] for link in first["links"]] == [4, 6, 8] and first["counts"]["links_within"] == 9

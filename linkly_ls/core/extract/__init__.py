@@ -90,7 +90,8 @@ _MODULES: dict[str, str] = {
 #: and mdx 5: a heading's attribute list (`{ #id }`, `{: #id .class }`) is out of its title, the anchors
 #: a note sets (`<a name="x">`, `{#id}`) are kept, code spans on a line that opens with a tag and (md)
 #: indented code blocks keep their tags, entities read as their characters, a `:::warning Title` keeps
-#: its title alone and a `.md` file's one-line ES imports are blanked
+#: its title alone, a `.md` file's one-line ES imports are blanked, and so are an MDX opening tag and a
+#: `{/* */}` comment that span lines
 EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 5, "pdf": 6, "pptx": 4, "html": 4, "epub": 3, "docx": 3, "md": 5, "mdx": 5}
 
 

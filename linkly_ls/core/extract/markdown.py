@@ -41,6 +41,12 @@ _ESM_IMPORT = re.compile(r"""^import\s+[\w{}\s,*]+\s+from\s+['"][^'"]+['"];?\s*$
 _EXPORT = re.compile(r"^export\s")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _CODE_OR_TAG = re.compile(r"[`<]")
+#: a JSX element whose props run over several lines (prettier writes one with three or more so), and the
+#: end of its opening tag: a `>` that no `=` precedes (`onClick={() => go()}` is not one)
+_TAG_OPENING = re.compile(r"^\s*<[A-Za-z][\w.:-]*(?:\s|$)")
+_TAG_END = re.compile(r"(?<!=)>")
+#: where a construct that spans lines ends: a multi-line opening tag, a multi-line `{/* ... */}` comment
+_MULTILINE_ENDS = {"tag": _TAG_END, "mdx_comment": re.compile(r"\*/\}")}
 _ID_ATTRIBUTE = re.compile(r"""\s(?:id|name)\s*=\s*(?:"([^"]+)"|'([^']+)')""")
 _LISTED_ID = re.compile(r"(?:^|[\s{:])#([^\s{}]+)")
 #: a heading's attribute list, left out of its title: `{#id}` (Pandoc, kramdown, Docusaurus), and MkDocs'
@@ -152,6 +158,11 @@ def clean_mdx_lines(lines: list[str], is_mdx: bool) -> list[str]:
                 cleaned.append(_clean_line(line[line.index("-->") + 3 :]))
                 skip_until = None
                 continue
+            if skip_until in _MULTILINE_ENDS:
+                end = _MULTILINE_ENDS[skip_until].search(line)
+                cleaned.append("" if end is None else _clean_line(line[end.end() :]))
+                skip_until = skip_until if end is None else None
+                continue
             cleaned.append("")
             if _statement_ends(line, skip_until):
                 skip_until = None
@@ -165,6 +176,14 @@ def clean_mdx_lines(lines: list[str], is_mdx: bool) -> list[str]:
             cleaned.append("")
             if not _statement_ends(line, "import" if line.startswith("import") else "export"):
                 skip_until = "import" if line.startswith("import") else "export"
+            continue
+        if is_mdx and _TAG_OPENING.match(line) and not _TAG_END.search(line):  # `<Card` with props on the next lines
+            cleaned.append("")
+            skip_until = "tag"
+            continue
+        if is_mdx and "{/*" in line and "*/}" not in line[line.index("{/*") :]:
+            cleaned.append(_clean_line(line[: line.index("{/*")]))
+            skip_until = "mdx_comment"
             continue
         if "<!--" in line and "-->" not in line:
             cleaned.append(line[: line.index("<!--")].rstrip())

@@ -236,3 +236,17 @@ def test_docusaurus_two_admonition_titles_and_a_md_files_imports_are_scaffolding
     lines = extract_file(note).lines
     assert lines[2:4] == ["", ""] and lines[5] == "Old style title" and lines[9] == ""
     assert lines[11] == "import this sentence from the prose stays."
+
+
+def test_mdx_tags_and_comments_over_several_lines_are_scaffolding(tmp_path: Path):
+    """prettier writes a JSX element with three or more props over several lines: its props (and a
+    multi-line `{/* ... */}` comment) were indexed as text, and the comment's words found by search."""
+    page = tmp_path / "jsx.mdx"
+    page.write_text(
+        "# Cards\n\n{/*\n  A comment: SECRETCOMMENTWORD\n*/}\n\n<Card\n  title=\"Quick start\"\n  href=\"/docs/quick\"\n"
+        "  onClick={() => go()}\n/>\nText after. {/* inline */} visible\n",
+        encoding="utf-8",
+    )
+    lines = extract_file(page).lines
+    assert "SECRETCOMMENTWORD" not in "\n".join(lines) and "href" not in "\n".join(lines)
+    assert lines[2:11] == [""] * 9 and lines[11] == "Text after.  visible"

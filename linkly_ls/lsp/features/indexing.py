@@ -85,7 +85,15 @@ class IndexingService:
     @property
     def indexing(self) -> bool:
         """An index run is going on, or this writer has not finished its first one."""
-        return self.busy or (self.is_writer and self.writer is not None and not self.writer.status.initial_done)
+        return self.busy or self.first_run_going
+
+    @property
+    def first_run_going(self) -> bool:
+        """The server has not yet become the writer or found another (`claim_settled`), or as the writer has
+        not finished its first run: the index may still lack files the workspace holds."""
+        if not self.claim_settled:
+            return True
+        return self.is_writer and self.writer is not None and not self.writer.status.initial_done
 
     def _engine(self) -> Engine:
         if self.ls.engine is None:
@@ -336,6 +344,8 @@ class IndexingService:
             await self.index(title="Indexing documents")
         finally:
             writer.status.initial_done = True
+            for callback in self.ls.on_indexed:  # the link warnings held back during the first run (link_diagnostics)
+                callback([])
         writer.start_vectors()
 
 

@@ -1,6 +1,7 @@
 """Broken links of an open document as Warnings: a target that is missing, a heading that is
 missing, a wikilink that names several notes. Published with the other diagnostics (on open,
-on save, after every index run), at the link's own range in a Markdown buffer."""
+on save, after every index run), at the link's own range in a Markdown buffer; none while the server's
+first index run goes on, when the targets may not be indexed yet."""
 
 from __future__ import annotations
 
@@ -20,6 +21,10 @@ MAX_WARNINGS = 500
 
 
 def broken_link_diagnostics(engine: Engine, uri: str, ls: LinklyLanguageServer) -> list[types.Diagnostic]:
+    if ls.indexing is not None and ls.indexing.first_run_going:
+        # a new vault's every link read "target not found" for the 20 s of its first run: they wait for its end,
+        # after which every open document's diagnostics are refreshed
+        return []
     context = links_in(ls, engine, uri, broken_only=True)
     if context is None:
         return []

@@ -7,8 +7,8 @@ the documents that hold them, are kept in sorted order; a prefix of three charac
 no such word itself becomes its most common words that start with it (`zett` -> `zettelkasten`).
 The list is built again when the catalog changes (`Catalog.change_stamp`), in a thread of its own
 started by the first query after: reading every document's name and outline takes a second or more on
-a large index, which a query must not wait for (until the first list is built, a word is searched as
-typed; while a newer one is built, the older one completes).
+a large index, which a query must not wait for (the first query waits for the first list up to
+`FIRST_LIST_WAIT_S`, then searches the word as typed; while a newer list is built, the older one completes).
 """
 
 from __future__ import annotations
@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 MIN_PREFIX_CHARS = 3
 #: the words a prefix becomes, most common first
 COMPLETIONS = 3
+#: how long the first query waits for the first list (a few thousand documents' names take 0.1-0.3 s): it
+#: was searched as typed, and `zett` found nothing, the session's first impression
+FIRST_LIST_WAIT_S = 1.5
 _WORD = re.compile(r"[^\W_]{3,}")
 #: the word being typed: the query's last word, with nothing after it
 _LAST_WORD = re.compile(r"([^\W_]+)$")
@@ -60,6 +63,8 @@ class WordCompletions:
         key = composed(prefix).casefold()
         if len(key) < MIN_PREFIX_CHARS:
             return []
+        if self._stamp is None:  # no list yet: the session's first query waits a moment for one
+            self.wait_until_current(FIRST_LIST_WAIT_S)
         words, counts = self._current()
         if key in counts:
             return []

@@ -39,7 +39,7 @@ def open_engine(
     except ConfigError as error:
         warn(f"linkly-ls: ignoring the config file: {error}")
         engine = Engine(apply_to_config(settings, Config(data_dir=load_data_dir_only())))
-    add_workspace_folders(engine, folders, log)
+    add_workspace_folders(engine, folders, warn)  # a folder left out leaves its notes' links unresolved: said aloud
     return engine
 
 
@@ -57,7 +57,10 @@ def add_workspace_folders(engine: Engine, folders: list[Path], log: Callable[[st
         if covered_by(folder, roots) or not folder.is_dir():
             continue
         if folder == Path.home() or folder == Path(folder.anchor):
-            log(f"linkly-ls: not indexing workspace folder {folder} (home or root folder); add it as a library")
+            log(
+                f"linkly-ls: not indexing the workspace folder {folder}, your home or root folder: open the notes' "
+                "own folder, or name it in the `libraries` setting; meanwhile their links read as not found"
+            )
             continue
         name = library_name_for_folder(folder, taken)
         engine.add_library([folder], name, description=f"workspace folder {folder}", origin="workspace")

@@ -34,3 +34,19 @@ def test_a_wrong_config_file_is_ignored_with_a_warning_the_user_sees(tmp_path: P
         assert engine.data_dir == (tmp_path / "data").resolve()
     finally:
         close_engine(engine)
+
+
+def test_a_home_folder_opened_as_the_workspace_is_left_out_with_a_warning_the_user_sees(tmp_path: Path, monkeypatch):
+    """Neovim started from `~` on a notes folder without `.git`: nothing indexed, every link "not found",
+    and the reason only in the log."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("LINKLY_CONFIG", str(tmp_path / "no-config.toml"))
+    monkeypatch.setenv("LINKLY_DATA_DIR", str(tmp_path / "data"))
+    logged: list[str] = []
+    shown: list[str] = []
+    engine = open_engine(ServerSettings(), [tmp_path], logged.append, shown.append)
+    try:
+        assert engine.libraries() == [] and logged == []
+        assert len(shown) == 1 and "not indexing the workspace folder" in shown[0] and "your home or root folder" in shown[0]
+    finally:
+        close_engine(engine)

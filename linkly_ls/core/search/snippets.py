@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -127,12 +127,29 @@ class QueryMatcher:
             start = word.index(core)
             return f"{word[:start]}**{core}**{word[start + len(core):]}"
 
-        marked = _WORD.sub(replace, text) if self.groups else text
+        marked = self._marked_outside_code(text, replace) if self.groups else text
         for index, run in enumerate(self.cjk):
             if run in marked:
                 seen.add(len(self.groups) + index)
                 marked = marked.replace(run, f"**{run}**")
         return (marked.replace("****", "") if self.cjk else marked), seen  # `**数据库****管理**` is one bold run
+
+    def _marked_outside_code(self, text: str, replace: Callable[[re.Match[str]], str]) -> str:
+        """`text` with `replace` applied to its words, but for a code span, which is bold whole when it holds a
+        match (`pymdownx.**blocks**` renders its asterisks), and a link's target, which stays as written
+        (`](./plugins/**tab**.md)` is another path)."""
+        if "`" not in text and "](" not in text:
+            return _WORD.sub(replace, text)
+        parts: list[str] = []
+        position = 0
+        for kept in _KEPT_AS_WRITTEN.finditer(text):
+            parts.append(_WORD.sub(replace, text[position : kept.start()]))
+            piece = kept.group(0)
+            held = [word for word in _WORD.findall(piece) if replace(_whole(word)) != word]
+            parts.append(f"**{piece}**" if held and piece.startswith("`") else piece)
+            position = kept.end()
+        parts.append(_WORD.sub(replace, text[position:]))
+        return "".join(parts)
 
     def exact_in(self, text: str) -> int:
         """How many words of the text are a query word as typed (case aside): `apt-get dist-upgrade` itself,
@@ -153,6 +170,15 @@ class QueryMatcher:
                 if group is not None:
                     seen.add(group)
         return seen
+
+
+#: what a snippet keeps as written: a code span, a Markdown link's target
+_KEPT_AS_WRITTEN = re.compile(r"`[^`\n]+`|\]\([^)\s]*\)")
+
+
+def _whole(word: str) -> re.Match[str]:
+    """`word` as a match of itself, to ask `replace` of `mark` whether it is a query word."""
+    return re.match(re.escape(word), word)  # type: ignore[return-value]
 
 
 def _reading_of(word: str) -> str:

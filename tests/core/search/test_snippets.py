@@ -119,3 +119,12 @@ def test_the_letter_an_apostrophe_leaves_marks_nothing_on_its_own():
     assert QueryMatcher("trustee's fee").mark("28 U.S.C. the trustee's fee")[0] == "28 U.S.C. the **trustee's** **fee**"
     assert QueryMatcher("compiler d'une noyau").mark("le d-i et une noyau")[0] == "le d-i et **une** **noyau**"
     assert QueryMatcher("C language").mark("the C language")[0] == "the **C** **language**"
+
+
+def test_a_code_span_holding_a_match_is_bold_whole_and_a_link_target_stays_as_written():
+    """`pymdownx.**blocks**.**tab**` shows its asterisks, and `](./plugins/**tab**.md)` is another path."""
+    marked, seen = QueryMatcher("tab blocks").mark("Using `pymdownx.blocks.tab` with [`tab`](./plugins/tab.md) and blocks.")
+    assert marked == "Using **`pymdownx.blocks.tab`** with [**`tab`**](./plugins/tab.md) and **blocks**."
+    assert seen == {0, 1}
+    assert QueryMatcher("tab").mark("see [the docs](./tab.md)")[0] == "see [the docs](./tab.md)"
+    assert QueryMatcher("tab").mark("see [the docs](./tab.md)")[1] == {0}, "a match in a link's target still counts"

@@ -245,8 +245,9 @@ class Indexer:
                 continue
             try:
                 files.append((Path(key), Path(key).stat().st_size))
-            except OSError:
-                continue  # gone since: the next run removes it
+            except OSError:  # gone since it was found
+                report.removed += 1 if self.documents.forget(key) else 0
+                continue
             if content:
                 first_of[content] = key
         if not files:
@@ -342,13 +343,16 @@ class Indexer:
             prepared: PreparedFile | None = outcome.value
             if outcome.seconds > report.slowest_seconds:
                 report.slowest_seconds, report.slowest_path = outcome.seconds, path
-            if ocr_later is None and (prepared is None or prepared.error):
+            if ocr_later is None and (prepared is None or prepared.error) and not os.path.lexists(path):
+                if self.documents.forget(path):  # deleted while the OCR pass ran: gone, not an OCR failure
+                    report.removed += 1
+            elif ocr_later is None and (prepared is None or prepared.error):
                 message = one_line((prepared.error if prepared else outcome.error) or "unknown error")
                 self.documents.record_ocr_failure(path, message)
                 report.ocr_errors.append((path, message))
             elif ocr_later is None:
                 self.documents.store(prepared, library.name)
-                report.capped += _capped(path, prepared)
+                report.add_capped(path, prepared.document.warnings)
                 since_flush += 1
             elif (prepared is None or prepared.error) and not os.path.lexists(path):
                 # moved or deleted while it was read (a burst of renames): gone, not failed
@@ -368,7 +372,7 @@ class Indexer:
                 if ocr_pending(prepared.document.warnings):
                     ocr_later.append(path)
                 report.indexed += 1
-                report.capped += _capped(path, prepared)
+                report.add_capped(path, prepared.document.warnings)
                 report.misnamed += [(path, warning) for warning in prepared.document.warnings if MISNAMED_MARK in warning]
                 since_flush += 1
                 chars_since_flush += sum(map(len, prepared.document.lines))
@@ -390,8 +394,3 @@ def _same_content(path: Path, known_hash: str) -> bool:
         return hash_file(path) == known_hash
     except (OSError, ExtractionError):  # a worker reads it again and reports the error
         return False
-
-
-def _capped(path: str, prepared: PreparedFile) -> list[tuple[str, str]]:
-    """The warnings of a file cut by a `[limits]` cap, which the run reports."""
-    return [(path, warning) for warning in prepared.document.warnings if "[limits]" in warning]

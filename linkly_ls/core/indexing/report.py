@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from linkly_ls.core.extract.ocr import OCR_DISABLED
 from linkly_ls.core.indexing.skips import describe
 
 
@@ -31,6 +32,11 @@ class IndexReport:
     #: reason -> files of the library's folders a full walk left out (see skips.py); a file over
     #: `[limits] max_file_mb` is counted here and, with its error, among the failed
     skipped: dict[str, int] = field(default_factory=dict)
+
+    def add_capped(self, path: str, warnings: list[str]) -> None:
+        """Note the warnings of a file a `[limits]` cap cut (OCR turned off on purpose is no cap: an archive of
+        photos printed a `capped:` line for each at every run)."""
+        self.capped += [(path, warning) for warning in warnings if "[limits]" in warning and OCR_DISABLED not in warning]
 
     @property
     def skipped_count(self) -> int:

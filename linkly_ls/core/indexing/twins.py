@@ -96,6 +96,6 @@ def _copied(catalog: Catalog, doc_id: str, path: Path, stat: os.stat_result, con
         content_hash=content_hash,
         document=document,
         word_count=record.word_count,
-        keywords=list(record.keywords),
+        keywords=[title_from_path(path) if named and word == record.title else word for word in record.keywords],
         chunks=chunks_of(document),
     )

@@ -129,3 +129,18 @@ def test_an_unreadable_image_says_so_by_its_type_not_by_a_file_descriptor(tmp_pa
     with pytest.raises(ExtractionError) as raised:
         extract_file(tmp_path / "garbage.png")
     assert "the content is not a PNG image" in str(raised.value) and "/proc/" not in str(raised.value)
+
+
+def test_a_sixteen_bit_grey_scan_is_read_like_its_eight_bit_copy(tmp_path):
+    """`I;16` converted as it was clipped every value above 255 to white: only the blackest ink was left."""
+    import numpy
+    from PIL import Image
+
+    with Image.open(FIXTURE_JPEG) as original:
+        grey = original.convert("L").point(lambda value: 60 + value * 195 // 255)  # grey ink, as scanners see it
+        wide = Image.frombytes("I;16", grey.size, (numpy.asarray(grey, dtype="<u2") * 257).tobytes())
+    wide.save(tmp_path / "scan-16bit.tif")
+    with Image.open(tmp_path / "scan-16bit.tif") as reopened:
+        assert reopened.mode.startswith("I;16")
+    text = " ".join(extract_file(tmp_path / "scan-16bit.tif").lines)
+    assert "The quick brown dog jumped over the" in text

@@ -185,3 +185,35 @@ def test_one_scan_under_two_names_is_read_by_ocr_once(library_dir, engine_for):
     for name in ("receipt-A.jpg", "receipt-B.jpg"):
         record = engine.catalog.by_path(str(library_dir / name))
         assert record.text_missing_reason is None and "quick brown dog" in " ".join(engine.catalog.lines(record.doc_id))
+
+
+def test_a_file_deleted_while_the_ocr_pass_runs_leaves_the_index_and_ocr_off_is_no_cap(library_dir, tmp_path, monkeypatch):
+    """It stayed as a ghost whose text was missing for "OCR failed: FileNotFoundError", and every image of an
+    archive indexed with OCR turned off printed a `capped:` line."""
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+
+    for name in ("kept.jpg", "gone.jpg"):
+        shutil.copy(FIXTURE_JPEG, library_dir / name)
+    (library_dir / "gone.jpg").write_bytes((library_dir / "gone.jpg").read_bytes() + b"\0")  # not a twin of kept.jpg
+    libraries = [LibraryConfig(name="lib", paths=[library_dir])]
+    off = Engine(Config(data_dir=tmp_path / "off", libraries=libraries, limits=ExtractLimits(ocr=False), raw={"embedding": {"model": "none"}}))
+    try:
+        (report,) = off.index()
+        assert report.indexed == 2 and report.capped == []
+    finally:
+        off.close()
+    engine = Engine(Config(data_dir=tmp_path / "on", libraries=libraries, raw={"embedding": {"model": "none"}}))
+    try:
+        ocr_pass = engine.indexer._ocr_pass
+
+        def delete_first(*arguments):
+            (library_dir / "gone.jpg").unlink()
+            ocr_pass(*arguments)
+
+        monkeypatch.setattr(engine.indexer, "_ocr_pass", delete_first)
+        (report,) = engine.index()
+        assert (report.indexed, report.removed, report.ocr_errors) == (2, 1, [])
+        assert engine.catalog.by_path(str(library_dir / "gone.jpg")) is None
+    finally:
+        engine.close()

@@ -39,7 +39,8 @@ def test_a_moved_folder_is_not_read_again_and_its_links_and_names_follow(library
     assert report.indexed == 3 and report.removed == 3 and report.failed == 0
     catalog = library.catalog
     assert sorted(catalog.paths()) == [str(root / "archive" / name) for name in ("alpha.md", "beta.md", "renamed-note.md")]
-    assert catalog.by_path(str(root / "archive" / "renamed-note.md")).title == "renamed-note"
+    renamed = catalog.by_path(str(root / "archive" / "renamed-note.md"))
+    assert renamed.title == "renamed-note" and "plain-note" not in renamed.keywords, "its keywords name it too"
     alpha = catalog.by_path(str(root / "archive" / "alpha.md"))
     links = LinkResolver(catalog).links_of(alpha)
     assert [(link.status, link.path) for link in links] == [("ok", str(root / "archive" / "beta.md"))] * 2

@@ -48,6 +48,11 @@ MAX_OCR_PIXELS = 40_000_000
 #: mean word confidence (0-100, weighted by characters) above which a one-language reading is kept;
 #: measured with tesseract 5.3: Latin-script pages read with eng score 85-96, Chinese pages 32-41
 CONFIDENT_READING = 70.0
+#: tesseract's orientation confidence below which a page is not turned (it reports 9-11 for a clearly turned
+#: page of text, under 1 for a page it cannot tell)
+MIN_ORIENTATION_CONFIDENCE = 2.0
+_OSD_ROTATE = re.compile(r"^Rotate: (\d+)", re.M)
+_OSD_CONFIDENCE = re.compile(r"^Orientation confidence: ([\d.]+)", re.M)
 #: tesseract language pack of a language that `detect_language` reports
 LANGUAGE_PACKS = {
     "en": "eng", "fr": "fra", "de": "deu", "es": "spa", "it": "ita", "nl": "nld", "pt": "por",
@@ -118,6 +123,8 @@ def ocr_image(image: Image.Image, limits: ExtractLimits) -> list[str]:
     packs = choose_languages(limits.ocr_languages, installed_languages(binary)).split("+")
     pixels = _to_pnm(image)
     first = _read(binary, pixels, packs[0])
+    if first.confidence < CONFIDENT_READING and "osd" in installed_languages(binary):
+        pixels, first = _upright(binary, image, pixels, first, packs[0])
     if len(packs) == 1 or not first.lines:
         # no word at all in the first language: a picture or a logo (measured on the Debian
         # manuals' covers: all four languages found nothing either, at twice the cost)
@@ -130,6 +137,34 @@ def ocr_image(image: Image.Image, limits: ExtractLimits) -> list[str]:
         again = _read(binary, pixels, pack)
         return again.lines if again.lines else first.lines
     return first.lines
+
+
+def _upright(binary: str, image: Image.Image, pixels: bytes, first: OcrReading, pack: str) -> tuple[bytes, OcrReading]:
+    """A page tesseract read with little confidence, turned as its orientation detection says and read again,
+    when that reads better: a page scanned sideways or upside down was indexed as nonsense (`zjoyeıs`)."""
+    degrees = _rotation(binary, pixels)
+    if not degrees:
+        return pixels, first
+    turned = _to_pnm(image.rotate(-degrees, expand=True))
+    again = _read(binary, turned, pack)
+    return (turned, again) if again.confidence > first.confidence else (pixels, first)
+
+
+def _rotation(binary: str, pixels: bytes) -> int:
+    """Degrees (clockwise) tesseract's orientation detection turns the page by to stand it upright; 0 when
+    it is upright, or too unsure (or the page has too few letters to tell)."""
+    try:
+        result = subprocess.run(
+            [binary, "stdin", "stdout", "--psm", "0"], input=pixels, capture_output=True, timeout=OCR_TIMEOUT,
+            env=dict(os.environ, OMP_THREAD_LIMIT="1"), check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return 0
+    found = _OSD_ROTATE.search(result.stdout.decode("utf-8", "replace"))
+    sure = _OSD_CONFIDENCE.search(result.stdout.decode("utf-8", "replace"))
+    if found is None or sure is None or float(sure.group(1)) < MIN_ORIENTATION_CONFIDENCE:
+        return 0
+    return int(found.group(1)) % 360
 
 
 def _read(binary: str, pixels: bytes, languages: str) -> OcrReading:

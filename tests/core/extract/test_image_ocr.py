@@ -144,3 +144,16 @@ def test_a_sixteen_bit_grey_scan_is_read_like_its_eight_bit_copy(tmp_path):
         assert reopened.mode.startswith("I;16")
     text = " ".join(extract_file(tmp_path / "scan-16bit.tif").lines)
     assert "The quick brown dog jumped over the" in text
+
+
+@pytest.mark.parametrize("degrees", [90, 180, 270])
+def test_a_page_scanned_sideways_or_upside_down_is_read_upright(tmp_path, degrees):
+    """Read as stored, a turned page was indexed as nonsense (`zjoyeıs`, `SUOIJENIIS`) without a word."""
+    from PIL import Image
+
+    if "osd" not in ocr.installed_languages(ocr.tesseract_path() or "tesseract"):
+        pytest.skip("tesseract's orientation data (osd) is not installed")
+    with Image.open(FIXTURE_JPEG) as upright:
+        upright.rotate(degrees, expand=True).save(tmp_path / "turned.png")
+    text = " ".join(extract_file(tmp_path / "turned.png").lines)
+    assert "The quick brown dog jumped over the" in text

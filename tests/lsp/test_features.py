@@ -249,8 +249,11 @@ async def test_unknown_linkly_uris_and_paths_are_refused(session: Session) -> No
             await session.client.workspace_text_document_content_async(types.TextDocumentContentParams(uri=uri))
         with pytest.raises(JsonRpcException):
             await session.request("linkly/read", {"uri": uri})
-    with pytest.raises(JsonRpcException, match="not an indexed document"):
+    with pytest.raises(JsonRpcException, match="not an indexed document: it is inside no library"):
         await session.request("linkly/read", {"path": "/etc/passwd"})
+    # a note typed in a library's folder and not saved: not "outside every library" (backlinks, related, grep)
+    with pytest.raises(JsonRpcException, match="is not saved yet: save it"):
+        await session.request("linkly/read", {"path": str(session.folders["notes"] / "Brand new unsaved.md")})
 
 
 async def test_every_command_returns_the_tools_json(session: Session) -> None:

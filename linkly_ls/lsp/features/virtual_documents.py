@@ -20,7 +20,7 @@ from linkly_ls.core.store.catalog import DocumentRecord
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.tools.common import check_doc_id
 from linkly_ls.lsp.errors import invalid_params, request_failed, tool_errors
-from linkly_ls.lsp.settings import plain
+from linkly_ls.lsp.settings import covered_by, plain
 from linkly_ls.lsp.uris import UnknownDocumentUri, doc_id_from_uri, doc_uri, is_linkly_uri, location_uri, path_from_uri
 
 if TYPE_CHECKING:
@@ -54,7 +54,11 @@ def document_for_path(engine: Engine, path: Path) -> DocumentRecord:
     failure = engine.catalog.error_for(str(path))
     if failure is not None:
         raise request_failed(f"{path} could not be indexed: {failure.message}")
-    raise request_failed(f"{path} is not an indexed document (is it inside a library?)")
+    roots = {Path(root) for library in engine.catalog.libraries() for root in library.paths}
+    if covered_by(path, roots):  # a note typed and not saved yet: not "outside every library"
+        why = "not saved yet" if not path.exists() else "not indexed yet (a file is indexed a moment after it is saved)"
+        raise request_failed(f"{path} is {why}: save it, and try again once it is indexed")
+    raise request_failed(f"{path} is not an indexed document: it is inside no library")
 
 
 def find_document(engine: Engine, params: dict[str, Any]) -> DocumentRecord:

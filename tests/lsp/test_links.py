@@ -369,3 +369,27 @@ async def test_a_buffer_first_seen_by_a_change_is_taken_as_opened(session: Sessi
         types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
     assert [symbol.name for symbol in symbols] == ["Draft"]
+
+
+@pytest.mark.skipif(not has_extractor("pdf"), reason="the PDF extractor does not exist yet")
+async def test_a_pdf_views_broken_links_are_listed_by_the_links_command_but_not_flagged_in_the_view(session: Session) -> None:
+    """A published manual links to files that never came with it: 17 warnings in a read-only view nobody can mend."""
+    import pymupdf
+
+    manual = session.folders["papers"] / "published-manual.pdf"
+    document = pymupdf.open()
+    page = document.new_page()
+    page.insert_text((72, 100), "See the grid manual for details.", fontsize=12)
+    page.insert_link({"kind": pymupdf.LINK_GOTOR, "from": pymupdf.Rect(72, 88, 300, 104), "file": "grid-manual.pdf",
+                      "page": 0, "to": pymupdf.Point(0, 0)})
+    document.save(manual)
+    await session.command("linkly.reindex", {"paths": [str(manual)]})
+    view = await session.request("linkly/uriForPath", {"path": str(manual)})
+    text = (await session.request("linkly/read", {"uri": view["uri"]}))["text"]
+    session.client.text_document_did_open(
+        types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(uri=view["uri"], language_id="plaintext", version=1, text=text))
+    )
+    links = await session.command("linkly.links", {"doc_id": view["doc_id"], "broken_only": True})
+    assert [link["target"] for link in links["links"]] == ["grid-manual.pdf#page=1"]
+    await asyncio.sleep(1.0)
+    assert not [d for d in session.client.diagnostics.get(view["uri"], []) if d.code == "link-missing"]

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
 #: most broken-link warnings on one document
 MAX_WARNINGS = 500
+#: formats shown as read-only text views, whose broken links are not the reader's to mend
+_READ_ONLY_TYPES = frozenset({"pdf", "epub", "docx", "pptx", "image"})
 
 
 def broken_link_diagnostics(engine: Engine, uri: str, ls: LinklyLanguageServer) -> list[types.Diagnostic]:
@@ -26,7 +28,8 @@ def broken_link_diagnostics(engine: Engine, uri: str, ls: LinklyLanguageServer) 
         # after which every open document's diagnostics are refreshed
         return []
     context = links_in(ls, engine, uri, broken_only=True)
-    if context is None:
+    if context is None or (context.record is not None and context.record.doc_type in _READ_ONLY_TYPES):
+        # a published manual's links to files that never came with it: warnings nobody can act on (`links` lists them)
         return []
     units = ls.workspace.position_codec.client_num_units
     warnings = [

@@ -124,6 +124,8 @@ def run_index(engine: Engine, args: argparse.Namespace) -> int:
             print(f"misnamed: {path}: {warning}")
         for path, message in report.ocr_errors:
             print(f"OCR failed: {path}: {message}")
+        for note in report.notes:
+            print(f"note: {note}")
         print(report.summary())
         if report.ocr_files:
             print(
@@ -245,6 +247,8 @@ def _print_batch(reports: list[IndexReport]) -> None:
             print(f"capped: {path}: {warning}", flush=True)
         for path, warning in report.misnamed:
             print(f"misnamed: {path}: {warning}", flush=True)
+        for note in report.notes:
+            print(f"note: {note}", flush=True)
         if report.indexed or report.removed or report.errors:  # as `print_reports`: a run that changed nothing is quiet
             print(report.summary(), flush=True)
 

@@ -100,6 +100,23 @@ def installed_languages(binary: str) -> frozenset[str]:
     )
 
 
+def missing_packs_note(limits: ExtractLimits) -> str | None:
+    """What a run says when `ocr_languages` names packs tesseract lacks (`rus+eng` without the Russian pack
+    read Russian pages as Latin look-alikes, without a word); None when it names none, or there is no tesseract."""
+    binary = tesseract_path()
+    if binary is None:
+        return None
+    installed = installed_languages(binary)
+    missing = [pack for pack in limits.ocr_languages.split("+") if pack and pack not in installed]
+    if not missing:
+        return None
+    has = ", ".join(sorted(pack for pack in installed if pack != "osd")) or "none"
+    return (
+        f"OCR language pack(s) {', '.join(missing)} named by [limits] ocr_languages are not installed "
+        f"(tesseract has {has}): text in those languages is read as another script"
+    )
+
+
 def choose_languages(requested: str, installed: frozenset[str]) -> str:
     """The requested `a+b+c` languages that are installed, in order; "eng" when none are."""
     chosen = [lang for lang in requested.split("+") if lang and lang in installed]

@@ -23,7 +23,7 @@ from pathlib import Path
 from linkly_ls.core.store.catalog import Catalog, LibraryRecord, SkippedCount
 from linkly_ls.core.extract import EXTRACTOR_VERSIONS, MISNAMED_MARK, SIZE_LIMIT_MARK, extractor_version
 from linkly_ls.core.extract.base import READ_ERROR, ExtractLimits, ocr_pass_timeout_s
-from linkly_ls.core.extract.ocr import NO_OCR_ENGINE, OCR_DISABLED, ocr_pending, ocr_unavailable_reason
+from linkly_ls.core.extract.ocr import NO_OCR_ENGINE, OCR_DISABLED, missing_packs_note, ocr_pending, ocr_unavailable_reason
 from linkly_ls.core.search.keyword import KeywordIndex
 from linkly_ls.core.indexing.document_store import DocumentStore, FlushCallback
 from linkly_ls.core.indexing.nesting import Nesting
@@ -254,6 +254,8 @@ class Indexer:
             return
         work = [(str(files[index][0]), (str(files[index][0]), None, self.limits)) for index in slowest_first(files)]
         report.ocr_files = len(work)
+        if (note := missing_packs_note(self.limits)) is not None:
+            report.notes.append(note)
         pool = self.pool(key for key, _ in work)
         pool.timeout_s = ocr_pass_timeout_s(self.limits)  # a long scan's pages, each read in seconds
         try:

@@ -29,6 +29,8 @@ class IndexReport:
     #: files read by the OCR pass, and (path, message) for those whose OCR failed
     ocr_files: int = 0
     ocr_errors: list[tuple[str, str]] = field(default_factory=list)
+    #: what the run tells about itself beside its files (an OCR language pack that is missing)
+    notes: list[str] = field(default_factory=list)
     #: reason -> files of the library's folders a full walk left out (see skips.py); a file over
     #: `[limits] max_file_mb` is counted here and, with its error, among the failed
     skipped: dict[str, int] = field(default_factory=dict)

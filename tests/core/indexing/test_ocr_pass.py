@@ -217,3 +217,20 @@ def test_a_file_deleted_while_the_ocr_pass_runs_leaves_the_index_and_ocr_off_is_
         assert engine.catalog.by_path(str(library_dir / "gone.jpg")) is None
     finally:
         engine.close()
+
+
+def test_a_run_says_which_ocr_language_packs_it_lacks(library_dir, tmp_path):
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+
+    shutil.copy(FIXTURE_JPEG, library_dir / "protokol.jpg")
+    limits = ExtractLimits(ocr_languages="zzz_none+eng")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="lib", paths=[library_dir])],
+                           limits=limits, raw={"embedding": {"model": "none"}}))
+    try:
+        (report,) = engine.index()
+        (note,) = report.notes
+        assert note.startswith("OCR language pack(s) zzz_none named by [limits] ocr_languages are not installed")
+        assert "eng" in note and "quick brown" in " ".join(engine.catalog.lines(make_doc_id(str(library_dir / "protokol.jpg"))))
+    finally:
+        engine.close()

@@ -138,6 +138,10 @@ def merge_search(params: dict[str, Any], local: SearchResult | None, answers: li
     if not strong:
         result.miss = True
         result.guidance = _guidance(params)
+    for answer in answers:  # a remote whose index is being built anew answers empty: say why, as it does
+        notice = (answer.payload or {}).get("notice") if answer.status.ok else None
+        if isinstance(notice, str) and notice:
+            result.guidance.append(f"Remote {answer.status.name}: {_clipped(notice, MAX_REMOTE_SNIPPET)}")
     failed = [status.name for status in statuses if not status.ok]
     if failed:
         result.guidance.append(

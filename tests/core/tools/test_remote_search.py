@@ -118,3 +118,13 @@ def test_an_outline_of_local_and_remote_ids_keeps_what_answers_and_lists_the_res
     missing = {entry["doc_id"]: entry["error"] for entry in answer["missing"]}
     assert "is not an indexed document of the remote 'desk'" in missing["desk:ffffffffffff"]
     assert "did not answer within 5 s" in missing["down:0123456789ab"]
+
+
+def test_a_remote_whose_index_is_empty_says_so_in_the_merged_answer(engine):
+    """It looked healthy and empty (`ok: true`, no hit), its own notice dropped."""
+    answer = RemoteAnswer(
+        RemoteStatus("desk", True),
+        {"results": [], "mode": "keyword", "mode_reason": "", "notice": "No documents indexed yet: indexing is running."},
+    )
+    merged = merge_search(validate("search", {"query": "shopping", "limit": 20}), search(engine, limit=5), [answer])
+    assert "Remote desk: No documents indexed yet: indexing is running." in merged.guidance

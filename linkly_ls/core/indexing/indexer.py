@@ -31,7 +31,7 @@ from linkly_ls.core.indexing.pdf_split import PdfSplitter, run_task
 from linkly_ls.core.document import ExtractionError
 from linkly_ls.core.indexing.preparation import PreparedFile, hash_file, one_line, prepare_file, prepare_here
 from linkly_ls.core.indexing.report import IndexReport
-from linkly_ls.core.indexing.twins import Twins, copy_of
+from linkly_ls.core.indexing.twins import Twins, copies_read
 from linkly_ls.core.indexing.skips import OTHER_LIBRARY, TOO_LARGE, UNREADABLE, SkipTally
 from linkly_ls.core.indexing.reachability import is_under, keep_message, root_problem, unreadable_problem
 from linkly_ls.core.indexing.walker import WalkRules, is_indexable, walk_library
@@ -65,6 +65,8 @@ class Indexer:
         self._pool: WorkerPool | None = None
         self._interrupted = False
         self.documents = DocumentStore(catalog, keyword)
+        #: "OCR" while the files left for OCR are read (what `status` says of a run's progress), else ""
+        self.phase = ""
 
     @property
     def after_flush(self) -> list[FlushCallback]:
@@ -257,17 +259,16 @@ class Indexer:
         if (note := missing_packs_note(self.limits)) is not None:
             report.notes.append(note)
         pool = self.pool(key for key, _ in work)
-        pool.timeout_s = ocr_pass_timeout_s(self.limits)  # a long scan's pages, each read in seconds
+        pool.timeout_s, self.phase = ocr_pass_timeout_s(self.limits), "OCR"  # a long scan's pages take seconds each
+        if progress:  # the pass starts at none of its files read, named as it is
+            progress(0, len(work), "OCR")
         try:
             self._run(work, library, {}, report, progress, ocr_later=None)
         finally:
-            pool.timeout_s = self.limits.extract_timeout_s
+            pool.timeout_s, self.phase = self.limits.extract_timeout_s, ""
         self.save_read_documents()
-        for path, read in copies:
-            record = self.catalog.by_path(read)
-            prepared = copy_of(self.catalog, record.doc_id, Path(path), record.content_hash) if record else None
-            if prepared is not None:
-                self.documents.store(prepared, library.name)
+        for prepared in copies_read(self.catalog, copies):
+            self.documents.store(prepared, library.name)
         self.save_read_documents()
         self.flush()
 

@@ -57,14 +57,21 @@ class Twins:
         return self._by_size
 
 
-def copy_of(catalog: Catalog, doc_id: str, path: Path, content_hash: str) -> PreparedFile | None:
-    """The file at `path` as the stored document `doc_id` of the same content makes it (the copies of one scan
-    in an OCR pass: read once), or None when it is gone or that document cannot stand for it."""
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    return _copied(catalog, doc_id, path, stat, content_hash)
+def copies_read(catalog: Catalog, copies: list[tuple[str, str]]) -> list[PreparedFile]:
+    """For (path, path read in its place) pairs (the copies of one scan in an OCR pass: read once), each
+    path as the stored document of the one read makes it; a copy gone since, or one that document cannot
+    stand for, is left out."""
+    prepared: list[PreparedFile] = []
+    for path, read in copies:
+        record = catalog.by_path(read)
+        try:
+            stat = Path(path).stat()
+        except OSError:
+            continue
+        copy = _copied(catalog, record.doc_id, Path(path), stat, record.content_hash) if record else None
+        if copy is not None:
+            prepared.append(copy)
+    return prepared
 
 
 def _copied(catalog: Catalog, doc_id: str, path: Path, stat: os.stat_result, content_hash: str) -> PreparedFile | None:

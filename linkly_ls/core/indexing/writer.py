@@ -141,7 +141,8 @@ class IndexWriter:
     def _activity(self) -> WriterActivity:
         status = self.status
         if self._runs:
-            return WriterActivity(os.getpid(), INDEXING, status.library, status.done, status.total)
+            phase = self.engine.indexer.phase if "indexer" in self.engine.__dict__ else ""
+            return WriterActivity(os.getpid(), INDEXING, status.library, status.done, status.total, phase=phase)
         state = self.engine.vectors.state()
         if state.running:
             now = time.monotonic()

@@ -49,6 +49,8 @@ class WriterActivity:
     problem: str = ""
     #: the libraries it keeps current when not all of them (`linkly watch --library NAME`), else None
     libraries: list[str] | None = None
+    #: "OCR" while an index run reads its files left for OCR (`done` and `total` count those), else ""
+    phase: str = ""
 
     def same_as(self, other: WriterActivity | None) -> bool:
         return other is not None and {**asdict(self), "updated_at": 0} == {**asdict(other), "updated_at": 0}
@@ -57,6 +59,8 @@ class WriterActivity:
         """`indexing notes: 12 of 40 files`, `embedding: 1,200 of 5,000 documents, about 4 min left`, ..."""
         if self.activity == INDEXING:
             progress = f": {self.done} of {self.total} files" if self.total else ""
+            if self.phase:  # "1 of 1 files" read as done while a 300-page scan was OCRed for minutes
+                progress = f": {self.phase} of {self.done} of {self.total} files" if self.total else f": {self.phase}"
             return f"indexing {self.library}{progress}".rstrip()
         if self.activity == EMBEDDING and self.embedding:
             embedding = self.embedding

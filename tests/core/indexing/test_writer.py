@@ -335,3 +335,33 @@ def test_a_writer_whose_index_folder_is_deleted_gives_up_the_role_and_a_reader_d
         writer.stop()
         writer_engine.close()
         reader_engine.close()
+
+
+def test_the_ocr_pass_is_named_in_the_writers_activity(tmp_path, monkeypatch):
+    """`indexing lib: 1 of 1 files` read as done while a scan was OCRed for minutes."""
+    import shutil
+
+    from linkly_ls.core.indexing.indexer import Indexer
+    from linkly_ls.core.indexing.writer_status import WriterActivity
+
+    folder = tmp_path / "scans"
+    folder.mkdir()
+    shutil.copy(Path(__file__).resolve().parents[3] / "fixtures" / "scans" / "ocr-sample.jpg", folder / "letter.jpg")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="scans", paths=[folder])], raw={"embedding": {"model": "none"}}))
+    writer = IndexWriter(engine, watch=False)
+    seen: list[str] = []
+    run = Indexer._run
+
+    def watched(self, work, *arguments, **options):
+        seen.append(writer.activity().describe())
+        return run(self, work, *arguments, **options)
+
+    monkeypatch.setattr(Indexer, "_run", watched)
+    try:
+        with writer.exclusive():
+            writer.index()
+    finally:
+        engine.close()
+    assert seen[-1] == "indexing scans: OCR of 0 of 1 files", seen
+    restored = WriterActivity(pid=1, activity="indexing", library="scans", done=3, total=7, phase="OCR")
+    assert restored.describe() == "indexing scans: OCR of 3 of 7 files"

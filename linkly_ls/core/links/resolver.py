@@ -196,6 +196,8 @@ class LinkResolver:
         if target is not None:
             return target
         if self.look_outside or self._library_of(path) is not None:
+            if os.path.islink(path) and (real := self.document_at(os.path.realpath(path))) is not None:
+                return real  # MkDocs' `docs/changelog.md -> ../CHANGELOG.md`: the link leads to the file indexed
             resolved.status = "unindexed" if os.path.exists(path) else "missing"
         else:
             resolved.status = "outside"

@@ -52,3 +52,28 @@ def test_links_reach_the_anchors_a_note_sets_by_html_or_by_an_attribute_list(tmp
         assert found == {"LEGACY_OPTION": ("ok", 3), "span-anchor": ("ok", 7), "install": ("ok", 9), "nowhere": ("missing_heading", 1)}
     finally:
         engine.close()
+
+
+def test_a_link_to_a_symlinked_page_leads_to_the_file_it_names(tmp_path):
+    """MkDocs sites link `changelog.md`, a symbolic link to `../CHANGELOG.md`: it read as `unindexed`, and
+    its anchors went unchecked."""
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.links.resolver import LinkResolver
+
+    site = tmp_path / "site"
+    (site / "docs").mkdir(parents=True)
+    (site / "CHANGELOG.md").write_text("# Changelog\n\n## 1.0\n\nFirst.\n", encoding="utf-8")
+    (site / "docs" / "changelog.md").symlink_to("../CHANGELOG.md")
+    (site / "docs" / "index.md").write_text("[log](changelog.md#10) [gone](changelog.md#nope)\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="site", paths=[site])]))
+    try:
+        engine.index()
+        source = engine.catalog.by_path(str(site / "docs" / "index.md"))
+        found = {link.target: (link.status, link.path) for link in LinkResolver(engine.catalog).links_of(source)}
+        assert found == {
+            "changelog.md#10": ("ok", str(site / "CHANGELOG.md")),
+            "changelog.md#nope": ("missing_heading", str(site / "CHANGELOG.md")),
+        }
+    finally:
+        engine.close()

@@ -22,6 +22,8 @@ from linkly_ls.core.extract.pdf_outline import bookmark_headings, font_headings,
 from linkly_ls.core.extract.pdf_text import PdfPage, read_page
 
 OCR_DPI = 300
+#: a first page's largest text titles the PDF only when at least this share of its characters are letters
+TITLE_LETTER_SHARE = 0.5
 #: a first pass OCRs at most this many scanned pages of a PDF, and only one with this many text pages per scan
 MAX_FIRST_PASS_OCR_PAGES = 2
 TEXT_PAGES_PER_FIRST_PASS_OCR = 100
@@ -267,7 +269,10 @@ def _largest_text(page: PdfPage) -> str | None:
         elif parts:
             break
     title = " ".join(parts)
-    if sum(char.isalpha() for char in title) < 3 or len(title) > 200:
+    letters = sum(char.isalpha() for char in title)
+    shown = sum(not char.isspace() for char in title)
+    # a font whose encoding maps letters to dingbats (`P❡♥❛❧✐③❡❞`): mostly symbols, no title to show
+    if letters < 3 or letters < TITLE_LETTER_SHARE * shown or len(title) > 200:
         return None
     return title
 

@@ -232,3 +232,18 @@ def test_a_pdf_read_from_memory_is_the_one_read_from_disk(monkeypatch, relative)
 def test_a_pdf_that_cannot_be_read_from_disk_is_a_clear_error(tmp_path):
     with pytest.raises(ExtractionError, match="cannot read file"):
         pdf_extractor.open_pdf(tmp_path / "gone.pdf")
+
+
+def test_a_first_page_title_of_mostly_symbols_is_no_title():
+    """A font whose encoding maps letters to dingbats titled a paper `P❡♥❛❧✐③❡❞…`: its file name tells more."""
+    import pymupdf
+
+    from linkly_ls.core.extract.pdf import _largest_text
+    from linkly_ls.core.extract.pdf_text import PdfLine, PdfPage
+
+    def page(*texts: str) -> PdfPage:
+        return PdfPage(index=0, height=800, transform=pymupdf.Matrix(), lines=[PdfLine(text, 40.0 * n, 20.0, True, n) for n, text in enumerate(texts)])
+
+    assert _largest_text(page("P❡♥❛❧✐③❡❞ ▲❡❛st ❙q✉❛r❡s")) is None
+    assert _largest_text(page("R: A Language for Data Analysis")) == "R: A Language for Data Analysis"
+    assert _largest_text(page("数据库管理 2024")) == "数据库管理 2024"

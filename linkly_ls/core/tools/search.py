@@ -303,7 +303,9 @@ def _evidence(
     """(passage shown, its share of the query's words, the closeness in meaning, relevance before calibration)
     of a hit; `read(first, last)` gives the document's lines."""
     read = cache(read)  # the best keyword passage is read to tell a table of contents, then scored
-    title = f"{record.title}\n{Path(record.path).name}"  # the file's name is evidence as its title is
+    # the file's name is evidence as its title is, and so is its folder's (a Zotero item key, `storage/ZC8E3NQA/`,
+    # found its paper at relevance 0.00, a miss)
+    title = f"{record.title}\n{Path(record.path).name}\n{Path(record.path).parent.name}"
     keyword_passage = None if phrase is not None else _past_the_contents(read, document, scorer, title)
     if phrase is not None:
         passage = Passage(phrase.start_line, phrase.end_line)

@@ -241,9 +241,13 @@ def test_a_query_that_names_a_file_or_a_title_puts_that_document_first(tmp_path)
         (root / f"cites-{number}.md").write_text(f"# Note {number}\n\nSee rfc2616, RFC 2616, RFC 2616 and rfc2616 again.\n", encoding="utf-8")
     (root / "ownership.md").write_text("# Understanding Ownership\n\nWhat is ownership? Ownership, ownership.\n", encoding="utf-8")
     (root / "what.md").write_text("# What Is Ownership?\n\nRules that govern memory.\n", encoding="utf-8")
+    (root / "storage" / "ZC8E3NQA").mkdir(parents=True)  # a Zotero item's folder, named by its key
+    (root / "storage" / "ZC8E3NQA" / "Bates - 2015 - Mixed models.md").write_text("# Mixed models\n\nlme4.\n", encoding="utf-8")
     engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="d", paths=[root])], raw={"embedding": {"model": "none"}}))
     try:
         engine.index()
+        keyed = call_tool(engine, "search", {"query": "ZC8E3NQA"})
+        assert keyed.results[0].title == "Mixed models" and not keyed.miss, "a folder's name is evidence as a file's is"
         named = (("rfc2616", "rfc2616.txt"), ("RFC2616.txt", "rfc2616.txt"), ("RFC 2616", "rfc2616.txt"), ("what is ownership?", "what.md"))
         for query, expected in named:
             first = call_tool(engine, "search", {"query": query}).results[0]

@@ -81,7 +81,9 @@ def fused(
         _fuse_z(index, views, documents, without_vectors, keyword_weight, keyword_top)
     else:
         _fuse_convex(documents.values(), without_vectors, keyword_weight, keyword_top)
-    return sorted(documents.values(), key=lambda d: (-d.fused_score, d.doc_id))
+    # equal fused scores: the document holding the query's words first (a name query's paper at 0.5 from its
+    # keywords alone tied the top vector hit, which held neither name, at 0.5 from its vector alone)
+    return sorted(documents.values(), key=lambda d: (-d.fused_score, -(d.keyword_score or 0.0), d.doc_id))
 
 
 def _fuse_z(

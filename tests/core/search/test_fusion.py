@@ -64,3 +64,16 @@ def test_a_request_of_three_sentences_weighs_the_keyword_side_more():
     assert fusion.keyword_weight_for(long_sentence) == fusion.CONVEX_KEYWORD_WEIGHT
     for cut_but_short in ("papers by J. R. R. Tolkien", "Dr. Smith vs. Jones; U.S. vs. U.K. law", "What? Why? How?"):
         assert fusion.keyword_weight_for(cut_but_short) == fusion.CONVEX_KEYWORD_WEIGHT
+
+
+def test_equal_fused_scores_put_the_document_holding_the_query_words_first():
+    """`Nathaniel Graham`: the paper naming him (keywords alone, 0.5) tied the top vector hit naming neither
+    (its vector alone, 0.5), and the tie went by document id."""
+    documents = {
+        "0000aaaa0000": document("0000aaaa0000", None, 0.31, rank=1),  # the nearest in meaning, no query word
+        "ffffbbbbffff": document("ffffbbbbffff", 9.0, None, rank=1),  # both names, no chunk among the nearest
+        "1111cccc1111": document("1111cccc1111", None, 0.28, rank=2),
+    }
+    ranked = fusion.fused(None, None, documents, "convex", 0.5, having_vectors=set(documents))  # type: ignore[arg-type]
+    assert [d.doc_id for d in ranked][:2] == ["ffffbbbbffff", "0000aaaa0000"]
+    assert ranked[0].fused_score == pytest.approx(ranked[1].fused_score)

@@ -215,6 +215,7 @@ class Indexer:
         deleted = [states[path][0] for path in scope - seen if path in states]
         for doc_id in deleted:
             self.catalog.remove_document(doc_id)
+        self.catalog.record_moves(twins.moves(deleted))
         report.removed += len(deleted)
         self.flush()
         report.text_layer_seconds = time.monotonic() - started

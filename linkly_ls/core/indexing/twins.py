@@ -18,6 +18,7 @@ from linkly_ls.core.extract.base import title_from_path
 from linkly_ls.core.extract.ocr import OCR_PENDING
 from linkly_ls.core.indexing.preparation import PreparedFile, chunks_of, hash_file
 from linkly_ls.core.store.catalog import Catalog
+from linkly_ls.core.store.records import make_doc_id
 
 
 class Twins:
@@ -29,6 +30,8 @@ class Twins:
         self.catalog = catalog
         self._states = states
         self._by_size: dict[int, list[tuple[str, str, str]]] | None = None
+        #: stored document id -> the id of a new path that took its document in this run
+        self._taken_by: dict[str, str] = {}
 
     def prepared(self, path: Path, stat: os.stat_result) -> PreparedFile | None:
         """The file as the stored document of the same content makes it, or None: no such document, or
@@ -46,7 +49,14 @@ class Twins:
         except (OSError, ExtractionError):
             return None  # the file's own reading says what is wrong with it
         doc_id = next((doc_id for _, doc_id, stored_hash in candidates if stored_hash == content_hash), None)
-        return _copied(self.catalog, doc_id, path, stat, content_hash) if doc_id else None
+        copied = _copied(self.catalog, doc_id, path, stat, content_hash) if doc_id else None
+        if copied is not None:
+            self._taken_by.setdefault(doc_id, make_doc_id(str(path)))  # type: ignore[arg-type]
+        return copied
+
+    def moves(self, removed: list[str]) -> dict[str, str]:
+        """Of the documents `removed` (their paths gone), those a new path took in this run: old id -> new id."""
+        return {doc_id: self._taken_by[doc_id] for doc_id in removed if doc_id in self._taken_by}
 
     def _sizes(self) -> dict[int, list[tuple[str, str, str]]]:
         if self._by_size is None:

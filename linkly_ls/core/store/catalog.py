@@ -191,6 +191,14 @@ class Catalog(CatalogReads, LinkReads):
             db.execute("INSERT OR IGNORE INTO tombstones(doc_id) VALUES (?)", (doc_id,))
         self._forget_lines(doc_id)
 
+    def record_moves(self, moves: dict[str, str]) -> None:
+        """Note that each document id of `moves` now names the document of the other (its file moved unchanged):
+        an id an agent or a note kept still reaches it (`moved_to`)."""
+        if moves:
+            with self.connect() as db:
+                db.executemany("INSERT OR REPLACE INTO moved(doc_id, now_id) VALUES (?, ?)", moves.items())
+                db.executemany("UPDATE moved SET now_id = ? WHERE now_id = ?", [(new, old) for old, new in moves.items()])
+
     def pending_keyword_work(self) -> tuple[list[str], list[str]]:
         """(doc_ids to (re)add to the keyword index, doc_ids to delete from it)."""
         db = self.connect()

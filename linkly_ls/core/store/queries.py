@@ -194,6 +194,11 @@ class CatalogReads:
         )
         return [row[0] for row in rows]
 
+    def moved_to(self, doc_id: str) -> str | None:
+        """The id of the document whose file was at `doc_id`'s path and moved unchanged, if any (`record_moves`)."""
+        row = self.connect().execute("SELECT now_id FROM moved WHERE doc_id = ?", (doc_id,)).fetchone()
+        return row[0] if row else None
+
     def doc_ids(self) -> list[str]:
         """Every document's id, in no particular order."""
         return [row[0] for row in self.connect().execute("SELECT doc_id FROM documents")]

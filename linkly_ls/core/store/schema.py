@@ -104,6 +104,7 @@ CREATE INDEX IF NOT EXISTS aliases_key ON aliases(key);
 CREATE INDEX IF NOT EXISTS aliases_doc ON aliases(doc_id);
 CREATE TABLE IF NOT EXISTS anchors (doc_id TEXT NOT NULL, name TEXT NOT NULL, line INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS anchors_doc ON anchors(doc_id, name);
+CREATE TABLE IF NOT EXISTS moved (doc_id TEXT PRIMARY KEY, now_id TEXT NOT NULL);
 """
 
 #: column additions of later schema versions, applied to a catalog an older version created

@@ -106,7 +106,10 @@ def check_doc_id(value: str, argument: str = "doc_id") -> str:
 def get_document(
     catalog: Catalog, doc_id: str, argument: str = "doc_id", with_outline: bool = True
 ) -> DocumentRecord:
-    record = catalog.get(check_doc_id(doc_id, argument), with_outline=with_outline)
+    wanted = check_doc_id(doc_id, argument)
+    record = catalog.get(wanted, with_outline=with_outline)
+    if record is None and (now := catalog.moved_to(wanted)) is not None:  # its file moved unchanged since
+        record = catalog.get(now, with_outline=with_outline)
     if record is None:
         raise ToolError(
             f"`{argument}` {doc_id!r} is not an indexed document; use an id from search results"

@@ -64,3 +64,19 @@ def test_a_file_of_the_same_size_but_other_content_is_read(library):
     assert (root / "notes" / "other.md").stat().st_size == (root / "notes" / "beta.md").stat().st_size
     [report] = library.index()
     assert report.indexed == 1 and library.catalog.by_path(str(root / "notes" / "other.md")).title == "Zeta"
+
+
+def test_an_id_handed_out_before_a_move_still_reaches_the_document(library):
+    """An id is the hash of the path: after `mv`, the id an agent or a note kept was "not an indexed document"."""
+    from linkly_ls.core.store.records import make_doc_id
+    from linkly_ls.core.tools import call_tool
+
+    root = library.root
+    old_id = make_doc_id(str(root / "notes" / "beta.md"))
+    shutil.move(root / "notes", root / "archive")
+    library.index()
+    read = call_tool(library, "read", {"doc_id": old_id}).to_json()
+    assert read["doc_id"] == make_doc_id(str(root / "archive" / "beta.md")) and read["lines"][0]["text"] == "# Beta"
+    shutil.move(root / "archive", root / "shelf")
+    library.index()
+    assert call_tool(library, "outline", {"doc_ids": [old_id]}).to_json()["documents"][0]["path"] == str(root / "shelf" / "beta.md")

@@ -7,6 +7,7 @@ writes, keyword bookkeeping and document text stay in `catalog.py`.
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
@@ -196,7 +197,10 @@ class CatalogReads:
 
     def moved_to(self, doc_id: str) -> str | None:
         """The id of the document whose file was at `doc_id`'s path and moved unchanged, if any (`record_moves`)."""
-        row = self.connect().execute("SELECT now_id FROM moved WHERE doc_id = ?", (doc_id,)).fetchone()
+        try:
+            row = self.connect().execute("SELECT now_id FROM moved WHERE doc_id = ?", (doc_id,)).fetchone()
+        except sqlite3.OperationalError:  # a catalog an older writer keeps, opened here read-only: no such table
+            return None
         return row[0] if row else None
 
     def doc_ids(self) -> list[str]:

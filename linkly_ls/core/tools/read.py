@@ -14,7 +14,7 @@ from linkly_ls.core.engine import Engine
 from linkly_ls.core.remote.names import split_doc_id
 from linkly_ls.core.tools.common import get_document, add_on_disk, on_disk_note
 from linkly_ls.core.tools.remote_documents import RemoteResult, ask_remote, sent_arguments
-from linkly_ls.core.errors import ToolError
+from linkly_ls.core.errors import ArgumentError, ToolError
 from linkly_ls.core.provenance import Provenance, page_range_label
 from linkly_ls.core.tools.validation import validate
 
@@ -97,9 +97,30 @@ def read(engine: Engine, **arguments: Any) -> ReadResult | RemoteResult:
         return RemoteResult(ask_remote(engine, remote, "read", sent_arguments(params, doc_id=doc_id)), read_markdown)
     record = get_document(engine.catalog, params["doc_id"], with_outline=False)
     offset, limit = params["offset"], params["limit"]
+    if params.get("page") is not None:
+        offset, limit = _page_lines(record, params["page"], arguments, limit)
     total = record.total_lines
     if total and offset > total:
         raise ToolError(f"`offset` {offset} is past the end; the document has lines 1 to {total}")
     count = max(0, min(offset + limit, total + 1) - offset)
     lines = engine.catalog.line_range(record.doc_id, offset, count)  # only the blocks that hold them
     return ReadResult(record=record, offset=offset, lines=list(zip(range(offset, offset + len(lines)), lines)))
+
+
+#: the most lines one call reads, and the lines it reads unless told (the schema's `limit` maximum and default)
+MAX_READ_LINES, DEFAULT_READ_LINES = 500, 200
+
+
+def _page_lines(record: DocumentRecord, page: int, arguments: dict[str, Any], limit: int) -> tuple[int, int]:
+    """(first line, lines to read) of a page: from its marker, the page's lines unless `limit` was given. The
+    faces pass the schema's defaults as given (the CLI's `--offset` is 1 unless set): those mean "not given"."""
+    if arguments.get("offset") not in (None, 1):
+        raise ArgumentError("give `page` or `offset`, not both: `page` starts at that page's first line")
+    starts = record.page_starts
+    if not starts:
+        raise ArgumentError(f"{record.doc_type} documents have no pages: read them by `offset` (lines)")
+    if page > len(starts):
+        raise ArgumentError(f"`page` {page} is past the end; the document has pages 1 to {len(starts)}")
+    end = starts[page] if page < len(starts) else record.total_lines + 1
+    given = arguments.get("limit") not in (None, DEFAULT_READ_LINES)
+    return starts[page - 1], limit if given else min(max(end - starts[page - 1], 1), MAX_READ_LINES)

@@ -256,6 +256,15 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "default": 200,
                 "description": "Number of lines to read (max 500).",
             },
+            "page": {
+                "type": "integer",
+                "minimum": 1,
+                "description": (
+                    "Read this page (PDF page, slide, EPUB chapter) instead of from `offset`: from its marker "
+                    "line, as many lines as the page holds unless `limit` says otherwise. Search results give "
+                    "each hit's `page`."
+                ),
+            },
             "output_format": OUTPUT_FORMAT,
         },
         "required": ["doc_id"],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -64,3 +65,38 @@ def test_read_grep_and_outline_say_when_the_file_changed_or_went_from_disk(engin
         assert hit["stale"] is True and hit["on_disk"] == "deleted" and "**stale** (deleted from disk)" in found.to_markdown()
     finally:
         shutil.copy2(kept, path)
+
+
+def test_a_page_is_read_from_its_marker_to_the_next(tmp_path):
+    """Search gives each hit's page; reading it took a grep for `--- page N ---` first."""
+    import shutil
+
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.tools import ArgumentError, call_tool
+
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    shutil.copy2(Path(__file__).resolve().parents[3] / "fixtures" / "papers" / "pdflatex-outline.pdf", folder)
+    (folder / "note.md").write_text("# Note\n\ntext\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="p", paths=[folder])], raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+        pdf = engine.catalog.by_path(str(folder / "pdflatex-outline.pdf"))
+        starts = pdf.page_starts
+        page = call_tool(engine, "read", {"doc_id": pdf.doc_id, "page": 2}).to_json()
+        assert page["offset"] == starts[1] and page["lines"][0]["text"] == "--- page 2 ---"
+        assert page["lines"][-1]["line"] == starts[2] - 1 and page["pages"] == {"first": 2, "last": 2}
+        assert len(call_tool(engine, "read", {"doc_id": pdf.doc_id, "page": 2, "limit": 3}).to_json()["lines"]) == 3
+        last = call_tool(engine, "read", {"doc_id": pdf.doc_id, "page": len(starts)}).to_json()
+        assert last["remaining_lines"] == 0
+        refusals = (
+            ({"doc_id": pdf.doc_id, "page": len(starts) + 1}, f"the document has pages 1 to {len(starts)}"),
+            ({"doc_id": pdf.doc_id, "page": 2, "offset": 30}, "give `page` or `offset`, not both"),
+            ({"doc_id": engine.catalog.by_path(str(folder / "note.md")).doc_id, "page": 1}, "md documents have no pages"),
+        )
+        for arguments, message in refusals:
+            with pytest.raises(ArgumentError, match=message.replace("`", ".")):
+                call_tool(engine, "read", arguments)
+    finally:
+        engine.close()

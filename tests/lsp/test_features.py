@@ -181,13 +181,18 @@ async def test_workspace_symbol_points_into_pdf_views(session: Session) -> None:
 
 
 @needs_pdf
-async def test_workspace_symbol_names_say_the_page_and_section(session: Session) -> None:
+async def test_workspace_symbol_names_say_the_page_and_their_containers_the_section(session: Session) -> None:
+    """VS Code matches a query against a name's first 128 characters only: a long title and section path
+    before the snippet hid most of a PDF's hits from Ctrl+T."""
     symbols = await workspace_symbols(session, "gefburn")
     pdf = next(symbol for symbol in symbols if symbol.location.uri.startswith("linkly://doc/"))
-    assert re.match(r"^.+ · p\. \d+ · (Foo|Bar|Baz): .*gefburn", pdf.name, re.IGNORECASE), pdf.name
+    assert re.match(r"^.+ · p\. \d+: .*gefburn", pdf.name, re.IGNORECASE), pdf.name
+    assert re.match(r"^(Foo|Bar|Baz) · papers · pdf · /", pdf.container_name), pdf.container_name
     notes = await workspace_symbols(session, "ownership")
-    assert notes[0].name.startswith("What Is Ownership? · What Is Ownership?"), notes[0].name
+    assert notes[0].name.startswith("What Is Ownership?: "), notes[0].name
+    assert notes[0].container_name.startswith("What Is Ownership?") and " · notes · md · " in notes[0].container_name
     assert " · p. " not in notes[0].name
+    assert all(len(symbol.name) <= 128 for symbol in symbols + notes)
 
 
 async def test_empty_query_is_an_empty_list(session: Session) -> None:

@@ -28,9 +28,11 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcContentModified
 
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.provenance import page_label
 from linkly_ls.core.search.snippets import excerpt
 from linkly_ls.core.search.word_completion import WordCompletions
 from linkly_ls.core.tools import ToolError, call_tool
+from linkly_ls.core.tools.search_results import SearchHit
 from linkly_ls.lsp.features.symbols import UnitCounter
 from linkly_ls.lsp.linemap import SOURCES, SourceFiles, source_line
 from linkly_ls.lsp.uris import TEXT_DOC_TYPES, location_uri
@@ -42,18 +44,31 @@ RESULT_LIMIT = 50
 TYPING_PAUSE_S = 0.05
 #: a query this soon after the previous one is taken as a keystroke, and pauses for the next
 TYPING_WINDOW_S = 1.0
-NAME_SNIPPET_CHARS = 120
+#: a symbol's name at most: VS Code matches the query against a name's first 128 characters only, and drops
+#: a symbol whose matched words stand further on (a PDF hit's title and section path filled those 128)
+NAME_CHARS = 120
+#: of NAME_CHARS, the document's title at most; the rest is the snippet, which holds the query's words
+NAME_TITLE_CHARS = 48
 
 
 class SearchAbandoned(Exception):
     """The request that asked for this search was cancelled or superseded; its results are not wanted."""
 
 
-def symbol_name(title: str, snippet: str, where: str = "") -> str:
-    """`title · where: snippet`; `where` is the hit's page and section (`p. 29 · 6.5 Summary`)."""
-    text = excerpt(snippet, NAME_SNIPPET_CHARS + 2 * snippet.count("**")).replace("**", "")
-    head = f"{title} · {where}" if where else title
+def symbol_name(title: str, snippet: str, page: str = "") -> str:
+    """`title · page: snippet` in at most NAME_CHARS characters; `page` is the hit's page (`p. 29`), and its
+    section goes to the symbol's container, where a long section path does not push the snippet out."""
+    if len(title) > NAME_TITLE_CHARS:
+        title = title[: NAME_TITLE_CHARS - 1].rstrip() + "…"
+    head = f"{title} · {page}" if page else title
+    room = max(NAME_CHARS - len(head) - 2, 20)
+    text = excerpt(snippet, room + 2 * snippet.count("**")).replace("**", "")
     return f"{head}: {text}" if text else head
+
+
+def page_label_of(hit: SearchHit) -> str:
+    """`p. 29`, `slide 4`: where a hit is, shown in its symbol's name; "" for a document without pages."""
+    return f"{page_label(hit.doc_type)} {hit.page}" if hit.page is not None else ""
 
 
 def hit_range(
@@ -97,13 +112,13 @@ def search_symbols(
             raise SearchAbandoned
         symbols.append(
             types.SymbolInformation(
-                name=symbol_name(hit.title, hit.snippet, hit.place.label(hit.doc_type)),
+                name=symbol_name(hit.title, hit.snippet, page_label_of(hit)),
                 kind=types.SymbolKind.File,
                 location=types.Location(
                     uri=location_uri(hit.doc_id, hit.doc_type, hit.path),
                     range=hit_range(engine, sources, hit.doc_id, hit.doc_type, hit.path, hit.line, units),
                 ),
-                container_name=f"{hit.library} · {hit.doc_type} · {hit.path}",
+                container_name=" · ".join(part for part in (hit.section or "", hit.library, hit.doc_type, hit.path) if part),
             )
         )
     return symbols

@@ -29,7 +29,7 @@ import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from linkly_ls.core.config import Config, ConfigError
+from linkly_ls.core.config import Config, ConfigError, default_data_dir
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.errors import LinklyError
 from linkly_ls.core.indexing.writer import IndexWriter
@@ -263,8 +263,10 @@ def start_http_sidecar(
     return handle
 
 
-def client_config_help(url: str, token: bool) -> str:
-    """Ready-to-paste snippets for common clients."""
+def client_config_help(url: str, token: bool, data_dir: Path | None = None) -> str:
+    """Ready-to-paste snippets for common clients. `data_dir`: this server's index, when it is not the
+    default one, which `linkly mcp` must be told to find this server by (the demo's `.demo-index`: the
+    stdio line sent clients to an empty default index)."""
     headers = ' --header "Authorization: Bearer $LINKLY_MCP_TOKEN"' if token else ""
     entry: dict[str, Any] = {"type": "http", "url": url}
     if token:
@@ -275,7 +277,8 @@ def client_config_help(url: str, token: bool) -> str:
             f"  Claude Code:  claude mcp add --transport http linkly {url}{headers}",
             "  JSON config (Cursor .cursor/mcp.json, Claude Code .mcp.json):",
             "    " + json.dumps({"mcpServers": {"linkly": entry}}),
-            "  stdio clients: command `linkly`, args [\"mcp\"] (it forwards to this server)",
+            "  stdio clients: command `linkly`, args [\"mcp\"] (it forwards to this server)"
+            + (f", with LINKLY_DATA_DIR={data_dir} in its environment" if data_dir is not None and data_dir != default_data_dir() else ""),
         ]
     )
 
@@ -317,7 +320,7 @@ def run_http_server(config: Config, host: str | None = None, port: int | None = 
         print(f"MCP server listening on {handle.url}", flush=True)
         if handle.port != settings.port and settings.port:
             print(f"(port {settings.port} was taken)", flush=True)
-        print(client_config_help(handle.url, bool(settings.token)), flush=True)
+        print(client_config_help(handle.url, bool(settings.token), config.data_dir), flush=True)
         while not stop.requested:
             time.sleep(0.2)
             if not handle.thread.is_alive():

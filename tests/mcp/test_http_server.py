@@ -80,6 +80,8 @@ def test_a_taken_port_moves_to_the_next_and_the_runtime_file_says_so(home_factor
             printed = server.wait_output("stdio clients")
             assert f"port {taken} was taken" in printed
             assert f"claude mcp add --transport http linkly {url}" in printed
+            # a stdio client finds this server through its index, which is not the default one here
+            assert f"with LINKLY_DATA_DIR={home.data_dir} in its environment" in printed
             recorded = json.loads(home.runtime_file.read_text())
             assert recorded["url"] == url and recorded["port"] == port and recorded["host"] == "127.0.0.1"
             assert recorded["pid"] == server.process.pid and recorded["started_at"].endswith("Z")

@@ -114,8 +114,12 @@ export class SearchPicker implements vscode.Disposable {
           return;
         }
         state.error = undefined;
+        // a miss lists the nearest in meaning: said first, with the server's guidance, so they do not read as hits
+        const missed: HitItem[] = result.miss && result.results.length
+          ? [{ label: "$(search-stop) No strong match: the nearest in meaning", detail: result.guidance?.join(" "), alwaysShow: true }]
+          : [];
         state.items = result.results.length
-          ? result.results.map(hitItem)
+          ? [...missed, ...result.results.map(hitItem)]
           : [
               {
                 label: result.notice ? `$(info) ${result.notice}` : "$(search-stop) No matches",

@@ -139,6 +139,17 @@ export function registerTests(): void {
       assert.ok(editor.document.lineAt(expected.line - 1).text.length > 0);
     });
 
+    test("Linkly: Search says a miss first, with the server's guidance, before the nearest in meaning", async () => {
+      await vscode.commands.executeCommand("linkly.openSearch", "xyzzyplugh");
+      const items = await waitFor("the miss in the QuickPick", () => {
+        const state = api.searchState();
+        return state && !state.busy && state.items.length ? state.items : undefined;
+      });
+      assert.equal(items[0].hit, undefined, "the first row is the miss, not a hit");
+      assert.ok(items[0].detail?.includes("xyzzyplugh"), `detail: ${items[0].detail}`);
+      await vscode.commands.executeCommand("workbench.action.closeQuickOpen");
+    });
+
     test("Linkly: Search opens a Markdown hit in the file itself, at the hit's line", async () => {
       const result = await api.search("ownership heap", 5);
       const hit = result.results.find((candidate) => candidate.doc_type === "md");

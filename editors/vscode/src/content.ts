@@ -10,7 +10,19 @@ export class LinklyContentProvider implements vscode.TextDocumentContentProvider
   private readonly changes = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changes.event;
 
-  constructor(private readonly service: LinklyService) {}
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly service: LinklyService) {
+    // an open view whose document the server re-indexed (changed, replaced or deleted) is fetched again
+    this.subscription = service.onViewChanged((changed) => {
+      const id = vscode.Uri.parse(changed).path.split("/")[1];
+      for (const document of vscode.workspace.textDocuments) {
+        if (document.uri.scheme === SCHEME && document.uri.path.split("/")[1] === id) {
+          this.changes.fire(document.uri);
+        }
+      }
+    });
+  }
 
   async provideTextDocumentContent(uri: vscode.Uri, token: vscode.CancellationToken): Promise<string> {
     // the server takes the URI as is: the id decides, a trailing name segment is ignored
@@ -31,6 +43,7 @@ export class LinklyContentProvider implements vscode.TextDocumentContentProvider
   }
 
   dispose(): void {
+    this.subscription.dispose();
     this.changes.dispose();
   }
 }

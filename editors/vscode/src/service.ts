@@ -85,6 +85,9 @@ export class LinklyService implements vscode.Disposable {
   private readonly progressEmitter = new vscode.EventEmitter<ProgressEvent>();
   /** `$/progress` work-done reports of the server (indexing) */
   readonly onProgress = this.progressEmitter.event;
+  private readonly viewChangedEmitter = new vscode.EventEmitter<string>();
+  /** a `linkly:` view the server re-indexed the document of (`workspace/textDocumentContent/refresh`) */
+  readonly onViewChanged = this.viewChangedEmitter.event;
 
   constructor(output?: vscode.LogOutputChannel) {
     this.output = output ?? vscode.window.createOutputChannel("Linkly", { log: true });
@@ -183,6 +186,13 @@ export class LinklyService implements vscode.Disposable {
     const contentFeature = (client as unknown as { getFeature(method: string): { clear?(): void } | undefined })
       .getFeature("workspace/textDocumentContent");
     contentFeature?.clear?.();
+    // so the server's asking to fetch a view again (its document re-indexed) reaches that provider, not the cleared one
+    client.onRequest("workspace/textDocumentContent/refresh", (params: { uri?: string }) => {
+      if (typeof params?.uri === "string") {
+        this.viewChangedEmitter.fire(params.uri);
+      }
+      return null;
+    });
     this.client = client;
     this.setState("running");
     return client;
@@ -260,5 +270,6 @@ export class LinklyService implements vscode.Disposable {
     void this.stop();
     this.stateEmitter.dispose();
     this.progressEmitter.dispose();
+    this.viewChangedEmitter.dispose();
   }
 }

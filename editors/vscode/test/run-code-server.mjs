@@ -113,6 +113,9 @@ function makeSandbox(python) {
   fs.mkdirSync(notes, { recursive: true });
   fs.mkdirSync(path.join(dirs.workspace, ".vscode"));
   fs.copyFileSync(path.join(FIXTURES, "papers", "pdflatex-outline.pdf"), path.join(papers, "pdflatex-outline.pdf"));
+  // a new version of a paper, outside the workspace: copied over a PDF whose view is open (extension.test.ts)
+  fs.mkdirSync(path.join(root, "extra"));
+  fs.copyFileSync(path.join(FIXTURES, "papers", "multicolumn.pdf"), path.join(root, "extra", "multicolumn.pdf"));
   fs.mkdirSync(path.join(dirs.workspace, "reference"));
   fs.copyFileSync(path.join(FIXTURES, "reference", "ls.1.txt"), path.join(dirs.workspace, "reference", "ls.1.txt"));
   fs.cpSync(path.join(FIXTURES, "linked-notes"), path.join(dirs.workspace, "linked"), { recursive: true });

@@ -172,7 +172,17 @@ def register(server: LinklyLanguageServer) -> None:
         arguments = plain(params) or {}
         if not isinstance(arguments, dict):
             raise invalid_params("linkly/read takes {uri | doc_id | path, offset?, limit?}")
-        return await asyncio.to_thread(read_document, engine, arguments)
+
+        def read() -> dict[str, Any]:
+            answer = read_document(engine, arguments)
+            uri = arguments.get("uri")
+            if isinstance(uri, str) and is_linkly_uri(uri):  # a view a client's own provider fills (VS Code's)
+                record = engine.catalog.get(answer["doc_id"], with_outline=False)
+                if record is not None:
+                    refresher.served_view(uri, record)
+            return answer
+
+        return await asyncio.to_thread(read)
 
     @server.feature(URI_FOR_PATH)
     async def on_uri_for_path(ls: LinklyLanguageServer, params: Any) -> dict[str, Any]:

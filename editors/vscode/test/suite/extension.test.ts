@@ -148,6 +148,7 @@ export function registerTests(): void {
       assert.equal(items[0].hit, undefined, "the first row is the miss, not a hit");
       assert.ok(items[0].detail?.includes("xyzzyplugh"), `detail: ${items[0].detail}`);
       await vscode.commands.executeCommand("workbench.action.closeQuickOpen");
+      await waitFor("the QuickPick closed", () => (api.searchState() === undefined ? true : undefined));
     });
 
     test("Linkly: Search opens a Markdown hit in the file itself, at the hit's line", async () => {
@@ -184,6 +185,20 @@ export function registerTests(): void {
       assert.equal(editor.document.lineAt(0).text, "--- page 1 ---");
       assert.ok(editor.document.getText().includes("Huardest gefburn"));
       assert.equal((await api.viewUriForFile(pdf)).toString(), uri.toString());
+    });
+
+    test("an open linkly: view is fetched again once its PDF changes and is indexed again", async () => {
+      const version = workspaceFile("papers", "version.pdf");
+      await vscode.workspace.fs.copy(workspaceFile("papers", "pdflatex-outline.pdf"), version, { overwrite: true });
+      await api.service.request("workspace/executeCommand", { command: "linkly.reindex", arguments: [{ paths: [version.fsPath] }] });
+      const editor = await vscode.commands.executeCommand<vscode.TextEditor>("linkly.openAsText", version);
+      assert.ok(editor.document.getText().includes("Huardest gefburn"), "the view shows the first version");
+      const newer = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0].uri, "..", "extra", "multicolumn.pdf");
+      await vscode.workspace.fs.copy(newer, version, { overwrite: true });
+      await api.service.request("workspace/executeCommand", { command: "linkly.reindex", arguments: [{ paths: [version.fsPath] }] });
+      await waitFor("the view's new text", () => (editor.document.getText().includes("Huardest gefburn") ? undefined : true));
+      await vscode.workspace.fs.delete(version);
+      await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
     });
 
     test("the linkly: view's document symbols are the PDF's bookmarks, each at its section", async () => {

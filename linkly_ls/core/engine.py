@@ -61,6 +61,11 @@ class Engine:
                     "lock files there; copy it to a writable folder (LINKLY_DATA_DIR, or data_dir in the config "
                     "file) to search it"
                 ) from error
+            if self.data_dir.exists() and not self.data_dir.is_dir():  # `[Errno 17] File exists` said nothing
+                raise EngineError(
+                    f"cannot open the index in {self.data_dir}: it is a file, not a folder; point LINKLY_DATA_DIR "
+                    "(or data_dir in the config file) at a folder"
+                ) from error
             raise EngineError(f"cannot open the index in {self.data_dir}: {error}") from error
         #: which folder the index was opened in: one deleted or replaced meanwhile is not this index any more
         self._data_dir_identity = path_identity(self.data_dir)

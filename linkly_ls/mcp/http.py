@@ -54,7 +54,7 @@ class SecurityError(ConfigError):
 
 
 class PortUnavailableError(OSError, LinklyError):
-    """No port free in the searched range."""
+    """The server cannot listen where asked: no port free in the searched range, or no such address here."""
 
 
 class BearerTokenMiddleware:
@@ -168,7 +168,10 @@ def bind_socket(host: str, port: int, attempts: int = PORT_ATTEMPTS) -> socket.s
     answer waits behind its unacknowledged headers for the client's delayed
     ACK: a fixed ~40 ms on a call that takes 1 ms.
     """
-    family = socket.getaddrinfo(host.strip("[]") or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0][0]
+    try:
+        family = socket.getaddrinfo(host.strip("[]") or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0][0]
+    except socket.gaierror as error:  # `[Errno -2] Name or service not known` named no host
+        raise PortUnavailableError(f"cannot listen on {host!r}: no such host or address ({error.strerror}); check `host` in [mcp] or --host") from None
     last_error: OSError | None = None
     for candidate in [0] if port == 0 else range(port, min(port + attempts, 65536)):
         sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -178,6 +181,8 @@ def bind_socket(host: str, port: int, attempts: int = PORT_ATTEMPTS) -> socket.s
             sock.bind((host.strip("[]"), candidate))
         except OSError as error:
             sock.close()
+            if error.errno == errno.EADDRNOTAVAIL:  # an address of another machine
+                raise PortUnavailableError(f"cannot listen on {host}: it is not an address of this machine ({error.strerror})") from None
             if error.errno not in (errno.EADDRINUSE, errno.EACCES):
                 raise
             last_error = error

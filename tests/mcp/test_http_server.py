@@ -44,6 +44,15 @@ def test_a_network_bind_without_a_token_is_refused(home_factory, kit) -> None:
     assert not home.runtime_file.exists()
 
 
+def test_a_host_that_is_no_address_of_this_machine_is_named_in_the_error(home_factory, kit) -> None:
+    """`[Errno -2] Name or service not known` and `[Errno 99] Cannot assign requested address` named no host."""
+    home = home_factory({"token": "network-token-0123456789"}, minimal=True)
+    for host, said in (("no-such-host.invalid", "no such host or address"), ("192.0.2.1", "not an address of this machine")):
+        refused = run_serve(home, "--host", host, "--port", str(kit.free_port()), "--no-watch")
+        assert refused.returncode != 0 and f"cannot listen on {host}" in refused.stderr.replace("'", ""), refused.stderr
+        assert said in refused.stderr and "Traceback" not in refused.stderr
+
+
 def test_a_network_bind_with_a_token_requires_it(home_factory, kit) -> None:
     token = "network-token-0123456789"
     home = home_factory({"host": "0.0.0.0", "token": token}, minimal=True)

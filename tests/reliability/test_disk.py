@@ -121,6 +121,16 @@ def small_disk(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple
         subprocess.run(["umount", "-l", str(data_dir.parent)], check=False)
 
 
+def test_an_index_folder_that_is_a_file_is_said_to_be_one(tmp_path: Path) -> None:
+    """`LINKLY_DATA_DIR` pointing at a file said `[Errno 17] File exists`."""
+    library = tmp_path / "notes"
+    write(library / "a.md", "# Alpha\n\nwords\n")
+    (tmp_path / "afile").write_text("not an index\n", encoding="utf-8")
+    env = cli_env(write_config(tmp_path / "config.toml", {"notes": library}), tmp_path / "afile")
+    one_line_error(linkly(env, "search", "words"), "cannot open the index in", "it is a file, not a folder")
+    assert (tmp_path / "afile").read_text(encoding="utf-8") == "not an index\n"
+
+
 def test_a_full_disk_is_a_clear_error_and_the_next_run_catches_up(tmp_path: Path, small_disk, corpus: Path) -> None:
     kind, data_dir, prefix = small_disk
     library = tmp_path / "library"

@@ -184,12 +184,13 @@ class IndexWriter:
                     return
                 current = self.activity()
                 if not current.same_as(published):
-                    write_activity(data_dir, current)
-                    published = current
+                    try:
+                        write_activity(data_dir, current)
+                        published = current
+                    except Exception as error:  # a full disk: status is a courtesy; tried again next round
+                        log.debug("cannot publish the writer status: %s", error)  # the failed write itself is reported
                 if self._stop.wait(PUBLISH_SECONDS):
                     break
-        except Exception as error:  # a full disk: status is a courtesy, the writer goes on
-            log.debug("cannot publish the writer status: %s", error)  # the failed write itself is reported
         finally:
             try:
                 if self.engine.data_dir_lost() is None:  # else the status file now there is another writer's

@@ -172,6 +172,11 @@ export class LinklyService implements vscode.Disposable {
     client.onDidChangeState((event) => {
       if (event.newState === State.Stopped && this.client === client && this.state === "running") {
         this.fail("the linkly language server stopped; see the Linkly output", false);
+      } else if (event.newState === State.Running && this.client === client && this.state === "failed") {
+        // the client restarted a server that stopped (a crash, the OOM killer): running again, status and all
+        this.adopt(client);
+        this.error = undefined;
+        this.setState("running");
       }
     });
     try {
@@ -181,6 +186,14 @@ export class LinklyService implements vscode.Disposable {
       void client.dispose(2000).catch(() => undefined);
       return undefined;
     }
+    this.adopt(client);
+    this.client = client;
+    this.setState("running");
+    return client;
+  }
+
+  /** What this extension changes in a started (or restarted) client. */
+  private adopt(client: LanguageClient): void {
     // This extension serves `linkly:` through its own provider (the `linkly/read` request);
     // drop the duplicate one vscode-languageclient registers for `workspace/textDocumentContent`.
     const contentFeature = (client as unknown as { getFeature(method: string): { clear?(): void } | undefined })
@@ -193,9 +206,6 @@ export class LinklyService implements vscode.Disposable {
       }
       return null;
     });
-    this.client = client;
-    this.setState("running");
-    return client;
   }
 
   private fail(reason: string, notFound: boolean): void {

@@ -440,6 +440,23 @@ export function registerTests(): void {
       assert.deepEqual(api.findServer({ python }).args, ["-m", "linkly_ls"]);
     });
 
+    test("a server that dies is restarted by the client, and the status says running again", async function () {
+      this.timeout(90_000);
+      const before = await api.status();
+      assert.ok(before.writer_pid, JSON.stringify(before));
+      process.kill(before.writer_pid, "SIGKILL");  // a crash, the out-of-memory killer
+      await waitFor("the server seen stopped", () => (api.service.state === "failed" ? true : undefined), 30_000);
+      const after = await waitFor("the server running again", async () => {
+        if (api.service.state !== "running") {
+          return undefined;
+        }
+        const status = await api.status();
+        return status.writer_pid && status.writer_pid !== before.writer_pid ? status : undefined;
+      }, 60_000);
+      assert.equal(api.service.error, undefined);
+      assert.ok(after.documents >= 4);
+    });
+
     test("changing a linkly setting restarts the server with it", async function () {
       this.timeout(90_000);
       const config = () => vscode.workspace.getConfiguration("linkly");

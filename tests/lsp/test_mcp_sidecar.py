@@ -60,3 +60,50 @@ async def test_a_document_from_mcp_reads_the_same_in_the_editor(session: Session
         types.TextDocumentContentParams(uri=view["uri"])
     )
     assert content.text.split("\n")[:20] == view["text"].split("\n")
+
+
+async def test_a_server_that_left_mcp_to_another_starts_its_own_once_that_one_is_gone(tmp_path) -> None:
+    """Two editor windows on one index: after the first closed, the second showed (and copied) its dead address."""
+    import asyncio
+    import os
+    import sys
+    import time
+
+    from pytest_lsp import ClientServerConfig
+
+    first = await start_session(tmp_path, "visual-studio-code", client_capabilities("visual-studio-code"), mcp={"enabled": True, "port": 0})
+    try:
+        await first.wait_indexed()
+        first_url = (await first.wait_mcp())["mcp_url"]
+        environment = {**os.environ, "LINKLY_DATA_DIR": str(tmp_path / "not-this-one"), "LINKLY_CONFIG": str(tmp_path / "no-config.toml")}
+        second = await ClientServerConfig(server_command=[sys.executable, "-m", "linkly_ls"], server_env=environment).start()
+        second.set_configuration({"embeddingModel": "none"}, section="linkly")
+        await second.initialize_session(
+            types.InitializeParams(
+                capabilities=client_capabilities("visual-studio-code"),
+                workspace_folders=[types.WorkspaceFolder(uri=first.folders["notes"].as_uri(), name="notes")],
+                initialization_options={"dataDir": str(first.data_dir), "mcp": {"enabled": True, "port": 0}},
+            )
+        )
+
+        async def second_url() -> str | None:
+            return (await second.protocol.send_request_async("linkly/status", {})).mcp_url
+
+        deadline = time.monotonic() + 60
+        while await second_url() != first_url and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
+        assert await second_url() == first_url, "while the first runs, the second shows its address"
+    finally:
+        await stop_session(first)
+    try:
+        deadline = time.monotonic() + 60
+        while (await second_url()) in (first_url, None) and time.monotonic() < deadline:
+            await asyncio.sleep(0.5)
+        url = await second_url()
+        assert url and url != first_url, url
+        async with streamable_http_client(url) as (read, write), ClientSession(read, write) as mcp:
+            await mcp.initialize()
+            assert "search" in {tool.name for tool in (await mcp.list_tools()).tools}
+    finally:
+        await second.shutdown_session()
+        await second.stop()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import time
 from typing import TYPE_CHECKING, Any
 
 from linkly_ls import __version__
@@ -30,12 +31,42 @@ if TYPE_CHECKING:
 STATUS = "linkly/status"
 
 
+#: how often a server that left MCP to another process's server for this index looks whether it still runs
+OTHER_SERVER_CHECK_S = 5.0
+
+
 class McpSidecar:
     def __init__(self, ls: LinklyLanguageServer) -> None:
         self.ls = ls
         self.handle: SidecarHandle | None = None
         self.url: str | None = None
         self.error: str | None = None
+        self._checked_at = 0.0
+        self._starting = False
+
+    def current_url(self) -> str | None:
+        """The MCP address to show: this server's, or the one another process serves this index at while it runs.
+        Once that process is gone this server starts its own (a second VS Code window showed, and copied, the
+        first window's address for good after it closed)."""
+        engine = self.ls.engine
+        if self.handle is not None or self.url is None or engine is None or self._starting:
+            return self.url
+        now = time.monotonic()
+        if now - self._checked_at < OTHER_SERVER_CHECK_S:
+            return self.url
+        self._checked_at = now
+        from linkly_ls.mcp.runtime import live_server
+
+        if live_server(engine.data_dir) is None:
+            self.url, self._starting = None, True
+            self.ls.call_soon(lambda: self.ls.background(self._start_again()))  # asked from a worker thread
+        return self.url
+
+    async def _start_again(self) -> None:
+        try:
+            await self.start()
+        finally:
+            self._starting = False
 
     async def start(self) -> None:
         if not self.ls.settings.mcp.enabled or self.ls.engine is None:
@@ -54,11 +85,11 @@ class McpSidecar:
     def _start(self) -> None:
         """Import, bind and start in a worker thread: importing the MCP SDK takes a moment."""
         from linkly_ls.mcp import load_mcp_settings, start_http_sidecar
-        from linkly_ls.mcp.runtime import read_runtime_file
+        from linkly_ls.mcp.runtime import live_server
 
         engine = self.ls.engine
         assert engine is not None
-        running = read_runtime_file(engine.data_dir)
+        running = live_server(engine.data_dir)  # a runtime file a dead server left names no server
         if running is not None and running.pid != os.getpid():
             self.url = running.url
             return
@@ -100,13 +131,13 @@ def status(ls: LinklyLanguageServer, sidecar: McpSidecar) -> dict[str, Any]:
         "data_dir": None,
         "indexing": bool(indexing and indexing.indexing),
         "writer": bool(indexing and indexing.is_writer),
-        "mcp_url": sidecar.url,
+        "mcp_url": sidecar.current_url(),
         "mcp_error": sidecar.error,
         "error": ls.startup_error,
     }
     if engine is None:
         return answer
-    details = index_status(engine, writer=indexing.writer if indexing else None, mcp_url=sidecar.url).to_json()
+    details = index_status(engine, writer=indexing.writer if indexing else None, mcp_url=answer["mcp_url"]).to_json()
     answer.update(
         {
             key: details[key]

@@ -27,6 +27,14 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     return [shared.describe(), toolchain.describe()]
 
 
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    """Where the shared data and the editors' tools were found, said again at the end: `scripts/test` runs
+    pytest with `-q`, which leaves the header out."""
+    if config.get_verbosity() < 0:
+        for line in pytest_report_header(config):
+            terminalreporter.write_line(line)
+
+
 def shared_needs(item: pytest.Item) -> tuple[str, ...]:
     parts: list[str] = []
     for mark in item.iter_markers("corpus"):

@@ -11,11 +11,13 @@ then every request must carry it; request bodies and response text are capped.
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import hmac
 import json
 import logging
 import os
+import shutil
 import signal
 import socket
 import sys
@@ -241,10 +243,13 @@ def start_http_sidecar(
         log_level="warning",
         access_log=False,
         lifespan="on",
-        timeout_graceful_shutdown=3,
+        # an MCP client's open event stream (every `mcp` SDK session holds one, `linkly mcp` too) never ends by
+        # itself: waiting for it held each stop for 3 s and ended in a traceback (`_ClosingStreams`)
+        timeout_graceful_shutdown=STOP_GRACE_S,
         server_header=False,
     )
     server = uvicorn.Server(config)
+    _quiet_about_closing_streams()
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="linkly-mcp-http", daemon=True)
     thread.start()
     deadline = time.monotonic() + STARTUP_TIMEOUT_S
@@ -268,6 +273,27 @@ def start_http_sidecar(
     return handle
 
 
+#: how long a stop waits for open requests before it ends them: the answers take milliseconds
+STOP_GRACE_S = 0.5
+
+
+class _ClosingStreams(logging.Filter):
+    """Drops uvicorn's report of the event streams a stop ends (`Cancel 1 running task(s)`, then a 50-line
+    traceback of the CancelledError): those streams end only so, and nothing is lost."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if "timeout graceful shutdown exceeded" in record.getMessage():
+            return False
+        error = record.exc_info[1] if record.exc_info else None
+        return not isinstance(error, asyncio.CancelledError)
+
+
+def _quiet_about_closing_streams() -> None:
+    target = logging.getLogger("uvicorn.error")
+    if not any(isinstance(existing, _ClosingStreams) for existing in target.filters):
+        target.addFilter(_ClosingStreams())
+
+
 def client_config_help(url: str, token: bool, data_dir: Path | None = None) -> str:
     """Ready-to-paste snippets for common clients. `data_dir`: this server's index, when it is not the
     default one, which `linkly mcp` must be told to find this server by (the demo's `.demo-index`: the
@@ -282,10 +308,19 @@ def client_config_help(url: str, token: bool, data_dir: Path | None = None) -> s
             f"  Claude Code:  claude mcp add --transport http linkly {url}{headers}",
             "  JSON config (Cursor .cursor/mcp.json, Claude Code .mcp.json):",
             "    " + json.dumps({"mcpServers": {"linkly": entry}}),
-            "  stdio clients: command `linkly`, args [\"mcp\"] (it forwards to this server)"
+            f"  stdio clients: command `{_linkly_command()}`, args [\"mcp\"] (it forwards to this server)"
             + (f", with LINKLY_DATA_DIR={data_dir} in its environment" if data_dir is not None and data_dir != default_data_dir() else ""),
         ]
     )
+
+
+def _linkly_command() -> str:
+    """How a client runs `linkly`: by name when it is on PATH, else by the full path this one was started
+    from (`scripts/demo` runs `.venv/bin/linkly`, which no PATH names)."""
+    if shutil.which("linkly"):
+        return "linkly"
+    started = Path(sys.argv[0])
+    return str(started.resolve()) if started.name == "linkly" else "linkly"
 
 
 class StopRequest:

@@ -169,3 +169,33 @@ def test_a_server_whose_index_folder_is_deleted_says_so_and_stops(home_factory, 
     time.sleep(0.2)  # the last of stderr
     assert f"linkly: the index folder {home.data_dir} was deleted (or replaced) while this process ran; the server stops" in "".join(server.stderr)
     assert "Traceback" not in "".join(server.stderr)
+
+
+def test_a_stop_with_a_client_connected_ends_its_event_stream_quietly(home_factory, kit) -> None:
+    """Every `mcp` SDK session holds an event stream open: a stop waited 3 s for it and logged a 50-line
+    traceback of the CancelledError that ended it."""
+    import asyncio
+    import threading
+
+    home = home_factory(minimal=True)
+    server = kit.ServerProcess(home, "--port", str(kit.free_port()), "--no-watch")
+    url = server.wait_listening()
+    connected, release = threading.Event(), threading.Event()
+
+    async def hold_a_session() -> None:
+        async with kit.http_session(url) as session:
+            await session.list_tools()
+            connected.set()
+            while not release.is_set():
+                await asyncio.sleep(0.05)
+
+    client = threading.Thread(target=lambda: asyncio.run(hold_a_session()), daemon=True)
+    client.start()
+    try:
+        assert connected.wait(30), "the client connected"
+        assert server.stop() == 0
+    finally:
+        release.set()
+        client.join(10)
+    stderr = "".join(server.stderr)
+    assert "Traceback" not in stderr and "graceful shutdown exceeded" not in stderr, stderr

@@ -100,9 +100,11 @@ def load_mcp_settings(config: Config) -> McpSettings:
     read_only = section.get("read_only", False)
     if not isinstance(read_only, bool):
         raise ConfigError(f"{where}: read_only must be true or false, got {read_only!r}")
-    token = os.environ.get(TOKEN_ENVIRONMENT_VARIABLE) or section.get("token")
+    from_environment = os.environ.get(TOKEN_ENVIRONMENT_VARIABLE)
+    token = from_environment or section.get("token")
     if token is not None and (not isinstance(token, str) or len(token.strip()) < 16):
-        raise ConfigError(f"{where}: token must be a string of at least 16 characters (e.g. `openssl rand -hex 32`)")
+        named = f"the {TOKEN_ENVIRONMENT_VARIABLE} environment variable" if from_environment else f"{where}: token"
+        raise ConfigError(f"{named} must be a string of at least 16 characters (e.g. `openssl rand -hex 32`)")
     host = section.get("host", DEFAULT_HOST)
     if not isinstance(host, str) or not host.strip():
         raise ConfigError(f"{where}: host must be an address such as \"127.0.0.1\", got {host!r}")

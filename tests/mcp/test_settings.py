@@ -58,3 +58,12 @@ def test_the_environment_token_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     settings = load_mcp_settings(load_config(path))
     assert settings.token == "from-the-environment-0123" and not settings.is_loopback
     assert settings.with_address(host="::1", port=7000).is_loopback
+
+
+def test_a_short_environment_token_is_blamed_on_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """It was blamed on a config file's `[mcp]` table that did not exist."""
+    path = tmp_path / "config.toml"
+    path.write_text("", encoding="utf-8")
+    monkeypatch.setenv("LINKLY_MCP_TOKEN", "short")
+    with pytest.raises(ConfigError, match="^the LINKLY_MCP_TOKEN environment variable must be a string of at least 16"):
+        load_mcp_settings(load_config(path))

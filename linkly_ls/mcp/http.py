@@ -2,7 +2,7 @@
 
 `start_http_sidecar` runs it in a background thread of any process (the
 language server embeds it); `run_http_server` is `linkly serve`: open the
-index, keep it current, serve until SIGINT/SIGTERM.
+index, keep it current, serve until SIGINT, SIGTERM or SIGHUP.
 
 Security: loopback by default; Host and Origin headers are checked (DNS
 rebinding); another address is refused unless a bearer token is set, and
@@ -337,7 +337,7 @@ class StopRequest:
 
 
 def run_http_server(config: Config, host: str | None = None, port: int | None = None, watch: bool = True) -> int:
-    """`linkly serve`: index in the background, watch, serve until SIGINT/SIGTERM. Returns the exit status."""
+    """`linkly serve`: index in the background, watch, serve until SIGINT, SIGTERM or SIGHUP. Returns the exit status."""
     settings = load_mcp_settings(config).with_address(host, port)
     check_bind_is_safe(settings)
     other = live_server(config.data_dir)
@@ -352,7 +352,8 @@ def run_http_server(config: Config, host: str | None = None, port: int | None = 
     writer: IndexWriter | None = None
     handle: SidecarHandle | None = None
     stop = StopRequest()
-    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    # SIGHUP too: the terminal of a `linkly serve &` closed killed it with its runtime file left behind
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     try:
         writer = IndexWriter(engine, watch=watch)
         handle = start_http_sidecar(engine, settings, writer)

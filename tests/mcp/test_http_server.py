@@ -199,3 +199,15 @@ def test_a_stop_with_a_client_connected_ends_its_event_stream_quietly(home_facto
         client.join(10)
     stderr = "".join(server.stderr)
     assert "Traceback" not in stderr and "graceful shutdown exceeded" not in stderr, stderr
+
+
+def test_a_hangup_stops_the_server_cleanly(home_factory, kit) -> None:
+    """Closing the terminal of `linkly serve &` killed it (status 129) and left its runtime file behind."""
+    import signal
+
+    home = home_factory(minimal=True)
+    server = kit.ServerProcess(home, "--port", str(kit.free_port()), "--no-watch")
+    server.wait_listening()
+    server.process.send_signal(signal.SIGHUP)
+    assert server.process.wait(20) == 0
+    assert not home.runtime_file.exists()

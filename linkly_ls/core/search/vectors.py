@@ -19,8 +19,10 @@ read-only memory map (`view`) and re-open it when it changes.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import shutil
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,6 +85,21 @@ def _file_stamp(path: Path) -> tuple[int, int, int]:
     so a rewrite of the same size within one timestamp tick is seen too."""
     stat = path.stat()
     return stat.st_ino, stat.st_mtime_ns, stat.st_size
+
+
+def _save_error(path: Path, error: RuntimeError) -> OSError:
+    """An OSError for an index file usearch could not write, which the faces describe as a disk's error."""
+    try:
+        full = shutil.disk_usage(path.parent).free < FULL_DISK_BYTES
+    except OSError:
+        full = False
+    if full:
+        return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+    return OSError(errno.EIO, f"the vector index could not be written ({error})", str(path))
+
+
+#: free space under which a failed save is taken for a full disk
+FULL_DISK_BYTES = 64 * 1024 * 1024
 
 
 def model_slug(model_id: str, dim: int) -> str:
@@ -301,7 +318,11 @@ class VectorIndex(VectorSearch):
             if not self._dirty:
                 return
             temporary = self.path.with_suffix(".usearch.tmp")
-            self.index.save(str(temporary))
+            try:
+                self.index.save(str(temporary))
+            except RuntimeError as error:  # usearch's "Failed to serialize into stream": a full disk, most often
+                temporary.unlink(missing_ok=True)
+                raise _save_error(temporary, error) from error
             with open(temporary, "rb+") as handle:
                 os.fsync(handle.fileno())
             os.replace(temporary, self.path)

@@ -122,3 +122,29 @@ async def test_a_settings_library_is_refused_and_a_removed_workspace_folder_is_f
     assert status["documents"] == status["library_details"][0]["document_count"]
     with pytest.raises(JsonRpcException, match="does not exist"):
         await session.command("linkly.removeLibrary", {"name": "notes"})
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_an_index_that_cannot_be_opened_is_failed_and_not_indexing(tmp_path) -> None:
+    """A `dataDir` that is a file: the status bar span "indexing…" for good, `indexing` being true."""
+    import os
+    import sys
+
+    from pytest_lsp import ClientServerConfig
+
+    (tmp_path / "a-file").write_text("not an index\n", encoding="utf-8")
+    environment = {**os.environ, "LINKLY_DATA_DIR": str(tmp_path / "unused"), "LINKLY_CONFIG": str(tmp_path / "none.toml")}
+    client = await ClientServerConfig(server_command=[sys.executable, "-m", "linkly_ls"], server_env=environment).start()
+    client.set_configuration({"embeddingModel": "none"}, section="linkly")
+    await client.initialize_session(
+        types.InitializeParams(capabilities=client_capabilities(CLIENT), initialization_options={"dataDir": str(tmp_path / "a-file")})
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while (status := await client.protocol.send_request_async("linkly/status", {})).state != "failed" and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        assert (status.state, status.indexing) == ("failed", False), status
+        assert "it is a file, not a folder" in status.error
+    finally:
+        await client.shutdown_session()
+        await client.stop()

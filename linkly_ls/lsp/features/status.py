@@ -129,7 +129,7 @@ def status(ls: LinklyLanguageServer, sidecar: McpSidecar) -> dict[str, Any]:
         "documents": 0,
         "libraries": 0,
         "data_dir": None,
-        "indexing": bool(indexing and indexing.indexing),
+        "indexing": bool(indexing and indexing.indexing) and ls.startup_error is None,  # a failed start indexes nothing
         "writer": bool(indexing and indexing.is_writer),
         "mcp_url": sidecar.current_url(),
         "mcp_error": sidecar.error,

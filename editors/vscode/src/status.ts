@@ -111,6 +111,15 @@ export class StatusBar implements vscode.Disposable {
       return;
     }
     const status = this.status;
+    if (status?.state === "failed") {
+      // the server runs but could not open its index (a `linkly.dataDir` that is a file, a read-only folder)
+      item.text = "$(error) Linkly: no index";
+      item.command = "linkly.showOutput";
+      item.backgroundColor = new vscode.ThemeColor("statusBarItem.errorBackground");
+      tooltip.appendText(status.error || "The index could not be opened.");
+      item.tooltip = tooltip;
+      return;
+    }
     if (status?.state === "starting") {
       item.text = "$(sync~spin) Linkly: opening the index";
       item.tooltip = "linkly-ls is opening its index";

@@ -257,7 +257,7 @@ async def test_unknown_linkly_uris_and_paths_are_refused(session: Session) -> No
     with pytest.raises(JsonRpcException, match="not an indexed document: it is inside no library"):
         await session.request("linkly/read", {"path": "/etc/passwd"})
     # a note typed in a library's folder and not saved: not "outside every library" (backlinks, related, grep)
-    with pytest.raises(JsonRpcException, match="is not saved yet: save it"):
+    with pytest.raises(JsonRpcException, match="is not an indexed document yet: it is not saved yet"):
         await session.request("linkly/read", {"path": str(session.folders["notes"] / "Brand new unsaved.md")})
 
 

@@ -56,8 +56,9 @@ def document_for_path(engine: Engine, path: Path) -> DocumentRecord:
         raise request_failed(f"{path} could not be indexed: {failure.message}")
     roots = {Path(root) for library in engine.catalog.libraries() for root in library.paths}
     if covered_by(path, roots):  # a note typed and not saved yet: not "outside every library"
-        why = "not saved yet" if not path.exists() else "not indexed yet (a file is indexed a moment after it is saved)"
-        raise request_failed(f"{path} is {why}: save it, and try again once it is indexed")
+        # "is not an indexed document" is what a client waits on (the Neovim plugin's views fill in once indexed)
+        why = "it is not saved yet" if not path.exists() else "a file is indexed a moment after it is saved"
+        raise request_failed(f"{path} is not an indexed document yet: {why}; try again once it is indexed")
     raise request_failed(f"{path} is not an indexed document: it is inside no library")
 
 

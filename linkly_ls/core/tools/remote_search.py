@@ -63,17 +63,22 @@ def search_anywhere(engine: Engine, **arguments: Any) -> SearchResult:
     scope = _narrowed(parse_scope(params["library"], names, params["remote"]), params["path_glob"], bool(params["library"]), names)
     if scope.local_only:
         return search(engine, **{**local_arguments, "library": scope.local_library})
-    if params["offset"]:
+    one_remote = not scope.local and len(scope.remotes) == 1  # its own ranking, paged as it pages it
+    if params["offset"] and not one_remote:
         raise ArgumentError(
-            "`offset` pages one machine's ranking; answers merged from remotes have no common one: raise `limit`, "
-            "or search a remote's `library` alone"
+            "`offset` pages one machine's ranking; answers merged from several servers have no common one: raise "
+            "`limit`, or search one remote alone (`library: cloud:///<remote>` or `cloud:///<remote>/<library>`)"
         )
     calls = {
         name: ("search", _remote_arguments(arguments, name, library)) for name, library in scope.remotes.items()
     }
     local_call = (lambda: search(engine, **{**local_arguments, "library": scope.local_library})) if scope.local else None
     local, answers = engine.remotes.ask_all(calls, local_call)
-    return merge_search(params, local, answers)
+    merged = merge_search(params, local, answers)
+    following = (answers[0].payload or {}).get("next_offset") if one_remote and answers[0].status.ok else None
+    if isinstance(following, int) and not isinstance(following, bool) and following > params["offset"]:
+        merged.next_offset = following
+    return merged
 
 
 def _narrowed(scope: Scope, path_glob: str | None, library_given: bool, remote_names: list[str]) -> Scope:

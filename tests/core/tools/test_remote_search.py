@@ -128,3 +128,33 @@ def test_a_remote_whose_index_is_empty_says_so_in_the_merged_answer(engine):
     )
     merged = merge_search(validate("search", {"query": "shopping", "limit": 20}), search(engine, limit=5), [answer])
     assert "Remote desk: No documents indexed yet: indexing is running." in merged.guidance
+
+
+def test_one_remote_alone_is_paged_as_it_pages_its_ranking(engine):
+    """`offset` was refused even for one remote's library, with advice to do just that, and no `next_offset` came."""
+    import pytest
+
+    from linkly_ls.core.errors import ArgumentError
+
+    class _Paging:
+        def __init__(self):
+            self.asked = []
+
+        def call_tool(self, tool, arguments):
+            self.asked.append(arguments)
+            return {"results": [{**GOOD_HIT, "doc_id": f"{arguments.get('offset', 0):012x}"}], "mode": "keyword", "next_offset": arguments.get("offset", 0) + 1}
+
+        def close(self):
+            pass
+
+    desk = _Paging()
+    engine.__dict__["remotes"] = _remotes_of(desk=desk, nas=_Answering({"results": []}))
+    try:
+        first = search_anywhere(engine, query="guide", library="cloud:///desk", limit=1)
+        second = search_anywhere(engine, query="guide", library="cloud:///desk", limit=1, offset=first.next_offset)
+        with pytest.raises(ArgumentError, match="search one remote alone"):
+            search_anywhere(engine, query="guide", library="cloud:///", offset=1)
+    finally:
+        del engine.__dict__["remotes"]
+    assert (first.next_offset, second.next_offset) == (1, 2) and desk.asked[1]["offset"] == 1
+    assert [hit.doc_id for hit in second.results] == ["desk:000000000001"]

@@ -17,7 +17,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from linkly_ls.core.errors import ArgumentError, LinklyError
+from linkly_ls.core.errors import ArgumentError, LinklyError, ToolError
 from linkly_ls.core.remote.answers import UnfitAnswer, check_answer
 from linkly_ls.core.remote.config import RemoteConfig
 
@@ -36,6 +36,8 @@ class RemoteStatus:
     name: str
     ok: bool
     error: str | None = None
+    #: the remote answered and refused the call itself (an unknown library there, a bad pattern), not down
+    refused: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "ok": self.ok, "error": self.error}
@@ -125,6 +127,8 @@ def _run_into(future: Future, call: Callable[..., Any], *arguments: Any) -> None
 def _answer(name: str, future: Any) -> RemoteAnswer:
     try:
         return RemoteAnswer(RemoteStatus(name, True), future.result())
+    except ToolError as error:
+        return RemoteAnswer(RemoteStatus(name, False, str(error), refused=True))
     except LinklyError as error:
         return RemoteAnswer(RemoteStatus(name, False, str(error)))
     except Exception as error:  # a bug in reading one remote's answer must not sink the others

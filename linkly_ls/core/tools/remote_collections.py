@@ -202,7 +202,10 @@ def _answered(answers: list[RemoteAnswer], tool: str) -> list[RemoteAnswer]:
     """The answers that came back; none at all is an error (there is no local part to show)."""
     answered = [answer for answer in answers if answer.payload is not None]
     if not answered:
-        raise ToolError(f"no remote answered {tool}: " + "; ".join(f"{a.status.name}: {a.status.error}" for a in answers))
+        reasons = "; ".join(f"{a.status.name}: {a.status.error}" for a in answers)
+        if answers and all(answer.status.refused for answer in answers):  # an unknown library there: a wrong argument
+            raise ArgumentError(f"`{tool}` was refused: {reasons}")
+        raise ToolError(f"no remote answered {tool}: {reasons}")
     return answered
 
 

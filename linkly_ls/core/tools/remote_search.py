@@ -129,7 +129,10 @@ def merge_search(params: dict[str, Any], local: SearchResult | None, answers: li
         indexing = indexing or bool(answer.payload.get("indexing"))
     statuses = [answer.status for answer in answers]
     if not modes:
-        raise ToolError("no server answered: " + "; ".join(f"{status.name}: {status.error}" for status in statuses))
+        reasons = "; ".join(f"{status.name}: {status.error}" for status in statuses)
+        if statuses and all(status.refused for status in statuses):  # `library: cloud:///desk/nope`: a wrong argument
+            raise ArgumentError(f"the call was refused: {reasons}")
+        raise ToolError("no server answered: " + reasons)
     _local_copies_lead(hits)
     hits.sort(key=lambda hit: (-hit.relevance, hit.server != LOCAL_SERVER))
     picked = _distinct(hits, params["limit"])

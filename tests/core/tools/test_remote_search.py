@@ -158,3 +158,25 @@ def test_one_remote_alone_is_paged_as_it_pages_its_ranking(engine):
         del engine.__dict__["remotes"]
     assert (first.next_offset, second.next_offset) == (1, 2) and desk.asked[1]["offset"] == 1
     assert [hit.doc_id for hit in second.results] == ["desk:000000000001"]
+
+
+def test_a_remote_that_refuses_the_call_is_an_argument_error_not_no_answer(engine):
+    """`library: cloud:///desk/nope` was "no server answered" (kind unavailable) though the remote had answered."""
+    import pytest
+
+    from linkly_ls.core.errors import ArgumentError
+    from linkly_ls.core.remote.client import RemoteToolError
+
+    class _Refusing:
+        def call_tool(self, tool, arguments):
+            raise RemoteToolError("remote 'desk': `library` 'nope' does not exist; available: books")
+
+        def close(self):
+            pass
+
+    engine.__dict__["remotes"] = _remotes_of(desk=_Refusing())
+    try:
+        with pytest.raises(ArgumentError, match="the call was refused: desk: remote 'desk': `library` 'nope' does not exist"):
+            search_anywhere(engine, query="guide", library="cloud:///desk/nope")
+    finally:
+        del engine.__dict__["remotes"]

@@ -94,7 +94,7 @@ def explicit_anchors(source: list[str], body_start: int) -> dict[str, int]:
     fence: str | None = None
     for number, line in enumerate(source[body_start:], start=body_start + 1):
         if fence is not None:
-            if line.strip().startswith(fence) and not line.strip()[len(fence) :].strip():
+            if _closes(fence, line):
                 fence = None
             continue
         if ("`" in line or "~" in line) and (opening := _FENCE.match(line)):
@@ -150,7 +150,7 @@ def clean_mdx_lines(lines: list[str], is_mdx: bool) -> list[str]:
                 continue
         if fence is not None:
             cleaned.append(line)
-            if line.strip().startswith(fence) and not line.strip()[len(fence):].strip():
+            if _closes(fence, line):
                 fence = None
             continue
         if skip_until is not None:
@@ -191,6 +191,12 @@ def clean_mdx_lines(lines: list[str], is_mdx: bool) -> list[str]:
             continue
         cleaned.append(_clean_line(line))
     return cleaned
+
+
+def _closes(fence: str, line: str) -> bool:
+    """Whether `line` closes a code block opened by `fence` (its run of backticks or tildes, alone on the line)."""
+    stripped = line.strip()
+    return stripped.startswith(fence) and not stripped[len(fence) :].strip()
 
 
 def _statement_ends(line: str, kind: str) -> bool:

@@ -177,8 +177,8 @@ def _rotation(binary: str, pixels: bytes) -> int:
         )
     except (OSError, subprocess.TimeoutExpired):
         return 0
-    found = _OSD_ROTATE.search(result.stdout.decode("utf-8", "replace"))
-    sure = _OSD_CONFIDENCE.search(result.stdout.decode("utf-8", "replace"))
+    said = result.stdout.decode("utf-8", "replace")
+    found, sure = _OSD_ROTATE.search(said), _OSD_CONFIDENCE.search(said)
     if found is None or sure is None or float(sure.group(1)) < MIN_ORIENTATION_CONFIDENCE:
         return 0
     return int(found.group(1)) % 360

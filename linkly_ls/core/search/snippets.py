@@ -145,7 +145,7 @@ class QueryMatcher:
         for kept in _KEPT_AS_WRITTEN.finditer(text):
             parts.append(_WORD.sub(replace, text[position : kept.start()]))
             piece = kept.group(0)
-            held = [word for word in _WORD.findall(piece) if replace(_whole(word)) != word]
+            held = _WORD.sub(replace, piece) != piece  # a query word in it (`replace` notes it as seen)
             parts.append(f"**{piece}**" if held and piece.startswith("`") else piece)
             position = kept.end()
         parts.append(_WORD.sub(replace, text[position:]))
@@ -174,11 +174,6 @@ class QueryMatcher:
 
 #: what a snippet keeps as written: a code span, a Markdown link's target
 _KEPT_AS_WRITTEN = re.compile(r"`[^`\n]+`|\]\([^)\s]*\)")
-
-
-def _whole(word: str) -> re.Match[str]:
-    """`word` as a match of itself, to ask `replace` of `mark` whether it is a query word."""
-    return re.match(re.escape(word), word)  # type: ignore[return-value]
 
 
 def _reading_of(word: str) -> str:

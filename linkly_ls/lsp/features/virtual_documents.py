@@ -90,9 +90,10 @@ def _positive(params: dict[str, Any], name: str, default: int | None) -> int | N
     return value
 
 
-def read_document(engine: Engine, params: dict[str, Any]) -> dict[str, Any]:
-    """The `linkly/read` answer: lines `offset`..`offset+limit-1` (all by default), joined with newlines."""
-    record = find_document(engine, params)
+def read_document(engine: Engine, params: dict[str, Any], record: DocumentRecord | None = None) -> dict[str, Any]:
+    """The `linkly/read` answer: lines `offset`..`offset+limit-1` (all by default), joined with newlines;
+    `record`: the document `params` name, when the caller has found it."""
+    record = record or find_document(engine, params)
     offset = _positive(params, "offset", 1) or 1
     limit = _positive(params, "limit", None)
     lines = engine.catalog.lines(record.doc_id)
@@ -175,12 +176,11 @@ def register(server: LinklyLanguageServer) -> None:
             raise invalid_params("linkly/read takes {uri | doc_id | path, offset?, limit?}")
 
         def read() -> dict[str, Any]:
-            answer = read_document(engine, arguments)
+            record = find_document(engine, arguments)
+            answer = read_document(engine, arguments, record)
             uri = arguments.get("uri")
             if isinstance(uri, str) and is_linkly_uri(uri):  # a view a client's own provider fills (VS Code's)
-                record = engine.catalog.get(answer["doc_id"], with_outline=False)
-                if record is not None:
-                    refresher.served_view(uri, record)
+                refresher.served_view(uri, record)
             return answer
 
         return await asyncio.to_thread(read)

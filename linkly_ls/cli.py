@@ -185,6 +185,10 @@ def _embed_all(engine: Engine) -> None:
         print(f"vectors: none computed ({status.reason}); search ranks by "
               + ("keywords and first-pass vectors" if first_pass else "keywords only"))
         return
+    embedder = engine.vectors.provider.current()
+    stand_in = engine.vectors.provider.stand_in_note(embedder) if embedder is not None else None
+    if stand_in:
+        print(f"vectors: {stand_in}", flush=True)
     print(f"vectors: {embedded} document(s) embedded with {status.model}; every chunk has its vector")
 
 

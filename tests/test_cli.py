@@ -416,6 +416,19 @@ def test_index_wait_says_when_the_first_pass_makes_search_hybrid(tmp_path):
     assert libraries[0]["first_pass_coverage"] == libraries[0]["vector_coverage"] == 1.0
 
 
+def test_a_model_name_fastembed_does_not_know_is_said_by_index_and_by_every_search(tmp_path):
+    environment = {**fresh_env(tmp_path, '[embedding]\nmodel = "bge-smal-en-v1.5"\n'), "HF_HUB_OFFLINE": "1"}
+    library = tmp_path / "notes"
+    library.mkdir()
+    (library / "garden.md").write_text("# Garden\n\nTomatoes need sun.\n", encoding="utf-8")
+    result = run(environment, "index", str(library), "--library", "garden", "--wait")
+    assert result.returncode == 0, result.stderr
+    said = '`[embedding] model = "bge-smal-en-v1.5"` is not a model fastembed knows (did you mean BAAI/bge-small-en-v1.5'
+    assert f"vectors: {said}" in result.stdout and "using the bundled model" in result.stdout
+    found = json.loads(run(environment, "search", "tomatoes", "--json").stdout)
+    assert found["mode"] == "hybrid" and said in found["mode_reason"] and found["results"]
+
+
 def test_a_description_is_set_without_the_folder_and_refused_without_the_library(env):
     described = run(env, "index", "--library", "rust", "--description", "The Rust book, chapters 4-5")
     assert described.returncode == 0, described.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -59,3 +60,22 @@ def load_hub_model(name: str, cache_dir: Path, local_only: bool, threads: int | 
 
     model = TextEmbedding(model_name=name, cache_dir=str(cache_dir), local_files_only=local_only, threads=threads)
     return FastembedEmbedder(name, model, int(model.embedding_size))
+
+
+def unknown_model_problem(name: str) -> str | None:
+    """Why `name` cannot be loaded before anything is fetched: fastembed is missing, or knows no model of
+    that name (matched as fastembed matches, ignoring case), with the nearest names it knows; None when
+    it is one of fastembed's text models. A typo would otherwise be tried against the hub in the
+    background, and search would use the bundled model without a word."""
+    try:
+        from fastembed import TextEmbedding
+    except ImportError:
+        return f"model {name} needs the fastembed package, which is not installed"
+    known = [str(entry["model"]) for entry in TextEmbedding.list_supported_models()]
+    if any(name.lower() == model.lower() for model in known):
+        return None
+    by_lower = {model.lower(): model for model in known}
+    same_tail = [lower for lower in by_lower if lower.rsplit("/", 1)[-1] == name.lower()]
+    nearest = list(dict.fromkeys(same_tail + difflib.get_close_matches(name.lower(), list(by_lower), n=3, cutoff=0.5)))[:3]
+    hint = f" (did you mean {', '.join(by_lower[lower] for lower in nearest)}?)" if nearest else ""
+    return f"`[embedding] model = \"{name}\"` is not a model fastembed knows{hint}"

@@ -36,7 +36,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from linkly_ls.core.embedding.fastembed import FastembedEmbedder, load_hub_model
+from linkly_ls.core.embedding.fastembed import FastembedEmbedder, load_hub_model, unknown_model_problem
 from linkly_ls.core.embedding.settings import (
     BUNDLED,
     BUNDLED_DIM,
@@ -195,6 +195,9 @@ class EmbeddingProvider:
         self._bundled: OnnxEmbedder | None = None
         self._bundled_tried = False
         self._configured: FastembedEmbedder | None = None
+        self._configured_tried = False
+        #: why the configured hub model is not in use, once that is known
+        self._configured_problem: str | None = None
         self._download: threading.Thread | None = None
         self._problem: str | None = None
         self._static_lock = threading.Lock()
@@ -213,7 +216,8 @@ class EmbeddingProvider:
         if self.settings.model == BUNDLED:
             return self._load_bundled()
         with self._lock:
-            if self._configured is None and self._download is None:
+            if not self._configured_tried:
+                self._configured_tried = True
                 self._try_configured_locally()
             if self._configured is not None:
                 return self._configured
@@ -260,13 +264,19 @@ class EmbeddingProvider:
             return EmbedderStatus(False, None, "embeddings are disabled (`[embedding] model = \"none\"`)")
         embedder = self.current()
         if embedder is None:
-            reason = self._problem or "no embedding model is available"
-            return EmbedderStatus(False, None, reason)
-        if self.settings.model not in (BUNDLED, embedder.model_id):
-            if self.downloading():
-                return EmbedderStatus(True, embedder.model_id, f"{self.settings.model} is downloading; using the bundled model")
-            return EmbedderStatus(True, embedder.model_id, f"{self._problem}; using the bundled model")
-        return EmbedderStatus(True, embedder.model_id, f"model {embedder.model_id}")
+            reasons = [self._configured_problem, self._problem or "no embedding model is available"]
+            return EmbedderStatus(False, None, "; ".join(reason for reason in reasons if reason))
+        stand_in = self.stand_in_note(embedder)
+        return EmbedderStatus(True, embedder.model_id, stand_in or f"model {embedder.model_id}")
+
+    def stand_in_note(self, embedder: TextEmbedder) -> str | None:
+        """Why `embedder` (the bundled model) stands in for the configured one; None when it is the
+        configured one."""
+        if self.settings.model in (BUNDLED, embedder.model_id):
+            return None
+        if self.downloading():
+            return f"{self.settings.model} is downloading; using the bundled model"
+        return f"{self._configured_problem or f'{self.settings.model} is not loaded'}; using the bundled model"
 
     def _load_bundled(self) -> OnnxEmbedder | None:
         with self._lock:
@@ -281,7 +291,11 @@ class EmbeddingProvider:
             return self._bundled
 
     def _try_configured_locally(self) -> None:
-        """Load the configured hub model from the cache, or start downloading it (lock held)."""
+        """Load the configured hub model from the cache, or start downloading it (lock held); a name
+        fastembed does not know is neither (`_configured_problem` says so at once)."""
+        self._configured_problem = unknown_model_problem(self.settings.model)
+        if self._configured_problem is not None:
+            return
         try:
             self._configured = load_hub_model(self.settings.model, self._hub_cache(), True, self.settings.threads)
             return
@@ -295,7 +309,7 @@ class EmbeddingProvider:
             embedder = load_hub_model(self.settings.model, self._hub_cache(), False, self.settings.threads)
         except Exception as error:  # no network, unknown model, disk full: keep what works
             with self._lock:
-                self._problem = f"model {self.settings.model} could not be loaded ({type(error).__name__}: {error})"
+                self._configured_problem = f"model {self.settings.model} could not be loaded ({type(error).__name__}: {error})"
             return
         with self._lock:
             self._configured = embedder

@@ -40,6 +40,9 @@ from linkly_ls.core.search.vectors import VectorIndex
 if TYPE_CHECKING:
     import numpy as np
 
+    from linkly_ls.core.embedding.settings import TextEmbedder
+    from linkly_ls.core.indexing.vector_sync import VectorSync
+
 KEYWORD_CANDIDATE_CHUNKS = 400
 VECTOR_CANDIDATE_CHUNKS = 300
 #: vector mode reads four times as many chunks while its candidates come from fewer documents than a
@@ -94,10 +97,10 @@ def rank_documents(
         refining = Refining(engine, index, first, views, first_pass_query_vector(first, query, embedder, query_vector))
         if mode == "vector":
             ranked = refining.vector_only(vector_hits, vector_chunks, allowed_doc_ids)
-            reason = f"vector mode requested (model {embedder.model_id}, first-pass vectors where it has not run yet)"
+            reason = f"vector mode requested ({_model_named(sync, embedder)}, first-pass vectors where it has not run yet)"
             return Ranking(ranked, "vector", reason, building, query_vector, index)
         ranked = refining.ranked(query, documents, vector_hits, vector_chunks, allowed_doc_ids, fusion)
-        reason = f"keyword + vectors (model {embedder.model_id}){_coverage_note(sync.coverage(), True)}"
+        reason = f"keyword + vectors ({_model_named(sync, embedder)}){_coverage_note(sync.coverage(), True)}"
         return Ranking(ranked, "hybrid", reason, building, query_vector, index)
     if index is None or query_vector is None:
         first_hits = add_first_pass_side(documents, first, query, vector_chunks, allowed_doc_ids, embedder, query_vector)
@@ -114,7 +117,7 @@ def rank_documents(
         ranked = sorted((d for d in documents.values() if d.vector_rank), key=lambda d: d.vector_rank or 0)
         for document in ranked:
             document.fused_score = document.vector_score or 0.0
-        return Ranking(ranked, "vector", f"vector mode requested (model {embedder.model_id})", building, query_vector, index)
+        return Ranking(ranked, "vector", f"vector mode requested ({_model_named(sync, embedder)})", building, query_vector, index)
     complete_keyword_side(engine, query, documents)
     if views is not None:
         complete_vector_side(index, views, documents)
@@ -130,8 +133,15 @@ def rank_documents(
         ranked = fused(engine, index, documents, fusion, keyword_weight_for(query), None, views)
     if smoothing.SMOOTHING_DOCUMENTS:
         ranked = smoothing.smoothed(ranked, vector_hits, index)
-    reason = f"keyword + vectors (model {embedder.model_id}){_coverage_note(sync.coverage())}"
+    reason = f"keyword + vectors ({_model_named(sync, embedder)}){_coverage_note(sync.coverage())}"
     return Ranking(ranked, "hybrid", reason, building, query_vector, index)
+
+
+def _model_named(sync: VectorSync, embedder: TextEmbedder) -> str:
+    """`model X`, and why it stands in for the configured model when it does (a name fastembed does
+    not know, a download under way or failed): a reader of `mode_reason` learns the setting is not in force."""
+    stand_in = sync.provider.stand_in_note(embedder)
+    return f"model {embedder.model_id}" + (f"; {stand_in}" if stand_in else "")
 
 
 def _rm3_round(

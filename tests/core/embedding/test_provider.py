@@ -304,3 +304,24 @@ def model_folder_ready(tmp_path_factory) -> Path:
     folder = assemble_bundled_folder(tmp_path_factory.mktemp("ready") / "bundled-minilm")
     assert folder is not None
     return folder
+
+
+def test_a_model_name_fastembed_does_not_know_is_said_at_once_with_the_names_it_resembles(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    provider = EmbeddingProvider(EmbeddingSettings(model="bge-smal-en-v1.5"), tmp_path)
+    embedder = provider.current()
+    assert embedder is not None and embedder.model_id == BUNDLED_MODEL_ID
+    assert not provider.downloading()  # nothing is tried against the hub for a name no model has
+    status = provider.status()
+    assert status.ready and status.model == BUNDLED_MODEL_ID
+    assert "bge-smal-en-v1.5" in status.reason and "not a model fastembed knows" in status.reason
+    assert "did you mean BAAI/bge-small-en-v1.5" in status.reason and status.reason.endswith("using the bundled model")
+    assert provider.stand_in_note(embedder) == status.reason
+
+
+def test_a_known_model_name_is_matched_ignoring_case_and_the_bundled_model_needs_no_note(tmp_path: Path, bundled):
+    from linkly_ls.core.embedding.fastembed import unknown_model_problem
+
+    assert unknown_model_problem("baai/BGE-small-en-v1.5") is None
+    assert "did you mean sentence-transformers/all-MiniLM-L6-v2" in (unknown_model_problem("all-MiniLM-L6-v2") or "")
+    assert EmbeddingProvider(EmbeddingSettings(), tmp_path).stand_in_note(bundled) is None

@@ -351,8 +351,23 @@ def test_search_of_an_empty_index_says_how_to_add_a_library(tmp_path):
     assert result.returncode == 0, result.stderr
     answer = json.loads(result.stdout)
     assert answer["miss"] is True and answer["notice"] == "No libraries yet: nothing is indexed."
-    assert "linkly index" in answer["guidance"][0]
-    assert "**No libraries yet: nothing is indexed.**" in run(fresh_env(tmp_path), "search", "anything").stdout
+    assert answer["guidance"][0] == (
+        f"The index folder {tmp_path / 'data'} did not exist before this process made it (LINKLY_DATA_DIR names it): "
+        "if your index is elsewhere, correct LINKLY_DATA_DIR."
+    )
+    assert "linkly index" in answer["guidance"][1]
+    again = run(fresh_env(tmp_path), "search", "anything").stdout
+    assert "**No libraries yet: nothing is indexed.**" in again and "did not exist" not in again
+
+
+def test_a_config_file_linkly_config_names_that_does_not_exist_is_said(tmp_path):
+    environment = {**fresh_env(tmp_path), "LINKLY_CONFIG": str(tmp_path / "cnfig.toml")}
+    answer = json.loads(run(environment, "search", "anything", "--json").stdout)
+    assert answer["guidance"][0] == f"LINKLY_CONFIG names {tmp_path / 'cnfig.toml'}, which does not exist: no config file is read."
+    status = run(environment, "status")
+    assert f"- config: LINKLY_CONFIG names {tmp_path / 'cnfig.toml'}, which does not exist" in status.stdout
+    assert json.loads(run(environment, "status", "--json").stdout)["config_missing"] == str(tmp_path / "cnfig.toml")
+    assert "config_missing" not in json.loads(run(fresh_env(tmp_path), "status", "--json").stdout)
 
 
 def test_links_and_related_walk_the_notes(env):

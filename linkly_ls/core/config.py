@@ -88,6 +88,10 @@ class Config:
     limits: ExtractLimits = field(default_factory=ExtractLimits)
     source: Path | None = None
     raw: dict = field(default_factory=dict)
+    #: what named `data_dir`: "LINKLY_DATA_DIR", "data_dir in <file>", or "" (the default)
+    data_dir_origin: str = ""
+    #: the file LINKLY_CONFIG names when there is no such file (a typo reads as an empty config)
+    missing_named_file: Path | None = None
 
     def section(self, name: str) -> dict:
         """A top-level table of the config file, for the faces' own settings (e.g. [mcp])."""
@@ -154,13 +158,18 @@ def load_config(path: Path | None = None) -> Config:
     from_file = index_section.get("data_dir")
     if from_file is not None and (not isinstance(from_file, str) or not from_file.strip()):
         raise ConfigError(f'{path}: [index] data_dir must be a folder path in quotes, e.g. data_dir = "~/linkly-index"')
-    data_dir = data_dir_override() or (_beside(path, from_file) if from_file else default_data_dir())
+    override = data_dir_override()
+    data_dir = override or (_beside(path, from_file) if from_file else default_data_dir())
+    origin = "LINKLY_DATA_DIR" if override else (f"data_dir in {path}" if from_file else "")
+    named = os.environ.get("LINKLY_CONFIG")
     return Config(
         data_dir=data_dir.resolve(),
         libraries=_parse_libraries(raw.get("library", []), path),
         limits=_parse_limits(raw.get("limits", {}), path),
         source=path if path.exists() else None,
         raw=raw,
+        data_dir_origin=origin,
+        missing_named_file=path if named and path == Path(named).expanduser() and not path.exists() else None,
     )
 
 

@@ -50,6 +50,8 @@ class Engine:
         except ConfigError as error:
             raise ConfigError(f"{self.config.source}: {error}" if self.config.source else str(error)) from None
         self.data_dir = self.config.data_dir
+        #: this process made the index folder and does not fill it: a misspelt LINKLY_DATA_DIR reads as an empty index
+        self.made_data_dir = not os.path.exists(self.data_dir)
         try:
             self.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)  # it holds the text of every document
             self.catalog = Catalog(self.data_dir / "catalog.sqlite3")
@@ -94,6 +96,7 @@ class Engine:
         """Created on first use: opening the index to search it loads no extraction code."""
         from linkly_ls.core.indexing.indexer import Indexer
 
+        self.made_data_dir = False  # an index this process fills is no misspelt folder, even while still empty
         indexer = Indexer(self.catalog, self.keyword, self.config.limits, self.data_dir)
         indexer.after_flush.append(self.vectors.on_keyword_flush)
         return indexer

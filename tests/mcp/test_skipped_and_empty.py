@@ -28,4 +28,4 @@ async def test_a_search_of_an_index_without_libraries_says_how_to_add_one(home_f
     async with kit.stdio_session(home) as session:
         answer = kit.assert_success(await session.call_tool("search", {"query": "anything", "output_format": "json"}))
         assert answer["miss"] is True and answer["notice"] == "No libraries yet: nothing is indexed."
-        assert "linkly index" in answer["guidance"][0]
+        assert "linkly index" in answer["guidance"][-1]

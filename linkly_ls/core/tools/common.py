@@ -6,10 +6,14 @@ import os
 import re
 import unicodedata
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from linkly_ls.core.store.catalog import Catalog, DocumentRecord, DocumentSummary, LibraryRecord
 from linkly_ls.core.remote.names import REMOTE_DOC_ID
 from linkly_ls.core.errors import ArgumentError, ToolError
+
+if TYPE_CHECKING:
+    from linkly_ls.core.engine import Engine
 
 DOC_ID_PATTERN = re.compile(r"^[0-9a-f]{12}$")
 _DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -23,18 +27,37 @@ def counted(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def empty_index_notice(libraries: list[str], again: str) -> tuple[str, list[str]]:
+def empty_index_notice(libraries: list[str], again: str, setup: list[str] | None = None) -> tuple[str, list[str]]:
     """(notice, advice) for an index, or the libraries asked for, without documents: why, and how to add
-    some, rather than an answer that reads as if nothing matched. `again`: the tool to call once there are."""
+    some, rather than an answer that reads as if nothing matched. `again`: the tool to call once there are;
+    `setup`: what may point at the wrong index or config file (`setup_notes`), said first."""
     if not libraries:
-        return "No libraries yet: nothing is indexed.", [
+        return "No libraries yet: nothing is indexed.", [*(setup or []),
             "Add a folder as a library: `linkly index ~/notes --library notes` (or a [[library]] table in the "
             f"config file, or open the folder in an editor with the linkly extension), then {again} again."
         ]
-    return "No documents indexed yet.", [
+    return "No documents indexed yet.", [*(setup or []),
         f"The libraries ({', '.join(libraries)}) hold no documents yet: indexing may still be running, or every "
         "file was skipped. `linkly status` (or `list_libraries`, with `skipped_count` and the reasons) says which."
     ]
+
+
+def setup_notes(engine: Engine) -> list[str]:
+    """For an empty index: a config file LINKLY_CONFIG names that does not exist, and an index folder this
+    process made (both what a misspelt variable gives, which otherwise reads as an index still filling)."""
+    notes = []
+    missing = engine.config.missing_named_file
+    if missing is not None:
+        notes.append(f"LINKLY_CONFIG names {missing}, which does not exist: no config file is read.")
+    if engine.made_data_dir:
+        origin = engine.config.data_dir_origin
+        if not origin:
+            notes.append(f"The index folder {engine.data_dir} did not exist before this process made it: "
+                         "if your index is elsewhere, set LINKLY_DATA_DIR or data_dir in the config file.")
+        else:
+            notes.append(f"The index folder {engine.data_dir} did not exist before this process made it ({origin} names "
+                         f"it): if your index is elsewhere, correct {origin}.")
+    return notes
 
 
 def utc_now() -> str:

@@ -10,7 +10,7 @@ from typing import Any
 
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.indexing.skips import describe, reasons_in_order
-from linkly_ls.core.tools.common import FAILURES_SHOWN, counted, empty_index_notice, resolve_library
+from linkly_ls.core.tools.common import FAILURES_SHOWN, counted, empty_index_notice, resolve_library, setup_notes
 from linkly_ls.core.tools.validation import validate
 from linkly_ls.core.tools.render import path_text
 
@@ -150,7 +150,8 @@ def explore(engine: Engine, **arguments: Any) -> ExploreResult:
     ranked = sorted(keyword_docs.items(), key=lambda item: (-len(item[1]), item[0]))[:TOP_KEYWORDS]
     skipped_count, skipped_folders = _skipped_folders(engine, library.name if library else None)
     failures = [error for lib in libraries for error in engine.catalog.errors(lib.name)]
-    notice, guidance = empty_index_notice([lib.name for lib in libraries], "explore") if not records else (None, [])
+    names = [lib.name for lib in libraries]
+    notice, guidance = empty_index_notice(names, "explore", setup_notes(engine)) if not records else (None, [])
     return ExploreResult(
         scope=f"library {library.name}" if library else "all libraries",
         document_count=len(records),

@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.tools.common import counted, empty_index_notice, escape_path_glob, resolve_library
+from linkly_ls.core.tools.common import counted, empty_index_notice, escape_path_glob, resolve_library, setup_notes
 from linkly_ls.core.tools.validation import validate
 from linkly_ls.core.tools.render import path_text
 
@@ -118,7 +118,7 @@ def find_paths(engine: Engine, **arguments: Any) -> FindPathsResult:
     ranked = sorted(buckets.items(), key=lambda item: (-item[1], item[0]))
     limit = params["limit"]
     libraries = [library.name] if library else [record.name for record in engine.libraries()]
-    notice, guidance = empty_index_notice(libraries, "find_paths") if not paths else (None, [])
+    notice, guidance = empty_index_notice(libraries, "find_paths", setup_notes(engine)) if not paths else (None, [])
     if paths and not buckets:
         notice = f"No folder matches {', '.join(params['patterns'])}."
         guidance = ["Matches in file names alone are not listed: call `search` directly."]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.tools.common import empty_index_notice
+from linkly_ls.core.tools.common import empty_index_notice, setup_notes
 from linkly_ls.core.tools.search_results import SearchResult
 
 #: below this best relevance a search is a miss. Hybrid relevance includes the cosine; measured on the
@@ -93,5 +93,6 @@ def filter_advice(params: dict[str, Any], folder_hint: bool = False) -> list[str
 def empty_index_result(engine: Engine, query: str) -> SearchResult:
     """A search of an index without documents: say why, and how to add some, rather than "no strong match"."""
     result = SearchResult(query=query, results=[], mode="keyword", mode_reason="the index holds no documents", miss=True)
-    result.notice, result.guidance = empty_index_notice([library.name for library in engine.libraries()], "search")
+    libraries = [library.name for library in engine.libraries()]
+    result.notice, result.guidance = empty_index_notice(libraries, "search", setup_notes(engine))
     return result

@@ -66,6 +66,8 @@ class StatusResult:
     folder_problems: list[tuple[str, str, str]] = field(default_factory=list)
     #: why the config file cannot be read now, when it cannot (the index is described all the same)
     config_problem: str | None = None
+    #: the config file LINKLY_CONFIG names when there is no such file (no config file is read)
+    missing_config: str | None = None
     #: (library, when its run started) for each run that began and did not end, and does not run now
     unfinished_runs: list[tuple[str, float]] = field(default_factory=list)
 
@@ -93,6 +95,7 @@ class StatusResult:
             "writer": self.writer.to_json(),
             "mcp_url": self.mcp_url,
             **({"config_error": self.config_problem} if self.config_problem else {}),
+            **({"config_missing": self.missing_config} if self.missing_config else {}),
             "unfinished_runs": [{"library": name, "started_at": iso_utc(started)} for name, started in self.unfinished_runs],
             "libraries": [
                 {
@@ -129,6 +132,8 @@ class StatusResult:
                 f"- config: {self.config_problem} (the libraries below are the index's; a running server keeps "
                 "the config it read, and a `data_dir` set in the file is not known here)"
             )
+        if self.missing_config:
+            out.append(f"- config: LINKLY_CONFIG names {self.missing_config}, which does not exist (no config file is read)")
         embedding = self.embedding
         if embedding:
             eta = embedding.get("eta_seconds")
@@ -192,6 +197,7 @@ def status(engine: Engine, writer: IndexWriter | None = None, mcp_url: str | Non
         data_dir=str(engine.data_dir), libraries=libraries, writer=info, mcp_url=mcp_url, failed_files=failed[:MAX_FAILED_FILES],
         folder_problems=_folder_problems(engine, [library.record for library in libraries]),
         unfinished_runs=_unfinished_runs(engine, [library.record.name for library in libraries], info.activity),
+        missing_config=str(engine.config.missing_named_file) if engine.config.missing_named_file else None,
     )
 
 

@@ -24,7 +24,9 @@ def test_explore_of_an_empty_index_or_library_says_why_as_search_does(tmp_path):
     try:
         answer = call_tool(nothing, "explore", {})
         assert answer.to_json()["notice"] == "No libraries yet: nothing is indexed."
-        assert "then explore again" in answer.to_json()["guidance"][0]
+        made, add = answer.to_json()["guidance"]
+        assert made.startswith(f"The index folder {tmp_path / 'none'} did not exist before this process made it: ")
+        assert made.endswith("set LINKLY_DATA_DIR or data_dir in the config file.") and "then explore again" in add
         assert "### Types" not in answer.to_markdown()
     finally:
         nothing.close()

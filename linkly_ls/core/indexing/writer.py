@@ -123,7 +123,12 @@ class IndexWriter:
         if lost is not None:  # the lock now there guards another index than the one this engine has open
             self.status.error = f"{lost}; restart it to index into the folder now there"
             return False
-        if self.lock.try_acquire():
+        try:
+            acquired = self.lock.try_acquire()
+        except OSError as error:  # the folder went after the check above: the next check says so
+            self.status.error = f"cannot claim the index in {self.engine.data_dir}: {error}"
+            return False
+        if acquired:
             self.status.writer = True
             self._start_publishing()
             return True

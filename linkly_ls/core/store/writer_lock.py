@@ -43,7 +43,7 @@ class WriterLock:
         if fcntl is None:  # no advisory locks on this platform: the Tantivy writer lock still guards
             self._handle = open(os.devnull, "w")  # noqa: SIM115 - held until release()
             return True
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # the index folder is not made here: one deleted under a server must not come back as an empty index
         handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held until release()
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

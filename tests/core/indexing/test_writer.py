@@ -365,3 +365,26 @@ def test_the_ocr_pass_is_named_in_the_writers_activity(tmp_path, monkeypatch):
     assert seen[-1] == "indexing scans: OCR of 0 of 1 files", seen
     restored = WriterActivity(pid=1, activity="indexing", library="scans", done=3, total=7, phase="OCR")
     assert restored.describe() == "indexing scans: OCR of 3 of 7 files"
+
+
+def test_a_claim_whose_index_folder_goes_as_it_claims_is_refused_and_does_not_make_the_folder_again(
+    tmp_path, library, monkeypatch
+):
+    """The folder deleted between the lost-folder check and the lock: the lock made the folder again, or
+    its error ended the writer's thread with a traceback."""
+    import shutil
+
+    data_dir = tmp_path / "data"
+    engine = open_engine(data_dir, library)
+    writer = IndexWriter(engine, on_reports=lambda reports: None)
+    monkeypatch.setattr(engine, "data_dir_lost", lambda: None)  # the check ran just before the deletion
+    try:
+        shutil.rmtree(data_dir)
+        assert writer.try_claim() is False and not writer.held
+        assert f"cannot claim the index in {data_dir}" in (writer.status.error or "")
+        assert not data_dir.exists()
+        with pytest.raises(FileNotFoundError):
+            WriterLock(data_dir).try_acquire()
+        assert not data_dir.exists()
+    finally:
+        engine.close()

@@ -27,6 +27,12 @@ TITLE_LETTER_SHARE = 0.5
 #: a first pass OCRs at most this many scanned pages of a PDF, and only one with this many text pages per scan
 MAX_FIRST_PASS_OCR_PAGES = 2
 TEXT_PAGES_PER_FIRST_PASS_OCR = 100
+#: a scan with a stamp (a fax header, a Bates number, "Scanned by ..."): at most STAMP_MAX_CHARS characters
+#: of text, all in the top or bottom STAMP_MARGIN of the page, over one image covering SCAN_COVERAGE of it.
+#: Any text at all kept such a page from OCR: its body was lost without a word
+STAMP_MAX_CHARS = 200
+STAMP_MARGIN = 0.15
+SCAN_COVERAGE = 0.9
 #: a PDF up to this size is read into memory whole and opened there (`open_pdf`)
 IN_MEMORY_MAX_BYTES = 64 * 1024 * 1024
 
@@ -184,8 +190,12 @@ def _write_pages(builder: LineBuilder, pages: list[PdfPage]) -> None:
 def _read_scanned_pages(
     doc: pymupdf.Document, pages: list[PdfPage], limits: ExtractLimits, warnings: list[str]
 ) -> str | None:
-    """OCR pages that have images but no text layer; returns why text is missing, if it is."""
-    scanned = [page for page in pages if not page.lines and page.height > 0 and _has_images(doc, page.index)]
+    """OCR pages that have images but no text layer (or only a stamp, `_stamped_scan`); returns why text
+    is missing, if it is."""
+    scanned = [
+        page for page in pages
+        if page.height > 0 and (_stamped_scan(doc, page) if page.lines else _has_images(doc, page.index))
+    ]
     if not scanned:
         return None
     reason = ocr_unavailable_reason(limits)
@@ -208,7 +218,8 @@ def _read_scanned_pages(
     failed: list[int] = []
     for page in scanned[:most]:
         try:
-            page.ocr_lines = ocr_image(_render(doc[page.index]), limits)
+            stamp = {line.text for line in page.lines}  # a stamp's own text, read again from the image
+            page.ocr_lines = [line for line in ocr_image(_render(doc[page.index]), limits) if " ".join(line.split()) not in stamp]
         except OcrError:
             failed.append(page.index + 1)
     read = [page.index + 1 for page in scanned[:most] if page.ocr_lines]
@@ -234,6 +245,23 @@ def _has_images(doc: pymupdf.Document, index: int) -> bool:
         return bool(doc[index].get_images(full=False))
     except (RuntimeError, ValueError):
         return False
+
+
+def _stamped_scan(doc: pymupdf.Document, page: PdfPage) -> bool:
+    """A page whose only text is a stamp in its top or bottom margin over a full-page image: a scan.
+    The image's box is read only for pages with that little text (title and divider pages, mostly)."""
+    if sum(len(line.text) for line in page.lines) > STAMP_MAX_CHARS:
+        return False
+    margin = STAMP_MARGIN * page.height
+    if any(margin < line.y0 < page.height - margin for line in page.lines):
+        return False
+    try:
+        shown = doc[page.index]
+        area = abs(shown.rect)
+        boxes = [pymupdf.Rect(image["bbox"]) for image in shown.get_image_info()]
+    except (RuntimeError, ValueError):
+        return False
+    return area > 0 and any(abs(box) >= SCAN_COVERAGE * area for box in boxes)
 
 
 def _render(page: pymupdf.Page) -> Image.Image:

@@ -247,3 +247,37 @@ def test_a_first_page_title_of_mostly_symbols_is_no_title():
     assert _largest_text(page("P❡♥❛❧✐③❡❞ ▲❡❛st ❙q✉❛r❡s")) is None
     assert _largest_text(page("R: A Language for Data Analysis")) == "R: A Language for Data Analysis"
     assert _largest_text(page("数据库管理 2024")) == "数据库管理 2024"
+
+
+def _scan_with_text(path: Path, text: str, at: tuple[float, float], image_box: pymupdf.Rect | None = None) -> Path:
+    """A one-page PDF: the sample scan over `image_box` (the whole page by default) and a line of real text."""
+    with pymupdf.open() as pdf:
+        page = pdf.new_page(width=612, height=792)
+        page.insert_image(image_box or page.rect, filename=str(FIXTURES / "scans/ocr-sample.jpg"), keep_proportion=False)
+        page.insert_text(at, text, fontsize=9)
+        pdf.save(path)
+    return path
+
+
+def test_a_scan_whose_only_text_is_a_stamp_in_its_margin_is_read_by_ocr(tmp_path):
+    """A fax header, a Bates number: any line of text kept a scanned page from OCR, its body lost."""
+    from linkly_ls.core.extract import ocr
+
+    faxed = _scan_with_text(tmp_path / "faxed.pdf", "FAX 2024-01-03 10:42 +49 30 1234567 P.001", (36, 20))
+    unread = extract_file(faxed, replace(ExtractLimits(), ocr=False))
+    assert any("1 page(s) are scanned images without a text layer" in warning for warning in unread.warnings)
+    if ocr.tesseract_path() is None:
+        pytest.skip("tesseract is not installed")
+    document = extract_file(faxed)
+    text = "\n".join(document.lines)
+    assert "The quick brown dog jumped over the" in " ".join(document.lines)
+    assert text.count("FAX 2024-01-03") == 1  # the stamp once: its reading in the image is left out
+    assert any("was read by OCR" in warning for warning in document.warnings)
+
+
+def test_a_figure_with_text_on_the_page_or_a_stamp_over_part_of_a_page_is_not_taken_for_a_scan(tmp_path):
+    caption = _scan_with_text(tmp_path / "figure.pdf", "Figure 3: the sample scan.", (36, 400))
+    small = _scan_with_text(tmp_path / "small.pdf", "Page 7", (36, 780), pymupdf.Rect(36, 36, 400, 500))
+    for path in (caption, small):
+        document = extract_file(path, replace(ExtractLimits(), ocr=False))
+        assert not any("without a text layer" in warning for warning in document.warnings), path.name

@@ -92,8 +92,9 @@ _MODULES: dict[str, str] = {
 #: indented code blocks keep their tags, entities read as their characters, a `:::warning Title` keeps
 #: its title alone, a `.md` file's one-line ES imports are blanked, and so are an MDX opening tag and a
 #: `{/* */}` comment that span lines; pdf 7: a first page's largest text of mostly symbols (a font mapping
-#: letters to dingbats) titles no PDF
-EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 5, "pdf": 7, "pptx": 4, "html": 4, "epub": 3, "docx": 3, "md": 5, "mdx": 5}
+#: letters to dingbats) titles no PDF; pdf 8: a scanned page whose only text is a stamp in its margin is read
+#: by OCR
+EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 5, "pdf": 8, "pptx": 4, "html": 4, "epub": 3, "docx": 3, "md": 5, "mdx": 5}
 
 
 #: in the warning of a file whose content is another format than its name says (read as what it is)

@@ -93,7 +93,7 @@ _MODULES: dict[str, str] = {
 #: its title alone, a `.md` file's one-line ES imports are blanked, and so are an MDX opening tag and a
 #: `{/* */}` comment that span lines; pdf 7: a first page's largest text of mostly symbols (a font mapping
 #: letters to dingbats) titles no PDF; pdf 8: a scanned page whose only text is a stamp in its margin is read
-#: by OCR
+#: by OCR, and a block that starts one line below the last (each line of a hanging indent) gets no blank line
 EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 5, "pdf": 8, "pptx": 4, "html": 4, "epub": 3, "docx": 3, "md": 5, "mdx": 5}
 
 

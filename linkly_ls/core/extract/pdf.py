@@ -19,7 +19,7 @@ from linkly_ls.core.extract.base import READ_ERROR, ExtractLimits, title_from_pa
 from linkly_ls.core.extract.ocr import OCR_PENDING, OcrError, ocr_image, ocr_unavailable_reason
 from linkly_ls.core.extract.pdf_links import NamedDestinations, page_links, read_links
 from linkly_ls.core.extract.pdf_outline import bookmark_headings, font_headings, has_bookmarks, read_bookmarks
-from linkly_ls.core.extract.pdf_text import PdfPage, read_page
+from linkly_ls.core.extract.pdf_text import PdfLine, PdfPage, read_page
 
 OCR_DPI = 300
 #: a first page's largest text titles the PDF only when at least this share of its characters are letters
@@ -33,6 +33,9 @@ TEXT_PAGES_PER_FIRST_PASS_OCR = 100
 STAMP_MAX_CHARS = 200
 STAMP_MARGIN = 0.15
 SCAN_COVERAGE = 0.9
+#: the most a line's top lies below the one above's, in font sizes, for them to be lines of one paragraph
+#: (type is set 1.2 apart; a paragraph's spacing adds half a line or more)
+LINE_PITCH = 1.45
 #: a PDF up to this size is read into memory whole and opened there (`open_pdf`)
 IN_MEMORY_MAX_BYTES = 64 * 1024 * 1024
 
@@ -169,22 +172,30 @@ def _write_pages(builder: LineBuilder, pages: list[PdfPage]) -> None:
     """Write each page under its marker, a blank line between blocks; note where each line landed.
 
     A page's lines are single lines with their spaces already folded (`pdf_text.read_page`), so they
-    are appended as they are, not through `LineBuilder.text`'s splitting and stripping."""
+    are appended as they are, not through `LineBuilder.text`'s splitting and stripping. A block that
+    starts where the next line of the one before would (`_goes_on`) gets no blank line: MuPDF makes a
+    block of each line of a hanging-indent entry, and the blank line between `Ma-` and `trix` kept a
+    reference list's words and phrases from search and grep."""
     written = builder.lines
     for page in pages:
         builder.page(f"--- page {page.index + 1} ---")
         page.marker_line = builder.page_starts[-1]
-        block = None
+        previous: PdfLine | None = None
         for line in page.lines:
             if not line.text:  # the continuation of a heading joined onto its first line
                 continue
-            if block is not None and line.block != block:
+            if previous is not None and line.block != previous.block and not _goes_on(previous, line):
                 builder.blank()
-            block = line.block
+            previous = line
             written.append(line.text)
             line.number = len(written)
         if page.ocr_lines:
             builder.text("\n".join(page.ocr_lines))
+
+
+def _goes_on(above: PdfLine, line: PdfLine) -> bool:
+    """`line` starts a block one line's pitch below `above`, in the same font size: the text goes on."""
+    return above.size == line.size and 0 < line.y0 - above.y0 <= LINE_PITCH * line.size
 
 
 def _read_scanned_pages(

@@ -281,3 +281,29 @@ def test_a_figure_with_text_on_the_page_or_a_stamp_over_part_of_a_page_is_not_ta
     for path in (caption, small):
         document = extract_file(path, replace(ExtractLimits(), ocr=False))
         assert not any("without a text layer" in warning for warning in document.warnings), path.name
+
+
+def test_a_reference_list_set_with_hanging_indents_reads_as_paragraphs_without_blank_lines(tmp_path):
+    """MuPDF makes a block of each line of a hanging-indent entry: a blank line between `Ma-` and `trix`
+    kept the entry's words and phrases from search and grep."""
+    with pymupdf.open() as pdf:
+        page = pdf.new_page()
+        top = 100
+        for first, rest in [
+            ("Andrews DWK (1991). Heteroskedasticity and Autocorrelation Consistent Covariance Ma-", "trix Estimation."),
+            ("Bai J, Perron P (1998). Estimating and Testing Linear Models with Multiple Struc-", "tural Changes."),
+        ]:
+            page.insert_text((81, top), first, fontsize=9)
+            page.insert_text((92, top + 11), rest, fontsize=9)
+            top += 22
+        page.insert_text((81, top + 30), "A paragraph after a gap.", fontsize=9)
+        pdf.save(tmp_path / "references.pdf")
+    document = extract_file(tmp_path / "references.pdf", replace(ExtractLimits(), ocr=False))
+    assert document.lines[1:] == [
+        "Andrews DWK (1991). Heteroskedasticity and Autocorrelation Consistent Covariance Ma-",
+        "trix Estimation.",
+        "Bai J, Perron P (1998). Estimating and Testing Linear Models with Multiple Struc-",
+        "tural Changes.",
+        "",
+        "A paragraph after a gap.",
+    ]

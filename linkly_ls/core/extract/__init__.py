@@ -93,8 +93,10 @@ _MODULES: dict[str, str] = {
 #: its title alone, a `.md` file's one-line ES imports are blanked, and so are an MDX opening tag and a
 #: `{/* */}` comment that span lines; pdf 7: a first page's largest text of mostly symbols (a font mapping
 #: letters to dingbats) titles no PDF; pdf 8: a scanned page whose only text is a stamp in its margin is read
-#: by OCR, and a block that starts one line below the last (each line of a hanging indent) gets no blank line
-EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 5, "pdf": 8, "pptx": 4, "html": 4, "epub": 3, "docx": 3, "md": 5, "mdx": 5}
+#: by OCR, and a block that starts one line below the last (each line of a hanging indent) gets no blank line;
+#: html 5 and epub 4: soft hyphens are out of words, a note's mark stands apart from the word it follows, and
+#: a ruby annotation's reading is left out
+EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 5, "pdf": 8, "pptx": 4, "html": 5, "epub": 4, "docx": 3, "md": 5, "mdx": 5}
 
 
 #: in the warning of a file whose content is another format than its name says (read as what it is)

@@ -8,10 +8,17 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from linkly_ls.core.document import Heading, LineBuilder
 
+#: `rt` and `rp`: a ruby annotation's reading (furigana, pinyin), shown above the line, not in it
 _SKIP_TAGS = frozenset(
     {"script", "style", "noscript", "template", "svg", "math", "nav", "aside", "iframe",
-     "object", "canvas", "head", "title", "meta", "link", "button", "select", "input", "textarea"}
+     "object", "canvas", "head", "title", "meta", "link", "button", "select", "input", "textarea", "rt", "rp"}
 )
+#: characters that show nothing within a word: a soft hyphen (hyphenated e-books put one at every break a
+#: word allows, and the words were indexed as their pieces), a word joiner, a BOM left inside the text
+_INVISIBLE = str.maketrans("", "", "\u00ad\u2060\ufeff")
+#: the marks of a note reference (`jardin<a epub:type="noteref"><sup>1</sup></a>`): written apart from
+#: the word before it, which it made another word (`jardin1`)
+_NOTE_REFERENCE_TYPES = frozenset({"noteref", "doc-noteref"})
 _PARAGRAPH_TAGS = frozenset(
     {"p", "div", "section", "article", "main", "blockquote", "figure", "ul", "ol", "dl", "aside",
      "address", "details", "fieldset", "center", "hr", "form"}
@@ -51,10 +58,22 @@ def node_text(node: LexborNode) -> str:
             continue
         if _skipped(current, tag):
             continue
-        if tag == "br" or tag in _PARAGRAPH_TAGS or tag in _LINE_TAGS or tag in ("td", "th"):
+        if tag == "br" or tag in _PARAGRAPH_TAGS or tag in _LINE_TAGS or tag in ("td", "th") or _note_reference(current, tag):
             parts.append(" ")
         stack.extend(reversed(list(current.iter(include_text=True))))
-    return " ".join("".join(parts).split())
+    return " ".join("".join(parts).translate(_INVISIBLE).split())
+
+
+def _note_reference(node: LexborNode, tag: str | None) -> bool:
+    """A footnote's mark in the text: a link typed as a note reference, or a superscript of digits and
+    note signs (`<sup>1</sup>`, `<sup>[2]</sup>`, `<sup>*</sup>`), not one with letters (`1<sup>st</sup>`)."""
+    if tag == "sup":
+        text = node.text(deep=True).strip()
+        return bool(text) and len(text) <= 6 and not any(character.isalpha() for character in text)
+    if tag == "a":
+        attributes = node.attributes
+        return bool({attributes.get("epub:type"), attributes.get("role")} & _NOTE_REFERENCE_TYPES)
+    return False
 
 
 class HtmlRenderer:
@@ -103,6 +122,8 @@ class HtmlRenderer:
                 continue
             if tag in _BLOCK_TAGS:
                 self._flush()  # text before a block is a line of its own, before the block's anchor
+            elif _note_reference(node, tag):
+                self._inline.append(" ")
             self._note_anchor(node)
             if tag == "a":
                 self._note_link(node)
@@ -179,7 +200,7 @@ class HtmlRenderer:
     def _flush(self) -> None:
         if not self._inline:
             return
-        line = " ".join("".join(self._inline).split())
+        line = " ".join("".join(self._inline).translate(_INVISIBLE).split())
         self._inline.clear()
         if line:
             self._write(self._prefix + line)

@@ -112,6 +112,25 @@ def test_a_footnote_written_as_an_aside_is_kept_and_a_sidebar_is_not(tmp_path):
     assert "Related pages" not in text
 
 
+def test_soft_hyphens_note_marks_and_ruby_readings_leave_the_words_whole(tmp_path):
+    """Hyphenated e-books put a soft hyphen at every break a word allows (the words were indexed as their
+    pieces); a note's mark made `jardin1` of `jardin`; a ruby's reading was spliced into the sentence."""
+    page = tmp_path / "chapter.xhtml"
+    page.write_text(
+        "<html><body><h1>Die Ge&#xAD;schich&#xAD;te</h1><p>Ansgar Thor&#xAD;valdsen.</p>"
+        "<p>statue de jardin<a href='notes.xhtml#n1' epub:type='noteref'><sup>1</sup></a>. depuis la guerre"
+        "<sup>2</sup>, le 1<sup>er</sup> mai.</p>"
+        "<p>毎晩<ruby>灯台<rp>(</rp><rt>とうだい</rt><rp>)</rp></ruby>の階段</p></body></html>",
+        encoding="utf-8",
+    )
+    document = extract_file(page)
+    assert document.lines == [
+        "Die Geschichte", "", "Ansgar Thorvaldsen.", "", "statue de jardin 1. depuis la guerre 2, le 1er mai.", "",
+        "毎晩灯台の階段",
+    ]
+    assert document.title == "Die Geschichte"
+
+
 def test_links_in_table_rows_and_headings_are_kept_without_permalinks(tmp_path):
     page = tmp_path / "contents.html"
     page.write_text(

@@ -213,9 +213,9 @@ class Indexer:
         # files gone leave once the files found are in: a folder moved (a removal and an addition in one batch)
         # stays searchable, its old paths marked deleted, until its documents are read at their new place
         deleted = [states[path][0] for path in scope - seen if path in states]
+        self.catalog.record_moves(twins.moves(deleted))  # first: a removal forgets the ids that led to it
         for doc_id in deleted:
             self.catalog.remove_document(doc_id)
-        self.catalog.record_moves(twins.moves(deleted))
         report.removed += len(deleted)
         self.flush()
         report.text_layer_seconds = time.monotonic() - started

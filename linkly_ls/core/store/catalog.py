@@ -90,12 +90,13 @@ class Catalog(CatalogReads, LinkReads):
 
     def remove_library(self, name: str) -> list[str]:
         """Forget a library in one transaction: its documents (each leaves a tombstone for the keyword
-        index), its errors, its skipped counts and the library itself. Returns the removed doc_ids."""
+        index) with their links, aliases, anchors and the ids that led to them after a move, its errors,
+        its skipped counts and the library itself. Returns the removed doc_ids."""
         with self.connect() as db:
             doc_ids = [row[0] for row in db.execute("SELECT doc_id FROM documents WHERE library = ?", (name,))]
             db.executemany("INSERT OR IGNORE INTO tombstones(doc_id) VALUES (?)", [(doc_id,) for doc_id in doc_ids])
-            db.execute("DELETE FROM aliases WHERE doc_id IN (SELECT doc_id FROM documents WHERE library = ?)", (name,))
-            db.execute("DELETE FROM anchors WHERE doc_id IN (SELECT doc_id FROM documents WHERE library = ?)", (name,))
+            for table, column in (("aliases", "doc_id"), ("anchors", "doc_id"), ("links", "source_id"), ("moved", "now_id")):
+                db.execute(f"DELETE FROM {table} WHERE {column} IN (SELECT doc_id FROM documents WHERE library = ?)", (name,))
             db.execute("DELETE FROM documents WHERE library = ?", (name,))
             db.execute("DELETE FROM errors WHERE library = ?", (name,))
             db.execute("DELETE FROM skipped WHERE library = ?", (name,))
@@ -182,9 +183,11 @@ class Catalog(CatalogReads, LinkReads):
             db.execute("UPDATE documents SET mtime_ns = ? WHERE doc_id = ?", (mtime_ns, doc_id))
 
     def remove_document(self, doc_id: str) -> None:
-        """Drop a document; a tombstone remains until the keyword index forgets it too."""
+        """Drop a document, and the ids that led to it after a move (a new file at its path is another
+        document); a tombstone remains until the keyword index forgets it too."""
         with self.connect() as db:
             db.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
+            db.execute("DELETE FROM moved WHERE now_id = ?", (doc_id,))
             drop_links(db, doc_id)
             replace_aliases(db, doc_id, [])
             replace_anchors(db, doc_id, {})

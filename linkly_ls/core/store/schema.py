@@ -128,6 +128,9 @@ def open_connection(path: Path, read_only: bool) -> Connection:
         connection = sqlite3.connect(path, timeout=30, check_same_thread=False)
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=NORMAL")
+        # a deleted document's text is overwritten, not left in free pages: SQLite's own default keeps it
+        # (some builds, not all, turn this on)
+        connection.execute("PRAGMA secure_delete=ON")
     connection.execute("PRAGMA busy_timeout=30000")
     return connection
 

@@ -22,7 +22,7 @@ from linkly_ls.core.errors import ArgumentError
 from linkly_ls.core.extract import doc_type_for
 from linkly_ls.core.store.records import name_key, title_key
 from linkly_ls.core.provenance import Provenance, provenance_of
-from linkly_ls.core.search.calibration import absent_words, calibrate, query_words, words_nowhere
+from linkly_ls.core.search.calibration import DocumentFrequencies, absent_words, calibrate, query_words, words_nowhere
 from linkly_ls.core.search.query_terms import MAX_QUERY_WORDS, bounded_query
 from linkly_ls.core.search.ranked import Passage, RankedDocument
 from linkly_ls.core.search.phrases import (
@@ -104,7 +104,8 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     cosines = best_cosines(ranking, [document.doc_id for document, _ in picked])
     searcher = engine.keyword.index.searcher()
     scorer = RelevanceScorer(words, searcher.doc_freq, searcher.num_docs)
-    missing_words = absent_words(searcher, words)
+    live = engine.keyword.live_frequencies(searcher)
+    missing_words = absent_words(live, words)
     no_word = missing_words is None and not query_words(words)  # symbols, emoji or punctuation alone
     # a phrase (or lone identifier) no document holds: the hits hold its words apart, no match
     unheld = exact if phrases.searched and not holding and not (named and not quoted.phrases) else []
@@ -143,7 +144,7 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     result = SearchResult(
         query=query, results=results, mode=ranking.mode, mode_reason=ranking.reason, indexing=ranking.building,
         absent_words=missing_words,
-        notes=_phrase_notes(phrases) + _misspelt_notes(searcher, words, missing_words) + _cut_notes(distinct_words),
+        notes=_phrase_notes(phrases) + _misspelt_notes(live, words, missing_words) + _cut_notes(distinct_words),
     )
     if more:
         result.next_offset = offset + limit
@@ -174,7 +175,7 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     return result
 
 
-def _misspelt_notes(searcher: Any, words: str, missing_words: list[str] | None) -> list[str]:
+def _misspelt_notes(searcher: DocumentFrequencies, words: str, missing_words: list[str] | None) -> list[str]:
     """A note naming the words of the query that no document holds, with the spelling the index knows one
     slip away (`borowing`: `borrowing`?); when none is found, the guidance says so, and the note then
     only offers spellings."""

@@ -80,3 +80,30 @@ def test_an_id_handed_out_before_a_move_still_reaches_the_document(library):
     shutil.move(root / "archive", root / "shelf")
     library.index()
     assert call_tool(library, "outline", {"doc_ids": [old_id]}).to_json()["documents"][0]["path"] == str(root / "shelf" / "beta.md")
+
+
+def test_an_id_of_before_a_move_is_forgotten_with_the_document_and_its_library(library):
+    """The redirect outlived the moved file: a new, unrelated file at that path was opened by the old id."""
+    from linkly_ls.core.errors import ToolError
+    from linkly_ls.core.store.records import make_doc_id
+    from linkly_ls.core.tools import call_tool
+
+    root = library.root
+    old_id = make_doc_id(str(root / "notes" / "beta.md"))
+    shutil.move(root / "notes" / "beta.md", root / "notes" / "gamma.md")
+    library.index()
+    assert library.catalog.moved_to(old_id) == make_doc_id(str(root / "notes" / "gamma.md"))
+    (root / "notes" / "gamma.md").unlink()
+    library.index()
+    (root / "notes" / "gamma.md").write_text("# Another client\n\nunrelated intake\n", encoding="utf-8")
+    library.index()
+    assert library.catalog.moved_to(old_id) is None
+    with pytest.raises(ToolError):
+        call_tool(library, "read", {"doc_id": old_id})
+    shutil.move(root / "notes" / "alpha.md", root / "notes" / "delta.md")
+    library.index()
+    assert library.catalog.moved_to(make_doc_id(str(root / "notes" / "alpha.md"))) is not None
+    library.catalog.remove_library("lib")
+    db = library.catalog.connect()
+    assert db.execute("SELECT count(*) FROM moved").fetchone()[0] == 0
+    assert db.execute("SELECT count(*) FROM links").fetchone()[0] == 0

@@ -158,3 +158,20 @@ def test_a_version_2_catalogs_name_keys_are_composed_when_it_is_opened(tmp_path)
     assert connection.execute("SELECT target_name FROM links").fetchall() == [(composed,)]
     assert connection.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (str(SCHEMA_VERSION),)
     connection.close()
+
+
+def test_deleted_rows_leave_no_text_in_the_file(tmp_path):
+    """SQLite's upstream default keeps a deleted row's bytes in free pages (this build's may not): a
+    deleted note's text stayed readable in the index file."""
+    path = tmp_path / "catalog.sqlite3"
+    connection = open_connection(path, read_only=False)
+    assert connection.execute("PRAGMA secure_delete").fetchone()[0] == 1
+    connection.execute("CREATE TABLE notes (text TEXT)")
+    connection.executemany("INSERT INTO notes VALUES (?)", [(f"row {number} " + "filler " * 40,) for number in range(200)])
+    connection.execute("INSERT INTO notes VALUES ('SSN 078-05-1120 snorkelwimbus')")
+    connection.commit()
+    connection.execute("DELETE FROM notes WHERE text LIKE '%snorkelwimbus%'")
+    connection.commit()
+    connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    connection.close()
+    assert b"snorkelwimbus" not in path.read_bytes()

@@ -542,3 +542,32 @@ def test_a_folder_path_with_brackets_scopes_to_that_folder(tmp_path):
         assert [Path(hit.path).parent.name for hit in escaped.results] == ["Export [1]"]
     finally:
         engine.close()
+
+
+def test_the_words_of_a_deleted_document_are_neither_offered_as_spellings_nor_told_apart_from_words_never_indexed(tmp_path):
+    """Tantivy counts a deleted chunk's terms until its segment merges, which in a folder nobody edits may
+    be never: a deleted letter's surname came back as "Did you mean 'vellacourt'?"."""
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+
+    library = tmp_path / "letters"
+    library.mkdir()
+    (library / "kept.md").write_text("# Clinic rota\n\nThe clinic opens at nine on weekdays.\n", encoding="utf-8")
+    letter = library / "discharge.md"
+    letter.write_text("# Discharge letter\n\nPatient Vellacourt was discharged from the clinic.\n", encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="letters", paths=[library])],
+                           raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+        assert any("'vellacourt' for 'vellacourd'" in note for note in call_tool(engine, "search", {"query": "clinic vellacourd"}).notes)
+        letter.unlink()
+        engine.index()
+        assert engine.keyword.index.searcher().doc_freq("body", "vellacourt") > 0, "the deleted chunk is not merged away yet"
+        for query in ("clinic vellacourd", "vellacourd"):
+            answer = call_tool(engine, "search", {"query": query}).to_json()
+            assert "vellacourt" not in str(answer).lower()
+        gone, never = (call_tool(engine, "search", {"query": word}).to_json() for word in ("vellacourt", "zorblaxquint"))
+        assert gone["miss"] and never["miss"]
+        assert gone["guidance"] == [line.replace("zorblaxquint", "vellacourt") for line in never["guidance"]]
+    finally:
+        engine.close()

@@ -5,8 +5,10 @@ file, by the library's `exclude` globs or outside its `include` globs, of a type
 read, over `[limits] max_file_mb`, a document of another library (whose folder lies inside this
 one's: a document belongs to one library), not a regular file (a named pipe, a device: reading one
 would wait for ever), named in bytes that are not UTF-8 (the index stores text), a symbolic link (never
-followed: no loops, no escape from the library; a link to a folder counts once), or in a folder that
-cannot be read (counted once, as the folder: what it holds is unknown). The counts are stored per library (the catalog's `skipped`
+followed: no loops, no escape from the library; a link to a folder counts once), in a folder that
+cannot be read (counted once, as the folder: what it holds is unknown), or the cover picture of an
+e-book manager's book folder (`cover.jpg` beside Calibre's `metadata.opf`: it would be a result titled
+"cover" for every book, OCRed, above the book itself). The counts are stored per library (the catalog's `skipped`
 table), so `list_libraries`, `explore` and `linkly status` can say what is missing and why.
 """
 
@@ -24,6 +26,7 @@ SPECIAL = "special"
 BAD_NAME = "bad_name"
 SYMLINK = "symlink"
 UNREADABLE = "unreadable"
+BOOK_COVER = "book_cover"
 
 #: each reason as a person reads it, in the order reports list them
 REASON_LABELS = {
@@ -37,6 +40,7 @@ REASON_LABELS = {
     BAD_NAME: "name not UTF-8",
     SYMLINK: "symbolic link (not followed)",
     UNREADABLE: "folder that cannot be read",
+    BOOK_COVER: "book cover (Calibre)",
 }
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pathspec
 
 from linkly_ls.core.extract import is_supported
-from linkly_ls.core.indexing.skips import BAD_NAME, EXCLUDE, GITIGNORE, NOT_INCLUDED, SPECIAL, SYMLINK, UNSUPPORTED
+from linkly_ls.core.indexing.skips import BAD_NAME, BOOK_COVER, EXCLUDE, GITIGNORE, NOT_INCLUDED, SPECIAL, SYMLINK, UNSUPPORTED
 
 #: (folder, reason, number of files) for files a walk leaves out
 SkipCallback = Callable[[str, str, int], None]
@@ -29,6 +29,9 @@ ALWAYS_SKIPPED_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".v
 #: files never indexed: hidden ones, and the owner files Microsoft Office writes beside a document it has
 #: open (`~$report.docx`, a few bytes naming who has it open: no document, and no readable DOCX)
 HIDDEN_PREFIXES = (".", "~$")
+#: a Calibre book folder holds its book's metadata in this file, and its cover picture beside it
+BOOK_METADATA = "metadata.opf"
+BOOK_COVERS = frozenset({"cover.jpg", "cover.jpeg", "cover.png"})
 
 
 def glob_problem(pattern: str) -> str | None:
@@ -174,8 +177,12 @@ def _wanted_files(
     sorted; the others are counted to `skipped`."""
     current = Path(directory)
     unsupported = 0
+    book_folder = BOOK_METADATA in filenames
     for name in sorted(filenames):
         if name.startswith(HIDDEN_PREFIXES):
+            continue
+        if book_folder and name.lower() in BOOK_COVERS:
+            skipped(directory, BOOK_COVER, 1)
             continue
         full = current / name
         relative = relative_dir + name
@@ -258,6 +265,8 @@ def is_indexable(path: Path, root: Path, rules: WalkRules) -> bool:
     except OSError:
         return False
     if any(part.startswith(".") or part in ALWAYS_SKIPPED_DIRS for part in parts) or parts[-1].startswith(HIDDEN_PREFIXES):
+        return False
+    if parts[-1].lower() in BOOK_COVERS and (path.parent / BOOK_METADATA).is_file():
         return False
     if any(path.is_relative_to(skipped) for skipped in rules.skip_dirs):
         return False

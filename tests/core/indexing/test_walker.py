@@ -209,3 +209,23 @@ def test_a_name_the_watcher_cannot_read_leaves_its_folder_read_again_instead_and
         stop.set()
         thread.join(10)
         engine.close()
+
+
+def test_the_cover_of_a_calibre_book_folder_is_left_out_and_counted_and_other_covers_are_kept(tmp_path):
+    """Every `cover.jpg` of a Calibre library was a result titled "cover", OCRed, above its own book."""
+    make_tree(
+        tmp_path,
+        {
+            "Jane Austen/Emma (12)/Emma - Jane Austen.epub": "x",
+            "Jane Austen/Emma (12)/metadata.opf": "<package/>",
+            "Jane Austen/Emma (12)/cover.jpg": "x",
+            "Jane Austen/Emma (12)/Cover.PNG": "x",
+            "photos/cover.jpg": "x",
+        },
+    )
+    skipped: list[tuple[str, str, int]] = []
+    found = sorted(p.relative_to(tmp_path).as_posix() for p in walk_library(tmp_path, WalkRules([], [], []), on_skipped=lambda *entry: skipped.append(entry)))
+    assert found == ["Jane Austen/Emma (12)/Emma - Jane Austen.epub", "photos/cover.jpg"]
+    assert (str(tmp_path / "Jane Austen/Emma (12)"), "book_cover", 1) in skipped
+    assert not is_indexable(tmp_path / "Jane Austen/Emma (12)/cover.jpg", tmp_path, WalkRules([], [], []))
+    assert is_indexable(tmp_path / "photos/cover.jpg", tmp_path, WalkRules([], [], []))

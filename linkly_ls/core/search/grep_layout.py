@@ -94,6 +94,42 @@ def across_line_breaks(pattern: str) -> str | None:
     return "".join(out)
 
 
+#: what a typed quote of a pattern also matches: typeset text has curly ones (`don’t`, “so”), a keyboard
+#: types straight ones, and `don't` found nothing in a typeset book
+TYPOGRAPHIC_QUOTES = {"'": "'‘’", '"': '"“”„'}
+
+
+def with_typographic_quotes(pattern: str) -> str:
+    """The pattern with each straight quote (`'`, `"`, escaped or not, in a set or not) matching its curly
+    forms too. Unchanged when it holds a set this cannot read (nested sets)."""
+    if "'" not in pattern and '"' not in pattern:
+        return pattern
+    out: list[str] = []
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\" and pattern[index + 1 : index + 2] in TYPOGRAPHIC_QUOTES:
+            char = pattern[index + 1]
+            index += 1
+        elif char == "\\":
+            out.append(pattern[index : index + 2])
+            index += 2
+            continue
+        if char == "[":
+            end = _set_end(pattern, index)
+            if end is None:
+                return pattern
+            members = pattern[index + 1 : end]
+            for quote, forms in TYPOGRAPHIC_QUOTES.items():
+                members = members.replace(quote, forms)
+            out.append(f"[{members}]")
+            index = end + 1
+            continue
+        out.append(f"[{TYPOGRAPHIC_QUOTES[char]}]" if char in TYPOGRAPHIC_QUOTES else char)
+        index += 1
+    return "".join(out)
+
+
 def _add_space(out: list[str], pattern: str, after: int, depth: int) -> None:
     """What a space of the pattern matches (see `across_line_breaks`). Spaces side by side are one run
     (each one a run, two could step over a blank line)."""

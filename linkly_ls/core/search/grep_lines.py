@@ -32,7 +32,7 @@ from linkly_ls.core.store.line_cache import DocumentText
 from linkly_ls.core.errors import ArgumentError, ToolError
 from linkly_ls.core.search.analysis import CJK_RUN
 from linkly_ls.core.search.pattern_size import MAX_COPIES, expanded_size
-from linkly_ls.core.search.grep_layout import across_line_breaks, has_anchor
+from linkly_ls.core.search.grep_layout import across_line_breaks, has_anchor, with_typographic_quotes
 from linkly_ls.core.search.grep_patterns import is_confined, is_literal, line_local_pattern, literal_suffix
 
 if TYPE_CHECKING:
@@ -167,7 +167,7 @@ def compile_pattern(source: str, case_insensitive: bool) -> regex.Pattern:
         )
     flags = regex.V0 | (regex.IGNORECASE if case_insensitive else 0)
     try:
-        return regex.compile(source, flags)
+        return regex.compile(with_typographic_quotes(source), flags)
     except (regex.error, OverflowError, ValueError) as error:  # ValueError: flags that exclude each other
         raise ArgumentError(
             f"`pattern` is not a valid regular expression: {error}; to find the text as written, escape its "
@@ -188,10 +188,13 @@ def match_column(line: str, source: str, case_insensitive: bool) -> int:
 
 def needs_regex(source: str, case_insensitive: bool) -> bool:
     """False for a case-sensitive plain literal, which is matched with `str.find` (and is always valid),
-    unless it holds a space or a CJK word, which the text's layout may break (`across_line_breaks`)."""
+    unless it holds a space or a CJK word, which the text's layout may break (`across_line_breaks`), or a
+    straight quote, which typeset text curls (`with_typographic_quotes`)."""
     return (
         case_insensitive
         or not is_literal(source)
+        or "'" in source
+        or '"' in source
         or any(char.isspace() for char in source)
         or CJK_PAIR.search(source) is not None
     )

@@ -7,6 +7,7 @@ from linkly_ls.core.search.grep_layout import (
     SPACE_RUN_YIELDING,
     across_line_breaks,
     has_anchor,
+    with_typographic_quotes,
 )
 
 
@@ -29,3 +30,18 @@ def test_only_a_caret_or_dollar_that_anchors_counts():
 
 def test_a_cjk_word_may_be_broken_between_any_two_of_its_characters():
     assert across_line_breaks("软件+包") == f"软{CJK_BREAK}件+包", "a quantified character keeps its quantifier"
+
+
+def test_a_straight_quote_matches_the_curly_ones_typeset_text_has():
+    """`don't` found nothing in a typeset book, which has `don’t`."""
+    from linkly_ls.core.search.grep_lines import find_matching_lines
+    from linkly_ls.core.store.line_cache import DocumentText
+
+    assert with_typographic_quotes("don't") == "don['‘’]t"
+    assert with_typographic_quotes('say "so"') == 'say ["“”„]so["“”„]'
+    assert with_typographic_quotes("[a']\\'") == "[a'‘’]['‘’]"
+    assert with_typographic_quotes("a\\.b") == "a\\.b"
+    document = DocumentText("I don’t know.\nI don't either.\nHe said “so” and left.\nnothing", (1.0, "h"))
+    assert [match.first for match in find_matching_lines(document, "don't", False).page(0, 10)] == [1, 2]
+    assert len(find_matching_lines(document, "don't", False)) == 2
+    assert len(find_matching_lines(document, 'said "so"', False)) == 1

@@ -32,8 +32,10 @@ KEYWORD_TEXT_BUDGET = 400_000
 #: (a 4,000-character keyword filled search answers), while long German compounds stay
 MAX_KEYWORD_CHARS = 48
 #: the marker an extractor writes where a page or slide starts (`--- page 29 ---`): a line of the document,
-#: so that `read` shows page breaks, but no word of it. A chapter's marker names the chapter and stays.
+#: so that `read` shows page breaks, but no word of it. An EPUB chapter's marker counts its title alone
+#: (`CHAPTER_MARKER`): "chapter" was a word of every EPUB, the top keyword of a shelf of books
 BARE_MARKER = re.compile(r"--- (?:page|slide) \d+ ---")
+CHAPTER_MARKER = re.compile(r"--- chapter \d+: (.*) ---")
 
 STOPWORDS = frozenset(
     """
@@ -162,19 +164,30 @@ def _join_broken_words(text: str) -> str:
 
 
 def without_bare_markers(text: str) -> str:
-    """A chunk's text without its page and slide marker lines (`BARE_MARKER`), as the keyword index reads it."""
+    """A chunk's text as the keyword index reads it: without its page and slide marker lines
+    (`BARE_MARKER`), a chapter marker read as its title (`CHAPTER_MARKER`)."""
     if "--- " not in text:
         return text
-    return "\n".join(line for line in text.split("\n") if not BARE_MARKER.fullmatch(line))
+    return "\n".join(words for line in text.split("\n") if (words := marker_words(line)) is not None)
+
+
+def marker_words(line: str) -> str | None:
+    """What of `line` counts as words: None for a page or slide marker, a chapter marker's title, else the line."""
+    if not line.startswith("--- "):
+        return line
+    if BARE_MARKER.fullmatch(line):
+        return None
+    chapter = CHAPTER_MARKER.fullmatch(line)
+    return chapter.group(1) if chapter else line
 
 
 def word_lines(lines: list[str], page_starts: list[int]) -> list[str]:
-    """A document's lines without the page and slide markers at its page starts (1-based line numbers):
-    the lines its words and keywords are counted in."""
-    markers = {start - 1 for start in page_starts if 0 < start <= len(lines) and BARE_MARKER.fullmatch(lines[start - 1])}
+    """A document's lines without the page and slide markers at its page starts (1-based line numbers), a
+    chapter's marker read as its title: the lines its words and keywords are counted in."""
+    markers = {start - 1 for start in page_starts if 0 < start <= len(lines) and lines[start - 1].startswith("--- ")}
     if not markers:
         return lines
-    return [line for number, line in enumerate(lines) if number not in markers]
+    return [words for number, line in enumerate(lines) if (words := line if number not in markers else marker_words(line)) is not None]
 
 
 #: a line break (and the blanks around it) between two CJK characters: where a PDF broke a line of CJK text,

@@ -31,8 +31,8 @@ log = logging.getLogger("linkly_ls.search")
 #: (2: language fields only for documents with enough text to trust their language; 3: page and slide
 #: marker lines are no words of the body; 4: a word hyphenated at a line break is also read whole, and a
 #: word written against CJK characters apart from them, `analysis.for_keywords`; 5: a CJK word a line
-#: break split is read whole, `analysis.cjk_terms`)
-SCHEMA_VERSION = 5
+#: break split is read whole, `analysis.cjk_terms`; 6: an EPUB chapter's marker line counts its title alone)
+SCHEMA_VERSION = 6
 VERSION_FILE = "linkly-schema.json"
 #: field -> weight of a query term matched there
 #: (title 0.3 and headings 0.2, on top of the body that usually holds them too, chosen by

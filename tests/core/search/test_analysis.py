@@ -156,7 +156,7 @@ def test_page_and_slide_markers_are_no_words_of_a_document():
     lines = ["--- page 1 ---", "Ownership rules", "--- page 2 ---", "Borrowing rules", "--- slide 3 ---",
              "--- chapter 4: Lifetimes ---", "a line that says --- page 9 --- in passing"]
     kept = analysis.word_lines(lines, [1, 3, 5, 6])
-    assert kept == ["Ownership rules", "Borrowing rules", "--- chapter 4: Lifetimes ---", lines[-1]]
+    assert kept == ["Ownership rules", "Borrowing rules", "Lifetimes", lines[-1]]
     assert analysis.word_lines(lines, []) is lines, "markers are found at page starts only"
     count, keywords = analysis.words_and_keywords("", analysis.word_lines(["--- page 1 ---", "x"] * 50, list(range(1, 101, 2))), [])
     assert "page" not in keywords and count == 50, "the 50 lines of x, not the markers"
@@ -186,3 +186,15 @@ def test_a_cjk_word_a_line_break_split_gives_its_bigram_but_a_blank_line_does_no
     assert "下重" in cjk_terms("按照这些条款下\n重新分发", across_lines=True) and "下重" in cjk_terms("条款下  \n  重新", across_lines=True)
     assert "下重" not in cjk_terms("条款下\n\n重新分发", across_lines=True) and "下重" not in cjk_terms("条款下 重新", across_lines=True)
     assert "下重" not in cjk_terms("条款下\n重新分发"), "headings, one a line, are no run"
+
+
+def test_an_epub_chapter_marker_counts_its_title_alone_and_page_markers_nothing():
+    """Every EPUB held the word "chapter" (its markers'): the top keyword of a shelf of books in six
+    languages, and the term two unrelated books shared."""
+    from linkly_ls.core.search.analysis import without_bare_markers, word_lines
+
+    text = "--- chapter 3: Le jardin des citronniers ---\nSa tante l'attendait.\n--- page 4 ---\n--- chapterhouse ---"
+    assert without_bare_markers(text) == "Le jardin des citronniers\nSa tante l'attendait.\n--- chapterhouse ---"
+    lines = ["--- chapter 1: Vår ---", "Snön smälte.", "--- chapter 2: Sommar ---", "Solen."]
+    assert word_lines(lines, [1, 3]) == ["Vår", "Snön smälte.", "Sommar", "Solen."]
+    assert word_lines(["--- page 1 ---", "text"], [1]) == ["text"]

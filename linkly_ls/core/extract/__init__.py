@@ -95,8 +95,9 @@ _MODULES: dict[str, str] = {
 #: letters to dingbats) titles no PDF; pdf 8: a scanned page whose only text is a stamp in its margin is read
 #: by OCR, and a block that starts one line below the last (each line of a hanging indent) gets no blank line;
 #: html 5 and epub 4: soft hyphens are out of words, a note's mark stands apart from the word it follows, and
-#: a ruby annotation's reading is left out
-EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 5, "pdf": 8, "pptx": 4, "html": 5, "epub": 4, "docx": 3, "md": 5, "mdx": 5}
+#: a ruby annotation's reading is left out; docx 4: table rows and cells in content controls, and a text
+#: box in a cell, are read
+EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 5, "pdf": 8, "pptx": 4, "html": 5, "epub": 4, "docx": 4, "md": 5, "mdx": 5}
 
 
 #: in the warning of a file whose content is another format than its name says (read as what it is)

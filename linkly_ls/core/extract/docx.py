@@ -23,6 +23,7 @@ from linkly_ls.core.extract.docx_numbering import ListNumbers
 from linkly_ls.core.extract.docx_text import (
     ENDNOTE_REFERENCE,
     FOOTNOTE_REFERENCE,
+    PARAGRAPHS_AT,
     TEXT_BOXES,
     NoteMarks,
     paragraph_text,
@@ -298,15 +299,39 @@ class _BodyWalker:
 
     def _table(self, element) -> None:
         self.builder.blank()
-        for row in element.iterchildren(qn("w:tr")):
+        for row in _wrapped_children(element, qn("w:tr")):
             cells = []
-            for cell in row.iterchildren(qn("w:tc")):
-                parts = (paragraph_text(p, self.marks, self.depth) for p in cell.iter(qn("w:p")))
+            for cell in _wrapped_children(row, qn("w:tc")):
+                parts = self._cell_texts(cell, self.depth)
                 cells.append(" ".join(" ".join(part.split()) for part in parts if part.strip()))
             if any(cells):
                 self._note_links(row, self.builder.next_line)
                 self.builder.text(" | ".join(cells))
         self.builder.blank()
+
+
+    def _cell_texts(self, cell, depth: int) -> list[str]:
+        """A cell's paragraphs in order (a nested table's too), each followed by those of the text boxes it
+        anchors: a call-out in a cell was lost, its runs being a text box's and its paragraphs not read."""
+        texts = []
+        for paragraph in PARAGRAPHS_AT(cell, depth=depth):
+            texts.append(paragraph_text(paragraph, self.marks, depth))
+            for box in TEXT_BOXES(paragraph, depth=depth):
+                texts += self._cell_texts(box, depth + 1)
+        return texts
+
+
+_WRAPPERS = frozenset({qn("w:sdt"), qn("w:sdtContent"), qn("w:customXml")})
+
+
+def _wrapped_children(element, tag: str):
+    """`element`'s children of `tag`, also those inside content controls and custom XML: a repeating
+    section's rows (`w:tbl/w:sdt/w:sdtContent/w:tr`) and a cell in a content control were left out."""
+    for child in element.iterchildren():
+        if child.tag == tag:
+            yield child
+        elif child.tag in _WRAPPERS:
+            yield from _wrapped_children(child, tag)
 
 
 def _title(document: DocxDocument, walker: _BodyWalker, path: Path) -> str:

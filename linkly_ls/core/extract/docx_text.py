@@ -25,6 +25,11 @@ TEXT_BOXES = etree.XPath(
     ".//w:txbxContent[count(ancestor::w:txbxContent) = $depth][not(ancestor::mc:Fallback)]",
     namespaces={"w": nsmap["w"], "mc": _MARKUP_COMPATIBILITY},
 )
+#: the paragraphs of an element (a table cell) `$depth` text boxes deep, in order: not the fallback copy
+PARAGRAPHS_AT = etree.XPath(
+    ".//w:p[count(ancestor::w:txbxContent) = $depth][not(ancestor::mc:Fallback)]",
+    namespaces={"w": nsmap["w"], "mc": _MARKUP_COMPATIBILITY},
+)
 _TEXT, _BREAK, _BREAK_TYPE, _ID = qn("w:t"), qn("w:br"), qn("w:type"), qn("w:id")
 FOOTNOTE_REFERENCE, ENDNOTE_REFERENCE = qn("w:footnoteReference"), qn("w:endnoteReference")
 _NOTE_REFERENCES = frozenset({FOOTNOTE_REFERENCE, ENDNOTE_REFERENCE})

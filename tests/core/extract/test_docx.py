@@ -303,3 +303,32 @@ def test_letters_past_z_repeat_as_word_writes_them():
     labels = [numbers.label("5", 0) for _ in range(28)]
     assert labels[:2] == ["(A)", "(B)"] and labels[25:] == ["(Z)", "(AA)", "(BB)"]
     assert ListNumbers(b"<broken").label("5", 0) is None
+
+
+def test_rows_and_cells_in_content_controls_and_a_text_box_in_a_cell_are_read(tmp_path):
+    """A proposal template's repeating-section row, a fee in a cell-level content control and a call-out in
+    a cell were left out without a word."""
+    def cell(text: str) -> str:
+        return f"<w:tc>{_p(_r(text))}</w:tc>"
+
+    box = f"<w:txbxContent>{_p(_r('Callout: rebate clause expires 2026'))}</w:txbxContent>"
+    boxed = (
+        "<w:tc>" + _p(_r("With a box ") + '<w:r><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing><wp:anchor>'
+                     + '<wp:docPr id="1" name="TB"/><a:graphic><a:graphicData uri="x"><wps:wsp><wps:txbx>' + box
+                     + "</wps:txbx></wps:wsp></a:graphicData></a:graphic></wp:anchor></w:drawing></mc:Choice>"
+                     + f"<mc:Fallback><w:pict><v:shape><v:textbox>{box}</v:textbox></v:shape></w:pict></mc:Fallback>"
+                     + "</mc:AlternateContent></w:r>") + "</w:tc>"
+    )
+    body = (
+        "<w:tbl>"
+        f"<w:tr>{cell('Workstream')}{cell('Fee')}</w:tr>"
+        f"<w:sdt><w:sdtPr/><w:sdtContent><w:tr>{cell('Procurement diagnostic')}{cell('2,750,000')}</w:tr></w:sdtContent></w:sdt>"
+        f"<w:tr>{cell('Network design')}<w:sdt><w:sdtPr/><w:sdtContent>{cell('3,125,000')}</w:sdtContent></w:sdt></w:tr>"
+        f"<w:tr>{boxed}{cell('n/a')}</w:tr>"
+        "</w:tbl>"
+    )
+    lines = [line for line in extract_file(made_docx(tmp_path, body)).lines if line]
+    assert lines == [
+        "Workstream | Fee", "Procurement diagnostic | 2,750,000", "Network design | 3,125,000",
+        "With a box Callout: rebate clause expires 2026 | n/a",
+    ]

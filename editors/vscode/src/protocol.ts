@@ -22,7 +22,7 @@ export const ServerCommands = {
 export const TEXT_DOC_TYPES = new Set(["md", "mdx", "txt", "html"]);
 
 /** Formats that open as a `linkly:` text view from the explorer. */
-export const VIEW_EXTENSIONS = new Set([".pdf", ".epub", ".docx", ".pptx"]);
+export const VIEW_EXTENSIONS = new Set([".pdf", ".epub", ".docx", ".docm", ".dotx", ".dotm", ".pptx", ".pptm", ".ppsx", ".ppsm", ".potx", ".potm"]);
 
 export interface Meta {
   _meta?: { now: string };

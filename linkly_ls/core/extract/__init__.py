@@ -37,8 +37,16 @@ DOC_TYPES: dict[str, str] = {
     ".xhtml": "html",
     ".pdf": "pdf",
     ".docx": "docx",
+    ".docm": "docx",
+    ".dotx": "docx",
+    ".dotm": "docx",
     ".epub": "epub",
     ".pptx": "pptx",
+    ".pptm": "pptx",
+    ".ppsx": "pptx",
+    ".ppsm": "pptx",
+    ".potx": "pptx",
+    ".potm": "pptx",
     ".png": "image",
     ".jpg": "image",
     ".jpeg": "image",
@@ -96,7 +104,7 @@ _MODULES: dict[str, str] = {
 #: by OCR, and a block that starts one line below the last (each line of a hanging indent) gets no blank line;
 #: html 5 and epub 4: soft hyphens are out of words, a note's mark stands apart from the word it follows, and
 #: a ruby annotation's reading is left out; docx 4: table rows and cells in content controls, and a text
-#: box in a cell, are read
+#: box in a cell, are read, a style based on a heading style is a heading, and outline level 9 is body text
 EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 5, "pdf": 8, "pptx": 4, "html": 5, "epub": 4, "docx": 4, "md": 5, "mdx": 5}
 
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import docx
 from docx.document import Document as DocxDocument
 from docx.opc.exceptions import PackageNotFoundError
+from docx.opc.part import PartFactory
+from docx.package import Package as DocxPackage
+from docx.parts.document import DocumentPart
 from docx.oxml.ns import nsmap, qn
 from lxml import etree
 
@@ -117,10 +119,24 @@ def _notes(document: DocxDocument, marks: NoteMarks) -> list[tuple[str, list[str
 
 
 def _open(path: Path) -> DocxDocument:
+    """The document, also when saved with macros (`.docm`) or as a template (`.dotx`, `.dotm`): the same
+    parts under other content types, which python-docx does not map to a document part by itself."""
     try:
-        return docx.Document(str(path))
+        part = DocxPackage.open(str(path)).main_document_part
+        if not isinstance(part, DocumentPart):
+            raise ValueError(f"its main part is {part.content_type}, not a Word document")
+        return part.document
     except (PackageNotFoundError, KeyError, ValueError) as error:
         raise ExtractionError(f"not a readable DOCX file: {error}") from error
+
+
+#: the main parts of Word's other packages: with macros, templates
+for _content_type in (
+    "application/vnd.ms-word.document.macroEnabled.main+xml",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml",
+    "application/vnd.ms-word.template.macroEnabledTemplate.main+xml",
+):
+    PartFactory.part_type_for.setdefault(_content_type, DocumentPart)
 
 
 class _StyleInfo:
@@ -147,24 +163,31 @@ def _style_table(document: DocxDocument) -> dict[str, _StyleInfo]:
         based_on = style.find(qn("w:basedOn"))
         raw[style_id] = (name or style_id, _outline_level(style), based_on.get(qn("w:val")) if based_on is not None else None)
         numbered[style_id] = _numbering(style)
+    own = {style_id: _own_level(name, level) for style_id, (name, level, _parent) in raw.items()}
     table: dict[str, _StyleInfo] = {}
-    for style_id, (name, level, _parent) in raw.items():
+    for style_id, (name, _level, _parent) in raw.items():
         numbering, parent, steps = numbered[style_id], raw[style_id][2], 0
         while numbering is None and parent in raw and steps < _MAX_BASED_ON:
             numbering, parent = numbered[parent], raw[parent][2]
             steps += 1
-        heading = _HEADING_NAME.match(name)
-        if heading:
-            level = int(heading.group(1))
-        elif name.lower() == "title":
-            level = 1
-        else:
-            parent, steps = raw[style_id][2], 0
-            while level is None and parent in raw and steps < _MAX_BASED_ON:
-                level, parent = raw[parent][1], raw[parent][2]
-                steps += 1
-        table[style_id] = _StyleInfo(name, level, name.lower().startswith("list"), numbering)
+        # a house style based on `heading 1` is a level-1 heading as Word's navigation pane shows it, though
+        # neither style writes its outline level (Google Docs exports, generators); body text (level 9) ends it
+        level, parent, steps = own[style_id], raw[style_id][2], 0
+        while level is None and parent in raw and steps < _MAX_BASED_ON:
+            level, parent = own[parent], raw[parent][2]
+            steps += 1
+        table[style_id] = _StyleInfo(name, level or None, name.lower().startswith("list"), numbering)
     return table
+
+
+def _own_level(name: str, outline: int | None) -> int | None:
+    """A style's level from its name (`heading 2`, `Title`) or its own outline level (0: body text)."""
+    heading = _HEADING_NAME.match(name)
+    if heading:
+        return int(heading.group(1))
+    if name.lower() == "title":
+        return 1
+    return outline
 
 
 def _numbering(element) -> tuple[str, int] | None:
@@ -182,7 +205,8 @@ def _numbering(element) -> tuple[str, int] | None:
 
 
 def _outline_level(element) -> int | None:
-    """w:pPr/w:outlineLvl as a 1-based level; 9 (body text) and absence give None."""
+    """w:pPr/w:outlineLvl as a 1-based level, 0 for body text (9, which cancels a style's level); None when
+    there is none."""
     properties = element.find(qn("w:pPr"))
     found = properties.find(qn("w:outlineLvl")) if properties is not None else None
     if found is None:
@@ -191,7 +215,7 @@ def _outline_level(element) -> int | None:
         value = int(found.get(qn("w:val")))
     except (TypeError, ValueError):
         return None
-    return value + 1 if 0 <= value <= 8 else None
+    return value + 1 if 0 <= value <= 8 else 0 if value == 9 else None
 
 
 class _BodyWalker:
@@ -271,7 +295,8 @@ class _BodyWalker:
             style_element = properties.find(qn("w:pStyle"))
             style_id = style_element.get(qn("w:val")) if style_element is not None else None
         style = self.styles.get(style_id or "") or self.styles.get("Normal")
-        level = _outline_level(element) or (style.level if style else None)
+        own = _outline_level(element)
+        level = (own if own is not None else style.level if style else None) or None
         if level is not None and len(text) <= 300:
             if style is not None and style.name.lower() == "title" and self.title_paragraph is None:
                 self.title_paragraph = " ".join(text.split())

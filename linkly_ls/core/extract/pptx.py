@@ -12,9 +12,10 @@ import re
 from pathlib import Path
 from collections.abc import Iterable, Iterator
 
-import pptx
 from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 from pptx.exc import PackageNotFoundError
+from pptx.package import Package as PptxPackage
+from pptx.parts.presentation import PresentationPart
 from pptx.presentation import Presentation
 from pptx.shapes.base import BaseShape
 from pptx.slide import Slide
@@ -86,8 +87,13 @@ def _slides(presentation: Presentation, warnings: list[str]) -> Iterator[Slide |
 
 
 def _open(path: Path) -> Presentation:
+    """The deck, also when saved as a show (`.ppsx`), a template (`.potx`) or with macros (`.pptm`):
+    python-pptx reads those parts, but `pptx.Presentation` refuses all but `.pptx` and `.pptm`."""
     try:
-        return pptx.Presentation(str(path))
+        part = PptxPackage.open(str(path)).main_document_part
+        if not isinstance(part, PresentationPart):
+            raise ValueError(f"its main part is {part.content_type}, not a presentation")
+        return part.presentation
     except (PackageNotFoundError, KeyError, ValueError) as error:
         raise ExtractionError(f"not a readable PPTX file: {error}") from error
 

@@ -332,3 +332,45 @@ def test_rows_and_cells_in_content_controls_and_a_text_box_in_a_cell_are_read(tm
         "Workstream | Fee", "Procurement diagnostic | 2,750,000", "Network design | 3,125,000",
         "With a box Callout: rebate clause expires 2026 | n/a",
     ]
+
+
+def test_a_style_based_on_a_heading_style_is_a_heading_and_body_text_level_ends_one(tmp_path):
+    """Google Docs writes `heading 1` without an outline level: a house style based on it was body text;
+    a paragraph set to outline level 9 (body text) in a heading style stayed a heading."""
+    styles = (
+        '<w:style w:type="paragraph" w:styleId="GDocsH1"><w:name w:val="heading 1"/></w:style>'
+        '<w:style w:type="paragraph" w:styleId="ClientChapter"><w:name w:val="Client Chapter"/><w:basedOn w:val="GDocsH1"/></w:style>'
+        '<w:style w:type="paragraph" w:styleId="GDocsH2"><w:name w:val="heading 2"/></w:style>'
+        '<w:style w:type="paragraph" w:styleId="ClientSection"><w:name w:val="Client Section"/><w:basedOn w:val="GDocsH2"/></w:style>'
+    )
+
+    def styled(style: str, text: str, properties: str = "") -> str:
+        return f'<w:p><w:pPr><w:pStyle w:val="{style}"/>{properties}</w:pPr>{_r(text)}</w:p>'
+
+    body = (
+        styled("ClientChapter", "Scope of the review") + _p(_r("Words."))
+        + styled("ClientSection", "Tariff baskets") + _p(_r("More words."))
+        + styled("GDocsH1", "A boxed note set to body text", '<w:outlineLvl w:val="9"/>') + _p(_r("Its words."))
+    )
+    path = made_docx(tmp_path, body)
+    path = rewritten_docx(tmp_path / "styled.docx", {"word/styles.xml": lambda data: data.replace(b"</w:styles>", styles.encode() + b"</w:styles>")}, path)
+    outline = extract_file(path).outline
+    assert [(node.level, node.title, [(child.level, child.title) for child in node.children]) for node in outline] == [
+        (1, "Scope of the review", [(2, "Tariff baskets")]),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("suffix", "content_type"),
+    [
+        (".docm", "application/vnd.ms-word.document.macroEnabled.main+xml"),
+        (".dotx", "application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml"),
+        (".dotm", "application/vnd.ms-word.template.macroEnabledTemplate.main+xml"),
+    ],
+)
+def test_a_document_with_macros_or_a_template_is_read_as_a_docx(tmp_path, suffix, content_type):
+    """python-docx refused them ("not a Word file"), and linkly counted them with Thumbs.db as unsupported."""
+    main = b"application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"
+    saved = rewritten_docx(tmp_path / f"report{suffix}", {"[Content_Types].xml": lambda data: data.replace(main, content_type.encode())})
+    assert content_type.encode() in zipfile.ZipFile(saved).read("[Content_Types].xml")
+    assert extract_file(saved).lines == extract_file(SHEET).lines

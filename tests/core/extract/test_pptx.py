@@ -107,3 +107,26 @@ def test_a_slide_missing_from_the_file_loses_only_itself_and_a_hidden_slide_says
     assert slide_lines(document, 2) == ["--- slide 2 ---", "[this slide is missing from the file]", ""]
     assert slide_lines(document, 3)[:3] == ["--- slide 3 ---", "Ownership Rules", "[hidden slide]"]
     assert slide_lines(document, 4) == slide_lines(intact, 4)
+
+
+@pytest.mark.parametrize(
+    ("suffix", "content_type"),
+    [
+        (".ppsx", "application/vnd.openxmlformats-officedocument.presentationml.slideshow.main+xml"),
+        (".potx", "application/vnd.openxmlformats-officedocument.presentationml.template.main+xml"),
+        (".pptm", "application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml"),
+    ],
+)
+def test_a_show_a_template_or_a_deck_with_macros_is_read_as_a_pptx(tmp_path, suffix, content_type):
+    """A deck sent to a client as a show (`.ppsx`) was an unsupported type."""
+    import zipfile
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parents[3] / "fixtures" / "slides" / "rust ownership - lunch and learn.pptx"
+    main = b"application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"
+    saved = tmp_path / f"deck{suffix}"
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(saved, "w", zipfile.ZIP_DEFLATED) as copy:
+        for item in original.infolist():
+            data = original.read(item.filename)
+            copy.writestr(item, data.replace(main, content_type.encode()) if item.filename == "[Content_Types].xml" else data)
+    assert extract_file(saved).lines == extract_file(source).lines

@@ -45,7 +45,7 @@ M.defaults = {
   root_dir = nil,
   root_markers = { ".git" },
   --- files opened as their read-only text view instead of their bytes
-  view_extensions = { "pdf", "epub", "docx", "pptx" },
+  view_extensions = { "pdf", "epub", "docx", "docm", "dotx", "dotm", "pptx", "pptm", "ppsx", "ppsm", "potx", "potm" },
   --- filetype of `linkly:` views
   view_filetype = "linkly",
   --- "auto" (Telescope when installed, else vim.ui.select), "telescope" or "select"

@@ -95,9 +95,14 @@ def _check_sizes(archive: zipfile.ZipFile, limits: ExtractLimits, kind: str) -> 
             )
     total = sum(entry.file_size for entry in entries)
     if total > limits.max_unzipped_bytes:
+        media = sum(entry.file_size for entry in entries if "/media/" in f"/{entry.filename}")
+        why = (
+            f"its media (videos, pictures: {media:,} bytes) are read with its text; raise the limit to index it"
+            if media > total / 2 else "possibly a zip bomb"
+        )
         raise ExtractionError(
             f"{kind} file would unpack to {total:,} bytes, over the "
-            f"{limits.max_unzipped_bytes:,}-byte limit ([limits] max_unzipped_mb); possibly a zip bomb"
+            f"{limits.max_unzipped_bytes:,}-byte limit ([limits] max_unzipped_mb); {why}"
         )
 
 

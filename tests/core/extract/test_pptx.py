@@ -130,3 +130,22 @@ def test_a_show_a_template_or_a_deck_with_macros_is_read_as_a_pptx(tmp_path, suf
             data = original.read(item.filename)
             copy.writestr(item, data.replace(main, content_type.encode()) if item.filename == "[Content_Types].xml" else data)
     assert extract_file(saved).lines == extract_file(source).lines
+
+
+def test_a_deck_over_the_unpacked_limit_by_its_media_is_not_called_a_zip_bomb(tmp_path):
+    """A town-hall deck with a video read as "possibly a zip bomb"."""
+    import zipfile
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parents[3] / "fixtures" / "slides" / "rust ownership - lunch and learn.pptx"
+    with_video = tmp_path / "town hall.pptx"
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(with_video, "w", zipfile.ZIP_DEFLATED) as copy:
+        for item in original.infolist():
+            copy.writestr(item, original.read(item.filename))
+        copy.writestr("ppt/media/media1.mp4", bytes(600_000))
+    limits = replace(ExtractLimits(), max_unzipped_bytes=500_000)
+    with pytest.raises(ExtractionError, match=r"max_unzipped_mb\); its media \(videos, pictures: 600,000 bytes\)") as raised:
+        extract_file(with_video, limits)
+    assert "zip bomb" not in str(raised.value)
+    with pytest.raises(ExtractionError, match="possibly a zip bomb"):
+        extract_file(source, replace(ExtractLimits(), max_unzipped_bytes=10_000))

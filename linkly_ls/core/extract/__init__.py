@@ -104,7 +104,8 @@ _MODULES: dict[str, str] = {
 #: by OCR, and a block that starts one line below the last (each line of a hanging indent) gets no blank line;
 #: html 5 and epub 4: soft hyphens are out of words, a note's mark stands apart from the word it follows, and
 #: a ruby annotation's reading is left out; docx 4: table rows and cells in content controls, and a text
-#: box in a cell, are read, a style based on a heading style is a heading, and outline level 9 is body text
+#: box in a cell, are read, a style based on a heading style is a heading, outline level 9 is body text, and
+#: the headers' and footers' texts and the comments are read at the end
 EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 5, "pdf": 8, "pptx": 4, "html": 5, "epub": 4, "docx": 4, "md": 5, "mdx": 5}
 
 

@@ -21,15 +21,9 @@ from lxml import etree
 
 from linkly_ls.core.document import ExtractedDocument, ExtractionError, LineBuilder, Link
 from linkly_ls.core.extract.base import ExtractLimits, alt_text, title_from_path
+from linkly_ls.core.extract.docx_notes import end_sections
 from linkly_ls.core.extract.docx_numbering import ListNumbers
-from linkly_ls.core.extract.docx_text import (
-    ENDNOTE_REFERENCE,
-    FOOTNOTE_REFERENCE,
-    PARAGRAPHS_AT,
-    TEXT_BOXES,
-    NoteMarks,
-    paragraph_text,
-)
+from linkly_ls.core.extract.docx_text import PARAGRAPHS_AT, TEXT_BOXES, NoteMarks, paragraph_text
 from linkly_ls.core.extract.zipguard import check_zip
 
 _HEADING_NAME = re.compile(r"^heading\s*([1-9])$", re.I)
@@ -50,7 +44,7 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
     builder = LineBuilder()
     walker = _BodyWalker(styles, builder, _external_targets(document), ListNumbers(_numbering_part(document)))
     walker.walk(document.element.body)
-    for heading, notes in _notes(document, walker.marks):
+    for heading, notes in end_sections(document, walker.marks):
         builder.blank()
         builder.heading(heading, 1)
         for note in notes:
@@ -79,43 +73,6 @@ def _external_targets(document: DocxDocument) -> dict[str, str]:
         if rel.is_external and rel.reltype.endswith("/hyperlink"):
             targets[rel_id] = rel.target_ref
     return targets
-
-
-#: the parts of a document's notes, and the heading their text is written under at the end
-_NOTE_PARTS = (
-    ("/footnotes", "w:footnote", "Footnotes", FOOTNOTE_REFERENCE),
-    ("/endnotes", "w:endnote", "Endnotes", ENDNOTE_REFERENCE),
-)
-#: notes that are Word's separator lines, not text
-_NOTE_SEPARATORS = frozenset({"separator", "continuationSeparator", "continuationNotice"})
-_SAFE_XML = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
-
-
-def _notes(document: DocxDocument, marks: NoteMarks) -> list[tuple[str, list[str]]]:
-    """(heading, ["[mark] text"]) of the footnotes and of the endnotes, each part that has any, marked as the
-    body refers to them (`marks`): their text is no part of the body, and a search for a sentence of a
-    footnote found nothing."""
-    found: list[tuple[str, list[str]]] = []
-    for reltype_end, tag, heading, reference_tag in _NOTE_PARTS:
-        part = next((rel.target_part for rel in document.part.rels.values()
-                     if not rel.is_external and rel.reltype.endswith(reltype_end)), None)
-        if part is None:
-            continue
-        try:
-            root = etree.fromstring(part.blob, _SAFE_XML)
-        except etree.XMLSyntaxError:
-            continue  # the body is still read; a damaged notes part loses only the notes
-        notes: list[tuple[int, str]] = []
-        for note in root.iterchildren(qn(tag)):
-            if note.get(qn("w:type")) in _NOTE_SEPARATORS:
-                continue
-            text = " ".join(" ".join(paragraph_text(p).split()) for p in note.iter(qn("w:p")))
-            if text.strip():
-                note_id = note.get(_ID) or f"unnumbered {len(notes)}"
-                notes.append((marks.number(reference_tag, note_id), f"{marks.mark(reference_tag, note_id)} {text.strip()}"))
-        if notes:
-            found.append((heading, [line for _, line in sorted(notes)]))
-    return found
 
 
 def _open(path: Path) -> DocxDocument:

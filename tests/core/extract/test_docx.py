@@ -32,8 +32,12 @@ def test_large_handbook_has_its_300_headings(extracted, check):
     assert {node.level for node in nodes} == {1, 2, 3}
     top = [node.title for node in document.outline]
     assert top[0] == "CHAPTER 1 – INTRODUCTION"
-    assert len(top) == 15 and top[-1] == "Footnotes"
-    assert any("same meaning as" in line for line in document.lines[document.outline[-1].start_line - 1 :])
+    assert len(top) == 16 and top[-2:] == ["Footnotes", "Headers and footers"]
+    assert any("same meaning as" in line for line in document.lines[document.outline[-2].start_line - 1 :])
+    assert document.lines[document.outline[-1].start_line :] == [
+        "Handbook for Chapter 13 Standing Trustee Page 5-", "Effective October 1, 2012",
+        "Handbook for Chapter 13 Standing Trustees Page 2-",
+    ]
     assert document.title == "Chapter 13 Trustee Handbook"  # no core title; first heading comes late
     check.outline_points_at_titles(document)
     check.well_formed(document)
@@ -374,3 +378,34 @@ def test_a_document_with_macros_or_a_template_is_read_as_a_docx(tmp_path, suffix
     saved = rewritten_docx(tmp_path / f"report{suffix}", {"[Content_Types].xml": lambda data: data.replace(main, content_type.encode())})
     assert content_type.encode() in zipfile.ZipFile(saved).read("[Content_Types].xml")
     assert extract_file(saved).lines == extract_file(SHEET).lines
+
+
+def test_headers_footers_and_comments_are_read_at_the_end(tmp_path):
+    """An engagement code in the footer and a reviewer's comment could not be found."""
+    comment = (
+        f'<w:comments xmlns:w="{W}"><w:comment w:id="0" w:author="Lars Quist">'
+        f'{_p(_r("Check whether the break-even survives the rent indexation."))}</w:comment></w:comments>'
+    )
+    footer = f'<w:ftr xmlns:w="{W}">{_p(_r("Engagement NWT-2025-014 · page "))}{_p(_r("7"))}</w:ftr>'
+    relationship = (
+        '<Relationship Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/footer" '
+        'Id="rIdFooter9" Target="footer9.xml" />'
+    )
+    override = (
+        '<Override PartName="/word/footer9.xml" '
+        'ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.footer+xml"/>'
+    )
+    path = rewritten_docx(tmp_path / "reviewed.docx", {
+        "word/comments.xml": lambda _: comment.encode(),
+        "word/_rels/document.xml.rels": lambda data: data.replace(b"</Relationships>", relationship.encode() + b"</Relationships>"),
+        "[Content_Types].xml": lambda data: data.replace(b"</Types>", override.encode() + b"</Types>"),
+    })
+    with zipfile.ZipFile(path, "a") as package:
+        package.writestr("word/footer9.xml", footer)
+    document = extract_file(path)
+    titles = [node.title for node in document.outline]
+    assert titles[-2:] == ["Headers and footers", "Comments"]
+    assert document.lines[-4:] == [
+        "Engagement NWT-2025-014 · page", "", "Comments",
+        "[comment, Lars Quist] Check whether the break-even survives the rent indexation.",
+    ]

@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.search.analysis import fold_accents
 from linkly_ls.core.tools.common import counted, empty_index_notice, escape_path_glob, resolve_library, setup_notes
 from linkly_ls.core.tools.validation import validate
 from linkly_ls.core.tools.render import path_text
@@ -73,7 +74,8 @@ def _fold_char(char: str) -> str:
         return char.lower()
     lower = char.lower()
     lower = lower if len(lower) == 1 else char  # `İ` lowers to two characters: kept as it is
-    return unicodedata.normalize("NFD", lower)[0]
+    folded = fold_accents(lower)  # as search folds them: `ø`, `ł`, `đ` too, which have no accent to take off
+    return folded if folded != lower else unicodedata.normalize("NFD", lower)[0]
 
 
 def bucket_for(path: str, patterns: list[str]) -> str | None:

@@ -289,7 +289,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "minItems": 1,
                 "maxItems": 50,
                 "description": "Keywords matched as `%keyword%` against file paths, OR-ed; pass several "
-                'variants at once, e.g. ["Notion", "notion-export"]. Case-insensitive for ASCII.',
+                'variants at once, e.g. ["Notion", "notion-export"]. Case- and accent-insensitive (`cafe` '
+                'finds `Café/`, `soren` finds `Søren/`); CJK matches literally.',
             },
             "library": LIBRARY,
             "limit": {

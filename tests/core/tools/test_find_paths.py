@@ -66,7 +66,7 @@ def test_folders_are_found_whatever_the_case_and_accents_of_the_pattern(tmp_path
     from linkly_ls.core.engine import Engine
 
     root = tmp_path / "lib"
-    for folder in ("Café", unicodedata.normalize("NFD", "Français"), "Übersicht", "İstanbul"):
+    for folder in ("Café", unicodedata.normalize("NFD", "Français"), "Übersicht", "İstanbul", "Søren Ågård", "Stanisław Lem"):
         (root / folder).mkdir(parents=True)
         (root / folder / "note.md").write_text("# Note\n\ntext\n", encoding="utf-8")
     engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="p", paths=[root])], raw={"embedding": {"model": "none"}}))
@@ -74,7 +74,8 @@ def test_folders_are_found_whatever_the_case_and_accents_of_the_pattern(tmp_path
         engine.index()
         decomposed = unicodedata.normalize("NFD", "Français")  # the path as written on disk, which opens
         for pattern, folder in [("cafe", "Café"), ("CAFÉ", "Café"), ("FRANÇAIS", decomposed), ("francais", decomposed),
-                                ("uebersicht", None), ("ubersicht", "Übersicht"), ("İstanbul", "İstanbul")]:
+                                ("uebersicht", None), ("ubersicht", "Übersicht"), ("İstanbul", "İstanbul"),
+                                ("soren agard", "Søren Ågård"), ("SØREN", "Søren Ågård"), ("stanislaw", "Stanisław Lem")]:
             found = call_tool(engine, "find_paths", {"patterns": [pattern]}).to_json()["directories"]
             assert [entry["path"] for entry in found] == ([f"{root}/{folder}/"] if folder else []), pattern
             assert all(Path(entry["path"]).is_dir() for entry in found)

@@ -317,11 +317,14 @@ def _wrapped_children(element, tag: str):
 
 
 def _title(document: DocxDocument, walker: _BodyWalker, path: Path) -> str:
+    """The paragraph in the Title style, as the reader sees it; else the core title (a template's leftover,
+    `Proposal template v7 (do not edit)`, titled every document made from it, over the title shown); else
+    the first heading near the top, else the file name."""
+    if walker.title_paragraph:
+        return walker.title_paragraph
     core_title = " ".join((document.core_properties.title or "").split())
     if core_title and not _GENERIC_TITLE.match(core_title):
         return core_title
-    if walker.title_paragraph:
-        return walker.title_paragraph
     first = walker.builder.headings[0] if walker.builder.headings else None
     if first is not None and first.line <= 20 and len(first.title) <= 200:
         return first.title

@@ -37,6 +37,7 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
     presentation = _open(path)
     builder = LineBuilder()
     first_title: str | None = None
+    cover_title = ""
     warnings: list[str] = []
     for number, slide in enumerate(_slides(presentation, warnings), start=1):
         builder.page(f"--- slide {number} ---")
@@ -48,6 +49,7 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
         title = _shape_text(title_shape).strip() if title_shape is not None else ""
         if title:
             first_title = first_title or " ".join(title.split())
+            cover_title = cover_title or (first_title if number == 1 else "")
         if title:
             builder.heading(title, 1)
         else:  # the marker line itself carries the slide number
@@ -66,7 +68,7 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
     lines, outline = builder.finish()
     return ExtractedDocument(
         lines=lines,
-        title=_title(presentation, first_title, path),
+        title=cover_title or _title(presentation, first_title, path),
         doc_type="pptx",
         outline=outline,
         page_starts=builder.page_starts,
@@ -169,6 +171,9 @@ def _notes(slide: Slide) -> str:
 
 
 def _title(presentation: Presentation, first_title: str | None, path: Path) -> str:
+    """For a deck whose first slide has no title: the core title (the first slide's wins over it: a
+    template's leftover, `HQ Master Template 2023`, titled every deck made from it), else the first
+    slide title, else the file name."""
     core_title = " ".join((presentation.core_properties.title or "").split())
     if core_title and not _GENERIC_TITLE.match(core_title):
         return core_title

@@ -409,3 +409,11 @@ def test_headers_footers_and_comments_are_read_at_the_end(tmp_path):
         "Engagement NWT-2025-014 · page", "", "Comments",
         "[comment, Lars Quist] Check whether the break-even survives the rent indexation.",
     ]
+
+
+def test_the_title_paragraph_as_shown_wins_over_a_templates_leftover_core_title(tmp_path):
+    path = rewritten_docx(tmp_path / "proposal.docx", {
+        "docProps/core.xml": lambda data: re.sub(rb"<dc:title>.*?</dc:title>", b"<dc:title>Proposal template v7 (do not edit)</dc:title>", data),
+    })
+    assert b"Proposal template v7" in zipfile.ZipFile(path).read("docProps/core.xml")
+    assert extract_file(path).title == "5.4. Manipulating Packages with dpkg"

@@ -149,3 +149,21 @@ def test_a_deck_over_the_unpacked_limit_by_its_media_is_not_called_a_zip_bomb(tm
     assert "zip bomb" not in str(raised.value)
     with pytest.raises(ExtractionError, match="possibly a zip bomb"):
         extract_file(source, replace(ExtractLimits(), max_unzipped_bytes=10_000))
+
+
+def test_the_first_slides_title_wins_over_a_templates_leftover_core_title(tmp_path):
+    import re
+    import zipfile
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parents[3] / "fixtures" / "slides" / "rust ownership - lunch and learn.pptx"
+    saved = tmp_path / "kickoff.pptx"
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(saved, "w", zipfile.ZIP_DEFLATED) as copy:
+        for item in original.infolist():
+            data = original.read(item.filename)
+            if item.filename == "docProps/core.xml":
+                data = re.sub(rb"<dc:title>.*?</dc:title>|<dc:title/>", b"", data)
+                data = data.replace(b"</cp:coreProperties>", b"<dc:title>HQ Master Template 2023</dc:title></cp:coreProperties>")
+            copy.writestr(item, data)
+    assert b"HQ Master Template 2023" in zipfile.ZipFile(saved).read("docProps/core.xml")
+    assert extract_file(saved).title == "What Is Ownership?"

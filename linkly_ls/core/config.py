@@ -92,6 +92,19 @@ class Config:
     data_dir_origin: str = ""
     #: the file LINKLY_CONFIG names when there is no such file (a typo reads as an empty config)
     missing_named_file: Path | None = None
+    #: the file this config was read from, or would be (None: made in code, no file)
+    path: Path | None = None
+
+    def file_stamp(self) -> tuple[int, int] | None:
+        """(mtime in ns, size) of the config file, None when there is none: what tells a process that runs
+        for hours that the file was edited since it read it."""
+        if self.path is None:
+            return None
+        try:
+            stat = self.path.stat()
+        except OSError:
+            return None
+        return stat.st_mtime_ns, stat.st_size
 
     def section(self, name: str) -> dict:
         """A top-level table of the config file, for the faces' own settings (e.g. [mcp])."""
@@ -170,6 +183,7 @@ def load_config(path: Path | None = None) -> Config:
         raw=raw,
         data_dir_origin=origin,
         missing_named_file=path if named and path == Path(named).expanduser() and not path.exists() else None,
+        path=path,
     )
 
 

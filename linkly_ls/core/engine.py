@@ -7,6 +7,7 @@ tool functions with it.
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import re
 import threading
@@ -29,6 +30,8 @@ from linkly_ls.core.indexing.unfinished_runs import recorded_run
 from linkly_ls.core.indexing.vector_sync import VectorSync
 from linkly_ls.core.store.writer_lock import WriterLock
 
+log = logging.getLogger("linkly_ls.indexing")
+
 if TYPE_CHECKING:
     from linkly_ls.core.indexing.indexer import Indexer, IndexReport, ProgressCallback
     from linkly_ls.core.remote import RemoteSet
@@ -50,6 +53,8 @@ class Engine:
         except ConfigError as error:
             raise ConfigError(f"{self.config.source}: {error}" if self.config.source else str(error)) from None
         self.data_dir = self.config.data_dir
+        #: the config file as it was read (`reread_config_if_edited`)
+        self._config_stamp = self.config.file_stamp()
         #: this process made the index folder and does not fill it: a misspelt LINKLY_DATA_DIR reads as an empty index
         self.made_data_dir = not os.path.exists(self.data_dir)
         try:
@@ -142,14 +147,26 @@ class Engine:
         """Take in the config file's libraries as it stands now (a `[[library]]` table added while this
         process runs: another command would record it first); the others (an editor's) are kept. A file
         that no longer parses changes nothing, and False says it could not be read."""
+        self._config_stamp = self.config.file_stamp()
         try:
-            fresh = load_config(self.config.source) if self.config.source else load_config()
+            known = self.config.path or self.config.source
+            fresh = load_config(known) if known else load_config()
         except ConfigError:
             return False
         kept = [library for library in self.config.libraries if library.origin != "config"]
         kept_names = {library.name for library in kept}
         self.config.libraries = [library for library in fresh.libraries if library.name not in kept_names] + kept
         self._sync_config_libraries()
+        return True
+
+    def reread_config_if_edited(self) -> bool:
+        """`reread_config_libraries` when the config file was written since it was last read (a watching
+        writer asks every second: an `exclude` added while `linkly serve` ran was not applied, and the
+        excluded file stayed readable, until another command ran). True when it was read again."""
+        if self.config.path is None or self.config.file_stamp() == self._config_stamp:
+            return False
+        if not self.reread_config_libraries():
+            log.warning("the config file %s was edited and cannot be read now; its libraries stay as they were", self.config.path)
         return True
 
     def _sync_config_libraries(self) -> None:

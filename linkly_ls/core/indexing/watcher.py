@@ -244,6 +244,7 @@ def _watch(
                 reports = apply_changes(engine, {Path(path) for _, path in changes}, names)
                 if on_batch and reports:
                     on_batch(reports)
+            engine.reread_config_if_edited()  # a library added or its globs edited: caught up below
             current, current_rules = _watched(engine, names)
             watchable = [root for root in current if root not in left_out]
             if (

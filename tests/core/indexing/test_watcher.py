@@ -361,3 +361,41 @@ def test_an_edited_include_or_exclude_is_applied_while_watching(tmp_path):
         stop.set()
         thread.join(10)
         engine.close()
+
+
+def test_a_config_file_edited_while_watching_is_read_again_and_applied(tmp_path):
+    """An `exclude` added to the config file while `linkly serve` ran was not applied, and the excluded file
+    stayed readable, until some other command happened to record the file in the catalog."""
+    import threading
+
+    from linkly_ls.core.config import load_config
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.indexing.watcher import watch_libraries
+
+    notes, papers = tmp_path / "notes", tmp_path / "papers"
+    for folder in (notes, papers):
+        folder.mkdir()
+    (notes / "keep.md").write_text("# Keep\n\nkept\n", encoding="utf-8")
+    (notes / "private.md").write_text("# Private\n\nsecret\n", encoding="utf-8")
+    (papers / "paper.md").write_text("# Paper\n\nfindings\n", encoding="utf-8")
+    config = tmp_path / "config.toml"
+    table = f'[embedding]\nmodel = "none"\n[index]\ndata_dir = "{tmp_path / "data"}"\n[[library]]\nname = "notes"\npaths = ["{notes}"]\n'
+    config.write_text(table, encoding="utf-8")
+    engine = Engine(load_config(config))
+    stop = threading.Event()
+    thread = threading.Thread(target=watch_libraries, kwargs={"engine": engine, "stop": stop})
+    thread.start()
+    try:
+        wait_for(lambda: engine.catalog.by_path(str(notes / "private.md")) is not None)
+        config.write_text(table + 'exclude = ["private*"]\n'
+                          + f'[[library]]\nname = "papers"\npaths = ["{papers}"]\n', encoding="utf-8")
+        wait_for(lambda: engine.catalog.by_path(str(notes / "private.md")) is None)
+        wait_for(lambda: engine.catalog.by_path(str(papers / "paper.md")) is not None)
+        assert engine.catalog.by_path(str(notes / "keep.md")) is not None
+        config.write_text("[[library]\nbroken", encoding="utf-8")  # unreadable for now: nothing changes
+        time.sleep(2)
+        assert thread.is_alive() and engine.catalog.by_path(str(papers / "paper.md")) is not None
+    finally:
+        stop.set()
+        thread.join(10)
+        engine.close()

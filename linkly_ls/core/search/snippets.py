@@ -216,15 +216,18 @@ def best_snippet(
         if number not in skip_lines:
             terms = matcher.terms_in(lines[number - 1])
             scored.append((number, terms, matcher.exact_in(lines[number - 1]) if terms else 0))
-    best_line, best_seen, best_score = (scored[0][0] if scored else first), set(), (-1, -1, -1, -1)
+    best_line, best_seen, best_score = (scored[0][0] if scored else first), set(), (-1, -1, -1, -1, -1)
     for index, (number, _, _) in enumerate(scored):
         window = scored[index : index + SNIPPET_LINES]
         covered = set().union(*(seen for _, seen, _ in window))
         hits = sum(len(seen) for _, seen, _ in window)
         exact = sum(typed for _, _, typed in window)
         first_exact = next((typed for _, seen, typed in window if seen), 0)  # the line the snippet points at
-        # most terms; then the words as typed, the line pointed at holding them; then most matches
-        score = (len(covered), exact, first_exact, hits)
+        leading = next((len(seen) for _, seen, _ in window if seen), 0)
+        # most terms; then most of them on the line pointed at, which the snippet starts with (a Word
+        # paragraph is one long line: a window opening on the paragraph before, holding one common query
+        # word, was cut before the line holding them all); then the words as typed; then most matches
+        score = (len(covered), leading, exact, first_exact, hits)
         if score > best_score:
             best_score = score
             best_line, best_seen = number, covered

@@ -128,3 +128,13 @@ def test_a_code_span_holding_a_match_is_bold_whole_and_a_link_target_stays_as_wr
     assert seen == {0, 1}
     assert QueryMatcher("tab").mark("see [the docs](./tab.md)")[0] == "see [the docs](./tab.md)"
     assert QueryMatcher("tab").mark("see [the docs](./tab.md)")[1] == {0}, "a match in a link's target still counts"
+
+
+def test_a_snippet_opens_on_the_paragraph_holding_every_query_word_not_the_one_before():
+    """A Word paragraph is one long line: the window opening on the paragraph before (one common query word,
+    many times) won on matches and was cut before the sentence holding all three words."""
+    before = "Rollout churn warehouse margin shrinkage " + " ".join(["capex logistics supplier warehouse pricing"] * 20)
+    lines = [before, "The Fjordline warehouse consolidation saves 3.9 million euros per year from 2027.", "Next steps."]
+    snippet = best_snippet(QueryMatcher("Fjordline warehouse consolidation"), lines, 1, 3)
+    assert snippet.line == 2
+    assert snippet.text.startswith("The **Fjordline** **warehouse** **consolidation** saves")

@@ -106,7 +106,8 @@ _MODULES: dict[str, str] = {
 #: a ruby annotation's reading is left out; docx 4: table rows and cells in content controls, and a text
 #: box in a cell, are read, a style based on a heading style is a heading, outline level 9 is body text, and
 #: the headers' and footers' texts and the comments are read at the end, and the Title paragraph titles the
-#: document before the core title; pptx 5: the first slide's title titles the deck before the core title
+#: document before the core title, and a vertically merged cell reads on every row it spans; pptx 5: the first
+#: slide's title titles the deck before the core title, and a merged table cell is one column
 EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 5, "pdf": 8, "pptx": 5, "html": 5, "epub": 4, "docx": 4, "md": 5, "mdx": 5}
 
 

@@ -33,6 +33,7 @@ _MAX_BASED_ON = 10
 #: the alternative text of the pictures a paragraph holds
 _ALT_TEXT = etree.XPath(".//wp:docPr/@descr", namespaces={"wp": nsmap["wp"]})
 _TEXT = qn("w:t")
+_CELL_PROPERTIES, _VERTICAL_MERGE, _GRID_SPAN, _VALUE = qn("w:tcPr"), qn("w:vMerge"), qn("w:gridSpan"), qn("w:val")
 _HYPERLINK, _ANCHOR_ATTR, _REL_ID = qn("w:hyperlink"), qn("w:anchor"), qn("r:id")
 _BOOKMARK, _NAME, _ID = qn("w:bookmarkStart"), qn("w:name"), qn("w:id")
 
@@ -281,11 +282,21 @@ class _BodyWalker:
 
     def _table(self, element) -> None:
         self.builder.blank()
+        merged: dict[int, str] = {}  # grid column -> the text of the cell a vertical merge started with there
         for row in _wrapped_children(element, qn("w:tr")):
             cells = []
+            column = 0
             for cell in _wrapped_children(row, qn("w:tc")):
                 parts = self._cell_texts(cell, self.depth)
-                cells.append(" ".join(" ".join(part.split()) for part in parts if part.strip()))
+                text = " ".join(" ".join(part.split()) for part in parts if part.strip())
+                merge = cell.find(f"{_CELL_PROPERTIES}/{_VERTICAL_MERGE}")
+                if merge is not None and merge.get(_VALUE) == "restart":
+                    merged[column] = text
+                elif merge is not None:  # a row of a vertical merge: Word shows the first cell's text across it
+                    text = merged.get(column, text)
+                cells.append(text)
+                span = cell.find(f"{_CELL_PROPERTIES}/{_GRID_SPAN}")
+                column += int(span.get(_VALUE)) if span is not None and (span.get(_VALUE) or "").isdigit() else 1
             if any(cells):
                 self._note_links(row, self.builder.next_line)
                 self.builder.text(" | ".join(cells))

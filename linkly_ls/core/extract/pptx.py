@@ -136,7 +136,7 @@ def _write_shape(shape: BaseShape, builder: LineBuilder, depth: int) -> None:
     if getattr(shape, "has_table", False):
         builder.blank()
         for row in shape.table.rows:
-            cells = [" ".join(cell.text.split()) for cell in row.cells]
+            cells = [" ".join(cell.text.split()) for cell in row.cells if not cell.is_spanned]  # a merged-away cell is no column
             if any(cells):
                 builder.text(" | ".join(cells))
         builder.blank()

@@ -417,3 +417,21 @@ def test_the_title_paragraph_as_shown_wins_over_a_templates_leftover_core_title(
     })
     assert b"Proposal template v7" in zipfile.ZipFile(path).read("docProps/core.xml")
     assert extract_file(path).title == "5.4. Manipulating Packages with dpkg"
+
+
+def test_a_vertically_merged_cell_reads_on_every_row_it_spans(tmp_path):
+    """`grep Oslo` missed the flagship figures: the merged cell's text stood on its first row only."""
+    def cell(text: str, properties: str = "") -> str:
+        return f"<w:tc><w:tcPr>{properties}</w:tcPr>{_p(_r(text)) if text else '<w:p/>'}</w:tc>"
+
+    spanning, starting, continuing = '<w:gridSpan w:val="2"/>', '<w:vMerge w:val="restart"/>', "<w:vMerge/>"
+    body = (
+        "<w:tbl>"
+        f"<w:tr>{cell('City')}{cell('Year', spanning)}</w:tr>"
+        f"<w:tr>{cell('Oslo', starting)}{cell('1,204.7')}{cell('2,318.9')}</w:tr>"
+        f"<w:tr>{cell('', continuing)}{cell('611.0')}{cell('733.2')}</w:tr>"
+        f"<w:tr>{cell('Bergen')}{cell('388.1')}{cell('512.4')}</w:tr>"
+        "</w:tbl>"
+    )
+    lines = [line for line in extract_file(made_docx(tmp_path, body)).lines if line]
+    assert lines == ["City | Year", "Oslo | 1,204.7 | 2,318.9", "Oslo | 611.0 | 733.2", "Bergen | 388.1 | 512.4"]

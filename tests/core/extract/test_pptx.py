@@ -167,3 +167,19 @@ def test_the_first_slides_title_wins_over_a_templates_leftover_core_title(tmp_pa
             copy.writestr(item, data)
     assert b"HQ Master Template 2023" in zipfile.ZipFile(saved).read("docProps/core.xml")
     assert extract_file(saved).title == "What Is Ownership?"
+
+
+def test_a_merged_table_cell_is_one_column_not_empty_ones(tmp_path):
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Capex"
+    table = slide.shapes.add_table(2, 3, Inches(1), Inches(2), Inches(6), Inches(1)).table
+    table.cell(0, 0).text, table.cell(0, 1).text, table.cell(0, 2).text = "Item", "2026", "2027"
+    table.cell(1, 0).text, table.cell(1, 1).text = "Capex (NOK m)", "Front-loaded: NOK 12.7m over three years"
+    table.cell(1, 1).merge(table.cell(1, 2))
+    deck.save(tmp_path / "capex.pptx")
+    lines = extract_file(tmp_path / "capex.pptx").lines
+    assert "Capex (NOK m) | Front-loaded: NOK 12.7m over three years" in lines

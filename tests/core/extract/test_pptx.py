@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+import zipfile
+from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +15,20 @@ from linkly_ls.core.extract import extract_file
 from linkly_ls.core.extract.base import ExtractLimits
 
 DECK = "slides/ApacheCon 2008 - Apache Performance Tuning.pptx"
+LUNCH_DECK = Path(__file__).resolve().parents[3] / "fixtures" / "slides" / "rust ownership - lunch and learn.pptx"
+
+
+def rewritten_deck(target: Path, edit: Callable[[str, bytes], bytes | None], added: dict[str, bytes] | None = None) -> Path:
+    """A copy of the lunch-and-learn deck whose members `edit(name, data)` rewrites (None leaves one out),
+    with the members of `added` besides."""
+    with zipfile.ZipFile(LUNCH_DECK) as original, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as copy:
+        for item in original.infolist():
+            data = edit(item.filename, original.read(item.filename))
+            if data is not None:
+                copy.writestr(item, data)
+        for name, data in (added or {}).items():
+            copy.writestr(name, data)
+    return target
 
 
 def slide_lines(document, number: int) -> list[str]:
@@ -84,24 +102,16 @@ def test_a_pictures_alternative_text_is_a_line_of_its_own(extracted):
 
 
 def test_a_slide_missing_from_the_file_loses_only_itself_and_a_hidden_slide_says_so(tmp_path):
-    import re
-    import zipfile
-    from pathlib import Path
+    def damage(name: str, data: bytes) -> bytes | None:
+        if name == "ppt/_rels/presentation.xml.rels":  # slide 2's part and its relationship are gone
+            return re.sub(rb'<Relationship Id="rId3" [^>]*slides/slide2.xml" */>', b"", data)
+        if name.startswith(("ppt/slides/slide2.xml", "ppt/slides/_rels/slide2.xml")):
+            return None
+        return data.replace(b"<p:sld ", b'<p:sld show="0" ', 1) if name == "ppt/slides/slide3.xml" else data
 
-    source = Path(__file__).resolve().parents[3] / "fixtures" / "slides" / "rust ownership - lunch and learn.pptx"
-    damaged = tmp_path / "damaged.pptx"
-    with zipfile.ZipFile(source) as original, zipfile.ZipFile(damaged, "w", zipfile.ZIP_DEFLATED) as copy:
-        for item in original.infolist():
-            data = original.read(item.filename)
-            if item.filename == "ppt/_rels/presentation.xml.rels":  # slide 2's part and its relationship are gone
-                data = re.sub(rb'<Relationship Id="rId3" [^>]*slides/slide2.xml" */>', b"", data)
-            elif item.filename.startswith(("ppt/slides/slide2.xml", "ppt/slides/_rels/slide2.xml")):
-                continue
-            elif item.filename == "ppt/slides/slide3.xml":
-                data = data.replace(b"<p:sld ", b'<p:sld show="0" ', 1)
-            copy.writestr(item, data)
+    damaged = rewritten_deck(tmp_path / "damaged.pptx", damage)
     document = extract_file(damaged)
-    intact = extract_file(source)
+    intact = extract_file(LUNCH_DECK)
     assert document.warnings == ["slide 2 is missing from the file (the presentation lists it, its part is gone)"]
     assert len(document.page_starts) == len(intact.page_starts)
     assert slide_lines(document, 2) == ["--- slide 2 ---", "[this slide is missing from the file]", ""]
@@ -119,52 +129,32 @@ def test_a_slide_missing_from_the_file_loses_only_itself_and_a_hidden_slide_says
 )
 def test_a_show_a_template_or_a_deck_with_macros_is_read_as_a_pptx(tmp_path, suffix, content_type):
     """A deck sent to a client as a show (`.ppsx`) was an unsupported type."""
-    import zipfile
-    from pathlib import Path
-
-    source = Path(__file__).resolve().parents[3] / "fixtures" / "slides" / "rust ownership - lunch and learn.pptx"
     main = b"application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"
-    saved = tmp_path / f"deck{suffix}"
-    with zipfile.ZipFile(source) as original, zipfile.ZipFile(saved, "w", zipfile.ZIP_DEFLATED) as copy:
-        for item in original.infolist():
-            data = original.read(item.filename)
-            copy.writestr(item, data.replace(main, content_type.encode()) if item.filename == "[Content_Types].xml" else data)
-    assert extract_file(saved).lines == extract_file(source).lines
+    saved = rewritten_deck(
+        tmp_path / f"deck{suffix}", lambda name, data: data.replace(main, content_type.encode()) if name == "[Content_Types].xml" else data
+    )
+    assert extract_file(saved).lines == extract_file(LUNCH_DECK).lines
 
 
 def test_a_deck_over_the_unpacked_limit_by_its_media_is_not_called_a_zip_bomb(tmp_path):
     """A town-hall deck with a video read as "possibly a zip bomb"."""
-    import zipfile
-    from pathlib import Path
-
-    source = Path(__file__).resolve().parents[3] / "fixtures" / "slides" / "rust ownership - lunch and learn.pptx"
-    with_video = tmp_path / "town hall.pptx"
-    with zipfile.ZipFile(source) as original, zipfile.ZipFile(with_video, "w", zipfile.ZIP_DEFLATED) as copy:
-        for item in original.infolist():
-            copy.writestr(item, original.read(item.filename))
-        copy.writestr("ppt/media/media1.mp4", bytes(600_000))
+    with_video = rewritten_deck(tmp_path / "town hall.pptx", lambda name, data: data, {"ppt/media/media1.mp4": bytes(600_000)})
     limits = replace(ExtractLimits(), max_unzipped_bytes=500_000)
     with pytest.raises(ExtractionError, match=r"max_unzipped_mb\); its media \(videos, pictures: 600,000 bytes\)") as raised:
         extract_file(with_video, limits)
     assert "zip bomb" not in str(raised.value)
     with pytest.raises(ExtractionError, match="possibly a zip bomb"):
-        extract_file(source, replace(ExtractLimits(), max_unzipped_bytes=10_000))
+        extract_file(LUNCH_DECK, replace(ExtractLimits(), max_unzipped_bytes=10_000))
 
 
 def test_the_first_slides_title_wins_over_a_templates_leftover_core_title(tmp_path):
-    import re
-    import zipfile
-    from pathlib import Path
+    def retitle(name: str, data: bytes) -> bytes:
+        if name != "docProps/core.xml":
+            return data
+        data = re.sub(rb"<dc:title>.*?</dc:title>|<dc:title/>", b"", data)
+        return data.replace(b"</cp:coreProperties>", b"<dc:title>HQ Master Template 2023</dc:title></cp:coreProperties>")
 
-    source = Path(__file__).resolve().parents[3] / "fixtures" / "slides" / "rust ownership - lunch and learn.pptx"
-    saved = tmp_path / "kickoff.pptx"
-    with zipfile.ZipFile(source) as original, zipfile.ZipFile(saved, "w", zipfile.ZIP_DEFLATED) as copy:
-        for item in original.infolist():
-            data = original.read(item.filename)
-            if item.filename == "docProps/core.xml":
-                data = re.sub(rb"<dc:title>.*?</dc:title>|<dc:title/>", b"", data)
-                data = data.replace(b"</cp:coreProperties>", b"<dc:title>HQ Master Template 2023</dc:title></cp:coreProperties>")
-            copy.writestr(item, data)
+    saved = rewritten_deck(tmp_path / "kickoff.pptx", retitle)
     assert b"HQ Master Template 2023" in zipfile.ZipFile(saved).read("docProps/core.xml")
     assert extract_file(saved).title == "What Is Ownership?"
 

@@ -45,6 +45,7 @@ def test_the_cli_is_told_that_the_writer_does_not_watch_and_hears_of_a_bad_name_
 def test_index_library_names_the_writer_and_checks_its_arguments_first(home_factory):
     """`linkly mcp` with no server to relay to serves from its own process, which is not the writer here."""
     home = home_factory(None, minimal=True)
+    home.data_dir.mkdir(parents=True, exist_ok=True)  # the holder is a linkly process, which made it
     holder = subprocess.Popen(
         [sys.executable, "-c",
          "import sys; from pathlib import Path; from linkly_ls.core.store.writer_lock import WriterLock;"

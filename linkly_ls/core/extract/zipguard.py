@@ -22,6 +22,9 @@ from linkly_ls.core.extract.base import READ_ERROR, ExtractLimits
 MAX_ZIP_ENTRIES = 100_000
 #: the most zipfile inflates in one step of `read()`; it cuts to the declared size after each step
 READ_STEP = 64 * 2**20
+#: the most a document's media shrink when zipped (an uncompressed bitmap: about 10 times); a bomb's zeros
+#: shrink a thousand times
+MEDIA_MOST_SHRINKING = 100
 #: deflate's worst case: stored blocks, 5 bytes per 65,535, plus a little
 _DEFLATE_OVERHEAD = 1.001
 _DEFLATE_SLACK = 1024
@@ -95,10 +98,11 @@ def _check_sizes(archive: zipfile.ZipFile, limits: ExtractLimits, kind: str) -> 
             )
     total = sum(entry.file_size for entry in entries)
     if total > limits.max_unzipped_bytes:
-        media = sum(entry.file_size for entry in entries if "/media/" in f"/{entry.filename}")
-        why = (
-            f"its media (videos, pictures: {media:,} bytes) are read with its text; raise the limit to index it"
-            if media > total / 2 else "possibly a zip bomb"
+        media = [entry for entry in entries if "/media/" in f"/{entry.filename}"]
+        unpacked, packed = sum(entry.file_size for entry in media), sum(entry.compress_size for entry in media)
+        why = (  # videos and pictures are compressed already: a zip bomb's zeros shrink thousands of times
+            f"its media (videos, pictures: {unpacked:,} bytes) are read with its text; raise the limit to index it"
+            if unpacked > total / 2 and packed * MEDIA_MOST_SHRINKING >= unpacked else "possibly a zip bomb"
         )
         raise ExtractionError(
             f"{kind} file would unpack to {total:,} bytes, over the "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 import zipfile
 from collections.abc import Callable
@@ -138,13 +139,17 @@ def test_a_show_a_template_or_a_deck_with_macros_is_read_as_a_pptx(tmp_path, suf
 
 def test_a_deck_over_the_unpacked_limit_by_its_media_is_not_called_a_zip_bomb(tmp_path):
     """A town-hall deck with a video read as "possibly a zip bomb"."""
-    with_video = rewritten_deck(tmp_path / "town hall.pptx", lambda name, data: data, {"ppt/media/media1.mp4": bytes(600_000)})
+    video = random.Random(7).randbytes(600_000)  # compressed already, as a video is
+    with_video = rewritten_deck(tmp_path / "town hall.pptx", lambda name, data: data, {"ppt/media/media1.mp4": video})
     limits = replace(ExtractLimits(), max_unzipped_bytes=500_000)
     with pytest.raises(ExtractionError, match=r"max_unzipped_mb\); its media \(videos, pictures: 600,000 bytes\)") as raised:
         extract_file(with_video, limits)
     assert "zip bomb" not in str(raised.value)
     with pytest.raises(ExtractionError, match="possibly a zip bomb"):
         extract_file(LUNCH_DECK, replace(ExtractLimits(), max_unzipped_bytes=10_000))
+    zeros = rewritten_deck(tmp_path / "zeros.pptx", lambda name, data: data, {"ppt/media/zeros.bin": bytes(600_000)})
+    with pytest.raises(ExtractionError, match="possibly a zip bomb"):
+        extract_file(zeros, limits)
 
 
 def test_the_first_slides_title_wins_over_a_templates_leftover_core_title(tmp_path):

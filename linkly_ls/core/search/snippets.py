@@ -178,9 +178,12 @@ _KEPT_AS_WRITTEN = re.compile(r"`[^`\n]+`|\]\([^)\s]*\)")
 
 def _reading_of(word: str) -> str:
     """The part of a word with an apostrophe that carries its meaning: after an elision (`l'hôtel` is
-    `hôtel`), else before (a contraction or a possessive: `that’s` is no match for a query's `s`)."""
+    `hôtel`) or a name's one-letter prefix (`O'Brien` is `Brien`, as the index reads it: `o` is too short
+    to mark), else before (a contraction or a possessive: `that’s` is no match for a query's `s`)."""
     parts = _APOSTROPHE.split(word.strip("'’"), 1)
     if len(parts) == 2 and _ELISION.fullmatch(parts[0]) and _ELIDED_START.match(parts[1]):
+        return parts[1]
+    if len(parts) == 2 and len(parts[0]) == 1 and parts[0].isupper() and parts[1][:1].isupper():
         return parts[1]
     return parts[0] or word
 

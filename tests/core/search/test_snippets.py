@@ -138,3 +138,11 @@ def test_a_snippet_opens_on_the_paragraph_holding_every_query_word_not_the_one_b
     snippet = best_snippet(QueryMatcher("Fjordline warehouse consolidation"), lines, 1, 3)
     assert snippet.line == 2
     assert snippet.text.startswith("The **Fjordline** **warehouse** **consolidation** saves")
+
+
+def test_a_name_with_a_one_letter_prefix_is_marked_and_its_line_shown():
+    """`O'Brien` was read as `O`: never marked, and the snippet showed the document's first lines."""
+    lines = ["HOLLIS & PARK LLP", "Plaintiffs' counsel", "Defendant Daniel O'Brien directed procurement staff.", "It's o'clock."]
+    snippet = best_snippet(QueryMatcher("O'Brien"), lines, 1, 4)
+    assert snippet.line == 3 and "**O'Brien**" in snippet.text
+    assert QueryMatcher("O’Brien").mark("DANIEL O’BRIEN: yes")[0] == "DANIEL **O’BRIEN**: yes"

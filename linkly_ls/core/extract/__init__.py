@@ -101,7 +101,8 @@ _MODULES: dict[str, str] = {
 #: its title alone, a `.md` file's one-line ES imports are blanked, and so are an MDX opening tag and a
 #: `{/* */}` comment that span lines; pdf 7: a first page's largest text of mostly symbols (a font mapping
 #: letters to dingbats) titles no PDF; pdf 8: a scanned page whose only text is a stamp in its margin is read
-#: by OCR, and a block that starts one line below the last (each line of a hanging indent) gets no blank line;
+#: by OCR, a block that starts one line below a full line (each line of a hanging indent, of a double-spaced
+#: filing) gets no blank line, and a margin's line numbering is left out;
 #: html 5 and epub 4: soft hyphens are out of words, a note's mark stands apart from the word it follows, and
 #: a ruby annotation's reading is left out; docx 4: table rows and cells in content controls, and a text
 #: box in a cell, are read, a style based on a heading style is a heading, outline level 9 is body text, and

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 
 import pymupdf
@@ -36,6 +37,15 @@ SCAN_COVERAGE = 0.9
 #: the most a line's top lies below the one above's, in font sizes, for them to be lines of one paragraph
 #: (type is set 1.2 apart; a paragraph's spacing adds half a line or more)
 LINE_PITCH = 1.45
+#: a document's own spacing counts from this many pairs of lines on; a line goes on its paragraph up to this
+#: much over it, and never over MAX_LINE_PITCH font sizes (triple spacing)
+PITCH_SAMPLE_LINES = 8
+PITCH_SLACK = 1.15
+MAX_LINE_PITCH = 3.0
+#: a line at least this share of its page's long lines' length (`_full_line_chars`) was wrapped, not ended
+FULL_LINE_SHARE = 0.85
+#: the fewest whole numbers counting up by one, each a line of its own, that are a margin's line numbering
+LINE_NUMBER_RUN = 10
 #: a PDF up to this size is read into memory whole and opened there (`open_pdf`)
 IN_MEMORY_MAX_BYTES = 64 * 1024 * 1024
 
@@ -173,18 +183,25 @@ def _write_pages(builder: LineBuilder, pages: list[PdfPage]) -> None:
 
     A page's lines are single lines with their spaces already folded (`pdf_text.read_page`), so they
     are appended as they are, not through `LineBuilder.text`'s splitting and stripping. A block that
-    starts where the next line of the one before would (`_goes_on`) gets no blank line: MuPDF makes a
-    block of each line of a hanging-indent entry, and the blank line between `Ma-` and `trix` kept a
-    reference list's words and phrases from search and grep."""
+    starts where the next line of a full line before it would (`_goes_on`, `_full_line_chars`) gets no
+    blank line: MuPDF makes a block of each line of a hanging-indent entry (and of a double-spaced
+    filing), and the blank line between `Ma-` and `trix` kept a reference list's words and phrases from
+    search and grep."""
     written = builder.lines
+    for page in pages:
+        _leave_out_line_numbers(page)
+    pitch = _line_pitch(pages)
     for page in pages:
         builder.page(f"--- page {page.index + 1} ---")
         page.marker_line = builder.page_starts[-1]
+        full = _full_line_chars(page)
         previous: PdfLine | None = None
         for line in page.lines:
-            if not line.text:  # the continuation of a heading joined onto its first line
+            if not line.text:  # the continuation of a heading joined onto its first line, a margin's line number
                 continue
-            if previous is not None and line.block != previous.block and not _goes_on(previous, line):
+            if previous is not None and line.block != previous.block and not (
+                len(previous.text) >= full and _goes_on(previous, line, pitch)
+            ):
                 builder.blank()
             previous = line
             written.append(line.text)
@@ -193,9 +210,51 @@ def _write_pages(builder: LineBuilder, pages: list[PdfPage]) -> None:
             builder.text("\n".join(page.ocr_lines))
 
 
-def _goes_on(above: PdfLine, line: PdfLine) -> bool:
+def _full_line_chars(page: PdfPage) -> float:
+    """How long a line of this page is when the text wrapped there rather than a paragraph ending: most of
+    the length of its long lines (the upper quartile). A paragraph's last line is short; a LaTeX book's
+    next paragraph starts one line below it as a wrapped entry's next line does, and was glued to it."""
+    lengths = sorted(len(line.text) for line in page.lines if line.text)
+    return FULL_LINE_SHARE * lengths[len(lengths) * 3 // 4] if lengths else 0.0
+
+
+def _goes_on(above: PdfLine, line: PdfLine, pitch: float = LINE_PITCH) -> bool:
     """`line` starts a block one line's pitch below `above`, in the same font size: the text goes on."""
-    return above.size == line.size and 0 < line.y0 - above.y0 <= LINE_PITCH * line.size
+    return above.size == line.size and 0 < line.y0 - above.y0 <= pitch * line.size
+
+
+def _line_pitch(pages: list[PdfPage]) -> float:
+    """How far apart, in font sizes, a line may lie below the one above and still go on its paragraph:
+    LINE_PITCH, or a little over the document's usual line spacing where that is wider (a double-spaced
+    filing, each of whose lines MuPDF makes a block: every line was a paragraph, and a phrase wrapping a
+    line was found by neither search nor grep)."""
+    steps = sorted(
+        (line.y0 - above.y0) / line.size
+        for page in pages
+        for above, line in pairwise([line for line in page.lines if line.text])
+        if line.size == above.size and line.size > 0 and 0 < line.y0 - above.y0
+    )
+    if len(steps) < PITCH_SAMPLE_LINES:
+        return LINE_PITCH
+    # the lower quartile: a paragraph's own spacing is the closest common one (a manual of one-line entries
+    # set apart by half a line has those gaps for its median, and its entries would run together)
+    return max(LINE_PITCH, min(steps[len(steps) // 4] * PITCH_SLACK, MAX_LINE_PITCH))
+
+
+def _leave_out_line_numbers(page: PdfPage) -> None:
+    """Empty the lines of a margin's line numbering (pleading paper's 1 to 28, numbered listings): a run
+    of at least LINE_NUMBER_RUN lines holding only whole numbers that count up by one. Read as lines of
+    their own, they stood between every two lines of the text."""
+    numbered = [line for line in page.lines if line.text.isdigit() and len(line.text) <= 4]
+    run: list[PdfLine] = []
+    for line in numbered + [None]:
+        if line is not None and run and int(line.text) == int(run[-1].text) + 1:
+            run.append(line)
+            continue
+        if len(run) >= LINE_NUMBER_RUN:
+            for counted in run:
+                counted.text = ""
+        run = [line] if line is not None else []
 
 
 def _read_scanned_pages(

@@ -307,3 +307,38 @@ def test_a_reference_list_set_with_hanging_indents_reads_as_paragraphs_without_b
         "",
         "A paragraph after a gap.",
     ]
+
+
+def test_a_double_spaced_filing_on_numbered_paper_reads_as_paragraphs_without_its_line_numbers(tmp_path):
+    """Court filings: MuPDF made a block of each double-spaced line, so every line was a paragraph, and the
+    margin's numbers 1 to 28 stood between them: a quote wrapping a line was found by neither search nor grep."""
+    text = [
+        "1. This action arises from the award of Harbor Dredging Contract HD-2023-14 to",
+        "Gulfstream Marine Works, Inc. on February 3, 2024.",
+        "2. Defendant Daniel O'Brien directed procurement staff to \"make sure",
+        "the numbers work before Thursday.\"",
+    ] * 3
+    with pymupdf.open() as pdf:
+        page = pdf.new_page(width=612, height=792)
+        for number in range(1, 29):
+            page.insert_text((40, 60 + 24 * number), str(number), fontsize=9)
+        for index, line in enumerate(text):
+            page.insert_text((72, 60 + 24 * (index + 1)), line, fontsize=11.5)
+        pdf.save(tmp_path / "complaint.pdf")
+    lines = extract_file(tmp_path / "complaint.pdf", replace(ExtractLimits(), ocr=False)).lines
+    assert lines[1:6] == [text[0], text[1], "", text[2], text[3]]  # a paragraph ends on a short line
+    assert not any(line.strip().isdigit() for line in lines)
+
+
+def test_a_new_paragraph_one_line_below_a_short_last_line_keeps_its_blank_line(tmp_path):
+    """LaTeX sets paragraphs without spacing: the next one starts one line below the last, as a wrapped
+    entry's next line does, and was glued to it."""
+    body = "Lorem ipsum dolor sit amet, consectetuer adipiscing elit, sed diam nonummy nibh euismod"
+    with pymupdf.open() as pdf:
+        page = pdf.new_page()
+        lines = [(72, body), (72, body), (72, "tincidunt ut laoreet."), (87, body), (72, body), (72, "dolore magna.")]
+        for index, (left, text) in enumerate(lines):
+            page.insert_text((left, 100 + 12 * index), text, fontsize=10)
+        pdf.save(tmp_path / "paragraphs.pdf")
+    read = extract_file(tmp_path / "paragraphs.pdf", replace(ExtractLimits(), ocr=False)).lines
+    assert read[1:] == [body, body, "tincidunt ut laoreet.", "", body, body, "dolore magna."]

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 
 from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 from pptx.exc import PackageNotFoundError
+from pptx.opc.package import PartFactory
 from pptx.package import Package as PptxPackage
 from pptx.parts.presentation import PresentationPart
 from pptx.presentation import Presentation
@@ -86,6 +87,15 @@ def _slides(presentation: Presentation, warnings: list[str]) -> Iterator[Slide |
         except KeyError:
             warnings.append(f"slide {number} is missing from the file (the presentation lists it, its part is gone)")
             yield None
+
+
+#: the main parts of PowerPoint's shows and templates with macros, which python-pptx does not map to a
+#: presentation part by itself (it does the others)
+for _content_type in (
+    "application/vnd.ms-powerpoint.slideshow.macroEnabled.main+xml",
+    "application/vnd.ms-powerpoint.template.macroEnabled.main+xml",
+):
+    PartFactory.part_type_for.setdefault(_content_type, PresentationPart)
 
 
 def _open(path: Path) -> Presentation:

@@ -126,6 +126,8 @@ def test_a_slide_missing_from_the_file_loses_only_itself_and_a_hidden_slide_says
         (".ppsx", "application/vnd.openxmlformats-officedocument.presentationml.slideshow.main+xml"),
         (".potx", "application/vnd.openxmlformats-officedocument.presentationml.template.main+xml"),
         (".pptm", "application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml"),
+        (".ppsm", "application/vnd.ms-powerpoint.slideshow.macroEnabled.main+xml"),
+        (".potm", "application/vnd.ms-powerpoint.template.macroEnabled.main+xml"),
     ],
 )
 def test_a_show_a_template_or_a_deck_with_macros_is_read_as_a_pptx(tmp_path, suffix, content_type):

@@ -19,6 +19,8 @@ from urllib.parse import unquote
 from ebooklib import ITEM_DOCUMENT, ITEM_NAVIGATION, epub
 from lxml import etree
 
+from linkly_ls.core.extract.html_render import visible_words
+
 _XML_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, recover=True)
 _OPS_NS = "http://www.idpf.org/2007/ops"
 _HTML_TYPES = ("application/xhtml+xml", "text/html", "application/x-dtbook+xml")
@@ -231,4 +233,4 @@ def _local(element) -> str:
 
 
 def _clean(text: str) -> str:
-    return " ".join((text or "").split())
+    return visible_words(text or "")

@@ -15,7 +15,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from linkly_ls.core.document import ExtractedDocument, ExtractionError, Heading, LineBuilder, Link
 from linkly_ls.core.extract.base import ExtractLimits, decode_text, read_bytes, title_from_path
-from linkly_ls.core.extract.html_render import HtmlRenderer, node_text
+from linkly_ls.core.extract.html_render import HtmlRenderer, node_text, visible_words
 
 _CHROME_SELECTORS = (
     "[role=navigation], [role=banner], [role=contentinfo], [role=complementary], [role=search], "
@@ -189,7 +189,7 @@ def _redirect_target(tree: LexborHTMLParser) -> str | None:
 
 def _title_element_text(tree: LexborHTMLParser) -> str | None:
     node = tree.css_first("title")
-    text = " ".join(node.text(deep=True).split()) if node is not None else ""
+    text = visible_words(node.text(deep=True)) if node is not None else ""
     return text or None
 
 

@@ -61,19 +61,25 @@ def node_text(node: LexborNode) -> str:
         if tag == "br" or tag in _PARAGRAPH_TAGS or tag in _LINE_TAGS or tag in ("td", "th") or _note_reference(current, tag):
             parts.append(" ")
         stack.extend(reversed(list(current.iter(include_text=True))))
-    return " ".join("".join(parts).translate(_INVISIBLE).split())
+    return visible_words("".join(parts))
+
+
+def visible_words(text: str) -> str:
+    """`text` as shown on one line: blanks folded, and without the characters that show nothing within a
+    word (`_INVISIBLE`): for titles, contents entries and the body alike."""
+    return " ".join(text.translate(_INVISIBLE).split())
 
 
 def _note_reference(node: LexborNode, tag: str | None) -> bool:
-    """A footnote's mark in the text: a link typed as a note reference, or a superscript of digits and
-    note signs (`<sup>1</sup>`, `<sup>[2]</sup>`, `<sup>*</sup>`), not one with letters (`1<sup>st</sup>`)."""
-    if tag == "sup":
-        text = node.text(deep=True).strip()
-        return bool(text) and len(text) <= 6 and not any(character.isalpha() for character in text)
+    """A footnote's mark in the text: a link typed as a note reference, a superscript that is or holds a
+    link (`<sup><a href="#n1">1</a></sup>`, `<a href="notes.xhtml#n2"><sup>a</sup></a>`). A superscript
+    alone is an exponent or an ordinal (`mc<sup>2</sup>`, `km²`, `1<sup>st</sup>`): part of its word."""
     if tag == "a":
         attributes = node.attributes
-        return bool({attributes.get("epub:type"), attributes.get("role")} & _NOTE_REFERENCE_TYPES)
-    return False
+        if {attributes.get("epub:type"), attributes.get("role")} & _NOTE_REFERENCE_TYPES:
+            return True
+        return "#" in (attributes.get("href") or "") and node.css_first("sup") is not None
+    return tag == "sup" and node.css_first("a[href]") is not None
 
 
 class HtmlRenderer:
@@ -200,7 +206,7 @@ class HtmlRenderer:
     def _flush(self) -> None:
         if not self._inline:
             return
-        line = " ".join("".join(self._inline).translate(_INVISIBLE).split())
+        line = visible_words("".join(self._inline))
         self._inline.clear()
         if line:
             self._write(self._prefix + line)
@@ -287,7 +293,7 @@ def preformatted_text(node: LexborNode) -> str:
             if tag == "code" and parts and not parts[-1].endswith("\n"):
                 parts.append("\n")
             parts.append(preformatted_text(child) if child.css_first("button, input, script, style, select") else child.text(deep=True))
-    return "".join(parts)
+    return "".join(parts).translate(_INVISIBLE)
 
 
 def _table_rows(table: LexborNode) -> list[LexborNode]:

@@ -117,18 +117,22 @@ def test_soft_hyphens_note_marks_and_ruby_readings_leave_the_words_whole(tmp_pat
     pieces); a note's mark made `jardin1` of `jardin`; a ruby's reading was spliced into the sentence."""
     page = tmp_path / "chapter.xhtml"
     page.write_text(
-        "<html><body><h1>Die Ge&#xAD;schich&#xAD;te</h1><p>Ansgar Thor&#xAD;valdsen.</p>"
+        "<html><head><title>Die Ge&#xAD;schich&#xAD;te des Leucht&#xAD;turms</title></head>"
+        "<body><h1>Die Ge&#xAD;schich&#xAD;te</h1><p>Ansgar Thor&#xAD;valdsen.</p><pre>Schiff&#xAD;bruch</pre>"
         "<p>statue de jardin<a href='notes.xhtml#n1' epub:type='noteref'><sup>1</sup></a>. depuis la guerre"
-        "<sup>2</sup>, le 1<sup>er</sup> mai.</p>"
+        "<sup><a href='#n2'>2</a></sup>, selon Smith<a href='#na'><sup>a</sup></a>, le 1<sup>er</sup> mai, E=mc<sup>2</sup>.</p>"
         "<p>毎晩<ruby>灯台<rp>(</rp><rt>とうだい</rt><rp>)</rp></ruby>の階段</p></body></html>",
         encoding="utf-8",
     )
     document = extract_file(page)
     assert document.lines == [
-        "Die Geschichte", "", "Ansgar Thorvaldsen.", "", "statue de jardin 1. depuis la guerre 2, le 1er mai.", "",
+        "Die Geschichte", "", "Ansgar Thorvaldsen.", "", "Schiffbruch", "", "statue de jardin 1. depuis la guerre 2, selon Smith a, le 1er mai, E=mc2.", "",
         "毎晩灯台の階段",
     ]
     assert document.title == "Die Geschichte"
+    untitled = tmp_path / "untitled.html"
+    untitled.write_text("<html><head><title>Leucht&#xAD;turm</title></head><body><p>Text.</p></body></html>", encoding="utf-8")
+    assert extract_file(untitled).title == "Leuchtturm"
 
 
 def test_links_in_table_rows_and_headings_are_kept_without_permalinks(tmp_path):

@@ -19,7 +19,7 @@ from docx.parts.document import DocumentPart
 from docx.oxml.ns import nsmap, qn
 from lxml import etree
 
-from linkly_ls.core.document import ExtractedDocument, ExtractionError, LineBuilder, Link
+from linkly_ls.core.document import ExtractedDocument, ExtractionError, Heading, LineBuilder, Link
 from linkly_ls.core.extract.base import ExtractLimits, alt_text, title_from_path
 from linkly_ls.core.extract.docx_notes import end_sections
 from linkly_ls.core.extract.docx_numbering import ListNumbers
@@ -45,6 +45,7 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
     builder = LineBuilder()
     walker = _BodyWalker(styles, builder, _external_targets(document), ListNumbers(_numbering_part(document)))
     walker.walk(document.element.body)
+    first_heading = builder.headings[0] if builder.headings else None  # the body's: not "Footnotes", "Comments"
     for heading, notes in end_sections(document, walker.marks):
         builder.blank()
         builder.heading(heading, 1)
@@ -53,7 +54,7 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
     lines, outline = builder.finish()
     return ExtractedDocument(
         lines=lines,
-        title=_title(document, walker, path),
+        title=_title(document, walker, first_heading, path),
         doc_type="docx",
         outline=outline,
         links=walker.finished_links(len(lines)),
@@ -327,7 +328,7 @@ def _wrapped_children(element, tag: str):
             yield from _wrapped_children(child, tag)
 
 
-def _title(document: DocxDocument, walker: _BodyWalker, path: Path) -> str:
+def _title(document: DocxDocument, walker: _BodyWalker, first: Heading | None, path: Path) -> str:
     """The paragraph in the Title style, as the reader sees it; else the core title (a template's leftover,
     `Proposal template v7 (do not edit)`, titled every document made from it, over the title shown); else
     the first heading near the top, else the file name."""
@@ -336,7 +337,6 @@ def _title(document: DocxDocument, walker: _BodyWalker, path: Path) -> str:
     core_title = " ".join((document.core_properties.title or "").split())
     if core_title and not _GENERIC_TITLE.match(core_title):
         return core_title
-    first = walker.builder.headings[0] if walker.builder.headings else None
     if first is not None and first.line <= 20 and len(first.title) <= 200:
         return first.title
     return title_from_path(path)

@@ -3,6 +3,8 @@ as the body cites them), the texts of its headers and footers, and reviewers' co
 
 from __future__ import annotations
 
+import re
+
 from docx.document import Document as DocxDocument
 from docx.oxml.ns import qn
 from lxml import etree
@@ -10,6 +12,8 @@ from lxml import etree
 from linkly_ls.core.extract.docx_text import ENDNOTE_REFERENCE, FOOTNOTE_REFERENCE, NoteMarks, paragraph_text
 
 _ID = qn("w:id")
+#: a page number as headers and footers write it: `Page 5`, `Page 3 of 12`, `Seite 2 von 9`, `p. 4/7`
+_PAGE_NUMBER = re.compile(r"(?i)\b(?:page|p\.|pg\.|seite|pagina|página|side|sida|sivu)\s*\d+(?:\s*(?:of|/|von|de|sur|av|af|di|/)\s*\d+)?")
 #: the parts of a document's notes, and the heading their text is written under at the end
 _NOTE_PARTS = (
     ("/footnotes", "w:footnote", "Footnotes", FOOTNOTE_REFERENCE),
@@ -73,18 +77,18 @@ def _root(part) -> etree._Element | None:
 
 def _header_and_footer_texts(document: DocxDocument) -> list[str]:
     """Each distinct paragraph of the headers and footers that holds a letter (an engagement code, "Draft
-    for discussion", a client's name: not a page number), once: every section may repeat them, each with
-    its own page numbers (`Page 5-`, `Page 2-`)."""
-    texts: dict[str, str] = {}
+    for discussion", a client's name), once, without its page number (`Page 5 of 12`): every section may
+    repeat them, each with its own page numbers."""
+    texts: dict[str, None] = {}
     for part in _parts(document, "/header") + _parts(document, "/footer"):
         root = _root(part)
         if root is None:
             continue
         for paragraph in root.iter(qn("w:p")):
-            text = " ".join(paragraph_text(paragraph).split())
+            text = _PAGE_NUMBER.sub("", " ".join(paragraph_text(paragraph).split())).strip(" -–—·|,")
             if any(character.isalpha() for character in text):
-                texts.setdefault("".join(character for character in text if not character.isdigit()), text)
-    return list(texts.values())
+                texts.setdefault(text)
+    return list(texts)
 
 
 def _comments(document: DocxDocument) -> list[str]:

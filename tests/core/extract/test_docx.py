@@ -35,8 +35,7 @@ def test_large_handbook_has_its_300_headings(extracted, check):
     assert len(top) == 16 and top[-2:] == ["Footnotes", "Headers and footers"]
     assert any("same meaning as" in line for line in document.lines[document.outline[-2].start_line - 1 :])
     assert document.lines[document.outline[-1].start_line :] == [
-        "Handbook for Chapter 13 Standing Trustee Page 5-", "Effective October 1, 2012",
-        "Handbook for Chapter 13 Standing Trustees Page 2-",
+        "Handbook for Chapter 13 Standing Trustee", "Effective October 1, 2012", "Handbook for Chapter 13 Standing Trustees",
     ]
     assert document.title == "Chapter 13 Trustee Handbook"  # no core title; first heading comes late
     check.outline_points_at_titles(document)
@@ -386,7 +385,7 @@ def test_headers_footers_and_comments_are_read_at_the_end(tmp_path):
         f'<w:comments xmlns:w="{W}"><w:comment w:id="0" w:author="Lars Quist">'
         f'{_p(_r("Check whether the break-even survives the rent indexation."))}</w:comment></w:comments>'
     )
-    footer = f'<w:ftr xmlns:w="{W}">{_p(_r("Engagement NWT-2025-014 · page "))}{_p(_r("7"))}</w:ftr>'
+    footer = f'<w:ftr xmlns:w="{W}">{_p(_r("Engagement NWT-2025-014 · Page 3 of 12"))}{_p(_r("Client 5678"))}{_p(_r("7"))}</w:ftr>'
     relationship = (
         '<Relationship Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/footer" '
         'Id="rIdFooter9" Target="footer9.xml" />'
@@ -405,8 +404,8 @@ def test_headers_footers_and_comments_are_read_at_the_end(tmp_path):
     document = extract_file(path)
     titles = [node.title for node in document.outline]
     assert titles[-2:] == ["Headers and footers", "Comments"]
-    assert document.lines[-4:] == [
-        "Engagement NWT-2025-014 · page", "", "Comments",
+    assert document.lines[-5:] == [
+        "Engagement NWT-2025-014", "Client 5678", "", "Comments",
         "[comment, Lars Quist] Check whether the break-even survives the rent indexation.",
     ]
 
@@ -435,3 +434,12 @@ def test_a_vertically_merged_cell_reads_on_every_row_it_spans(tmp_path):
     )
     lines = [line for line in extract_file(made_docx(tmp_path, body)).lines if line]
     assert lines == ["City | Year", "Oslo | 1,204.7 | 2,318.9", "Oslo | 611.0 | 733.2", "Bergen | 388.1 | 512.4"]
+
+
+def test_a_memo_without_title_or_headings_is_named_by_its_file_not_by_its_comments(tmp_path):
+    """A letter's first heading was the "Comments" section added at its end: every such memo was titled so."""
+    memo = made_docx(tmp_path, _p(_r("Dear board, the numbers follow.")), name="made.docx", core_title=False)
+    comment = f'<w:comments xmlns:w="{W}"><w:comment w:id="0" w:author="A">{_p(_r("Check the numbers."))}</w:comment></w:comments>'
+    path = rewritten_docx(tmp_path / "Board memo 2025-03.docx", {"word/comments.xml": lambda _: comment.encode()}, memo)
+    document = extract_file(path)
+    assert document.title == "Board memo 2025-03" and [node.title for node in document.outline][-1] == "Comments"

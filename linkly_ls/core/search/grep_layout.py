@@ -96,7 +96,7 @@ def across_line_breaks(pattern: str) -> str | None:
 
 #: what a typed quote of a pattern also matches: typeset text has curly ones (`don’t`, “so”), a keyboard
 #: types straight ones, and `don't` found nothing in a typeset book
-TYPOGRAPHIC_QUOTES = {"'": "'‘’", '"': '"“”„'}
+TYPOGRAPHIC_QUOTES = {"'": "'‘’‚‛ʼ", '"': '"“”„‟'}
 
 
 def with_typographic_quotes(pattern: str) -> str:
@@ -119,10 +119,11 @@ def with_typographic_quotes(pattern: str) -> str:
             end = _set_end(pattern, index)
             if end is None:
                 return pattern
-            members = pattern[index + 1 : end]
-            for quote, forms in TYPOGRAPHIC_QUOTES.items():
-                members = members.replace(quote, forms)
-            out.append(f"[{members}]")
+            negated = pattern.startswith("^", index + 1)
+            members = pattern[index + 1 + negated : end]
+            # the curly forms lead the set: in place, `'` of `['-/]` would open a range from `ʼ` to `/`
+            extra = "".join(forms[1:] for quote, forms in TYPOGRAPHIC_QUOTES.items() if quote in members)
+            out.append(f"[{'^' if negated else ''}{extra}{members}]")
             index = end + 1
             continue
         out.append(f"[{TYPOGRAPHIC_QUOTES[char]}]" if char in TYPOGRAPHIC_QUOTES else char)

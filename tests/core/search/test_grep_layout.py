@@ -37,11 +37,13 @@ def test_a_straight_quote_matches_the_curly_ones_typeset_text_has():
     from linkly_ls.core.search.grep_lines import find_matching_lines
     from linkly_ls.core.store.line_cache import DocumentText
 
-    assert with_typographic_quotes("don't") == "don['‘’]t"
-    assert with_typographic_quotes('say "so"') == 'say ["“”„]so["“”„]'
-    assert with_typographic_quotes("[a']\\'") == "[a'‘’]['‘’]"
+    assert with_typographic_quotes("don't") == "don['‘’‚‛ʼ]t"
+    assert with_typographic_quotes('say "so"') == 'say ["“”„‟]so["“”„‟]'
+    assert with_typographic_quotes("[a']\\'") == "[‘’‚‛ʼa']['‘’‚‛ʼ]"
+    assert with_typographic_quotes("[^'-/]") == "[^‘’‚‛ʼ'-/]"
     assert with_typographic_quotes("a\\.b") == "a\\.b"
     document = DocumentText("I don’t know.\nI don't either.\nHe said “so” and left.\nnothing", (1.0, "h"))
     assert [match.first for match in find_matching_lines(document, "don't", False).page(0, 10)] == [1, 2]
     assert len(find_matching_lines(document, "don't", False)) == 2
     assert len(find_matching_lines(document, 'said "so"', False)) == 1
+    assert len(find_matching_lines(document, "don['-/]t", False)) == 2

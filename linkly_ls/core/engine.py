@@ -350,12 +350,20 @@ class Engine:
             for library in libraries:
                 with recorded_run(self.data_dir, library.name):
                     reports.append(self.indexer.index_library(library, progress=progress))
+            self._forget_old_text(reports)
         return reports
+
+    def _forget_old_text(self, reports: list[IndexReport]) -> None:
+        """After a run that replaced or removed documents, their old text leaves the catalog's log too."""
+        if any(report.indexed or report.removed for report in reports):
+            self.catalog.empty_log()
 
     def index_paths(self, library: LibraryRecord, paths: list[Path]) -> IndexReport:
         """Re-index just these files of a library (a watcher's batch of changes)."""
         with self.write_lock, self._writing():
-            return self.indexer.index_library(library, only_paths=paths)
+            report = self.indexer.index_library(library, only_paths=paths)
+            self._forget_old_text([report])
+            return report
 
     def library_for_path(self, path: Path) -> LibraryRecord | None:
         return holding_library(self.libraries(), path)

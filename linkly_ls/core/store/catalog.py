@@ -10,6 +10,7 @@ writes and the text; the read queries are in `queries.py`, the tables in
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 import time
 from collections.abc import Mapping
@@ -33,7 +34,15 @@ from linkly_ls.core.store.records import (
     name_key,
     title_key,
 )
-from linkly_ls.core.store.schema import SCHEMA_VERSION, Connection, StoreError, create_catalog_tables, open_connection
+from linkly_ls.core.store.schema import (
+    BUSY_TIMEOUT_MS,
+    LOG_EMPTYING_WAIT_MS,
+    SCHEMA_VERSION,
+    Connection,
+    StoreError,
+    create_catalog_tables,
+    open_connection,
+)
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -68,6 +77,19 @@ class Catalog(CatalogReads, LinkReads):
             connection = open_connection(self.path, self.read_only)
             self._local.connection = connection
         return connection
+
+    def empty_log(self) -> None:
+        """Write the log of changes (SQLite's WAL) into the file and empty it, when no reader holds it: a
+        deleted or edited document's old text stayed in `catalog.sqlite3-wal` while a server ran. Waits
+        for readers a moment only; a busy log is emptied after a later run."""
+        db = self.connect()
+        db.execute(f"PRAGMA busy_timeout={LOG_EMPTYING_WAIT_MS}")
+        try:
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        except sqlite3.OperationalError:
+            pass
+        finally:
+            db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
 
     def close(self) -> None:
         connection = getattr(self._local, "connection", None)

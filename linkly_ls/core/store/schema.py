@@ -120,6 +120,11 @@ _ADDED_COLUMNS = (
 LINKED_TYPES = ("md", "mdx", "html", "docx", "pdf", "epub")
 
 
+#: how long a statement waits for another connection's lock; emptying the log waits LOG_EMPTYING_WAIT_MS only
+BUSY_TIMEOUT_MS = 30_000
+LOG_EMPTYING_WAIT_MS = 100
+
+
 def open_connection(path: Path, read_only: bool) -> Connection:
     """A new connection: read-only ones open the file as it is; writable ones switch it to WAL."""
     if read_only:
@@ -131,7 +136,7 @@ def open_connection(path: Path, read_only: bool) -> Connection:
         # a deleted document's text is overwritten, not left in free pages: SQLite's own default keeps it
         # (some builds, not all, turn this on)
         connection.execute("PRAGMA secure_delete=ON")
-    connection.execute("PRAGMA busy_timeout=30000")
+    connection.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     return connection
 
 

@@ -71,4 +71,5 @@ def remove_library(engine: Engine, name: str) -> RemovedLibrary:
         doc_ids = engine.catalog.remove_library(record.name)
         engine.indexer.flush()  # the tombstones leave the keyword index now
         engine.vectors.forget_documents(doc_ids)
+        engine.catalog.empty_log()
     return RemovedLibrary(library=record.name, paths=record.paths, documents=len(doc_ids), errors=errors)

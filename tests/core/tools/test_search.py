@@ -571,3 +571,24 @@ def test_the_words_of_a_deleted_document_are_neither_offered_as_spellings_nor_to
         assert gone["guidance"] == [line.replace("zorblaxquint", "vellacourt") for line in never["guidance"]]
     finally:
         engine.close()
+
+
+def test_an_edited_documents_old_text_leaves_the_catalog_files_while_the_index_stays_open(tmp_path):
+    """The text a note no longer holds stayed in `catalog.sqlite3-wal` as long as a server ran."""
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+
+    library = tmp_path / "notes"
+    library.mkdir()
+    note = library / "harrow.md"
+    note.write_text("# Letter\n\nHIV status: positive. Word: plumbifexor.\n" + "filler words here\n" * 200, encoding="utf-8")
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="notes", paths=[library])],
+                           raw={"embedding": {"model": "none"}}))
+    try:
+        engine.index()
+        note.write_text("# Letter\n\n[redacted]\n", encoding="utf-8")
+        engine.index()
+        files = [path for path in (tmp_path / "data").iterdir() if path.name.startswith("catalog.sqlite3")]
+        assert files and not any(b"plumbifexor" in path.read_bytes() for path in files)
+    finally:
+        engine.close()

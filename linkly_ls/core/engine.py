@@ -53,8 +53,9 @@ class Engine:
         except ConfigError as error:
             raise ConfigError(f"{self.config.source}: {error}" if self.config.source else str(error)) from None
         self.data_dir = self.config.data_dir
-        #: the config file as it was read (`reread_config_if_edited`)
+        #: the config file as it was read (`reread_config_if_edited`), and why it cannot be read again, if so
         self._config_stamp = self.config.file_stamp()
+        self.config_problem: str | None = None
         #: this process made the index folder and does not fill it: a misspelt LINKLY_DATA_DIR reads as an empty index
         self.made_data_dir = not os.path.exists(self.data_dir)
         try:
@@ -151,8 +152,10 @@ class Engine:
         try:
             known = self.config.path or self.config.source
             fresh = load_config(known) if known else load_config()
-        except ConfigError:
+        except ConfigError as error:
+            self.config_problem = str(error)
             return False
+        self.config_problem = None
         kept = [library for library in self.config.libraries if library.origin != "config"]
         kept_names = {library.name for library in kept}
         self.config.libraries = [library for library in fresh.libraries if library.name not in kept_names] + kept
@@ -166,7 +169,7 @@ class Engine:
         if self.config.path is None or self.config.file_stamp() == self._config_stamp:
             return False
         if not self.reread_config_libraries():
-            log.warning("the config file %s was edited and cannot be read now; its libraries stay as they were", self.config.path)
+            log.warning("the config file was edited and cannot be read now (%s); its libraries stay as they were", self.config_problem)
         return True
 
     def _sync_config_libraries(self) -> None:

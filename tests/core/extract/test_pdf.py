@@ -249,10 +249,12 @@ def test_a_first_page_title_of_mostly_symbols_is_no_title():
     assert _largest_text(page("数据库管理 2024")) == "数据库管理 2024"
 
 
-def _scan_with_text(path: Path, text: str, at: tuple[float, float], image_box: pymupdf.Rect | None = None) -> Path:
+def _scan_with_text(
+    path: Path, text: str, at: tuple[float, float], image_box: pymupdf.Rect | None = None, size: tuple[int, int] = (612, 792)
+) -> Path:
     """A one-page PDF: the sample scan over `image_box` (the whole page by default) and a line of real text."""
     with pymupdf.open() as pdf:
-        page = pdf.new_page(width=612, height=792)
+        page = pdf.new_page(width=size[0], height=size[1])
         page.insert_image(image_box or page.rect, filename=str(FIXTURES / "scans/ocr-sample.jpg"), keep_proportion=False)
         page.insert_text(at, text, fontsize=9)
         pdf.save(path)
@@ -278,7 +280,8 @@ def test_a_scan_whose_only_text_is_a_stamp_in_its_margin_is_read_by_ocr(tmp_path
 def test_a_figure_with_text_on_the_page_or_a_stamp_over_part_of_a_page_is_not_taken_for_a_scan(tmp_path):
     caption = _scan_with_text(tmp_path / "figure.pdf", "Figure 3: the sample scan.", (36, 400))
     small = _scan_with_text(tmp_path / "small.pdf", "Page 7", (36, 780), pymupdf.Rect(36, 36, 400, 500))
-    for path in (caption, small):
+    slide = _scan_with_text(tmp_path / "slide.pdf", "Results", (36, 40), size=(960, 540))  # a title over a photo
+    for path in (caption, small, slide):
         document = extract_file(path, replace(ExtractLimits(), ocr=False))
         assert not any("without a text layer" in warning for warning in document.warnings), path.name
 

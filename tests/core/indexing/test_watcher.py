@@ -395,6 +395,7 @@ def test_a_config_file_edited_while_watching_is_read_again_and_applied(tmp_path)
         config.write_text("[[library]\nbroken", encoding="utf-8")  # unreadable for now: nothing changes
         time.sleep(2)
         assert thread.is_alive() and engine.catalog.by_path(str(papers / "paper.md")) is not None
+        assert "cannot parse config file" in (engine.config_problem or "")
     finally:
         stop.set()
         thread.join(10)

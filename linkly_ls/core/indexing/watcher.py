@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from linkly_ls.core.errors import LinklyError
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.indexing.reachability import path_identity
-from linkly_ls.core.indexing.walker import IGNORE_FILES
+from linkly_ls.core.indexing.walker import BOOK_COVERS, BOOK_METADATA, IGNORE_FILES
 from linkly_ls.core.indexing.handover import RunInterrupted
 
 if TYPE_CHECKING:
@@ -77,6 +77,9 @@ def paths_by_library(engine: Engine, changed: set[Path]) -> dict[str, list[Path]
             continue
         if path.name in IGNORE_FILES:  # what it leaves out changed: its whole folder is looked at again
             path = path.parent
+        if path.name == BOOK_METADATA:  # a book folder made or unmade: its cover is looked at again
+            for cover in BOOK_COVERS:
+                add(path.parent / cover, library.name)
         add(path, library.name)
         if _is(path, Path.is_file):
             continue

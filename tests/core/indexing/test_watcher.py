@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
+
 
 def linkly(env: dict, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "linkly_ls.cli", *args], env=env, capture_output=True, text=True)
@@ -399,4 +401,28 @@ def test_a_config_file_edited_while_watching_is_read_again_and_applied(tmp_path)
     finally:
         stop.set()
         thread.join(10)
+        engine.close()
+
+
+def test_a_cover_written_before_its_books_metadata_leaves_the_index_when_the_metadata_comes(tmp_path):
+    """Calibre writes `cover.jpg` before `metadata.opf`: a batch naming only the metadata file kept the cover."""
+    import shutil
+
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.extract.base import ExtractLimits
+    from linkly_ls.core.indexing.watcher import apply_changes
+
+    book = tmp_path / "books" / "Jane Austen" / "Emma (12)"
+    book.mkdir(parents=True)
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="books", paths=[tmp_path / "books"])],
+                           limits=ExtractLimits(ocr=False), raw={"embedding": {"model": "none"}}))
+    try:
+        shutil.copy(FIXTURES / "scans" / "ocr-sample.jpg", book / "cover.jpg")
+        apply_changes(engine, {book / "cover.jpg"})
+        assert engine.catalog.by_path(str(book / "cover.jpg")) is not None
+        (book / "metadata.opf").write_text("<package/>", encoding="utf-8")
+        apply_changes(engine, {book / "metadata.opf"})
+        assert engine.catalog.by_path(str(book / "cover.jpg")) is None
+    finally:
         engine.close()

@@ -162,6 +162,9 @@ def sniff(path: Path) -> str | None:
 
 #: ends the error of a file over `[limits] max_file_mb`: a failure the configuration, not the file, decides
 SIZE_LIMIT_MARK = "([limits] max_file_mb)"
+#: the marks of the errors of a size limit a user may raise: the file is tried again at each run (a size
+#: and a ZIP's directory cost nothing to check), unlike a time limit, whose check would cost that time
+SIZE_LIMIT_MARKS = (SIZE_LIMIT_MARK, "([limits] max_unzipped_mb)")
 #: the warning of a text file of 0 bytes, indexed by its name
 EMPTY_NOTE_WARNING = "empty file (0 bytes): indexed by its name, without text"
 #: formats whose files are never text: one that holds UTF-8 text is read as text

@@ -25,6 +25,9 @@ READ_STEP = 64 * 2**20
 #: the most a document's media shrink when zipped (an uncompressed bitmap: about 10 times); a bomb's zeros
 #: shrink a thousand times
 MEDIA_MOST_SHRINKING = 100
+#: the parts of a document that hold its text and structure; the others are its pictures, videos, fonts
+#: and embedded files
+_TEXT_PARTS = (".xml", ".rels", ".xhtml", ".html", ".htm", ".opf", ".ncx", ".css", ".txt", "mimetype")
 #: deflate's worst case: stored blocks, 5 bytes per 65,535, plus a little
 _DEFLATE_OVERHEAD = 1.001
 _DEFLATE_SLACK = 1024
@@ -98,11 +101,12 @@ def _check_sizes(archive: zipfile.ZipFile, limits: ExtractLimits, kind: str) -> 
             )
     total = sum(entry.file_size for entry in entries)
     if total > limits.max_unzipped_bytes:
-        media = [entry for entry in entries if "/media/" in f"/{entry.filename}"]
+        media = [entry for entry in entries if not entry.filename.lower().endswith(_TEXT_PARTS)]
         unpacked, packed = sum(entry.file_size for entry in media), sum(entry.compress_size for entry in media)
         why = (  # videos and pictures are compressed already: a zip bomb's zeros shrink thousands of times
-            f"its media (videos, pictures: {unpacked:,} bytes) are read with its text; raise the limit to index it"
-            if unpacked > total / 2 and packed * MEDIA_MOST_SHRINKING >= unpacked else "possibly a zip bomb"
+            f"its pictures, videos and embedded files ({unpacked:,} bytes) are unpacked with its text; raise the "
+            "limit to index it" if unpacked > total / 2 and packed * MEDIA_MOST_SHRINKING >= unpacked
+            else "possibly a zip bomb"
         )
         raise ExtractionError(
             f"{kind} file would unpack to {total:,} bytes, over the "

@@ -21,7 +21,7 @@ from itertools import chain
 from pathlib import Path
 
 from linkly_ls.core.store.catalog import Catalog, LibraryRecord, SkippedCount
-from linkly_ls.core.extract import EXTRACTOR_VERSIONS, MISNAMED_MARK, SIZE_LIMIT_MARK, extractor_version
+from linkly_ls.core.extract import EXTRACTOR_VERSIONS, MISNAMED_MARK, SIZE_LIMIT_MARKS, extractor_version
 from linkly_ls.core.extract.base import READ_ERROR, ExtractLimits, ocr_pass_timeout_s
 from linkly_ls.core.extract.ocr import NO_OCR_ENGINE, OCR_DISABLED, missing_packs_note, ocr_pending, ocr_unavailable_reason
 from linkly_ls.core.search.keyword import KeywordIndex
@@ -181,7 +181,7 @@ class Indexer:
                 and failed_before.mtime_ns == stat.st_mtime_ns
                 and failed_before.extractor >= extractor_version(path)
                 and not marked_after_one_death(failed_before.message)
-                and SIZE_LIMIT_MARK not in failed_before.message  # the limit may have changed since
+                and not any(mark in failed_before.message for mark in SIZE_LIMIT_MARKS)  # it may have been raised
                 and not failed_before.message.startswith(READ_ERROR)  # access may have been given since
             ):
                 report.failed += 1

@@ -402,3 +402,29 @@ def test_a_moved_folder_stays_in_the_index_while_its_files_are_read_at_their_new
         assert all("/archive/" in path for path in engine.catalog.paths())
     finally:
         engine.close()
+
+
+def test_a_document_refused_by_the_unpacked_limit_is_read_once_the_limit_is_raised(tmp_path):
+    """The error said to raise `max_unzipped_mb`; raised, the unchanged file stayed failed until it changed."""
+    import shutil
+
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.extract.base import ExtractLimits
+
+    library = tmp_path / "decks"
+    library.mkdir()
+    shutil.copy(Path(__file__).resolve().parents[3] / "fixtures" / "slides" / "rust ownership - lunch and learn.pptx", library / "deck.pptx")
+
+    def run(max_unzipped_bytes: int) -> tuple[int, list[str]]:
+        engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="d", paths=[library])],
+                               limits=ExtractLimits(ocr=False, max_unzipped_bytes=max_unzipped_bytes), raw={"embedding": {"model": "none"}}))
+        try:
+            (report,) = engine.index()
+            return report.indexed, [message for _, message in report.errors]
+        finally:
+            engine.close()
+
+    indexed, errors = run(10_000)
+    assert indexed == 0 and "max_unzipped_mb" in errors[0]
+    assert run(500_000_000) == (1, [])

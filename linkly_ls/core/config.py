@@ -173,11 +173,13 @@ def load_config(path: Path | None = None) -> Config:
         raise ConfigError(f'{path}: [index] data_dir must be a folder path in quotes, e.g. data_dir = "~/linkly-index"')
     override = data_dir_override()
     data_dir = override or (_beside(path, from_file) if from_file else default_data_dir())
+    libraries = _parse_libraries(raw.get("library", []), path)
+    _refuse_unindexable_folders(libraries, data_dir.resolve(), path)
     origin = "LINKLY_DATA_DIR" if override else (f"data_dir in {path}" if from_file else "")
     named = os.environ.get("LINKLY_CONFIG")
     return Config(
         data_dir=data_dir.resolve(),
-        libraries=_parse_libraries(raw.get("library", []), path),
+        libraries=libraries,
         limits=_parse_limits(raw.get("limits", {}), path),
         source=path if path.exists() else None,
         raw=raw,
@@ -205,6 +207,8 @@ def _parse_libraries(entries: object, path: Path) -> list[LibraryConfig]:
             raise ConfigError(f'{path}: library {name!r}: paths must be a list: paths = ["{paths}"]')
         if not paths or not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
             raise ConfigError(f"{path}: library {name!r} needs paths = [\"/some/folder\", ...]")
+        if any(not p.strip() for p in paths):  # read from the file's folder, it would be that folder
+            raise ConfigError(f"{path}: library {name!r} has an empty path (an unset variable?): give a folder")
         try:
             library = LibraryConfig(
                 name=name,
@@ -218,6 +222,17 @@ def _parse_libraries(entries: object, path: Path) -> list[LibraryConfig]:
             raise ConfigError(str(error) if str(error).startswith(f"{path}:") else f"{path}: {error}") from None
         libraries.append(library)
     return libraries
+
+
+def _refuse_unindexable_folders(libraries: list[LibraryConfig], data_dir: Path, path: Path) -> None:
+    """The checks `linkly index PATH` makes of a folder, for the file's libraries: a watching server now
+    takes in a table saved while it runs, with no command in between to complain."""
+    for library in libraries:
+        for folder in library.paths:
+            if folder == Path(folder.anchor):
+                raise ConfigError(f"{path}: library {library.name!r}: {folder} is the whole file system: give the folders that hold your documents")
+            if folder.is_relative_to(data_dir):
+                raise ConfigError(f"{path}: library {library.name!r}: {folder} is in linkly's own data folder ({data_dir}), which holds the index, not documents")
 
 
 def _beside(config_file: Path, value: str) -> Path:

@@ -1,3 +1,4 @@
+import re
 from pathlib import Path
 
 import pytest
@@ -142,3 +143,17 @@ def test_library_names_may_be_written_in_any_script_and_are_kept_composed(tmp_pa
     config.write_text(f'[[library]]\nname = "Übersicht"\npaths = ["{tmp_path}"]\n', encoding="utf-8")
     monkeypatch.setenv("LINKLY_CONFIG", str(config))
     assert [library.name for library in load_config().libraries] == ["Übersicht"]
+
+
+def test_a_librarys_folder_that_linkly_index_would_refuse_is_a_config_error(tmp_path):
+    """A table saved while a server watches is applied at once: `/`, the data folder and an empty path
+    passed the file's checks, which `linkly index PATH` refuses."""
+    from linkly_ls.core.config import ConfigError, load_config
+
+    data = tmp_path / "data"
+    for paths, said in [('["/"]', "is the whole file system"), (f'["{data / "notes"}"]', "is in linkly's own data folder"),
+                        ('[""]', "has an empty path (an unset variable?)")]:
+        config = tmp_path / "config.toml"
+        config.write_text(f'[index]\ndata_dir = "{data}"\n[[library]]\nname = "x"\npaths = {paths}\n', encoding="utf-8")
+        with pytest.raises(ConfigError, match=re.escape(said)):
+            load_config(config)

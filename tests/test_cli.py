@@ -444,6 +444,17 @@ def test_a_model_name_fastembed_does_not_know_is_said_by_index_and_by_every_sear
     assert found["mode"] == "hybrid" and said in found["mode_reason"] and found["results"]
 
 
+def test_a_hub_model_not_cached_offline_leaves_stderr_empty(tmp_path):
+    """fastembed's own log lines (not cached, download failed) went to every command's stderr, beside JSON."""
+    environment = {**fresh_env(tmp_path, '[embedding]\nmodel = "BAAI/bge-small-en-v1.5"\n'), "HF_HUB_OFFLINE": "1"}
+    library = tmp_path / "notes"
+    library.mkdir()
+    (library / "garden.md").write_text("# Garden\n\nTomatoes need sun.\n", encoding="utf-8")
+    assert run(environment, "index", str(library), "--library", "garden").returncode == 0
+    result = run(environment, "search", "tomatoes", "--json")
+    assert result.returncode == 0 and json.loads(result.stdout)["results"] and result.stderr == ""
+
+
 def test_a_description_is_set_without_the_folder_and_refused_without_the_library(env):
     described = run(env, "index", "--library", "rust", "--description", "The Rust book, chapters 4-5")
     assert described.returncode == 0, described.stderr

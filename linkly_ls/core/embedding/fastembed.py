@@ -55,8 +55,13 @@ def _normalised(vectors: np.ndarray) -> np.ndarray:
 
 
 def load_hub_model(name: str, cache_dir: Path, local_only: bool, threads: int | None = None) -> FastembedEmbedder:
-    """A fastembed model by name from `cache_dir`; downloads it unless `local_only`."""
+    """A fastembed model by name from `cache_dir`; downloads it unless `local_only`. fastembed's own log
+    lines (a model not cached yet, a download tried without network) are silenced: they went to every
+    command's stderr, beside its one-line errors and its JSON; what failed is said in `mode_reason`."""
     from fastembed import TextEmbedding
+    from loguru import logger
+
+    logger.disable("fastembed")
 
     model = TextEmbedding(model_name=name, cache_dir=str(cache_dir), local_files_only=local_only, threads=threads)
     return FastembedEmbedder(name, model, int(model.embedding_size))

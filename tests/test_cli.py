@@ -450,9 +450,11 @@ def test_a_hub_model_not_cached_offline_leaves_stderr_empty(tmp_path):
     library = tmp_path / "notes"
     library.mkdir()
     (library / "garden.md").write_text("# Garden\n\nTomatoes need sun.\n", encoding="utf-8")
-    assert run(environment, "index", str(library), "--library", "garden").returncode == 0
+    indexed = run(environment, "index", str(library), "--library", "garden", "--wait")
+    assert indexed.returncode == 0 and indexed.stderr == "", indexed.stderr
     result = run(environment, "search", "tomatoes", "--json")
-    assert result.returncode == 0 and json.loads(result.stdout)["results"] and result.stderr == ""
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    assert json.loads(result.stdout)["mode"] == "hybrid"
 
 
 def test_a_description_is_set_without_the_folder_and_refused_without_the_library(env):

@@ -8,7 +8,8 @@ would wait for ever), named in bytes that are not UTF-8 (the index stores text),
 followed: no loops, no escape from the library; a link to a folder counts once), in a folder that
 cannot be read (counted once, as the folder: what it holds is unknown), or the cover picture of an
 e-book manager's book folder (`cover.jpg` beside Calibre's `metadata.opf`: it would be a result titled
-"cover" for every book, OCRed, above the book itself). The counts are stored per library (the catalog's `skipped`
+"cover" for every book, OCRed, above the book itself), or the folder of a saved web page's pictures,
+scripts and frames (`Article_files/` beside `Article.html`). The counts are stored per library (the catalog's `skipped`
 table), so `list_libraries`, `explore` and `linkly status` can say what is missing and why.
 """
 
@@ -27,6 +28,7 @@ BAD_NAME = "bad_name"
 SYMLINK = "symlink"
 UNREADABLE = "unreadable"
 BOOK_COVER = "book_cover"
+SAVED_PAGE_FILES = "saved_page_files"
 
 #: each reason as a person reads it, in the order reports list them
 REASON_LABELS = {
@@ -41,6 +43,7 @@ REASON_LABELS = {
     SYMLINK: "symbolic link (not followed)",
     UNREADABLE: "folder that cannot be read",
     BOOK_COVER: "book cover (Calibre)",
+    SAVED_PAGE_FILES: "saved web page's files",
 }
 
 

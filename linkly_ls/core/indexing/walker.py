@@ -17,7 +17,17 @@ from pathlib import Path
 import pathspec
 
 from linkly_ls.core.extract import is_supported
-from linkly_ls.core.indexing.skips import BAD_NAME, BOOK_COVER, EXCLUDE, GITIGNORE, NOT_INCLUDED, SPECIAL, SYMLINK, UNSUPPORTED
+from linkly_ls.core.indexing.skips import (
+    BAD_NAME,
+    BOOK_COVER,
+    EXCLUDE,
+    GITIGNORE,
+    NOT_INCLUDED,
+    SAVED_PAGE_FILES,
+    SPECIAL,
+    SYMLINK,
+    UNSUPPORTED,
+)
 
 #: (folder, reason, number of files) for files a walk leaves out
 SkipCallback = Callable[[str, str, int], None]
@@ -29,6 +39,9 @@ ALWAYS_SKIPPED_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".v
 #: files never indexed: hidden ones, and the owner files Microsoft Office writes beside a document it has
 #: open (`~$report.docx`, a few bytes naming who has it open: no document, and no readable DOCX)
 HIDDEN_PREFIXES = (".", "~$")
+#: the folder a browser saves a whole page's resources in, beside the page: `_files` (Firefox, Chrome), and
+#: as localised browsers name it
+SAVED_PAGE_SUFFIXES = ("_files", "-Dateien", "_fichiers", "_archivos", "_arquivos", "_bestanden", "_file")
 #: a Calibre book folder holds its book's metadata in this file, and its cover picture beside it
 BOOK_METADATA = "metadata.opf"
 BOOK_COVERS = frozenset({"cover.jpg", "cover.jpeg", "cover.png"})
@@ -156,6 +169,8 @@ def _kept_folders(
         reason = GITIGNORE if _ignored(ignore_stack, relative_dir + name, True) else None
         if reason is None and rules.excludes_folder(relative_dir + name):
             reason = EXCLUDE
+        if reason is None and saved_page_files(current, name):
+            reason = SAVED_PAGE_FILES
         if reason is not None:
             count = count_documents(full)
             if count:
@@ -209,6 +224,14 @@ def _wanted_files(
         yield full
     if unsupported:
         skipped(directory, UNSUPPORTED, unsupported)
+
+
+def saved_page_files(folder: Path, name: str) -> bool:
+    """Whether `folder/name` holds the pictures, scripts and frames of a web page a browser saved whole
+    beside it (`Article.html` and `Article_files/`): ads, embeds and tracking frames read as documents of
+    their own, a tweet embed above the article itself, every picture OCRed."""
+    stem = next((name[: -len(suffix)] for suffix in SAVED_PAGE_SUFFIXES if name.endswith(suffix)), None)
+    return bool(stem) and any((folder / f"{stem}{extension}").is_file() for extension in (".html", ".htm"))
 
 
 def utf8_name(name: str) -> bool:
@@ -276,6 +299,8 @@ def is_indexable(path: Path, root: Path, rules: WalkRules) -> bool:
     directory = root
     for depth, part in enumerate(parts):
         if depth and directory.is_symlink():  # a linked folder on the way: the walk never enters it
+            return False
+        if depth < len(parts) - 1 and saved_page_files(directory, part):
             return False
         spec = rules.ignore_spec(directory)
         if spec is not None:

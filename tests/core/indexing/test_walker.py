@@ -229,3 +229,25 @@ def test_the_cover_of_a_calibre_book_folder_is_left_out_and_counted_and_other_co
     assert (str(tmp_path / "Jane Austen/Emma (12)"), "book_cover", 1) in skipped
     assert not is_indexable(tmp_path / "Jane Austen/Emma (12)/cover.jpg", tmp_path, WalkRules([], [], []))
     assert is_indexable(tmp_path / "photos/cover.jpg", tmp_path, WalkRules([], [], []))
+
+
+def test_the_files_folder_of_a_web_page_saved_whole_is_left_out_and_counted(tmp_path):
+    """Ads, a tweet embed and every picture of a saved page were documents of their own."""
+    make_tree(
+        tmp_path,
+        {
+            "web/Harbor deal under scrutiny.html": "<p>article</p>",
+            "web/Harbor deal under scrutiny_files/ad.html": "<p>ad</p>",
+            "web/Harbor deal under scrutiny_files/f.txt": "ad response",
+            "web/Seite-Dateien/x.html": "<p>a frame of the page Seite.htm</p>",
+            "web/Seite.htm": "<p>a page</p>",
+            "web/project_files/notes.md": "# kept: no page beside it",
+        },
+    )
+    skipped: list[tuple[str, str, int]] = []
+    found = sorted(p.relative_to(tmp_path).as_posix() for p in walk_library(tmp_path, WalkRules([], [], []), on_skipped=lambda *entry: skipped.append(entry)))
+    assert found == ["web/Harbor deal under scrutiny.html", "web/Seite.htm", "web/project_files/notes.md"]
+    assert (str(tmp_path / "web/Harbor deal under scrutiny_files"), "saved_page_files", 2) in skipped
+    assert (str(tmp_path / "web/Seite-Dateien"), "saved_page_files", 1) in skipped
+    assert not is_indexable(tmp_path / "web/Harbor deal under scrutiny_files/ad.html", tmp_path, WalkRules([], [], []))
+    assert is_indexable(tmp_path / "web/project_files/notes.md", tmp_path, WalkRules([], [], []))

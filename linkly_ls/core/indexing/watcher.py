@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from linkly_ls.core.errors import LinklyError
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.indexing.reachability import path_identity
-from linkly_ls.core.indexing.walker import BOOK_COVERS, BOOK_METADATA, IGNORE_FILES
+from linkly_ls.core.indexing.walker import BOOK_COVERS, BOOK_METADATA, IGNORE_FILES, SAVED_PAGE_SUFFIXES
 from linkly_ls.core.indexing.handover import RunInterrupted
 
 if TYPE_CHECKING:
@@ -57,6 +57,7 @@ def paths_by_library(engine: Engine, changed: set[Path]) -> dict[str, list[Path]
     library still holds goes to that library too: it hands the file over, or drops it if deleted."""
     grouped: dict[str, list[Path]] = {}
     indexed: dict[str, list[str]] = {}  # library -> its documents' paths, sorted: read once, not once a path
+    changed = changed | _saved_page_folders(changed)
 
     def documents_under(library: str, prefix: str) -> list[str]:
         if library not in indexed:
@@ -96,6 +97,14 @@ def paths_by_library(engine: Engine, changed: set[Path]) -> dict[str, list[Path]
                 if _is(found, Path.is_file):
                     add(found, (engine.library_for_path(found) or library).name)
     return grouped
+
+
+def _saved_page_folders(changed: set[Path]) -> set[Path]:
+    """The files folders of the web pages among `changed` (`Article_files/` of `Article.html`): written
+    before their page, their files were indexed; with the page there, they are looked at again."""
+    folders = {path.parent / f"{path.stem}{suffix}" for path in changed if path.suffix.lower() in (".html", ".htm")
+               for suffix in SAVED_PAGE_SUFFIXES}
+    return {folder for folder in folders if _is(folder, Path.is_dir)}
 
 
 def _is(path: Path, test: Callable[[Path], bool]) -> bool:

@@ -426,3 +426,25 @@ def test_a_cover_written_before_its_books_metadata_leaves_the_index_when_the_met
         assert engine.catalog.by_path(str(book / "cover.jpg")) is None
     finally:
         engine.close()
+
+
+def test_a_saved_pages_files_written_before_the_page_leave_the_index_when_the_page_comes(tmp_path):
+    from linkly_ls.core.config import Config, LibraryConfig
+    from linkly_ls.core.engine import Engine
+    from linkly_ls.core.extract.base import ExtractLimits
+    from linkly_ls.core.indexing.watcher import apply_changes
+
+    web = tmp_path / "web"
+    (web / "Article_files").mkdir(parents=True)
+    engine = Engine(Config(data_dir=tmp_path / "data", libraries=[LibraryConfig(name="web", paths=[web])],
+                           limits=ExtractLimits(ocr=False), raw={"embedding": {"model": "none"}}))
+    try:
+        (web / "Article_files" / "ad.html").write_text("<p>Buy now</p>", encoding="utf-8")
+        apply_changes(engine, {web / "Article_files" / "ad.html"})
+        assert engine.catalog.by_path(str(web / "Article_files" / "ad.html")) is not None
+        (web / "Article.html").write_text("<h1>Harbor deal</h1><p>The article.</p>", encoding="utf-8")
+        apply_changes(engine, {web / "Article.html"})
+        assert engine.catalog.by_path(str(web / "Article_files" / "ad.html")) is None
+        assert engine.catalog.by_path(str(web / "Article.html")) is not None
+    finally:
+        engine.close()

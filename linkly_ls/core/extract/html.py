@@ -65,6 +65,8 @@ def extract(path: Path, limits: ExtractLimits) -> ExtractedDocument:
     first_h1 = _first_h1(builder.headings)
     if first_h1 and page_title and _GENERIC_H1.match(first_h1):
         first_h1 = None
+    if first_h1 and page_title:
+        first_h1, page_title = _without_site_name(first_h1, page_title)
     title = first_h1 or page_title or _first_heading(builder.headings) or title_from_path(path)
     return ExtractedDocument(
         lines=lines,
@@ -164,6 +166,21 @@ def content_root(tree: LexborHTMLParser) -> LexborNode | None:
         if len(node_text(found[0])) >= 0.2 * body_chars:
             return found[0]
     return body
+
+
+def _without_site_name(first_h1: str, page_title: str) -> tuple[str | None, str]:
+    """(None, the headline) when the first `<h1>` is a site's logo naming the site, as the `<title>` ends
+    with it (`<h1><a href="/">Bayport Gazette</a></h1>`, `<title>Port audit ordered | Bayport
+    Gazette</title>`): every article saved from that site was titled by its name. Else both as given (an
+    `<h1>` the title starts with is the page's own name: `Microsoft - Wikipedia`)."""
+    parts = [part.strip() for part in _TITLE_SEPARATOR.split(page_title) if part.strip()]
+    if len(parts) < 2 or first_h1.casefold() != parts[-1].casefold():
+        return first_h1, page_title
+    return None, " - ".join(parts[:-1])
+
+
+#: what sets a site's name apart in a page's `<title>`: ` | `, ` - `, ` – `, ` — `, ` · `, ` :: `
+_TITLE_SEPARATOR = re.compile(r"\s+(?:\||-|–|—|·|::)\s+")
 
 
 def _first_h1(headings: list[Heading]) -> str | None:

@@ -160,3 +160,20 @@ def test_an_epub_contents_table_links_its_chapters(corpus):
     assert len(inside) >= 140  # the CONTENTS and illustrations tables (4 links were kept before: none of them)
     chapter_two = next(link for link in inside if link.text == "Rinks and Skaters")
     assert book.lines[chapter_two.target_line - 1].startswith("CHAPTER II")
+
+
+def test_a_sites_logo_in_the_first_h1_does_not_title_its_articles(tmp_path):
+    """Every article saved from one site was titled by the site's name, its logo's `<h1>`."""
+    page = tmp_path / "article.html"
+    page.write_text(
+        "<html><head><title>Port audit ordered after dredging scandal | Bayport Gazette</title></head><body>"
+        "<div class='masthead'><h1 class='site-logo'><a href='/'>Bayport Gazette</a></h1></div>"
+        "<h2>Port audit ordered after dredging scandal</h2><p>The article.</p></body></html>",
+        encoding="utf-8",
+    )
+    assert extract_file(page).title == "Port audit ordered after dredging scandal"
+    page.write_text(
+        "<html><head><title>Microsoft - Wikipedia</title></head><body><h1>Microsoft</h1><p>A company.</p></body></html>",
+        encoding="utf-8",
+    )
+    assert extract_file(page).title == "Microsoft"  # the page's own name leads its title

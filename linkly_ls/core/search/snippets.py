@@ -172,8 +172,8 @@ class QueryMatcher:
         return seen
 
 
-#: what a snippet keeps as written: a code span, a Markdown link's target
-_KEPT_AS_WRITTEN = re.compile(r"`[^`\n]+`|\]\([^)\s]*\)")
+#: what a snippet keeps as written: a code span, a Markdown link's target (`<…>` around one with spaces too)
+_KEPT_AS_WRITTEN = re.compile(r"`[^`\n]+`|\]\(<[^>\n]*>[^)\n]*\)|\]\([^)\s]*\)")
 
 
 def _reading_of(word: str) -> str:

@@ -146,3 +146,9 @@ def test_a_name_with_a_one_letter_prefix_is_marked_and_its_line_shown():
     snippet = best_snippet(QueryMatcher("O'Brien"), lines, 1, 4)
     assert snippet.line == 3 and "**O'Brien**" in snippet.text
     assert QueryMatcher("O’Brien").mark("DANIEL O’BRIEN: yes")[0] == "DANIEL **O’BRIEN**: yes"
+
+
+def test_a_link_target_in_angle_brackets_is_not_marked():
+    """`[the complaint](<filings/Tidewater v Bayport - Complaint.pdf>)`: bold inside it broke the link."""
+    marked, _ = QueryMatcher("Bayport complaint").mark("See [the complaint](<filings/Tidewater v Bayport - Complaint.pdf>) now.")
+    assert marked == "See [the **complaint**](<filings/Tidewater v Bayport - Complaint.pdf>) now."

@@ -166,8 +166,10 @@ class HtmlRenderer:
             self._pending_links.append((source, node.attributes.get("title") or node.attributes.get("name") or ""))
 
     def _note_link(self, node: LexborNode) -> None:
+        """A link's target and text; not a script (`javascript:`) nor the content itself (`data:`, a saved
+        page's whole PDF in base64: 533 KB in one answer)."""
         href = (node.attributes.get("href") or "").strip()
-        if href and not href.lower().startswith("javascript:"):
+        if href and not href.lower().startswith(("javascript:", "data:")):
             self._pending_links.append((href, node_text(node) or _image_text(node)))
 
     def _note_inner_links(self, node: LexborNode) -> None:

@@ -177,3 +177,10 @@ def test_a_sites_logo_in_the_first_h1_does_not_title_its_articles(tmp_path):
         encoding="utf-8",
     )
     assert extract_file(page).title == "Microsoft"  # the page's own name leads its title
+
+
+def test_a_link_holding_its_content_as_a_data_uri_is_no_link(tmp_path):
+    page = tmp_path / "saved.html"
+    page.write_text("<p><a href='data:application/pdf;base64," + "QUJD" * 1000 + "'>full complaint</a> and "
+                    "<a href='https://example.org/x'>x</a></p>", encoding="utf-8")
+    assert [link.target for link in extract_file(page).links] == ["https://example.org/x"]

@@ -431,12 +431,17 @@ def test_index_wait_says_when_the_first_pass_makes_search_hybrid(tmp_path):
     assert libraries[0]["first_pass_coverage"] == libraries[0]["vector_coverage"] == 1.0
 
 
-def test_a_model_name_fastembed_does_not_know_is_said_by_index_and_by_every_search(tmp_path):
-    environment = {**fresh_env(tmp_path, '[embedding]\nmodel = "bge-smal-en-v1.5"\n'), "HF_HUB_OFFLINE": "1"}
-    library = tmp_path / "notes"
+def garden_indexed_with_model(home: Path, model: str) -> tuple[dict, subprocess.CompletedProcess]:
+    """A one-note library indexed with `--wait` under `[embedding] model`, offline: (environment, the run)."""
+    environment = {**fresh_env(home, f'[embedding]\nmodel = "{model}"\n'), "HF_HUB_OFFLINE": "1"}
+    library = home / "notes"
     library.mkdir()
     (library / "garden.md").write_text("# Garden\n\nTomatoes need sun.\n", encoding="utf-8")
-    result = run(environment, "index", str(library), "--library", "garden", "--wait")
+    return environment, run(environment, "index", str(library), "--library", "garden", "--wait")
+
+
+def test_a_model_name_fastembed_does_not_know_is_said_by_index_and_by_every_search(tmp_path):
+    environment, result = garden_indexed_with_model(tmp_path, "bge-smal-en-v1.5")
     assert result.returncode == 0, result.stderr
     said = '`[embedding] model = "bge-smal-en-v1.5"` is not a model fastembed knows (did you mean BAAI/bge-small-en-v1.5'
     assert f"vectors: {said}" in result.stdout and "using the bundled model" in result.stdout
@@ -446,11 +451,7 @@ def test_a_model_name_fastembed_does_not_know_is_said_by_index_and_by_every_sear
 
 def test_a_hub_model_not_cached_offline_leaves_stderr_empty(tmp_path):
     """fastembed's own log lines (not cached, download failed) went to every command's stderr, beside JSON."""
-    environment = {**fresh_env(tmp_path, '[embedding]\nmodel = "BAAI/bge-small-en-v1.5"\n'), "HF_HUB_OFFLINE": "1"}
-    library = tmp_path / "notes"
-    library.mkdir()
-    (library / "garden.md").write_text("# Garden\n\nTomatoes need sun.\n", encoding="utf-8")
-    indexed = run(environment, "index", str(library), "--library", "garden", "--wait")
+    environment, indexed = garden_indexed_with_model(tmp_path, "BAAI/bge-small-en-v1.5")
     assert indexed.returncode == 0 and indexed.stderr == "", indexed.stderr
     result = run(environment, "search", "tomatoes", "--json")
     assert result.returncode == 0 and result.stderr == "", result.stderr

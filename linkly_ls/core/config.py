@@ -229,10 +229,11 @@ def _refuse_unindexable_folders(libraries: list[LibraryConfig], data_dir: Path, 
     takes in a table saved while it runs, with no command in between to complain."""
     for library in libraries:
         for folder in library.paths:
+            where = f"{path}: library {library.name!r}: {folder}"
             if folder == Path(folder.anchor):
-                raise ConfigError(f"{path}: library {library.name!r}: {folder} is the whole file system: give the folders that hold your documents")
+                raise ConfigError(f"{where} is the whole file system: give the folders that hold your documents")
             if folder.is_relative_to(data_dir):
-                raise ConfigError(f"{path}: library {library.name!r}: {folder} is in linkly's own data folder ({data_dir}), which holds the index, not documents")
+                raise ConfigError(f"{where} is in linkly's own data folder ({data_dir}), which holds the index, not documents")
 
 
 def _beside(config_file: Path, value: str) -> Path:

@@ -103,12 +103,13 @@ _MODULES: dict[str, str] = {
 #: letters to dingbats) titles no PDF; pdf 8: a scanned page whose only text is a stamp in its margin is read
 #: by OCR, a block that starts one line below a full line (each line of a hanging indent, of a double-spaced
 #: filing) gets no blank line, and a margin's line numbering is left out;
-#: html 5 and epub 4: soft hyphens are out of words, a note's mark stands apart from the word it follows, and
-#: a ruby annotation's reading is left out, and (html) a site's logo in the first h1 titles no page; docx 4: table rows and cells in content controls, and a text
-#: box in a cell, are read, a style based on a heading style is a heading, outline level 9 is body text, and
-#: the headers' and footers' texts and the comments are read at the end, and the Title paragraph titles the
-#: document before the core title, and a vertically merged cell reads on every row it spans; pptx 5: the first
-#: slide's title titles the deck before the core title, and a merged table cell is one column
+#: html 5 and epub 4: soft hyphens are out of words, a note's mark stands apart from the word it follows, a
+#: ruby annotation's reading is left out, and (html) a site's logo in the first h1 titles no page; docx 4:
+#: table rows and cells in content controls, and a text box in a cell, are read, a style based on a heading
+#: style is a heading, outline level 9 is body text, the headers' and footers' texts and the comments are
+#: read at the end, the Title paragraph titles the document before the core title, and a vertically merged
+#: cell reads on every row it spans; pptx 5: the first slide's title titles the deck before the core
+#: title, and a merged table cell is one column
 EXTRACTOR_VERSIONS: dict[str, int] = {"txt": 5, "pdf": 8, "pptx": 5, "html": 5, "epub": 4, "docx": 4, "md": 5, "mdx": 5}
 
 

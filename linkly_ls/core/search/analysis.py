@@ -257,7 +257,7 @@ def _accent_folds() -> dict[int, str]:
     return folds
 
 
-_ACCENT_FOLDS = _accent_folds()
+ACCENT_FOLDS = _accent_folds()
 
 
 def composed(text: str) -> str:
@@ -271,7 +271,7 @@ def composed(text: str) -> str:
 def fold_accents(text: str) -> str:
     """`text` (composed, NFC) with its accented Latin letters as plain ones, one character for one: a match's
     offsets in the folded text are its offsets in `text` (`"resume"` finds `résumé` at the same place)."""
-    return text if text.isascii() else text.translate(_ACCENT_FOLDS)
+    return text if text.isascii() else text.translate(ACCENT_FOLDS)
 
 
 def extract_keywords(title: str, lines: list[str], headings: list[str], limit: int = 8) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from linkly_ls.core.search.analysis import CJK_RUN
+from linkly_ls.core.search.analysis import ACCENT_FOLDS, CJK_RUN
 from linkly_ls.core.search.grep_patterns import SPECIAL_CHARS
 
 _BLANK = "[ \\t\\xa0]"
@@ -129,6 +129,58 @@ def with_typographic_quotes(pattern: str) -> str:
         out.append(f"[{TYPOGRAPHIC_QUOTES[char]}]" if char in TYPOGRAPHIC_QUOTES else char)
         index += 1
     return "".join(out)
+
+
+def with_accented_letters(pattern: str) -> str:
+    """The pattern with each plain Latin letter (outside sets, escapes and group syntax) matching its accented
+    forms too, as search folds them (`lopez` finds `López`, `soren` finds `Søren`): for `case_insensitive`.
+    Unchanged when it holds a set this cannot read."""
+    out: list[str] = []
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            end = index + 2
+            if pattern[index + 1 : index + 2] in ("p", "P", "N", "x", "u", "U") and pattern[end : end + 1] == "{":
+                end = pattern.find("}", end) + 1 or len(pattern)
+            out.append(pattern[index:end])
+            index = end
+        elif char == "[":
+            end = _set_end(pattern, index)
+            if end is None:
+                return pattern
+            out.append(pattern[index : end + 1])
+            index = end + 1
+        elif pattern.startswith("(?", index):  # flags, a group's name or a back-reference: no letters to widen
+            closing = ")" if pattern.startswith("(?P=", index) else ">" if pattern.startswith("(?P<", index) else None
+            if closing is not None:
+                end = pattern.find(closing, index)
+                end = len(pattern) - 1 if end < 0 else end
+            else:
+                end = next((at for at in range(index + 2, len(pattern)) if pattern[at] in ":)>=!"), len(pattern) - 1)
+            out.append(pattern[index : end + 1])
+            index = end + 1
+        elif char == "{":  # a count
+            end = pattern.find("}", index)
+            end = index if end < 0 else end
+            out.append(pattern[index : end + 1])
+            index = end + 1
+        else:
+            forms = _ACCENTED.get(char.lower())
+            out.append(f"[{char}{forms}]" if forms else char)
+            index += 1
+    return "".join(out)
+
+
+def _accented_forms() -> dict[str, str]:
+    """Each plain Latin letter -> its accented letters, upper and lower case, as `fold_accents` folds them."""
+    forms: dict[str, str] = {}
+    for code, base in ACCENT_FOLDS.items():
+        forms[base.lower()] = forms.get(base.lower(), "") + chr(code)
+    return forms
+
+
+_ACCENTED = _accented_forms()
 
 
 def _add_space(out: list[str], pattern: str, after: int, depth: int) -> None:

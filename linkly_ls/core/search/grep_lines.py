@@ -32,7 +32,7 @@ from linkly_ls.core.store.line_cache import DocumentText
 from linkly_ls.core.errors import ArgumentError, ToolError
 from linkly_ls.core.search.analysis import CJK_RUN
 from linkly_ls.core.search.pattern_size import MAX_COPIES, expanded_size
-from linkly_ls.core.search.grep_layout import across_line_breaks, has_anchor, with_typographic_quotes
+from linkly_ls.core.search.grep_layout import across_line_breaks, has_anchor, with_accented_letters, with_typographic_quotes
 from linkly_ls.core.search.grep_patterns import is_confined, is_literal, line_local_pattern, literal_suffix
 
 if TYPE_CHECKING:
@@ -167,7 +167,8 @@ def compile_pattern(source: str, case_insensitive: bool) -> regex.Pattern:
         )
     flags = regex.V0 | (regex.IGNORECASE if case_insensitive else 0)
     try:
-        return regex.compile(with_typographic_quotes(source), flags)
+        widened = with_typographic_quotes(source)
+        return regex.compile(with_accented_letters(widened) if case_insensitive else widened, flags)
     except (regex.error, OverflowError, ValueError) as error:  # ValueError: flags that exclude each other
         raise ArgumentError(
             f"`pattern` is not a valid regular expression: {error}; to find the text as written, escape its "

@@ -214,7 +214,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "maximum": 50,
                 "description": "Lines of context after each match (overrides `context`).",
             },
-            "case_insensitive": {"type": "boolean", "default": False, "description": "Case-insensitive matching."},
+            "case_insensitive": {"type": "boolean", "default": False, "description": "Case-insensitive matching, accents aside too (`lopez` matches `López`)."},
             "output_mode": {
                 "type": "string",
                 "enum": ["content", "count"],

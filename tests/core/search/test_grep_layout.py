@@ -47,3 +47,16 @@ def test_a_straight_quote_matches_the_curly_ones_typeset_text_has():
     assert len(find_matching_lines(document, "don't", False)) == 2
     assert len(find_matching_lines(document, 'said "so"', False)) == 1
     assert len(find_matching_lines(document, "don['-/]t", False)) == 2
+
+
+def test_case_insensitive_grep_also_ignores_accents_as_search_does():
+    """`grep Lopez -i` found nothing in an article naming López four times."""
+    from linkly_ls.core.search.grep_layout import with_accented_letters
+    from linkly_ls.core.search.grep_lines import find_matching_lines
+    from linkly_ls.core.store.line_cache import DocumentText
+
+    document = DocumentText("María López said so.\nSøren Ågård agreed.\nlopez in lower case", (1.0, "h"))
+    assert [match.first for match in find_matching_lines(document, "lopez", True).page(0, 10)] == [1, 3]
+    assert [match.first for match in find_matching_lines(document, r"\bsoren agard\b", True).page(0, 10)] == [2]
+    assert [match.first for match in find_matching_lines(document, "lopez", False).page(0, 10)] == [3]
+    assert with_accented_letters(r"(?P<x>\d+)(?P=x)[a-z]{2}\p{L}") == r"(?P<x>\d+)(?P=x)[a-z]{2}\p{L}"

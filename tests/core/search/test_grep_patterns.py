@@ -12,7 +12,7 @@ from linkly_ls.core.store import line_cache
 from linkly_ls.core.store.line_cache import DocumentText
 from linkly_ls.core.search import grep_lines
 from linkly_ls.core.errors import ToolError
-from linkly_ls.core.search.grep_lines import find_matching_lines
+from linkly_ls.core.search.grep_lines import compile_pattern, find_matching_lines
 from linkly_ls.core.search.grep_layout import across_line_breaks, has_anchor
 from linkly_ls.core.search.grep_patterns import is_confined, is_literal, line_local_pattern, literal_suffix
 
@@ -80,7 +80,7 @@ def found_lines(document: DocumentText, source: str, case_insensitive: bool) -> 
 
 
 def same_as_reference(lines: list[str], source: str, case_insensitive: bool) -> None:
-    pattern = regex.compile(source, regex.V0 | (regex.IGNORECASE if case_insensitive else 0))
+    pattern = compile_pattern(source, case_insensitive)  # as grep reads it: curly quotes, accents with -i
     document = DocumentText("\n".join(lines), (1.0, "h"))
     found = found_lines(document, source, case_insensitive)
     expected = reference(lines, pattern)

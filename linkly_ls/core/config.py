@@ -30,6 +30,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import stat
 import tomllib
 import unicodedata
 from collections.abc import Iterable
@@ -127,6 +128,16 @@ def data_dir_override() -> Path | None:
 
 def default_data_dir() -> Path:
     return Path(user_data_dir(APP_NAME, appauthor=False))
+
+
+def readable_by_others(path: Path | None) -> bool:
+    """Whether the file's group or other accounts may read it: a token written in it is theirs too."""
+    if path is None:
+        return False
+    try:
+        return bool(path.stat().st_mode & (stat.S_IRGRP | stat.S_IROTH))
+    except OSError:
+        return False
 
 
 def validate_library_name(name: str) -> str:

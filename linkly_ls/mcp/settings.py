@@ -15,11 +15,14 @@
 from __future__ import annotations
 
 import ipaddress
+import logging
 import os
 from dataclasses import dataclass, field, replace
 
-from linkly_ls.core.config import Config, ConfigError, refuse_unknown_keys
+from linkly_ls.core.config import Config, ConfigError, readable_by_others, refuse_unknown_keys
 from linkly_ls.core.tools.registry import REGISTRY, ToolRegistry
+
+log = logging.getLogger("linkly_ls.mcp")
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 60606
@@ -105,6 +108,11 @@ def load_mcp_settings(config: Config) -> McpSettings:
     if token is not None and (not isinstance(token, str) or len(token.strip()) < 16):
         named = f"the {TOKEN_ENVIRONMENT_VARIABLE} environment variable" if from_environment else f"{where}: token"
         raise ConfigError(f"{named} must be a string of at least 16 characters (e.g. `openssl rand -hex 32`)")
+    if token is not None and not from_environment and readable_by_others(config.source):
+        log.warning(
+            "%s: the token is written in %s, which other users can read; move it to the %s environment variable "
+            "or run `chmod 600 %s`", where, config.source, TOKEN_ENVIRONMENT_VARIABLE, config.source,
+        )
     host = section.get("host", DEFAULT_HOST)
     if not isinstance(host, str) or not host.strip():
         raise ConfigError(f"{where}: host must be an address such as \"127.0.0.1\", got {host!r}")

@@ -67,3 +67,19 @@ def test_a_short_environment_token_is_blamed_on_the_environment(tmp_path: Path, 
     monkeypatch.setenv("LINKLY_MCP_TOKEN", "short")
     with pytest.raises(ConfigError, match="^the LINKLY_MCP_TOKEN environment variable must be a string of at least 16"):
         load_mcp_settings(load_config(path))
+
+
+def test_a_token_in_a_config_file_others_can_read_is_warned_about(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog) -> None:
+    """A `[[remote]]` token in such a file was warned about, the server's own `[mcp] token` was not."""
+    import logging
+
+    caplog.set_level(logging.WARNING, logger="linkly_ls.mcp")
+    settings_from(tmp_path, '[mcp]\ntoken = "a-secret-token-of-32-characters"\n', monkeypatch)
+    caplog.clear()
+    (tmp_path / "config.toml").chmod(0o644)
+    settings = load_mcp_settings(load_config(tmp_path / "config.toml"))
+    assert settings.token and "other users can read" in caplog.text and "a-secret-token" not in caplog.text
+    caplog.clear()
+    (tmp_path / "config.toml").chmod(0o600)
+    load_mcp_settings(load_config(tmp_path / "config.toml"))
+    assert "other users can read" not in caplog.text

@@ -20,12 +20,11 @@ import ipaddress
 import logging
 import os
 import re
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from linkly_ls.core.config import Config, ConfigError, refuse_unknown_keys
+from linkly_ls.core.config import Config, ConfigError, readable_by_others, refuse_unknown_keys
 
 log = logging.getLogger("linkly_ls.remote")
 
@@ -161,13 +160,7 @@ def _token(entry: dict, here: str, source: Path | None) -> tuple[str | None, str
 
 
 def _warn_if_readable(source: Path | None, here: str) -> None:
-    if source is None:
-        return
-    try:
-        mode = source.stat().st_mode
-    except OSError:
-        return
-    if mode & (stat.S_IRGRP | stat.S_IROTH):
+    if readable_by_others(source):
         log.warning(
             "%s: the token is written in %s, which other users can read; move it to an environment variable "
             "(token_env) or run `chmod 600 %s`",

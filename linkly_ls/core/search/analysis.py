@@ -378,5 +378,6 @@ def _token_term(token: str) -> tuple[str, str] | tuple[()]:
     lower = token.lower()
     if len(lower) < 3 or len(lower) > MAX_KEYWORD_CHARS or lower in STOPWORDS or (not lower.isascii() and has_cjk(lower)):
         return ()
-    term = (_STEMMER.analyze(lower) or [lower])[0]
+    folded = fold_accents(lower)  # `López` and `Lopez` are one keyword, as search reads them
+    term = (_STEMMER.analyze(folded) or [folded])[0]
     return term, lower if token.isupper() and len(token) > 5 else token

@@ -66,7 +66,7 @@ def _keywords_by_definition(title: str, lines: list[str], headings: list[str], l
             lower = word.lower()
             if not 3 <= len(lower) <= analysis.MAX_KEYWORD_CHARS or lower in analysis.STOPWORDS or analysis.has_cjk(lower):
                 continue
-            key = (analysis._STEMMER.analyze(lower) or [lower])[0]
+            key = (analysis._STEMMER.analyze(analysis.fold_accents(lower)) or [analysis.fold_accents(lower)])[0]  # López is Lopez
             counts[key] += weight * occurrences
             spelling = lower if word.isupper() and len(word) > 5 else word
             forms.setdefault(key, {}).setdefault(spelling, 0)
@@ -198,3 +198,9 @@ def test_an_epub_chapter_marker_counts_its_title_alone_and_page_markers_nothing(
     lines = ["--- chapter 1: Vår ---", "Snön smälte.", "--- chapter 2: Sommar ---", "Solen."]
     assert word_lines(lines, [1, 3]) == ["Vår", "Snön smälte.", "Sommar", "Solen."]
     assert word_lines(["--- page 1 ---", "text"], [1]) == ["text"]
+
+
+def test_a_name_with_and_without_its_accents_is_one_keyword():
+    """`López` and `Lopez` took two of a document's eight keywords, as search reads them as one word."""
+    keywords = analysis.extract_keywords("Notes", ["María López said. Maria Lopez agreed. López again, López, Lopez."], [])
+    assert "López" in keywords and "Lopez" not in keywords and "Maria" not in keywords

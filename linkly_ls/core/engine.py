@@ -150,8 +150,7 @@ class Engine:
         that no longer parses changes nothing, and False says it could not be read."""
         self._config_stamp = self.config.file_stamp()
         try:
-            known = self.config.path or self.config.source
-            fresh = load_config(known) if known else load_config()
+            fresh = load_config(self.config.path or self.config.source)  # None: the default file
         except ConfigError as error:
             self.config_problem = str(error)
             return False

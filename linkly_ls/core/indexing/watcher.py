@@ -80,7 +80,8 @@ def paths_by_library(engine: Engine, changed: set[Path]) -> dict[str, list[Path]
             path = path.parent
         if path.name == BOOK_METADATA:  # a book folder made or unmade: its cover is looked at again
             for cover in BOOK_COVERS:
-                add(path.parent / cover, library.name)
+                if _is(path.parent / cover, Path.is_file):
+                    add(path.parent / cover, library.name)
         add(path, library.name)
         if _is(path, Path.is_file):
             continue

@@ -160,9 +160,22 @@ def test_a_version_2_catalogs_name_keys_are_composed_when_it_is_opened(tmp_path)
     connection.close()
 
 
-def test_deleted_rows_leave_no_text_in_the_file(tmp_path):
+def test_deleted_rows_leave_no_text_in_the_file(tmp_path, monkeypatch):
     """SQLite's upstream default keeps a deleted row's bytes in free pages (this build's may not): a
-    deleted note's text stayed readable in the index file."""
+    deleted note's text stayed readable in the index file. Connections start with that default here,
+    whatever this build's is."""
+    import sqlite3
+
+    from linkly_ls.core.store import schema
+
+    connect = sqlite3.connect
+
+    def upstream_default(*args, **kwargs):
+        connection = connect(*args, **kwargs)
+        connection.execute("PRAGMA secure_delete=OFF")
+        return connection
+
+    monkeypatch.setattr(schema.sqlite3, "connect", upstream_default)
     path = tmp_path / "catalog.sqlite3"
     connection = open_connection(path, read_only=False)
     assert connection.execute("PRAGMA secure_delete").fetchone()[0] == 1

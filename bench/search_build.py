@@ -23,13 +23,14 @@ cache, keyed by a hash of model id and text, so copies reuse it.
 from __future__ import annotations
 
 import hashlib
+import json
 import pickle
 import shutil
 import sqlite3
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +42,8 @@ from linkly_ls.core.search.evaluation import load_collection, write_library  # n
 from linkly_ls.core.config import Config  # noqa: E402
 from linkly_ls.core.embedding.settings import TextEmbedder  # noqa: E402
 from linkly_ls.core.engine import Engine  # noqa: E402
+from linkly_ls.core.document import ExtractedDocument  # noqa: E402
+from linkly_ls.core.extract import EXTRACTOR_VERSIONS  # noqa: E402
 from linkly_ls.core.extract.base import ExtractLimits  # noqa: E402
 from linkly_ls.core.indexing.indexer import PreparedFile, prepare_file  # noqa: E402
 from linkly_ls.core.indexing.workers import WorkerPool  # noqa: E402
@@ -80,10 +83,11 @@ def prepare_sources(cache: Path, sources: Path) -> dict[str, PreparedFile]:
     """relative path -> prepared result of every source file, extracted once and kept in the cache."""
     stored = cache / "prepared.pickle"
     files = sorted(str(path.relative_to(sources)) for path in sources.rglob("*") if path.is_file() and path.name != ".complete")
+    stamp = _preparation_stamp()
     if stored.exists():
-        prepared = pickle.loads(stored.read_bytes())
-        if sorted(prepared) == files:
-            return prepared
+        kept = pickle.loads(stored.read_bytes())
+        if isinstance(kept, dict) and kept.get("stamp") == stamp and sorted(kept["files"]) == files:
+            return kept["files"]
     log(f"extracting {len(files)} source files once ...")
     limits = ExtractLimits()
     prepared = {}
@@ -95,8 +99,15 @@ def prepare_sources(cache: Path, sources: Path) -> dict[str, PreparedFile]:
                 result.error = outcome.error or "unknown error"
             prepared[outcome.key] = result
     log(f"  extracted in {time.monotonic() - started:.0f} s")
-    stored.write_bytes(pickle.dumps(prepared))
+    stored.write_bytes(pickle.dumps({"stamp": stamp, "files": prepared}))
     return prepared
+
+
+def _preparation_stamp() -> str:
+    """What a kept extraction depends on: the extractors' versions and the fields of what they return (a
+    result pickled by an older version lacks the fields added since)."""
+    names = [field.name for kind in (PreparedFile, ExtractedDocument) for field in fields(kind)]
+    return json.dumps([EXTRACTOR_VERSIONS, names], sort_keys=True)
 
 
 def corpus_sample(prepared: dict[str, PreparedFile], sample_chunks: int | None) -> list[str]:

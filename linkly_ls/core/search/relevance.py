@@ -82,6 +82,8 @@ class RelevanceScorer:
             found = set(analyzer.analyze(text)) | cjk_found
             total = sum(weights.values()) or 1.0
             best = max(best, sum(weight for term, weight in weights.items() if term in found) / total)
+            if best >= 1.0:  # no other reading finds more
+                break
         return best
 
     @staticmethod

@@ -53,18 +53,29 @@ class WorkGroups:
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.works: list[tuple[WorkFacts, list[WorkFacts]]] = []
+        #: each lead's place in `works` by what any file of its work must share with it: its content (a
+        #: copy) or its title or file name (another format); a search gathers hundreds of documents
+        self._by_key: dict[tuple[str, str], list[int]] = {}
 
     @property
     def full(self) -> bool:
         return len(self.works) >= self.limit
 
     def add(self, facts: WorkFacts) -> None:
-        for lead, others in self.works:
+        places = sorted({place for key in _keys(facts) for place in self._by_key.get(key, ())})
+        for place in places:
+            lead, others = self.works[place]
             if same_work(lead, facts):
                 others.append(facts)
                 return
         if not self.full:
+            for key in _keys(facts):
+                self._by_key.setdefault(key, []).append(len(self.works))
             self.works.append((facts, []))
+
+
+def _keys(facts: WorkFacts) -> tuple[tuple[str, str], ...]:
+    return (("content", facts.content_hash), ("title", title_key(facts.title)), ("name", name_key(facts.path)))
 
 
 def _folded(text: str) -> str:

@@ -22,6 +22,11 @@ library is not always:
   the shape of claims sought among abstracts. A title or a text that two
   documents share is not sought. Built without the judgments; only for
   collections whose documents have titles.
+- `NAME-phrases`: each of up to 300 documents (by a hash of the id) is sought
+  by two adjacent words of its text that no other document holds side by
+  side, each word found in other documents too (the rarest such pair): the
+  shape of a name, an address or a remembered phrase typed to find the one
+  document that holds it (`Larkspur Lane`). Built without the judgments.
 
 Writes OUT_DIR/<name>/{docs.jsonl, queries.jsonl, qrels.tsv[, excluded.tsv],
 SOURCE.md} and OUT_DIR/README.md with each one's bm25s reference row (the
@@ -46,12 +51,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from long_requests import bm25s_reference  # noqa: E402
 
 SHARED_IR = Path(__file__).resolve().parents[1].parent / "shared" / "ir"
-SHAPES = ("titles", "flat", "known")
+SHAPES = ("titles", "flat", "known", "phrases")
 #: the collections each shape is derived from by default (titles: those whose documents have titles)
 DEFAULT_SOURCES = {
     "titles": ("cranfield", "lisa", "nfcorpus"),
     "flat": ("cranfield", "medline", "lisa"),
     "known": ("cranfield", "lisa", "nfcorpus"),
+    "phrases": ("cranfield", "lisa", "medline", "nfcorpus", "time"),
 }
 #: most documents sought by their title in the `known` shape
 KNOWN_ITEMS = 300
@@ -79,6 +85,8 @@ def derive(collection: evaluation.Collection, shape: str) -> evaluation.Collecti
         queries = [{**query, "text": flat(query["text"])} for query in collection.queries]
     elif shape == "known":
         return known_items(collection)
+    elif shape == "phrases":
+        return rare_phrases(collection)
     else:
         raise ValueError(f"unknown shape {shape!r}")
     return evaluation.Collection(f"{collection.name}-{shape}", docs, queries, collection.qrels, collection.excluded)
@@ -99,6 +107,39 @@ def known_items(collection: evaluation.Collection) -> evaluation.Collection:
     docs = [{"id": doc["id"], "title": "", "text": parts[doc["id"]][1]} for doc in collection.docs]
     queries.sort(key=lambda query: query["id"])
     return evaluation.Collection(f"{collection.name}-known", docs, queries, qrels, {})
+
+
+_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+def rare_phrases(collection: evaluation.Collection) -> evaluation.Collection:
+    """Up to KNOWN_ITEMS documents, each sought by the rarest pair of adjacent words that it alone holds
+    side by side, both words held by other documents too (English stop words never part of it)."""
+    from linkly_ls.core.search.analysis import SNOWBALL_ENGLISH_STOPWORDS
+
+    stop = set(SNOWBALL_ENGLISH_STOPWORDS)
+    word_lists = {doc["id"]: _WORD.findall(f"{doc.get('title', '')}\n{doc['text']}") for doc in collection.docs}
+    word_df: Counter[str] = Counter()
+    pair_df: Counter[tuple[str, str]] = Counter()
+    for words in word_lists.values():
+        lowered = [word.lower() for word in words]
+        word_df.update(set(lowered))
+        pair_df.update(set(zip(lowered, lowered[1:])))
+    queries, qrels = [], {}
+    for doc_id in sorted(word_lists, key=lambda doc_id: hashlib.blake2b(doc_id.encode("utf-8"), digest_size=8).digest()):
+        words = word_lists[doc_id]
+        pairs = [
+            (word_df[a.lower()] + word_df[b.lower()], a, b)
+            for a, b in zip(words, words[1:])
+            if pair_df[(a.lower(), b.lower())] == 1 and word_df[a.lower()] >= 2 and word_df[b.lower()] >= 2
+            and a.lower() not in stop and b.lower() not in stop and a.lower() != b.lower()
+        ]
+        if pairs and len(queries) < KNOWN_ITEMS:
+            _, a, b = min(pairs)
+            queries.append({"id": doc_id, "text": f"{a} {b}"})
+            qrels[doc_id] = {doc_id: 1}
+    queries.sort(key=lambda query: query["id"])
+    return evaluation.Collection(f"{collection.name}-phrases", collection.docs, queries, qrels, {})
 
 
 def _title_and_text(doc: dict) -> tuple[str, str]:
@@ -135,6 +176,7 @@ def write(collection: evaluation.Collection, folder: Path, source: str) -> None:
         "titles": "every other document (by a hash of its id) reduced to its title",
         "flat": "documents and queries lower-cased, everything but letters, digits and spaces removed",
         "known": "titles removed from the documents; up to 300 documents each sought by its title",
+        "phrases": "up to 300 documents each sought by the rarest two adjacent words only it holds side by side",
     }[shape]
     (folder / "SOURCE.md").write_text(f"Derived from `{source}` by `bench/collection_shapes.py`: {description}.\n", encoding="utf-8")
 

@@ -243,6 +243,7 @@ def settings(overrides: dict[str, Any]) -> Iterator[None]:
 _FEEDBACK = "linkly_ls.core.search.feedback:"
 _FUSION = "linkly_ls.core.search.fusion:"
 _RANKED = "linkly_ls.core.search.ranked:"
+_WHOLE = "linkly_ls.core.search.whole_matches:"
 _VIEWS = "linkly_ls.core.search.query_views:"
 _QUERY_TERMS = "linkly_ls.core.search.query_terms:"
 _SMOOTHING = "linkly_ls.core.search.smoothing:"
@@ -267,6 +268,10 @@ CANDIDATES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "no neighbour smoothing": ({_SMOOTHING + "SMOOTHING_DOCUMENTS": 0}, ("hybrid",)),
     "keyword side not completed": ({_RANKED + "COMPLETE_KEYWORD_SIDE": False}, ("hybrid",)),
     "vector side not completed": ({_RANKED + "COMPLETE_VECTOR_SIDE": False}, ("hybrid",)),
+    "whole matches not first": ({_WHOLE + "WHOLE_MATCHES_FIRST": False}, ("hybrid",)),
+    "whole matches above the weaker": ({_WHOLE + "WHOLE_MATCHES_ABOVE": "weaker"}, ("hybrid",)),
+    "whole matches above those with none": ({_WHOLE + "WHOLE_MATCHES_ABOVE": "none"}, ("hybrid",)),
+    "whole matches not first in keyword mode": ({_WHOLE + "WHOLE_MATCHES_MODES": ("hybrid",)}, ("keyword",)),
     "neighbour smoothing weight 0.5": ({_SMOOTHING + "SMOOTHING_WEIGHT": 0.5}, ("hybrid",)),
 }
 
@@ -298,7 +303,7 @@ class HeldOut:
 
 
 #: name endings of the collections derived from another by `bench/long_requests.py` and `bench/collection_shapes.py`
-DERIVED_SUFFIXES = ("-long", "-titles", "-flat", "-known")
+DERIVED_SUFFIXES = ("-long", "-titles", "-flat", "-known", "-phrases")
 
 
 def source_of(collection: str) -> str:

@@ -23,7 +23,14 @@ from tantivy import Occur, Query
 from linkly_ls.core.errors import LinklyError
 from linkly_ls.core.search.analysis import cjk_query_terms, cjk_terms, for_keywords, without_bare_markers
 from linkly_ls.core.search.chunking import Chunk
-from linkly_ls.core.search.query_terms import ANALYZERS, FIELD_ANALYZERS, path_query_terms, query_term_counts, reading_terms
+from linkly_ls.core.search.query_terms import (
+    ANALYZERS,
+    FIELD_ANALYZERS,
+    path_query_terms,
+    query_term_counts,
+    reading_terms,
+    word_readings,
+)
 
 log = logging.getLogger("linkly_ls.search")
 
@@ -316,6 +323,33 @@ class KeywordIndex:
         if not terms:
             return None
         return Query.boolean_query([(Occur.Must, Query.term_query(self.schema, field, term)) for term in dict.fromkeys(terms)])
+
+    def documents_with_every_word(self, query: str, doc_ids: list[str], chunks_per_document: int = 4) -> set[str]:
+        """Those of `doc_ids` with a chunk that holds every word of `query` (`word_readings`) in its text,
+        title, headings or path, in any of its languages' readings. Documents crowded out of a round by
+        others' matching chunks are searched again without them."""
+        words = word_readings(query)
+        if not words or not doc_ids:
+            return set()
+        every_word = Query.boolean_query([(Occur.Must, self._any_field(fields)) for fields in words])
+        holding: set[str] = set()
+        missing = list(doc_ids)
+        while missing:
+            limit = chunks_per_document * len(missing)
+            hits = self.search_query(every_word, limit, missing)
+            holding |= {hit.doc_id for hit in hits}
+            if len(hits) < limit:
+                break
+            missing = [doc_id for doc_id in missing if doc_id not in holding]
+        return holding
+
+    def _any_field(self, fields: dict[str, list[str]]) -> Query:
+        """A word in any of `fields` (field -> every term it must hold there)."""
+        held = [
+            Query.boolean_query([(Occur.Must, Query.term_query(self.schema, field, term)) for term in terms])
+            for field, terms in fields.items()
+        ]
+        return Query.boolean_query([(Occur.Should, query) for query in held])
 
     def _term_clauses(self, fields: tuple[str, ...], weights: dict[str, float]) -> list[tuple[Occur, Query]]:
         clauses: list[tuple[Occur, Query]] = []

@@ -12,7 +12,7 @@ import re
 import tantivy
 from tantivy import Filter, TextAnalyzerBuilder, Tokenizer
 
-from linkly_ls.core.search.analysis import SNOWBALL_ENGLISH_STOPWORDS, for_keywords
+from linkly_ls.core.search.analysis import SNOWBALL_ENGLISH_STOPWORDS, cjk_terms, for_keywords
 
 #: a word of this many bytes (UTF-8) or more is left out of the index and of queries (a hash, a run of
 #: base64): it can never match
@@ -23,6 +23,8 @@ WORD_BYTES_LIMIT = 60
 #: words took 4 s and a gigabyte; a long request or a pasted page stays far below it
 MAX_QUERY_WORDS = 1024
 _QUERY_WORD = re.compile(r"[^\W_]+")
+#: the `'s` of a possessive, which the index reads as a word `s` of its own
+_POSSESSIVE = re.compile(r"(?<=[^\W_])['\u2019]s\b")
 
 
 def bounded_query(text: str, limit: int = MAX_QUERY_WORDS) -> tuple[str, int]:
@@ -115,6 +117,26 @@ def _content_terms(query: str, without_stopwords: tantivy.TextAnalyzer, every_wo
     query = for_keywords(query)  # a word written against CJK characters is a word of its own, as indexed
     content = without_stopwords.analyze(query) if QUERY_WITHOUT_FUNCTION_WORDS else []
     return content or ANALYZERS[every_word].analyze(query)
+
+
+def word_readings(query: str) -> list[dict[str, list[str]]]:
+    """Each word the query is searched by, as the index's fields hold it: field -> the word's terms there
+    (every term of a field for the word to be there: a CJK word's bigrams). The words are the query's
+    own without English function words, while other words remain, as its readings leave them out; a
+    word no field can hold (too long, a stop word in every reading) is none of them."""
+    words = _QUERY_WORD.findall(_POSSESSIVE.sub("", for_keywords(query)))
+    content = [word for word in words if not is_function_word(word)] if QUERY_WITHOUT_FUNCTION_WORDS else words
+    readings: list[dict[str, list[str]]] = []
+    for word in dict.fromkeys(content or words):
+        bigrams = cjk_terms(word)
+        if bigrams:
+            readings.append({"cjk": bigrams})
+            continue
+        fields = {field: ANALYZERS[analyzer].analyze(word) for field, analyzer in FIELD_ANALYZERS.items()}
+        fields = {field: terms for field, terms in fields.items() if terms}
+        if fields:
+            readings.append(fields)
+    return readings
 
 
 FIELD_ANALYZERS = {

@@ -64,6 +64,8 @@ class RankedDocument:
     vector_passage: Passage | None = None
     #: which vectors `vector_score` compares: "refined" (the model's) or "first_pass"
     vector_kind: str = REFINED
+    #: whether a passage of it holds every word of the query (`whole_matches.py`); None: not looked up
+    holds_every_word: bool | None = None
 
     @property
     def passage(self) -> Passage:

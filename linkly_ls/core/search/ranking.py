@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from linkly_ls.core.embedding.settings import ENGLISH_ONLY_MODELS
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.search import feedback, first_pass_side, query_views, smoothing
+from linkly_ls.core.search import feedback, first_pass_side, query_views, smoothing, whole_matches
 from linkly_ls.core.search.analysis import written_outside_latin
 from linkly_ls.core.search.fusion import fused, keyword_weight_for
 from linkly_ls.core.search.keyword import ChunkHit
@@ -65,9 +65,26 @@ def rank_documents(
 
     With feedback on (`feedback.RM3_DOCUMENTS`, `feedback.ROCCHIO_DOCUMENTS`), the first round's best
     documents feed a second round of each side, which is fused again (not while the model refines).
+    In a hybrid or keyword ranking the documents with a passage holding every word of the query come
+    first (`whole_matches.py`).
     """
     if mode not in MODES:
         raise ValueError(f"unknown search mode {mode!r}")
+    ranking = _ranked(engine, query, allowed_doc_ids, mode, keyword_chunks, vector_chunks, fusion)
+    if ranking.mode in whole_matches.WHOLE_MATCHES_MODES:
+        ranking.documents = whole_matches.whole_matches_first(engine.keyword, query, ranking.documents)
+    return ranking
+
+
+def _ranked(
+    engine: Engine,
+    query: str,
+    allowed_doc_ids: list[str] | None,
+    mode: str,
+    keyword_chunks: int,
+    vector_chunks: int,
+    fusion: str | None,
+) -> Ranking:
     keyword_hits = keyword_candidates(engine.keyword, query, keyword_chunks, allowed_doc_ids)
     documents = keyword_documents(keyword_hits)
     if mode == "keyword":

@@ -279,6 +279,7 @@ def _make_hit(
             "vector_rank": document.vector_rank,
             "vector_score": _rounded(cosine[0] if cosine else document.vector_score),
             "fused_score": _rounded(document.fused_score, 6),
+            "holds_every_word": document.holds_every_word,
             "lexical_coverage": round(lexical, 4),
             "semantic": _rounded(semantic),
         }

@@ -1,0 +1,153 @@
+"""Documents with a passage holding every word of the query, first in a hybrid ranking."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from linkly_ls.core.config import Config, LibraryConfig
+from linkly_ls.core.engine import Engine
+from linkly_ls.core.search import whole_matches
+from linkly_ls.core.search.ranked import RankedDocument
+from linkly_ls.core.tools import call_tool
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
+
+
+class HoldingIndex:
+    """Stands in for the keyword index's lookup of documents holding every word (tested in test_keyword)."""
+
+    def __init__(self, holding: set[str]) -> None:
+        self.holding, self.asked = holding, []
+
+    def documents_with_every_word(self, query: str, doc_ids: list[str]) -> set[str]:
+        self.asked.append(list(doc_ids))
+        return self.holding & set(doc_ids)
+
+
+def ranked(*documents: tuple[str, float | None]) -> list[RankedDocument]:
+    return [RankedDocument(doc_id, fused_score=1.0 - place / 10, keyword_score=score) for place, (doc_id, score) in enumerate(documents)]
+
+
+def order(documents: list[RankedDocument]) -> list[str]:
+    return [document.doc_id for document in documents]
+
+
+LIST = [("near", None), ("partial", 2.0), ("strong", 9.0), ("whole", 5.0), ("other", None), ("second", 1.0)]
+
+
+@pytest.mark.parametrize(
+    ("place", "expected"),
+    [
+        ("all", ["whole", "second", "near", "partial", "strong", "other"]),
+        ("weaker", ["near", "partial", "strong", "whole", "second", "other"]),
+        ("none", ["whole", "second", "near", "partial", "strong", "other"]),
+    ],
+)
+def test_documents_holding_every_word_move_up_as_the_setting_says(monkeypatch, place, expected):
+    monkeypatch.setattr(whole_matches, "WHOLE_MATCHES_ABOVE", place)
+    documents = ranked(*LIST)
+    moved = whole_matches.whole_matches_first(HoldingIndex({"whole", "second"}), "larkspur lane", documents)
+    assert order(moved) == expected
+    assert {d.doc_id: d.holds_every_word for d in moved} == {
+        "near": None, "partial": False, "strong": False, "whole": True, "other": None, "second": True,
+    }
+
+
+def test_the_none_setting_looks_up_only_documents_below_the_first_holding_no_word(monkeypatch):
+    monkeypatch.setattr(whole_matches, "WHOLE_MATCHES_ABOVE", "none")
+    index = HoldingIndex({"top", "whole"})
+    moved = whole_matches.whole_matches_first(index, "q", ranked(("top", 3.0), ("near", None), ("whole", 1.0)))
+    assert order(moved) == ["top", "whole", "near"] and index.asked == [["whole"]]
+
+
+def test_nothing_moves_when_no_document_holds_every_word_or_the_rule_is_off(monkeypatch):
+    documents = ranked(*LIST)
+    assert order(whole_matches.whole_matches_first(HoldingIndex(set()), "q", documents)) == order(documents)
+    monkeypatch.setattr(whole_matches, "WHOLE_MATCHES_FIRST", False)
+    index = HoldingIndex({"whole"})
+    assert order(whole_matches.whole_matches_first(index, "q", documents)) == order(documents) and not index.asked
+
+
+def test_an_unknown_setting_is_an_error(monkeypatch):
+    monkeypatch.setattr(whole_matches, "WHOLE_MATCHES_ABOVE", "some")
+    with pytest.raises(ValueError, match="WHOLE_MATCHES_ABOVE"):
+        whole_matches.whole_matches_first(HoldingIndex(set()), "q", ranked(*LIST))
+
+
+CHAT = """[03/02/24, 21:04] Maria: did you get the scans I sent?
+[03/02/24, 21:05] Me: yes, the scoring sheets came through, thanks
+[03/02/24, 21:06] Maria: the second page is the one they changed
+[03/02/24, 21:09] Me: can we meet on Thursday to go over them?
+[03/02/24, 21:11] Maria: not at my place, they know where I live
+[03/02/24, 21:12] Maria: I'm staying at my sister's house for now, 14 Larkspur Lane
+[03/02/24, 21:13] Me: ok, I'll come by at six
+[03/02/24, 21:15] Maria: bring the printouts of the contract, the port authority one
+"""
+GARDEN = """# Cottage garden plan
+
+Tall spires of larkspur and delphinium at the back of the border, foxgloves and hollyhocks
+in front, lavender along the path. Sow larkspur in autumn where it is to flower; it does not
+like to be moved. Cut the flower spikes for drying when the lower blooms open.
+"""
+WALKS = """# Walks near the cottage
+
+The old lane climbs between high hedgerows full of wildflowers, primroses in spring and
+honeysuckle in summer. Past the farm the lane narrows to a green track that leads to the
+common, where the views open over the valley and the village gardens below.
+"""
+
+SEEDS = """# Seeds to order
+
+Larkspur: giant imperial larkspur, dwarf rocket larkspur, larkspur 'Blue Bell'.
+"""
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory) -> Engine:
+    """A reporter's notes and a chat, with the fixtures' reference texts, embedded with the bundled model."""
+    root = tmp_path_factory.mktemp("whole")
+    library = root / "library"
+    shutil.copytree(FIXTURES / "reference", library / "reference")
+    for path in (library / "reference").rglob("*"):
+        path.chmod(path.stat().st_mode | 0o200)
+    for name, text in (("chat-with-maria.txt", CHAT), ("garden.md", GARDEN), ("walks.md", WALKS), ("seeds.md", SEEDS)):
+        (library / name).write_text(text, encoding="utf-8")
+    engine = Engine(Config(data_dir=root / "data", libraries=[LibraryConfig(name="notes", paths=[library])]))
+    engine.index()
+    engine.vectors.run_until_complete()
+    yield engine
+    engine.close()
+
+
+def top(engine: Engine, query: str, mode: str = "hybrid") -> list[str]:
+    result = call_tool(engine, "search", {"query": query, "limit": 3, "explain": True, "mode": mode})
+    assert result.mode == mode
+    return [Path(hit.path).name for hit in result.results]
+
+
+@pytest.mark.slow
+def test_an_address_ranks_the_one_document_holding_it_above_those_near_its_words(archive, monkeypatch):
+    assert top(archive, "Larkspur Lane")[0] == "chat-with-maria.txt"
+    monkeypatch.setattr(whole_matches, "WHOLE_MATCHES_FIRST", False)
+    assert top(archive, "Larkspur Lane")[0] != "chat-with-maria.txt"  # the fusion alone put the garden first
+
+
+@pytest.mark.slow
+def test_explain_says_which_documents_hold_every_word(archive):
+    result = call_tool(archive, "search", {"query": "Larkspur Lane", "limit": 5, "explain": True}).to_json()
+    held = {Path(hit["path"]).name: hit["explain"]["holds_every_word"] for hit in result["results"]}
+    assert held["chat-with-maria.txt"] is True and held["garden.md"] is False and held["walks.md"] is False
+
+
+def test_in_keyword_mode_a_passage_holding_every_word_ranks_above_one_repeating_a_word(archive, monkeypatch):
+    assert top(archive, "Larkspur Lane", "keyword")[0] == "chat-with-maria.txt"
+    monkeypatch.setattr(whole_matches, "WHOLE_MATCHES_MODES", ("hybrid",))
+    assert top(archive, "Larkspur Lane", "keyword")[0] == "seeds.md"  # BM25 alone: the word four times
+
+
+def test_vector_mode_is_left_as_it_ranks(archive):
+    result = call_tool(archive, "search", {"query": "Larkspur Lane", "mode": "vector", "explain": True}).to_json()
+    assert all(hit["explain"]["holds_every_word"] is None for hit in result["results"])

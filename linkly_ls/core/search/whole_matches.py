@@ -52,8 +52,7 @@ def whole_matches_first(keyword: KeywordIndex, query: str, ranked: list[RankedDo
     candidates = [document.doc_id for document in ranked[start:] if document.keyword_score]
     holding = keyword.documents_with_every_word(query, candidates) if candidates else set()
     for document in ranked[start:]:
-        if document.keyword_score:
-            document.holds_every_word = document.doc_id in holding
+        document.holds_every_word = document.doc_id in holding
     if not holding:
         return ranked
     if WHOLE_MATCHES_ABOVE == "weaker":

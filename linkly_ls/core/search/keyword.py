@@ -324,20 +324,28 @@ class KeywordIndex:
             return None
         return Query.boolean_query([(Occur.Must, Query.term_query(self.schema, field, term)) for term in dict.fromkeys(terms)])
 
-    def documents_with_every_word(self, query: str, doc_ids: list[str], chunks_per_document: int = 4) -> set[str]:
-        """Those of `doc_ids` with a chunk that holds every word of `query` (`word_readings`) in its text,
-        title, headings or path, in any of its languages' readings. Documents crowded out of a round by
-        others' matching chunks are searched again without them."""
-        words = word_readings(query)
-        if not words or not doc_ids:
-            return set()
+    def passages_with_every_word(
+        self, query: str, doc_ids: list[str], common_path_terms: frozenset[str] = frozenset(), chunks_per_document: int = 4
+    ) -> dict[str, ChunkHit]:
+        """Of `doc_ids`, those with a chunk that holds every word of `query` (`word_readings`) in its text,
+        title, headings or path, in any of its languages' readings, each with its best such chunk; a word
+        of `common_path_terms` (the folders the libraries live in, in every path below them) is held by a
+        path only where the text holds it. Documents crowded out of a round by others' matching chunks
+        are searched again without them."""
+        words = [
+            {field: terms for field, terms in fields.items() if field != "path" or not set(terms) <= common_path_terms}
+            for fields in word_readings(query)
+        ]
+        if not words or not doc_ids or not all(words):
+            return {}
         every_word = Query.boolean_query([(Occur.Must, self._any_field(fields)) for fields in words])
-        holding: set[str] = set()
+        holding: dict[str, ChunkHit] = {}
         missing = list(doc_ids)
         while missing:
             limit = chunks_per_document * len(missing)
             hits = self.search_query(every_word, limit, missing)
-            holding |= {hit.doc_id for hit in hits}
+            for hit in hits:
+                holding.setdefault(hit.doc_id, hit)
             if len(hits) < limit:
                 break
             missing = [doc_id for doc_id in missing if doc_id not in holding]

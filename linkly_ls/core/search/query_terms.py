@@ -139,6 +139,13 @@ def word_readings(query: str) -> list[dict[str, list[str]]]:
     return readings
 
 
+def folder_path_terms(folders: list[str]) -> frozenset[str]:
+    """The path terms of folders (as the index reads a path): those of a library's own folders are in the
+    path of every document below them."""
+    analyzer = ANALYZERS[FIELD_ANALYZERS["path"]]
+    return frozenset(term for folder in folders for term in analyzer.analyze(folder))
+
+
 FIELD_ANALYZERS = {
     "title": "lk_en",
     "headings": "lk_en",

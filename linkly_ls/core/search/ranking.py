@@ -72,7 +72,8 @@ def rank_documents(
         raise ValueError(f"unknown search mode {mode!r}")
     ranking = _ranked(engine, query, allowed_doc_ids, mode, keyword_chunks, vector_chunks, fusion)
     if ranking.mode in whole_matches.WHOLE_MATCHES_MODES:
-        ranking.documents = whole_matches.whole_matches_first(engine.keyword, query, ranking.documents)
+        folders = [folder for library in engine.libraries() for folder in library.paths]
+        ranking.documents = whole_matches.whole_matches_first(engine.keyword, query, ranking.documents, folders)
     return ranking
 
 

@@ -8,9 +8,9 @@ the one chat that held the address word for word, which the keyword side ranked 
 has the same weakness in a milder form: a passage repeating one of the words can outscore the one
 holding them all. What a person types as a name or a phrase is what a keyword match is sure of.
 
-So a document with a passage (with its title, headings and file path) that holds every word of the
-query, in any of its readings (`KeywordIndex.documents_with_every_word`), is moved above the
-documents that do not (`WHOLE_MATCHES_ABOVE`):
+So a document with a passage (with its title, headings and file path below its library's folder)
+that holds every word of the query, in any of its readings (`KeywordIndex.passages_with_every_word`),
+is moved above the documents that do not (`WHOLE_MATCHES_ABOVE`), and shown by that passage:
 
 - "all": above every one of them; the documents moved and the others each keep their order;
 - "weaker": past each of them right above it that scores lower on keywords (lifted by the vector side);
@@ -25,8 +25,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from linkly_ls.core.search.query_terms import folder_path_terms
+from linkly_ls.core.search.ranked import Passage
+
 if TYPE_CHECKING:
-    from linkly_ls.core.search.keyword import KeywordIndex
+    from linkly_ls.core.search.keyword import ChunkHit, KeywordIndex
     from linkly_ls.core.search.ranked import RankedDocument
 
 #: move documents holding every query word up in hybrid ranking
@@ -39,9 +42,12 @@ PLACES = ("all", "weaker", "none")
 WHOLE_MATCHES_MODES = ("hybrid", "keyword")
 
 
-def whole_matches_first(keyword: KeywordIndex, query: str, ranked: list[RankedDocument]) -> list[RankedDocument]:
-    """`ranked` (fused, best first) with the documents holding every word of `query` in one passage moved
-    up as `WHOLE_MATCHES_ABOVE` says."""
+def whole_matches_first(
+    keyword: KeywordIndex, query: str, ranked: list[RankedDocument], library_folders: list[str]
+) -> list[RankedDocument]:
+    """`ranked` (best first) with the documents holding every word of `query` in one passage moved up as
+    `WHOLE_MATCHES_ABOVE` says. The words of `library_folders` (the libraries' own folders: `claire` of
+    `/home/claire/Legal`) are in every path below them and make no document hold a word."""
     if not WHOLE_MATCHES_FIRST:
         return ranked
     if WHOLE_MATCHES_ABOVE not in PLACES:
@@ -50,9 +56,12 @@ def whole_matches_first(keyword: KeywordIndex, query: str, ranked: list[RankedDo
     if WHOLE_MATCHES_ABOVE == "none":
         start = next((place for place, document in enumerate(ranked) if not document.keyword_score), len(ranked))
     candidates = [document.doc_id for document in ranked[start:] if document.keyword_score]
-    holding = keyword.documents_with_every_word(query, candidates) if candidates else set()
+    common = folder_path_terms(library_folders)
+    holding = keyword.passages_with_every_word(query, candidates, common) if candidates else {}
     for document in ranked[start:]:
         document.holds_every_word = document.doc_id in holding
+        if document.doc_id in holding:
+            _show_whole_match(document, holding[document.doc_id])
     if not holding:
         return ranked
     if WHOLE_MATCHES_ABOVE == "weaker":
@@ -62,7 +71,20 @@ def whole_matches_first(keyword: KeywordIndex, query: str, ranked: list[RankedDo
     return ranked[:start] + moved + rest
 
 
-def _above_weaker(ranked: list[RankedDocument], holding: set[str]) -> list[RankedDocument]:
+def _show_whole_match(document: RankedDocument, hit: ChunkHit) -> None:
+    """The passage holding every word becomes the one the document is shown by (its best keyword passage
+    before it: a title page holding one word, a preamble holding another, outscored the clause holding
+    both), the former best kept as a further one."""
+    passage = Passage(hit.start_line, hit.end_line)
+    former = document.keyword_passage
+    if former is not None and (former.start_line, former.end_line) == (passage.start_line, passage.end_line):
+        return
+    others = [kept for kept in document.further_keyword_passages if (kept.start_line, kept.end_line) != (passage.start_line, passage.end_line)]
+    document.keyword_passage = passage
+    document.further_keyword_passages = ([former] if former is not None else []) + others
+
+
+def _above_weaker(ranked: list[RankedDocument], holding: dict[str, ChunkHit]) -> list[RankedDocument]:
     """Each document of `holding`, best first, moved up past the documents right above it that do not
     hold every word and score lower on keywords; it stops below the first that does or scores higher."""
     result = list(ranked)

@@ -205,7 +205,7 @@ def test_a_word_hyphenated_at_a_line_break_and_a_word_against_cjk_characters_are
     assert set(scores(index, "SmithJones")) == set()  # a capital after the break: two names, not one word
 
 
-def test_documents_with_every_word_need_them_in_one_chunk_or_its_title_or_path(index):
+def test_passages_with_every_word_need_them_in_one_chunk_or_its_title_or_path(index):
     index.replace(
         [
             IndexedChunks("apart", "", "/library/apart.txt", "en", [Chunk(0, 1, 1, "", "Larkspur grows here"), Chunk(1, 2, 2, "", "a lane")]),
@@ -217,17 +217,19 @@ def test_documents_with_every_word_need_them_in_one_chunk_or_its_title_or_path(i
         [],
     )
     everyone = ["apart", "together", "titled", "pathed", "stemmed"]
-    assert index.documents_with_every_word("Larkspur Lane", everyone) == {"together", "stemmed"}
-    assert index.documents_with_every_word("larkspur's notes", everyone) == {"titled"}
-    assert index.documents_with_every_word("Jose Nunez lane", everyone) == {"pathed"}
-    assert index.documents_with_every_word("the Larkspur Lane", ["apart", "together"]) == {"together"}
-    assert index.documents_with_every_word("Larkspur Lane", ["apart"]) == set()
+    assert set(index.passages_with_every_word("Larkspur Lane", everyone)) == {"together", "stemmed"}
+    assert set(index.passages_with_every_word("larkspur's notes", everyone)) == {"titled"}
+    assert set(index.passages_with_every_word("Jose Nunez lane", everyone)) == {"pathed"}
+    assert set(index.passages_with_every_word("the Larkspur Lane", ["apart", "together"])) == {"together"}
+    assert set(index.passages_with_every_word("Larkspur Lane", ["apart"])) == set()
+    assert set(index.passages_with_every_word("Jose Nunez lane", everyone, frozenset({"jose", "books"}))) == set()
+    assert set(index.passages_with_every_word("larkspur books", everyone, frozenset({"books"}))) == set()
 
 
-def test_documents_with_every_word_are_all_found_when_others_fill_a_round(index):
+def test_passages_with_every_word_are_all_found_when_others_fill_a_round(index):
     crowded = IndexedChunks("crowded", "", "/library/crowded.txt", "en", [Chunk(n, n + 1, n + 1, "", "larkspur lane") for n in range(30)])
     index.replace([crowded] + [one_chunk(f"d{n}", "larkspur lane") for n in range(3)] + [one_chunk("cjk", "软件包管理 debian")], [])
-    found = index.documents_with_every_word("Larkspur Lane", ["crowded", "d0", "d1", "d2", "cjk"], chunks_per_document=2)
+    found = set(index.passages_with_every_word("Larkspur Lane", ["crowded", "d0", "d1", "d2", "cjk"], chunks_per_document=2))
     assert found == {"crowded", "d0", "d1", "d2"}
-    assert index.documents_with_every_word("包管理 Debian", ["crowded", "cjk"]) == {"cjk"}
-    assert index.documents_with_every_word("管理软件", ["cjk"]) == set()
+    assert set(index.passages_with_every_word("包管理 Debian", ["crowded", "cjk"])) == {"cjk"}
+    assert set(index.passages_with_every_word("管理软件", ["cjk"])) == set()

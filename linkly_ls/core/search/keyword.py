@@ -327,18 +327,22 @@ class KeywordIndex:
     def passages_with_every_word(
         self, query: str, doc_ids: list[str], common_path_terms: frozenset[str] = frozenset(), chunks_per_document: int = 4
     ) -> dict[str, ChunkHit]:
-        """Of `doc_ids`, those with a chunk that holds every word of `query` (`word_readings`) in its text,
-        title, headings or path, in any of its languages' readings, each with its best such chunk; a word
+        """Of `doc_ids`, those with a chunk that holds every word of `query` in one of its readings
+        (`word_readings`: in English in its text, title, headings or path), each with its best such chunk; a word
         of `common_path_terms` (the folders the libraries live in, in every path below them) is held by a
         path only where the text holds it. Documents crowded out of a round by others' matching chunks
         are searched again without them."""
-        words = [
-            {field: terms for field, terms in fields.items() if field != "path" or not set(terms) <= common_path_terms}
-            for fields in word_readings(query)
-        ]
-        if not words or not doc_ids or not all(words):
+        readings = []
+        for words in word_readings(query):
+            held = [
+                {field: terms for field, terms in fields.items() if field != "path" or not set(terms) <= common_path_terms}
+                for fields in words
+            ]
+            if held and all(held):
+                readings.append(Query.boolean_query([(Occur.Must, self._any_field(fields)) for fields in held]))
+        if not readings or not doc_ids:
             return {}
-        every_word = Query.boolean_query([(Occur.Must, self._any_field(fields)) for fields in words])
+        every_word = Query.boolean_query([(Occur.Should, reading) for reading in readings])
         holding: dict[str, ChunkHit] = {}
         missing = list(doc_ids)
         while missing:

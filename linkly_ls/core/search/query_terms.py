@@ -119,23 +119,30 @@ def _content_terms(query: str, without_stopwords: tantivy.TextAnalyzer, every_wo
     return content or ANALYZERS[every_word].analyze(query)
 
 
-def word_readings(query: str) -> list[dict[str, list[str]]]:
-    """Each word the query is searched by, as the index's fields hold it: field -> the word's terms there
-    (every term of a field for the word to be there: a CJK word's bigrams). The words are the query's
-    own without English function words, while other words remain, as its readings leave them out; a
-    word no field can hold (too long, a stop word in every reading) is none of them."""
-    words = _QUERY_WORD.findall(_POSSESSIVE.sub("", for_keywords(query)))
+def word_readings(query: str) -> list[list[dict[str, list[str]]]]:
+    """The words of the query as each reading holds them, for finding passages that hold every word: one
+    list per reading (English, then French and German), each word as field -> its terms there (every term
+    of a field for the word to be there: a CJK word's bigrams).
+
+    The English reading is the query's words without English function words (while other words remain)
+    in any field: text, title, headings, path, CJK pairs. The French and German readings are the words
+    their own reading searches by (without the language's stop words too: `du`, `der`) in the text of
+    documents in that language only, so that "préavis du bail" is held by a French clause without `du`,
+    and "war crimes" is not held by an English text holding "crimes" (`war` is a German stop word)."""
+    words = list(dict.fromkeys(_QUERY_WORD.findall(_POSSESSIVE.sub("", for_keywords(query)))))
     content = [word for word in words if not is_function_word(word)] if QUERY_WITHOUT_FUNCTION_WORDS else words
-    readings: list[dict[str, list[str]]] = []
-    for word in dict.fromkeys(content or words):
+    english: list[dict[str, list[str]]] = []
+    for word in content or words:
         bigrams = cjk_terms(word)
-        if bigrams:
-            readings.append({"cjk": bigrams})
-            continue
-        fields = {field: ANALYZERS[analyzer].analyze(word) for field, analyzer in FIELD_ANALYZERS.items()}
+        fields = {"cjk": bigrams} if bigrams else {field: ANALYZERS[name].analyze(word) for field, name in FIELD_ANALYZERS.items()}
         fields = {field: terms for field, terms in fields.items() if terms}
         if fields:
-            readings.append(fields)
+            english.append(fields)
+    readings = [english]
+    for field, name in (("body_fr", "lk_fr"), ("body_de", "lk_de")):
+        own = [{field: terms} for word in words if not cjk_terms(word) and (terms := _CONTENT_READINGS[name].analyze(word))]
+        if own:
+            readings.append(own)
     return readings
 
 

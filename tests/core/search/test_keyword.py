@@ -233,3 +233,20 @@ def test_passages_with_every_word_are_all_found_when_others_fill_a_round(index):
     assert found == {"crowded", "d0", "d1", "d2"}
     assert set(index.passages_with_every_word("包管理 Debian", ["crowded", "cjk"])) == {"cjk"}
     assert set(index.passages_with_every_word("管理软件", ["cjk"])) == set()
+
+
+def test_a_word_a_language_reading_leaves_out_need_not_be_held_in_that_languages_text(index):
+    french = "Le preneur peut résilier le bail à l'expiration de chaque période triennale avec un préavis de six mois " * 3
+    german = "Die Kündigungsfrist für die Mieterin beträgt drei Monate zum Ende eines Kalendermonats nach Zugang " * 3
+    index.replace(
+        [
+            one_chunk("bail", french, "fr"),
+            one_chunk("miete", german, "de"),
+            one_chunk("english", "The tribunal heard evidence of crimes against civilians in the occupied towns."),
+        ],
+        [],
+    )
+    everyone = ["bail", "miete", "english"]
+    assert set(index.passages_with_every_word("préavis du bail", everyone)) == {"bail"}
+    assert set(index.passages_with_every_word("Kündigungsfrist der Mieterin", everyone)) == {"miete"}
+    assert set(index.passages_with_every_word("war crimes", everyone)) == set()

@@ -387,3 +387,13 @@ class VectorSync:
             except Exception as error:  # noqa: BLE001 - one index's checkpoint must not keep the others open
                 log.warning("closing the vector index of %s: %s", index.model_id, error)
         self._indexes.clear()
+
+
+def coverage_text(share: float) -> str:
+    """A share of documents with vectors as a whole percentage, 100 % only when every document has them
+    and 0 % only when none has (one document of 10,000 without vectors was rounded to `100%`)."""
+    if 0 < share < 0.01:
+        return "<1%"
+    if 0.99 < share < 1:
+        return ">99%"
+    return f"{share:.0%}"

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from linkly_ls.core.embedding.settings import ENGLISH_ONLY_MODELS
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.indexing.vector_sync import coverage_text
 from linkly_ls.core.search import feedback, first_pass_side, query_views, smoothing, whole_matches
 from linkly_ls.core.search.analysis import written_outside_latin
 from linkly_ls.core.search.fusion import fused, keyword_weight_for
@@ -213,8 +214,8 @@ def _coverage_note(coverage: dict[str, float], first_pass: bool = False) -> str:
     if share >= 1.0:
         return ""
     if first_pass:
-        return f"; the model has not refined every document yet (least covered library: {share:.0%}), first-pass vectors place them"
-    return f"; some documents have no vectors yet (least covered library: {share:.0%}), those are ranked by keywords"
+        return f"; the model has not refined every document yet (least covered library: {coverage_text(share)}), first-pass vectors place them"
+    return f"; some documents have no vectors yet (least covered library: {coverage_text(share)}), those are ranked by keywords"
 
 
 def best_cosines(ranking: Ranking, doc_ids: list[str]) -> dict[str, tuple[float, Passage]]:

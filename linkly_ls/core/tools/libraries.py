@@ -8,6 +8,7 @@ from typing import Any
 
 from linkly_ls.core.store.catalog import LibraryRecord
 from linkly_ls.core.engine import Engine
+from linkly_ls.core.indexing.vector_sync import coverage_text
 from linkly_ls.core.tools.common import FAILURES_SHOWN, counted
 from linkly_ls.core.indexing.skips import describe, reasons_in_order
 from linkly_ls.core.tools.validation import validate
@@ -83,9 +84,9 @@ class LibrariesResult:
         for library in self.libraries:
             record = library.record
             failed = f", {library.failed_count} failed" if library.failed_count else ""
-            vectors = "" if library.vector_coverage is None else f", vectors {library.vector_coverage:.0%}"
+            vectors = "" if library.vector_coverage is None else f", vectors {coverage_text(library.vector_coverage)}"
             if library.first_pass_coverage is not None:
-                vectors += f", first-pass vectors {library.first_pass_coverage:.0%}"
+                vectors += f", first-pass vectors {coverage_text(library.first_pass_coverage)}"
             if not library.document_count:  # nothing to cover: "vectors 100%" read as work done
                 vectors = ""
             pending = f", {library.ocr_pending_count} awaiting OCR" if library.ocr_pending_count else ""

@@ -19,6 +19,7 @@ from linkly_ls.core.indexing.reachability import root_problem
 from linkly_ls.core.indexing.skips import describe
 from linkly_ls.core.indexing.unfinished_runs import read_unfinished
 from linkly_ls.core.indexing.writer_status import EMBEDDING, INDEXING, WriterActivity, format_duration, read_activity
+from linkly_ls.core.indexing.vector_sync import coverage_text
 from linkly_ls.core.tools.common import iso_utc
 from linkly_ls.core.tools.libraries import LibraryInfo, list_libraries
 from linkly_ls.core.tools.render import path_text
@@ -150,7 +151,7 @@ class StatusResult:
             skipped = str(library.skipped_count)
             if library.skipped:
                 skipped += f" ({describe(library.skipped)})"
-            vectors = "off" if library.vector_coverage is None else f"{library.vector_coverage:.0%}"
+            vectors = "off" if library.vector_coverage is None else coverage_text(library.vector_coverage)
             out.append(
                 f"| {library.record.name} | {library.document_count} | {skipped} | {library.failed_count} | "
                 f"{library.ocr_pending_count} | {vectors} |"

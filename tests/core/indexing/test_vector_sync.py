@@ -275,3 +275,9 @@ def test_documents_saved_while_embedding_grow_the_total_the_done_count_never_pas
         assert all(done <= total for done, total in seen), seen
     finally:
         engine.close()
+
+
+def test_coverage_says_100_percent_only_when_complete_and_0_only_when_empty():
+    from linkly_ls.core.indexing.vector_sync import coverage_text
+
+    assert [coverage_text(share) for share in (0.0, 0.0001, 0.5, 0.9999, 1.0)] == ["0%", "<1%", "50%", ">99%", "100%"]

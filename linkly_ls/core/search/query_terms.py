@@ -134,7 +134,10 @@ def word_readings(query: str) -> list[list[dict[str, list[str]]]]:
     english: list[dict[str, list[str]]] = []
     for word in content or words:
         bigrams = cjk_terms(word)
-        fields = {"cjk": bigrams} if bigrams else {field: ANALYZERS[name].analyze(word) for field, name in FIELD_ANALYZERS.items()}
+        if bigrams:  # in the text by its character pairs, in a path as written (`李华.docx`)
+            fields = {"cjk": bigrams, "path": ANALYZERS[FIELD_ANALYZERS["path"]].analyze(word)}
+        else:
+            fields = {field: ANALYZERS[name].analyze(word) for field, name in FIELD_ANALYZERS.items()}
         fields = {field: terms for field, terms in fields.items() if terms}
         if fields:
             english.append(fields)

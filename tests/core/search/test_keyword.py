@@ -233,6 +233,8 @@ def test_passages_with_every_word_are_all_found_when_others_fill_a_round(index):
     assert found == {"crowded", "d0", "d1", "d2"}
     assert set(index.passages_with_every_word("包管理 Debian", ["crowded", "cjk"])) == {"cjk"}
     assert set(index.passages_with_every_word("管理软件", ["cjk"])) == set()
+    index.replace([IndexedChunks("named", "", "/library/李华/notice.txt", "en", [Chunk(0, 1, 1, "", "a notice to quit")])], [])
+    assert set(index.passages_with_every_word("李华 notice", ["named", "cjk"])) == {"named"}
 
 
 def test_a_word_a_language_reading_leaves_out_need_not_be_held_in_that_languages_text(index):

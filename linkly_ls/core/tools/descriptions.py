@@ -55,7 +55,8 @@ Time: for an explicit window ("last month", "in 2024", "Q3") use `modified_after
 `time_sort=newest|oldest`; combine them for "earliest in 2024". For relative dates read the current \
 time from `[meta] now=` at the end of any response first. If results are weak, try other keywords, \
 synonyms, or a natural-language phrase. Words in double quotes ("heap allocation") must appear \
-side by side in a document, case and punctuation aside.\
+side by side in a document, case and punctuation aside; `-word` or `NOT word` leaves out the \
+documents holding the word.\
 """
 
 OUTLINE = """\

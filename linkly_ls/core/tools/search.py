@@ -23,6 +23,7 @@ from linkly_ls.core.extract import doc_type_for
 from linkly_ls.core.store.records import name_key, title_key
 from linkly_ls.core.provenance import Provenance, provenance_of
 from linkly_ls.core.search.calibration import DocumentFrequencies, absent_words, calibrate, query_words, words_nowhere
+from linkly_ls.core.search.exclusions import excluded_notes, split_exclusions, without_excluded
 from linkly_ls.core.search.query_terms import MAX_QUERY_WORDS, bounded_query
 from linkly_ls.core.search.ranked import Passage, RankedDocument
 from linkly_ls.core.search.phrases import (
@@ -83,8 +84,14 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
             f"`offset` must be an integer from 0 to {RANKED_MAX_OFFSET} for a ranked search, got {offset} (only the `*` "
             "listing pages further)"
         )
-    quoted = split_phrases(query)
-    words, distinct_words = bounded_query(quoted.text or query)
+    excluded = split_exclusions(query)
+    if excluded.words and not query_words(excluded.text):
+        raise ArgumentError(
+            f"The query excludes {', '.join(repr(word) for word in excluded.words)} but has no word to search by: add one, "
+            "or list documents with `*` and filters."
+        )
+    quoted = split_phrases(excluded.text)
+    words, distinct_words = bounded_query(quoted.text or excluded.text)
     named = _named(engine, words)
     if allowed is not None:
         named &= set(allowed)
@@ -94,6 +101,8 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     # a lone identifier that names a file (`sources.list`) keeps that file too
     holding = sorted(set(phrases.passages) | (set() if quoted.phrases or not phrases.passages else named))
     ranking = rank_documents(engine, words, holding or allowed, mode=mode)
+    folders = [folder for library in engine.libraries() for folder in library.paths]
+    ranking.documents, left_out = without_excluded(engine.keyword, ranking.documents, excluded.words, folders)
     by_date = params["time_sort"] != "default"
     paged = by_date or offset > 0  # relevance is calibrated over the whole pool, then the page is cut from it
     pool = max(offset + limit, TIME_SORT_POOL if by_date else CALIBRATION_DEPTH)
@@ -144,7 +153,8 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     result = SearchResult(
         query=query, results=results, mode=ranking.mode, mode_reason=ranking.reason, indexing=ranking.building,
         absent_words=missing_words,
-        notes=_phrase_notes(phrases) + _misspelt_notes(live, words, missing_words) + _cut_notes(distinct_words),
+        notes=_phrase_notes(phrases) + _misspelt_notes(live, words, missing_words) + _cut_notes(distinct_words)
+        + excluded_notes(excluded.words, left_out),
     )
     if more:
         result.next_offset = offset + limit

@@ -16,8 +16,6 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from linkly_ls.core.search.query_terms import folder_path_terms
-
 if TYPE_CHECKING:
     from linkly_ls.core.search.keyword import KeywordIndex
     from linkly_ls.core.search.ranked import RankedDocument
@@ -44,16 +42,16 @@ def split_exclusions(query: str) -> Exclusions:
 
 
 def without_excluded(
-    keyword: KeywordIndex, documents: list[RankedDocument], words: list[str], library_folders: list[str]
+    keyword: KeywordIndex, documents: list[RankedDocument], words: list[str], folder_terms: frozenset[str]
 ) -> tuple[list[RankedDocument], int]:
-    """`documents` without those holding any of `words`, and how many were left out."""
+    """`documents` without those holding any of `words` (`folder_terms`: the path terms of the libraries'
+    own folders, which hold no word), and how many were left out."""
     if not words or not documents:
         return documents, 0
-    common = folder_path_terms(library_folders)
     doc_ids = [document.doc_id for document in documents]
     holding: set[str] = set()
     for word in words:
-        holding |= set(keyword.passages_with_every_word(word, doc_ids, common))
+        holding |= set(keyword.passages_with_every_word(word, doc_ids, folder_terms))
     return [document for document in documents if document.doc_id not in holding], len(holding)
 
 

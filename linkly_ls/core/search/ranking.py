@@ -22,6 +22,7 @@ from linkly_ls.core.search import feedback, first_pass_side, query_views, smooth
 from linkly_ls.core.search.analysis import written_outside_latin
 from linkly_ls.core.search.fusion import fused, keyword_weight_for
 from linkly_ls.core.search.keyword import ChunkHit
+from linkly_ls.core.search.query_terms import folder_path_terms
 from linkly_ls.core.search.query_views import embed_query, embed_queries
 from linkly_ls.core.search.ranked import (
     Passage,
@@ -73,9 +74,13 @@ def rank_documents(
         raise ValueError(f"unknown search mode {mode!r}")
     ranking = _ranked(engine, query, allowed_doc_ids, mode, keyword_chunks, vector_chunks, fusion)
     if ranking.mode in whole_matches.WHOLE_MATCHES_MODES:
-        folders = [folder for library in engine.libraries() for folder in library.paths]
-        ranking.documents = whole_matches.whole_matches_first(engine.keyword, query, ranking.documents, folders)
+        ranking.documents = whole_matches.whole_matches_first(engine.keyword, query, ranking.documents, library_folder_terms(engine))
     return ranking
+
+
+def library_folder_terms(engine: Engine) -> frozenset[str]:
+    """The path terms of the libraries' own folders, in the path of every document below them."""
+    return folder_path_terms([folder for library in engine.libraries() for folder in library.paths])
 
 
 def _ranked(

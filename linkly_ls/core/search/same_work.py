@@ -62,14 +62,15 @@ class WorkGroups:
         return len(self.works) >= self.limit
 
     def add(self, facts: WorkFacts) -> None:
-        places = sorted({place for key in _keys(facts) for place in self._by_key.get(key, ())})
+        keys = _keys(facts)
+        places = sorted({place for key in keys for place in self._by_key.get(key, ())})
         for place in places:
             lead, others = self.works[place]
             if same_work(lead, facts):
                 others.append(facts)
                 return
         if not self.full:
-            for key in _keys(facts):
+            for key in keys:
                 self._by_key.setdefault(key, []).append(len(self.works))
             self.works.append((facts, []))
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from linkly_ls.core.search.query_terms import folder_path_terms
 from linkly_ls.core.search.ranked import Passage
 
 if TYPE_CHECKING:
@@ -43,11 +42,11 @@ WHOLE_MATCHES_MODES = ("hybrid", "keyword")
 
 
 def whole_matches_first(
-    keyword: KeywordIndex, query: str, ranked: list[RankedDocument], library_folders: list[str]
+    keyword: KeywordIndex, query: str, ranked: list[RankedDocument], folder_terms: frozenset[str]
 ) -> list[RankedDocument]:
     """`ranked` (best first) with the documents holding every word of `query` in one passage moved up as
-    `WHOLE_MATCHES_ABOVE` says. The words of `library_folders` (the libraries' own folders: `claire` of
-    `/home/claire/Legal`) are in every path below them and make no document hold a word."""
+    `WHOLE_MATCHES_ABOVE` says. `folder_terms`, the path terms of the libraries' own folders (`claire` of
+    `/home/claire/Legal`), are in every path below them and make no document hold a word."""
     if not WHOLE_MATCHES_FIRST:
         return ranked
     if WHOLE_MATCHES_ABOVE not in PLACES:
@@ -56,8 +55,7 @@ def whole_matches_first(
     if WHOLE_MATCHES_ABOVE == "none":
         start = next((place for place, document in enumerate(ranked) if not document.keyword_score), len(ranked))
     candidates = [document.doc_id for document in ranked[start:] if document.keyword_score]
-    common = folder_path_terms(library_folders)
-    holding = keyword.passages_with_every_word(query, candidates, common) if candidates else {}
+    holding = keyword.passages_with_every_word(query, candidates, folder_terms) if candidates else {}
     for document in ranked[start:]:
         document.holds_every_word = document.doc_id in holding
         if document.doc_id in holding:
@@ -77,9 +75,9 @@ def _show_whole_match(document: RankedDocument, hit: ChunkHit) -> None:
     both), the former best kept as a further one."""
     passage = Passage(hit.start_line, hit.end_line)
     former = document.keyword_passage
-    if former is not None and (former.start_line, former.end_line) == (passage.start_line, passage.end_line):
+    if former == passage:
         return
-    others = [kept for kept in document.further_keyword_passages if (kept.start_line, kept.end_line) != (passage.start_line, passage.end_line)]
+    others = [kept for kept in document.further_keyword_passages if kept != passage]
     document.keyword_passage = passage
     document.further_keyword_passages = ([former] if former is not None else []) + others
 

@@ -35,7 +35,7 @@ from linkly_ls.core.search.phrases import (
     phrase_pattern,
     split_phrases,
 )
-from linkly_ls.core.search.ranking import best_cosines, rank_documents
+from linkly_ls.core.search.ranking import best_cosines, library_folder_terms, rank_documents
 from linkly_ls.core.search.relevance import RelevanceScorer
 from linkly_ls.core.tools.schema import RANKED_MAX_OFFSET
 from linkly_ls.core.tools.validation import validate
@@ -101,8 +101,10 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     # a lone identifier that names a file (`sources.list`) keeps that file too
     holding = sorted(set(phrases.passages) | (set() if quoted.phrases or not phrases.passages else named))
     ranking = rank_documents(engine, words, holding or allowed, mode=mode)
-    folders = [folder for library in engine.libraries() for folder in library.paths]
-    ranking.documents, left_out = without_excluded(engine.keyword, ranking.documents, excluded.words, folders)
+    left_out = 0
+    if excluded.words:
+        folders = library_folder_terms(engine)
+        ranking.documents, left_out = without_excluded(engine.keyword, ranking.documents, excluded.words, folders)
     by_date = params["time_sort"] != "default"
     paged = by_date or offset > 0  # relevance is calibrated over the whole pool, then the page is cut from it
     pool = max(offset + limit, TIME_SORT_POOL if by_date else CALIBRATION_DEPTH)

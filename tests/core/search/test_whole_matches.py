@@ -50,7 +50,7 @@ LIST = [("near", None), ("partial", 2.0), ("strong", 9.0), ("whole", 5.0), ("oth
 def test_documents_holding_every_word_move_up_as_the_setting_says(monkeypatch, place, expected):
     monkeypatch.setattr(whole_matches, "WHOLE_MATCHES_ABOVE", place)
     documents = ranked(*LIST)
-    moved = whole_matches.whole_matches_first(HoldingIndex({"whole", "second"}), "larkspur lane", documents, [])
+    moved = whole_matches.whole_matches_first(HoldingIndex({"whole", "second"}), "larkspur lane", documents, frozenset())
     assert order(moved) == expected
     assert {d.doc_id for d in moved if d.holds_every_word} == {"whole", "second"}
     assert all(d.holds_every_word is False for d in moved if d.doc_id not in {"whole", "second"})
@@ -59,7 +59,7 @@ def test_documents_holding_every_word_move_up_as_the_setting_says(monkeypatch, p
 def test_a_document_holding_every_word_is_shown_by_the_passage_holding_them(monkeypatch):
     documents = ranked(("whole", 5.0))
     documents[0].keyword_passage, documents[0].further_keyword_passages = Passage(1, 2), [Passage(7, 9), Passage(20, 22)]
-    moved = whole_matches.whole_matches_first(HoldingIndex({"whole"}), "q", documents, [])
+    moved = whole_matches.whole_matches_first(HoldingIndex({"whole"}), "q", documents, frozenset())
     assert moved[0].keyword_passage == Passage(7, 9)
     assert moved[0].further_keyword_passages == [Passage(1, 2), Passage(20, 22)]
 
@@ -67,23 +67,23 @@ def test_a_document_holding_every_word_is_shown_by_the_passage_holding_them(monk
 def test_the_none_setting_looks_up_only_documents_below_the_first_holding_no_word(monkeypatch):
     monkeypatch.setattr(whole_matches, "WHOLE_MATCHES_ABOVE", "none")
     index = HoldingIndex({"top", "whole"})
-    moved = whole_matches.whole_matches_first(index, "q", ranked(("top", 3.0), ("near", None), ("whole", 1.0)), [])
+    moved = whole_matches.whole_matches_first(index, "q", ranked(("top", 3.0), ("near", None), ("whole", 1.0)), frozenset())
     assert order(moved) == ["top", "whole", "near"] and index.asked == [["whole"]]
     assert [d.holds_every_word for d in moved] == [None, True, False]
 
 
 def test_nothing_moves_when_no_document_holds_every_word_or_the_rule_is_off(monkeypatch):
     documents = ranked(*LIST)
-    assert order(whole_matches.whole_matches_first(HoldingIndex(set()), "q", documents, [])) == order(documents)
+    assert order(whole_matches.whole_matches_first(HoldingIndex(set()), "q", documents, frozenset())) == order(documents)
     monkeypatch.setattr(whole_matches, "WHOLE_MATCHES_FIRST", False)
     index = HoldingIndex({"whole"})
-    assert order(whole_matches.whole_matches_first(index, "q", documents, [])) == order(documents) and not index.asked
+    assert order(whole_matches.whole_matches_first(index, "q", documents, frozenset())) == order(documents) and not index.asked
 
 
 def test_an_unknown_setting_is_an_error(monkeypatch):
     monkeypatch.setattr(whole_matches, "WHOLE_MATCHES_ABOVE", "some")
     with pytest.raises(ValueError, match="WHOLE_MATCHES_ABOVE"):
-        whole_matches.whole_matches_first(HoldingIndex(set()), "q", ranked(*LIST), [])
+        whole_matches.whole_matches_first(HoldingIndex(set()), "q", ranked(*LIST), frozenset())
 
 
 CHAT = """[03/02/24, 21:04] Maria: did you get the scans I sent?

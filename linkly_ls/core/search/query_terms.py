@@ -67,6 +67,19 @@ ANALYZERS = {
     "lk_de": _analyzer("german"),
     "lk_plain": _analyzer(None),
 }
+#: every reading of the index's words: English for every document, French and German for those in it
+EVERY_READING = ("lk_en", "lk_fr", "lk_de")
+#: a document language's own reading beside the English one (`keyword.LANGUAGE_FIELDS`)
+_OWN_READING = {"fr": "lk_fr", "de": "lk_de"}
+
+
+def readings_for(language: str | None) -> tuple[str, ...]:
+    """The readings of a document in `language`: the French stem of "notes" is "not", which an English
+    document's "not" must not match."""
+    own = _OWN_READING.get(language or "")
+    return ("lk_en", own) if own else ("lk_en",)
+
+
 #: each language's reading of a query without English function words: an English query is read as French
 #: and German too, where "and", "the" or "of" are no stop words and matched German documents by "and" alone
 _CONTENT_READINGS = {

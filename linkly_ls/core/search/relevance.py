@@ -28,7 +28,7 @@ import math
 import re
 
 from linkly_ls.core.search.analysis import SNOWBALL_ENGLISH_STOPWORDS, cjk_query_terms, for_keywords, has_cjk, joined_cjk_lines
-from linkly_ls.core.search.query_terms import ANALYZERS, english_query_terms
+from linkly_ls.core.search.query_terms import ANALYZERS, EVERY_READING, english_query_terms
 
 COSINE_UNRELATED = 0.15
 COSINE_STRONG = 0.65
@@ -56,7 +56,7 @@ class RelevanceScorer:
             for term in self.terms:
                 frequency = document_frequency("cjk" if term in self.cjk_terms else "body", term)
                 weights[term] = math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5))
-        self.readings: list[tuple[object, dict[str, float]]] = [(ANALYZERS["lk_en"], weights)]
+        self.readings: dict[str, dict[str, float]] = {"lk_en": weights}
         # English function words are no content in the other readings either ("the" is no French stopword)
         words = [word for word in re.findall(r"\w+", query) if word.lower() not in ENGLISH_FUNCTION_WORDS and not has_cjk(word)]
         for name in ("lk_fr", "lk_de"):
@@ -67,19 +67,22 @@ class RelevanceScorer:
                 if own:
                     reading[own[0]] = max(reading.get(own[0], 0.0), weights.get(in_english[0], 1.0) if in_english else 1.0)
             if reading:
-                self.readings.append((analyzer, reading | {term: weights[term] for term in self.cjk_terms}))
+                self.readings[name] = reading | {term: weights[term] for term in self.cjk_terms}
 
-    def lexical(self, lines: list[str], title: str) -> float:
-        """Rarity-weighted share of the query's content words found in the passage or title, by the
-        reading that finds most."""
+    def lexical(self, lines: list[str], title: str, readings: tuple[str, ...] = EVERY_READING) -> float:
+        """Rarity-weighted share of the query's content words found in the passage or title, by the one of
+        `readings` that finds most: a document's own (`query_terms.readings_for`), as its snippet marks
+        them, when its language is known."""
         if not self.terms:
             return 0.0
         text = for_keywords(title + "\n" + "\n".join(lines))  # as the index read it: composed, words rejoined
         joined = joined_cjk_lines(text) if self.cjk_terms else text
         cjk_found = {term for term in self.cjk_terms if term in joined}
         best = 0.0
-        for analyzer, weights in self.readings:
-            found = set(analyzer.analyze(text)) | cjk_found
+        for name, weights in self.readings.items():
+            if name not in readings:
+                continue
+            found = set(ANALYZERS[name].analyze(text)) | cjk_found
             total = sum(weights.values()) or 1.0
             best = max(best, sum(weight for term, weight in weights.items() if term in found) / total)
             if best >= 1.0:  # no other reading finds more

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from linkly_ls.core.search.analysis import CJK_CHARS, CJK_RUN, STOPWORDS, composed, fold_accents
-from linkly_ls.core.search.query_terms import ANALYZERS
+from linkly_ls.core.search.query_terms import ANALYZERS, EVERY_READING, readings_for
 
 #: a word, or a run of CJK characters: a word of another script written against CJK characters
 #: ("使用PostgreSQL数据库") is a word of its own, as the keyword index reads it (`analysis.for_keywords`)
@@ -30,19 +30,6 @@ FOLLOWING_LINES = 3
 _SENTENCE_ENDS = (". ", "? ", "! ", "; ", "。", "！", "？")
 
 
-#: every reading of the index's words: English for every document, French and German for those in it
-EVERY_READING = ("lk_en", "lk_fr", "lk_de")
-#: a document language's own reading beside the English one (`keyword.LANGUAGE_FIELDS`)
-_OWN_READING = {"fr": "lk_fr", "de": "lk_de"}
-
-
-def readings_for(language: str | None) -> tuple[str, ...]:
-    """The readings of a document in `language`: the French stem of "notes" is "not", which an English
-    document's "not" must not match."""
-    own = _OWN_READING.get(language or "")
-    return ("lk_en", own) if own else ("lk_en",)
-
-
 @lru_cache(maxsize=FORMS_CACHE_WORDS)
 def word_forms(word: str, readings: tuple[str, ...] = EVERY_READING) -> frozenset[str]:
     """A word's analysed forms in the given readings. They do not depend on the query, so they are
@@ -51,6 +38,12 @@ def word_forms(word: str, readings: tuple[str, ...] = EVERY_READING) -> frozense
     for name in readings:
         forms.update(ANALYZERS[name].analyze(word))
     return frozenset(forms)
+
+
+@lru_cache(maxsize=FORMS_CACHE_WORDS)
+def written_forms(word: str, readings: tuple[str, ...]) -> frozenset[str]:
+    """`word_forms` of a word as a passage writes it (`_reading_of`: `l'hôtel` is `hôtel`)."""
+    return word_forms(_reading_of(word), readings)
 
 
 @dataclass
@@ -101,7 +94,7 @@ class QueryMatcher:
     def group_of(self, word: str) -> int | None:
         key = word.lower()
         if key not in self._cache:
-            forms = word_forms(_reading_of(word), self.readings)
+            forms = written_forms(word, self.readings)
             if forms.isdisjoint(self._query_forms) and "-" in word.strip("-"):  # `con-ducted` a line break split
                 forms = word_forms(word.replace("-", ""), self.readings)
             if forms.isdisjoint(self._query_forms):
@@ -151,25 +144,25 @@ class QueryMatcher:
         parts.append(_WORD.sub(replace, text[position:]))
         return "".join(parts)
 
-    def exact_in(self, text: str) -> int:
-        """How many words of the text are a query word as typed (case aside): `apt-get dist-upgrade` itself,
-        where `apt full-upgrade` matches the same terms by their stems."""
-        return sum(1 for word in _WORD.findall(composed(text)) if word.lower() in self._typed) if self._typed else 0
-
-    def terms_in(self, text: str) -> set[int]:
-        """Which query terms the text holds: `mark(text)[1]` without building the marked text."""
+    def terms_in(self, text: str) -> tuple[set[int], int]:
+        """Which query terms the text holds (`mark(text)[1]` without building the marked text), and how many
+        of its words are a query word as typed, case aside (`apt-get dist-upgrade` itself, where `apt
+        full-upgrade` matches the same terms by their stems), when it holds any."""
+        words = _WORD.findall(composed(text))
         if self.cjk:
-            return self.mark(text)[1]
-        seen: set[int] = set()
-        if self.groups:
-            by_word = self._by_word
-            for word in _WORD.findall(composed(text)):
-                group = by_word.get(word, _UNSEEN)
-                if group is _UNSEEN:
-                    group = by_word[word] = self.group_of(word)
-                if group is not None:
-                    seen.add(group)
-        return seen
+            seen = self.mark(text)[1]
+        else:
+            seen = set()
+            if self.groups:
+                by_word = self._by_word
+                for word in words:
+                    group = by_word.get(word, _UNSEEN)
+                    if group is _UNSEEN:
+                        group = by_word[word] = self.group_of(word)
+                    if group is not None:
+                        seen.add(group)
+        typed = self._typed
+        return seen, (sum(1 for word in words if word.lower() in typed) if seen and typed else 0)
 
 
 #: what a snippet keeps as written: a code span, a Markdown link's target (`<…>` around one with spaces too)
@@ -217,8 +210,7 @@ def best_snippet(
     scored: list[tuple[int, set[int], int]] = []
     for number in range(first, last + 1):
         if number not in skip_lines:
-            terms = matcher.terms_in(lines[number - 1])
-            scored.append((number, terms, matcher.exact_in(lines[number - 1]) if terms else 0))
+            scored.append((number, *matcher.terms_in(lines[number - 1])))
     best_line, best_seen, best_score = (scored[0][0] if scored else first), set(), (-1, -1, -1, -1, -1)
     for index, (number, _, _) in enumerate(scored):
         window = scored[index : index + SNIPPET_LINES]

@@ -24,7 +24,7 @@ from linkly_ls.core.store.records import name_key, title_key
 from linkly_ls.core.provenance import Provenance, provenance_of
 from linkly_ls.core.search.calibration import DocumentFrequencies, absent_words, calibrate, query_words, words_nowhere
 from linkly_ls.core.search.exclusions import excluded_notes, split_exclusions, without_excluded
-from linkly_ls.core.search.query_terms import MAX_QUERY_WORDS, bounded_query
+from linkly_ls.core.search.query_terms import MAX_QUERY_WORDS, bounded_query, readings_for
 from linkly_ls.core.search.ranked import Passage, RankedDocument
 from linkly_ls.core.search.phrases import (
     MAX_CANDIDATE_CHUNKS,
@@ -320,18 +320,19 @@ def _evidence(
     # the file's name is evidence as its title is, and so is its folder's (a Zotero item key, `storage/ZC8E3NQA/`,
     # found its paper at relevance 0.00, a miss)
     title = f"{record.title}\n{Path(record.path).name}\n{Path(record.path).parent.name}"
-    keyword_passage = None if phrase is not None else _past_the_contents(read, document, scorer, title)
+    lexical_of = partial(scorer.lexical, title=title, readings=readings_for(record.language))  # as its snippet reads it
+    keyword_passage = None if phrase is not None else _past_the_contents(read, document, lexical_of)
     if phrase is not None:
         passage = Passage(phrase.start_line, phrase.end_line)
     else:
         passage = _shown_passage(document, cosine[1] if cosine else None, keyword_passage)
-    lexical = scorer.lexical(read(passage.start_line, passage.end_line), title)
+    lexical = lexical_of(read(passage.start_line, passage.end_line))
     if keyword_passage is not None and passage is not keyword_passage and phrase is None:
         # the closest chunk in meaning, unless the keyword hit holds more of the query's words (a list
         # whose snippets miss the words the keyword side found them by reads as noise), or unless it is
         # a table of contents and the keyword hit the section itself
         keyword_lines = read(keyword_passage.start_line, keyword_passage.end_line)
-        found = scorer.lexical(keyword_lines, title)
+        found = lexical_of(keyword_lines)
         contents = reads_as_contents(read(passage.start_line, passage.end_line)) and not reads_as_contents(keyword_lines)
         if found > lexical or contents:
             passage, lexical = keyword_passage, found
@@ -340,7 +341,7 @@ def _evidence(
 
 
 def _past_the_contents(
-    read: Callable[[int, int], list[str]], document: RankedDocument, scorer: RelevanceScorer, title: str
+    read: Callable[[int, int], list[str]], document: RankedDocument, lexical_of: Callable[[list[str]], float]
 ) -> Passage | None:
     """The document's best keyword passage, or, when that is a table of contents (the section titles the
     query names, gathered on one page), its next passage that is not one and holds as many of the query's
@@ -351,10 +352,10 @@ def _past_the_contents(
     lines = read(best.start_line, best.end_line)
     if not reads_as_contents(lines):
         return best
-    wanted = scorer.lexical(lines, title)
+    wanted = lexical_of(lines)
     for further in document.further_keyword_passages:
         lines = read(further.start_line, further.end_line)
-        if not reads_as_contents(lines) and scorer.lexical(lines, title) >= wanted:
+        if not reads_as_contents(lines) and lexical_of(lines) >= wanted:
             return further
     return best
 

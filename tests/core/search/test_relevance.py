@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from linkly_ls.core.search.query_terms import readings_for
 from linkly_ls.core.search.relevance import COSINE_STRONG, COSINE_UNRELATED, RelevanceScorer
 
 
@@ -60,6 +61,17 @@ def test_a_french_or_german_form_covers_the_passage_that_holds_another_form_of_t
     frequencies = {("body", "catalogu"): 5, ("body", "map"): 500}
     rare_first = RelevanceScorer("cataloguing maps", lambda field, term: frequencies[field, term], documents=1000)
     assert rare_first.lexical(["maps"], "") < 0.3, "each word weighs what its English reading weighs, in every reading"
+
+
+def test_a_document_is_read_in_its_own_language_only():
+    """The French stem of "notes" is "not": an English document's "not" is no match for it, as its snippet
+    does not mark it, while a French document's passage is read in French too."""
+    scorer = RelevanceScorer("notes")
+    assert scorer.lexical(["This is not it."], "", readings_for("en")) == 0.0
+    assert scorer.lexical(["This is not it."], "", readings_for("fr")) == 1.0
+    french = RelevanceScorer("créerons")
+    assert french.lexical(["Nous allons créer un projet Astro."], "", readings_for("fr")) == 1.0
+    assert french.lexical(["Nous allons créer un projet Astro."], "", readings_for(None)) == 0.0
 
 
 def test_a_passage_counts_the_words_the_index_reads_in_it():

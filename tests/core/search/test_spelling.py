@@ -33,3 +33,24 @@ def test_short_words_and_non_words_get_no_guess():
 def test_the_candidates_are_every_word_one_edit_away():
     candidates = set(_one_edit("ab"))
     assert {"a", "b", "ba", "xb", "abx", "xab", "axb"} <= candidates and "ab" not in candidates
+
+
+class FieldFrequencies:
+    """Document frequencies of terms by field."""
+
+    def __init__(self, terms: dict[tuple[str, str], int]) -> None:
+        self.terms = terms
+
+    def doc_freq(self, field: str, term: str) -> int:
+        return self.terms.get((field, term), 0)
+
+
+def test_a_file_name_word_is_a_known_spelling():
+    assert suggestion(FieldFrequencies({("path", "zettelkasten"): 2}), "zettelkastne") == "zettelkasten"
+
+
+def test_a_german_stem_shared_by_chance_is_no_fix():
+    """`dernia` is no word a German text holds; its German stem only collides with one that is."""
+    index = FieldFrequencies({("body_de", "derni"): 7, ("body", "hernia"): 1})
+    assert suggestion(index, "hernai") == "hernia"
+    assert suggestion(FieldFrequencies({("body_de", "derni"): 7}), "hernia") is None

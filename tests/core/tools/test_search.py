@@ -71,7 +71,7 @@ def test_snippet_term_matching_agrees_with_marking():
     for query in ("installing packages", "Pakete installieren", "软件 package", "the"):
         matcher = QueryMatcher(query)
         for text in texts + ["软件包管理 and packages"]:
-            assert matcher.terms_in(text) == matcher.mark(text)[1]
+            assert matcher.terms_in(text)[0] == matcher.mark(text)[1]
     snippet = best_snippet(QueryMatcher("installing packages"), texts, 1, 4)
     assert snippet.line == 1 and snippet.text.startswith("**Installing** **packages**")
 

@@ -38,7 +38,30 @@ def test_ensuring_the_tables_twice_changes_nothing(catalog):
     ensure_vector_tables(catalog)
     ensure_vector_tables(catalog)
     indexes = {row[0] for row in catalog.connect().execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-    assert {"vector_chunks_doc", "vector_chunks_text"} <= indexes
+    assert {"vector_chunks_doc_rows", "vector_chunks_text"} <= indexes
+
+
+def test_a_document_s_chunks_are_read_from_the_index_alone(catalog):
+    """The rows of a document's chunks come from the covering index, which replaces the older one."""
+    with catalog.connect() as db:
+        db.execute(
+            "CREATE TABLE vector_chunks (model TEXT NOT NULL, key INTEGER NOT NULL, doc_id TEXT NOT NULL, "
+            "chunk INTEGER NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, text_hash INTEGER, "
+            "PRIMARY KEY (model, key))"
+        )
+        db.execute("CREATE INDEX vector_chunks_doc ON vector_chunks(model, doc_id)")
+    ensure_vector_tables(catalog)
+    db = catalog.connect()
+    indexes = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert "vector_chunks_doc" not in indexes
+    plan = " ".join(
+        str(row[3])
+        for row in db.execute(
+            "EXPLAIN QUERY PLAN SELECT key, chunk, start_line, end_line FROM vector_chunks WHERE model = ? AND doc_id = ?",
+            (MODEL, "a"),
+        )
+    )
+    assert "COVERING INDEX vector_chunks_doc_rows" in plan
 
 
 def test_tables_from_before_text_hashes_get_the_column_and_keep_their_rows(catalog):

@@ -38,7 +38,7 @@ def test_ensuring_the_tables_twice_changes_nothing(catalog):
     ensure_vector_tables(catalog)
     ensure_vector_tables(catalog)
     indexes = {row[0] for row in catalog.connect().execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-    assert {"vector_chunks_doc_rows", "vector_chunks_text"} <= indexes
+    assert {"vector_chunks_of_doc", "vector_chunks_text"} <= indexes
 
 
 def test_a_document_s_chunks_are_read_from_the_index_alone(catalog):
@@ -61,7 +61,7 @@ def test_a_document_s_chunks_are_read_from_the_index_alone(catalog):
             (MODEL, "a"),
         )
     )
-    assert "COVERING INDEX vector_chunks_doc_rows" in plan
+    assert "COVERING INDEX vector_chunks_of_doc" in plan
 
 
 def test_tables_from_before_text_hashes_get_the_column_and_keep_their_rows(catalog):

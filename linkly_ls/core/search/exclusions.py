@@ -8,6 +8,11 @@ all capitals (a lower-case "not", or NOT in a request typed in capitals, is part
 taken out of the query, and every document holding it in a passage, its title,
 headings or its path below the library's folder is left out of the results, as the keyword index
 reads the word (stemmed, accents folded).
+
+A minus sign before a command's option is no exclusion: `dpkg -i install deb` left out the 28
+documents holding `i`, the dpkg cheat sheet among them, and `grep -r` the grep manual. A word of one or
+two Latin letters, or of Latin letters without a vowel (`-rf`, `-la`, `-xzf`), stays in the query as
+written; options spelt as words (`find -name`) still read as exclusions.
 """
 
 from __future__ import annotations
@@ -37,8 +42,24 @@ def split_exclusions(query: str) -> Exclusions:
     """The words `query` excludes and its text without them. `NOT` counts only in a query that has lower-case
     letters: a request typed in capitals (`IT DOES NOT INCLUDE OBLIGATORY ...`) says it as a word."""
     pattern = _EXCLUDED if any(character.islower() for character in query) else _MINUS_EXCLUDED
-    words = [match.group(1) for match in pattern.finditer(query)]
-    return Exclusions(list(dict.fromkeys(words)), " ".join(pattern.sub(" ", query).split()) if words else query)
+    words: list[str] = []
+
+    def excluded(match: re.Match[str]) -> str:
+        if match.group(0).startswith("-") and _reads_as_option(match.group(1)):
+            return match.group(0)
+        words.append(match.group(1))
+        return " "
+
+    text = pattern.sub(excluded, query)
+    return Exclusions(list(dict.fromkeys(words)), " ".join(text.split()) if words else query)
+
+
+def _reads_as_option(word: str) -> bool:
+    """Whether `-word` is a command's option rather than a word to leave out: one or two Latin letters, or
+    Latin letters without a vowel."""
+    if not word.isascii() or not word.isalpha():
+        return False
+    return len(word) <= 2 or not any(vowel in word.lower() for vowel in "aeiouy")
 
 
 def without_excluded(

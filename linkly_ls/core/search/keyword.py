@@ -23,6 +23,7 @@ from tantivy import Occur, Query
 from linkly_ls.core.errors import LinklyError
 from linkly_ls.core.search.analysis import cjk_query_terms, cjk_terms, for_keywords, without_bare_markers
 from linkly_ls.core.search.chunking import Chunk
+from linkly_ls.core.search.live_frequencies import LiveFrequencies
 from linkly_ls.core.search.query_terms import (
     ANALYZERS,
     FIELD_ANALYZERS,
@@ -379,21 +380,3 @@ class KeywordIndex:
     def live_frequencies(self, searcher: tantivy.Searcher) -> LiveFrequencies:
         """`searcher`'s document frequencies with deleted chunks left out, for what search says of words."""
         return LiveFrequencies(searcher, self.schema)
-
-
-class LiveFrequencies:
-    """Document frequencies that count no deleted chunk. Tantivy's own count a deleted chunk's terms
-    until its segment is merged, which in a folder nobody edits may be never: a deleted or redacted
-    document's words were offered back as spellings ("Did you mean 'vellacourt'?"), and "no document
-    contains X" told a word once indexed from one never seen. A term Tantivy counts is looked up."""
-
-    def __init__(self, searcher: tantivy.Searcher, schema: tantivy.Schema) -> None:
-        self._searcher = searcher
-        self._schema = schema
-
-    def doc_freq(self, field: str, term: str) -> int:
-        counted = self._searcher.doc_freq(field, term)
-        if not counted:
-            return 0
-        live = self._searcher.search(Query.term_query(self._schema, field, term), 1, count=True).count
-        return counted if live else 0

@@ -56,7 +56,7 @@ Time: for an explicit window ("last month", "in 2024", "Q3") use `modified_after
 time from `[meta] now=` at the end of any response first. If results are weak, try other keywords, \
 synonyms, or a natural-language phrase. Words in double quotes ("heap allocation") must appear \
 side by side in a document, case and punctuation aside; `-word` or `NOT word` leaves out the \
-documents holding the word.\
+documents holding the word (a short option such as `-i` or `-rf` is searched as written).\
 """
 
 OUTLINE = """\

@@ -22,7 +22,7 @@ from linkly_ls.core.errors import ArgumentError
 from linkly_ls.core.extract import doc_type_for
 from linkly_ls.core.store.records import name_key, title_key
 from linkly_ls.core.provenance import Provenance, provenance_of
-from linkly_ls.core.search.calibration import DocumentFrequencies, absent_words, calibrate, query_words, words_nowhere
+from linkly_ls.core.search.calibration import absent_words, calibrate, query_words
 from linkly_ls.core.search.exclusions import excluded_notes, split_exclusions, without_excluded
 from linkly_ls.core.search.query_terms import MAX_QUERY_WORDS, bounded_query, readings_for
 from linkly_ls.core.search.ranked import Passage, RankedDocument
@@ -40,7 +40,6 @@ from linkly_ls.core.search.relevance import RelevanceScorer
 from linkly_ls.core.tools.schema import RANKED_MAX_OFFSET
 from linkly_ls.core.tools.validation import validate
 from linkly_ls.core.search.snippets import QueryMatcher, best_snippet, reads_as_contents
-from linkly_ls.core.search.spelling import suggestion
 from linkly_ls.core.search.same_work import distinct_works
 from linkly_ls.core.store.records import DocumentSummary
 from linkly_ls.core.tools.search_filters import allowed_documents, blame_the_filters
@@ -48,6 +47,7 @@ from linkly_ls.core.tools.search_guidance import (
     OTHER_WORDS, WEAK_RELEVANCE, add_guidance, empty_index_result, lead_guidance, say_ocr_pending,
 )
 from linkly_ls.core.tools.search_listing import listing, lists_everything
+from linkly_ls.core.tools.search_spelling import misspelt_notes
 from linkly_ls.core.tools.search_results import OtherFile, SearchHit, SearchResult
 
 __all__ = ["OTHER_WORDS", "WEAK_RELEVANCE", "SearchHit", "SearchResult", "allowed_documents", "search"]
@@ -155,7 +155,7 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
     result = SearchResult(
         query=query, results=results, mode=ranking.mode, mode_reason=ranking.reason, indexing=ranking.building,
         absent_words=missing_words,
-        notes=_phrase_notes(phrases) + _misspelt_notes(live, words, missing_words) + _cut_notes(distinct_words)
+        notes=_phrase_notes(phrases) + misspelt_notes(engine, live, words, missing_words) + _cut_notes(distinct_words)
         + excluded_notes(excluded.words, left_out),
     )
     if more:
@@ -185,26 +185,6 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
         blame_the_filters(engine, result, params)
     say_ocr_pending(engine, result, params)
     return result
-
-
-def _misspelt_notes(searcher: DocumentFrequencies, words: str, missing_words: list[str] | None) -> list[str]:
-    """A note naming the words of the query that no document holds, with the spelling the index knows one
-    slip away (`borowing`: `borrowing`?); when none is found, the guidance says so, and the note then
-    only offers spellings."""
-    nowhere = words_nowhere(searcher, words) if missing_words is None else missing_words
-    if not nowhere:
-        return []
-    fixes = {word: fixed for word in nowhere[:5] if (fixed := suggestion(searcher, word)) is not None}
-    offered = "Did you mean " + ", ".join(f"'{fixed}' for '{word}'" for word, fixed in fixes.items()) + "?"
-    if missing_words is not None:
-        return [f"{offered} The index holds those spellings."] if fixes else []
-    named = ", ".join(f"'{word}'" for word in nowhere[:5])
-    rest = (
-        f"{offered} Else the documents may not cover it (say it in other words)."
-        if fixes
-        else "Check the spelling, or take it that the documents do not cover it (or say it in other words)."
-    )
-    return [f"No indexed document contains {named}: the results match the other words only. {rest}"]
 
 
 def _cut_notes(distinct_words: int) -> list[str]:

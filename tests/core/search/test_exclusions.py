@@ -23,6 +23,12 @@ from linkly_ls.core.tools import call_tool
         ('"heap allocation" -Box', ["Box"], '"heap allocation"'),
         ("Müller -Straße", ["Straße"], "Müller"),
         ("IT DOES NOT INCLUDE OBLIGATORY DEPOSIT -MAPS", ["MAPS"], "IT DOES NOT INCLUDE OBLIGATORY DEPOSIT"),
+        # a command's options stay as written: one or two letters, or letters without a vowel
+        ("dpkg -i install deb", [], "dpkg -i install deb"),
+        ("rm -rf build -cache", ["cache"], "rm -rf build"),
+        ("tar -xzf archive", [], "tar -xzf archive"),
+        ("jaguar -car", ["car"], "jaguar"),
+        ("notes NOT rf", ["rf"], "notes"),
     ],
 )
 def test_a_minus_sign_or_not_in_capitals_excludes_a_word(query, words, text):

@@ -7,10 +7,9 @@ search that finds its words never pays for it.
 
 A candidate is judged as the English text and title fields and the path field hold it: every
 document's text is in the English text field, a French or German one's too, and its headings are
-lines of that text. Its French and German stems
-are not asked: they made fixes of collisions (`hernia` -> `dernia`, whose German stem a German text
-holds), and reading some 550 neighbours of a ten-letter word in every language took 8-16 ms a word,
-where one call now reads them all (3 ms).
+lines of that text. Its French and German stems are not asked: they made fixes of collisions
+(`hernia` -> `dernia`, whose German stem a German text holds), and reading some 550 neighbours of a
+ten-letter word in every language took 8-16 ms a word, where one call now reads them all (2 ms).
 
 A stem is not a word: `byrowing` reads as `byrow` and `pathli` as `path`, so a neighbour no document
 writes could tie with the word meant, or beat it (`pathli` -> `path` is held 628 times, `pathlib` 32).
@@ -36,9 +35,10 @@ from linkly_ls.core.search.query_terms import ANALYZERS, WORD_BYTES_LIMIT
 MIN_WORD_CHARS = 4
 #: words longer than this are names, hashes or compounds, not slips
 MAX_WORD_CHARS = 24
-#: the most frequent neighbours looked for in the documents' text, and the passages read for each
-CHECKED_NEIGHBOURS = 20
-CHECKED_PASSAGES = 30
+#: the passages read for a neighbour (a common stem, `respons`, is written by other words in most of
+#: its passages), and for all of a word's neighbours together, the most frequent first
+CHECKED_PASSAGES = 8
+READ_PASSAGES = 24
 #: the English reading without its stop words, so that each neighbour of a word gives exactly one term
 _ENGLISH_STEMS = (
     TextAnalyzerBuilder(Tokenizer.simple())
@@ -64,11 +64,15 @@ def suggestion(index: HeldTerms, word: str, text_of: PassageText) -> str | None:
     if not MIN_WORD_CHARS <= len(lowered) <= MAX_WORD_CHARS or not lowered.isalpha():
         return None
     held = sorted((item for item in _frequencies(index, _one_edit(lowered)) if item[1]), key=lambda item: -item[1])
-    for candidate, _, field, term in held[:CHECKED_NEIGHBOURS]:
-        for doc_id, first, last in index.passages_holding(field, term, CHECKED_PASSAGES):
+    budget = READ_PASSAGES
+    for candidate, _, field, term in held:
+        for doc_id, first, last in index.passages_holding(field, term, min(CHECKED_PASSAGES, budget)):
+            budget -= 1
             written = written_form(candidate, text_of(doc_id, first, last))
             if written is not None:
                 return written
+        if budget <= 0:
+            break
     return None
 
 

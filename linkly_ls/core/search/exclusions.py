@@ -82,3 +82,11 @@ def excluded_notes(words: list[str], left_out: int) -> list[str]:
         return []
     named = ", ".join(f"'{word}'" for word in words)
     return [f"Left out {left_out} document(s) holding {named} (written `-word` or `NOT word`)."]
+
+
+def all_excluded_guidance(words: list[str], left_out: int) -> str:
+    """What a search says when its exclusions left out every document the rest of the query found."""
+    return (
+        f"Every document the rest of the query matches holds {', '.join(repr(word) for word in words)}: "
+        f"the {left_out} found were left out. Search without excluding it to see them."
+    )

@@ -23,7 +23,7 @@ from linkly_ls.core.extract import doc_type_for
 from linkly_ls.core.store.records import name_key, title_key
 from linkly_ls.core.provenance import Provenance, provenance_of
 from linkly_ls.core.search.calibration import absent_words, calibrate, query_words
-from linkly_ls.core.search.exclusions import excluded_notes, split_exclusions, without_excluded
+from linkly_ls.core.search.exclusions import all_excluded_guidance, excluded_notes, split_exclusions, without_excluded
 from linkly_ls.core.search.query_terms import MAX_QUERY_WORDS, bounded_query, readings_for
 from linkly_ls.core.search.ranked import Passage, RankedDocument
 from linkly_ls.core.search.phrases import (
@@ -166,6 +166,8 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
             "(`offset` 0 starts it again)."
         )
     add_guidance(result, params, unheld, quoted=bool(quoted.phrases), best=max(relevance.values(), default=0.0) if paged else None)
+    if left_out and not ranking.documents:
+        lead_guidance(result, all_excluded_guidance(excluded.words, left_out), instead_of_other_words=True)
     if ranking.mode == "vector" and not ranking.documents:  # nearest neighbours exist wherever vectors do
         lead_guidance(
             result,

@@ -62,3 +62,13 @@ def test_documents_holding_an_excluded_word_are_left_out_and_the_answer_says_so(
 def test_a_query_of_exclusions_alone_is_an_argument_error(engine):
     with pytest.raises(ArgumentError, match="no word to search by"):
         call_tool(engine, "search", {"query": "-hedge NOT court"})
+
+
+def test_a_search_whose_exclusions_leave_nothing_says_so_first(engine):
+    result = call_tool(engine, "search", {"query": "garden -hedge"})
+    assert result.results == [] and result.miss
+    assert result.guidance[0] == (
+        "Every document the rest of the query matches holds 'hedge': the 1 found were left out. "
+        "Search without excluding it to see them."
+    )
+    assert not any("Every document" in advice for advice in call_tool(engine, "search", {"query": "juniper -hedge"}).guidance or [])

@@ -118,6 +118,12 @@ def reading_terms(query: str, analyzer_name: str) -> list[str]:
     return _content_terms(query, _CONTENT_READINGS[analyzer_name], analyzer_name)
 
 
+def common_words_only(query: str) -> list[str]:
+    """The query's words when every one is an English function word (`the of and`), else []."""
+    words = re.findall(r"[^\W\d_]+", query)
+    return list(dict.fromkeys(word.lower() for word in words)) if words and all(map(is_function_word, words)) else []
+
+
 def path_query_terms(query: str) -> list[str]:
     """The words a query is matched against file paths by: as written (folded to lower case, not
     stemmed), without English stopwords while others remain, so "notes on the war" does not favour

@@ -24,7 +24,7 @@ from linkly_ls.core.store.records import name_key, title_key
 from linkly_ls.core.provenance import Provenance, provenance_of
 from linkly_ls.core.search.calibration import absent_words, calibrate, query_words
 from linkly_ls.core.search.exclusions import all_excluded_guidance, excluded_notes, split_exclusions, without_excluded
-from linkly_ls.core.search.query_terms import MAX_QUERY_WORDS, bounded_query, readings_for
+from linkly_ls.core.search.query_terms import MAX_QUERY_WORDS, bounded_query, common_words_only, readings_for
 from linkly_ls.core.search.ranked import Passage, RankedDocument
 from linkly_ls.core.search.phrases import (
     MAX_CANDIDATE_CHUNKS,
@@ -183,6 +183,8 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
             f"The query {query!r} holds no word the index can search (only symbols, emoji or punctuation): "
             f"{nearby}. Describe it in words, or `grep` a document for the characters.",
         )
+    if result.miss and not exact and (common := common_words_only(words)):
+        lead_guidance(result, f"The query holds only common words ({', '.join(common)}), which most documents hold: add the words of its subject.")
     if allowed == []:
         blame_the_filters(engine, result, params)
     say_ocr_pending(engine, result, params)

@@ -39,3 +39,10 @@ def test_a_query_is_bounded_by_its_distinct_words_keeping_repeats():
     many = " ".join(f"w{number}x" for number in range(5000))
     kept, distinct = bounded_query(many)
     assert distinct == 5000 and len(kept.split()) == 1024
+
+
+def test_a_query_of_english_function_words_alone_is_told_apart():
+    from linkly_ls.core.search.query_terms import common_words_only
+
+    assert common_words_only("The of AND the") == ["the", "of", "and"]
+    assert common_words_only("the rust book") == [] and common_words_only("???") == [] and common_words_only("le la") == []

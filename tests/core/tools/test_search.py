@@ -362,6 +362,12 @@ def test_a_query_of_symbols_alone_is_a_miss_that_says_why(engine):
     assert not call_tool(engine, "search", {"query": "receipts 🎉"}).miss
 
 
+def test_a_weak_query_of_common_words_alone_says_so_first(engine):
+    result = call_tool(engine, "search", {"query": "the of and"})
+    assert result.miss and result.guidance[0].startswith("The query holds only common words (the, of, and)")
+    assert not any("common words" in advice for advice in call_tool(engine, "search", {"query": "zqxwv of the"}).guidance or [])
+
+
 def test_vector_mode_in_a_library_without_vectors_yet_says_so(tmp_path):
     from linkly_ls.core.config import Config
     from linkly_ls.core.engine import Engine

@@ -47,7 +47,7 @@ from linkly_ls.core.tools.search_guidance import (
     OTHER_WORDS, WEAK_RELEVANCE, add_guidance, empty_index_result, lead_guidance, say_ocr_pending,
 )
 from linkly_ls.core.tools.search_listing import listing, lists_everything
-from linkly_ls.core.tools.search_spelling import misspelt_notes
+from linkly_ls.core.tools.search_spelling import misspelt_exclusions, misspelt_notes
 from linkly_ls.core.tools.search_results import OtherFile, SearchHit, SearchResult
 
 __all__ = ["OTHER_WORDS", "WEAK_RELEVANCE", "SearchHit", "SearchResult", "allowed_documents", "search"]
@@ -156,7 +156,7 @@ def search(engine: Engine, **arguments: Any) -> SearchResult:
         query=query, results=results, mode=ranking.mode, mode_reason=ranking.reason, indexing=ranking.building,
         absent_words=missing_words,
         notes=_phrase_notes(phrases) + misspelt_notes(engine, live, words, missing_words) + _cut_notes(distinct_words)
-        + excluded_notes(excluded.words, left_out),
+        + excluded_notes(excluded.words, left_out) + misspelt_exclusions(engine, live, excluded.words),
     )
     if more:
         result.next_offset = offset + limit

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import partial
 
 from linkly_ls.core.engine import Engine
-from linkly_ls.core.search.calibration import words_nowhere
+from linkly_ls.core.search.calibration import absent_words, words_nowhere
 from linkly_ls.core.search.spelling import HeldTerms, suggestion
 
 
@@ -16,7 +16,7 @@ def misspelt_notes(engine: Engine, searcher: HeldTerms, words: str, missing_word
     nowhere = words_nowhere(searcher, words) if missing_words is None else missing_words
     if not nowhere:
         return []
-    fixes = {word: fixed for word in nowhere[:5] if (fixed := suggestion(searcher, word, partial(_passage_text, engine))) is not None}
+    fixes = _fixes(engine, searcher, nowhere[:5])
     offered = "Did you mean " + ", ".join(f"'{fixed}' for '{word}'" for word, fixed in fixes.items()) + "?"
     if missing_words is not None:
         return [f"{offered} The index holds those spellings."] if fixes else []
@@ -27,6 +27,23 @@ def misspelt_notes(engine: Engine, searcher: HeldTerms, words: str, missing_word
         else "Check the spelling, or take it that the documents do not cover it (or say it in other words)."
     )
     return [f"No indexed document contains {named}: the results match the other words only. {rest}"]
+
+
+def misspelt_exclusions(engine: Engine, searcher: HeldTerms, excluded: list[str]) -> list[str]:
+    """A note for the excluded words no document holds: a slip (`-borowing`) leaves out nothing, silently."""
+    nowhere = [word for word in excluded if absent_words(searcher, word) is not None]
+    if not nowhere:
+        return []
+    fixes = _fixes(engine, searcher, nowhere[:5])
+    named = ", ".join(f"'{word}'" for word in nowhere[:5])
+    offered = (" Did you mean " + ", ".join(f"'{fixed}' for '{word}'" for word, fixed in fixes.items()) + "?") if fixes else ""
+    return [f"No indexed document contains {named}, so excluding it leaves out nothing.{offered}"]
+
+
+def _fixes(engine: Engine, searcher: HeldTerms, words: list[str]) -> dict[str, str]:
+    """word -> the spelling the index knows one slip away, for the words that have one."""
+    text_of = partial(_passage_text, engine)
+    return {word: fixed for word in words if (fixed := suggestion(searcher, word, text_of)) is not None}
 
 
 def _passage_text(engine: Engine, doc_id: str, first: int, last: int) -> str:

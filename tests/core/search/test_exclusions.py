@@ -72,3 +72,10 @@ def test_a_search_whose_exclusions_leave_nothing_says_so_first(engine):
         "Search without excluding it to see them."
     )
     assert not any("Every document" in advice for advice in call_tool(engine, "search", {"query": "juniper -hedge"}).guidance or [])
+
+
+def test_an_excluded_word_no_document_holds_is_named(engine):
+    result = call_tool(engine, "search", {"query": "juniper -hedgge"})
+    assert len(result.results) == 3
+    assert result.notes[-1] == "No indexed document contains 'hedgge', so excluding it leaves out nothing. Did you mean 'hedge' for 'hedgge'?"
+    assert not any("excluding it" in note for note in call_tool(engine, "search", {"query": "juniper -hedge"}).notes)

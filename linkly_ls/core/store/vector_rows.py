@@ -202,18 +202,8 @@ class VectorRows:
 
     def keys_of(self, doc_ids: list[str]) -> list[int]:
         """The keys of these documents' chunk rows (current or not)."""
-        db = self.catalog.connect()
-        keys: list[int] = []
-        for start in range(0, len(doc_ids), BATCH):
-            batch = doc_ids[start : start + BATCH]
-            marks = ",".join("?" * len(batch))
-            keys.extend(
-                row[0]
-                for row in db.execute(
-                    f"SELECT key FROM vector_chunks WHERE model = ? AND doc_id IN ({marks})", [self.model_id, *batch]
-                )
-            )
-        return keys
+        rows = self._in_batches("SELECT key FROM vector_chunks WHERE model = ? AND doc_id IN ({marks})", [self.model_id], doc_ids)
+        return [row[0] for row in rows]
 
     def keys_for_texts(self, text_hashes: list[int]) -> dict[int, int]:
         """text hash -> the smallest key of a chunk row with that text hash, for the hashes that have one."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import partial
+from functools import cache
 
 from linkly_ls.core.engine import Engine
 from linkly_ls.core.search.calibration import absent_words, words_nowhere
@@ -17,7 +17,7 @@ def misspelt_notes(engine: Engine, searcher: HeldTerms, words: str, missing_word
     if not nowhere:
         return []
     fixes = _fixes(engine, searcher, nowhere[:5])
-    offered = "Did you mean " + ", ".join(f"'{fixed}' for '{word}'" for word, fixed in fixes.items()) + "?"
+    offered = _offered(fixes)
     if missing_words is not None:
         return [f"{offered} The index holds those spellings."] if fixes else []
     named = ", ".join(f"'{word}'" for word in nowhere[:5])
@@ -36,18 +36,23 @@ def misspelt_exclusions(engine: Engine, searcher: HeldTerms, excluded: list[str]
         return []
     fixes = _fixes(engine, searcher, nowhere[:5])
     named = ", ".join(f"'{word}'" for word in nowhere[:5])
-    offered = (" Did you mean " + ", ".join(f"'{fixed}' for '{word}'" for word, fixed in fixes.items()) + "?") if fixes else ""
+    offered = f" {_offered(fixes)}" if fixes else ""
     return [f"No indexed document contains {named}, so excluding it leaves out nothing.{offered}"]
 
 
 def _fixes(engine: Engine, searcher: HeldTerms, words: list[str]) -> dict[str, str]:
     """word -> the spelling the index knows one slip away, for the words that have one."""
-    text_of = partial(_passage_text, engine)
+
+    @cache
+    def heading(doc_id: str) -> str:  # a document's title and path, read once however many of its passages are
+        record = engine.catalog.summaries([doc_id]).get(doc_id)
+        return f"{record.title}\n{record.path}\n" if record else ""
+
+    def text_of(doc_id: str, first: int, last: int) -> str:
+        return heading(doc_id) + "\n".join(engine.catalog.line_range(doc_id, first, last - first + 1))
+
     return {word: fixed for word in words if (fixed := suggestion(searcher, word, text_of)) is not None}
 
 
-def _passage_text(engine: Engine, doc_id: str, first: int, last: int) -> str:
-    """A passage's lines with its document's title and path, where a spelling is looked for."""
-    record = engine.catalog.summaries([doc_id]).get(doc_id)
-    heading = f"{record.title}\n{record.path}\n" if record else ""
-    return heading + "\n".join(engine.catalog.line_range(doc_id, first, last - first + 1))
+def _offered(fixes: dict[str, str]) -> str:
+    return "Did you mean " + ", ".join(f"'{fixed}' for '{word}'" for word, fixed in fixes.items()) + "?"
